@@ -1,0 +1,12 @@
+# The bot, installed as the README's install steps do. The platform adapters read their tokens
+# from the environment; with none set it opens the terminal console (run it with -it).
+FROM python:3.11-slim
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY core core
+COPY storage storage
+COPY bot bot
+RUN pip install --no-cache-dir .
+RUN useradd --create-home boardroom
+USER boardroom
+ENTRYPOINT ["boardroom"]

@@ -1,0 +1,307 @@
+"""The terminal adapter: one person plays as several users in one channel.
+
+Every button and select option printed gets a number that stays valid for the session, so
+``click 7`` presses it (the authority decides whether it is still current). Lines:
+
+- ``as <user>`` switches who you are; ``<user>: <input>`` does it for one line (scripts);
+- ``/<game> <subcommand> ...`` (the slash is optional) runs a command;
+- ``click <n>`` presses a button, ``click <n> <m> ...`` chooses select options together,
+  ``click <label>`` presses the newest button you can see whose label starts with it,
+  ``click any`` makes a random choice from the newest message with choices that you can see
+  (a scripted player who does not mind what it plays);
+- ``wait <seconds>`` moves the clock on and fires the deadlines that passed;
+- ``help``, ``quit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+from bot.commands import codec
+from bot.commands.authority import Authority, Request
+from bot.commands.outbox import Delivery, Outbox
+from core import ui
+from core.registry import all_games
+
+__all__ = ["Console", "VirtualClock"]
+
+PLATFORM = "console"
+
+HELP = __doc__ or ""
+
+
+class VirtualClock:
+    """A clock that moves only when told to (``wait``), so scripts are repeatable."""
+
+    def __init__(self, start: float) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class _Choice:
+    """A printed button (``values`` empty) or one option of a select."""
+
+    custom_id: str
+    label: str
+    viewers: set[str] | None
+    """Who saw it: None for the channel (everyone), else the one user it was sent to."""
+    message: int
+    """The number of the delivery that carried it."""
+    value: str | None = None
+    picks: int = 1
+    """How many options of its menu make a choice (the menu's min_values)."""
+
+    def visible_to(self, user: str) -> bool:
+        return self.viewers is None or user in self.viewers
+
+
+class Console:
+    """Reads lines, sends them through the authority, prints each Outbox."""
+
+    def __init__(
+        self,
+        authority: Authority,
+        channel: str = "general",
+        write: Callable[[str], None] = print,
+        transcript: TextIO | None = None,
+        clock: VirtualClock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.authority = authority
+        self.channel = channel
+        self.write = write
+        self.transcript = transcript
+        self.clock = clock
+        self.user = "you"
+        self.choices: list[_Choice] = []
+        self._board: str | None = None
+        self._deliveries = 0
+        self.rng = rng or random.Random()
+
+    # --- input -----------------------------------------------------------------------------
+
+    async def handle_line(self, line: str) -> bool:
+        """Run one line; returns False when the user asked to quit."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return True
+        head, sep, tail = line.partition(":")
+        if sep and " " not in head and not head.startswith("/"):
+            self.user = head.strip()
+            line = tail.strip()
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        if word in {"quit", "exit"}:
+            return False
+        if word == "help":
+            self.write(HELP)
+        elif word == "as":
+            self.user = rest.strip() or self.user
+            self.write(f"(you are now {self.user})")
+        elif word == "click":
+            await self._click(rest.split())
+        elif word == "wait":
+            await self._wait(rest)
+        else:
+            await self._command(word.lstrip("/"), rest)
+        return True
+
+    def _request(self) -> Request:
+        return Request(platform=PLATFORM, channel=self.channel, user=self.user, name=self.user)
+
+    async def _command(self, game: str, text: str) -> None:
+        known = {g.name for g in all_games()}
+        if game not in known:
+            names = ", ".join(sorted(known))
+            self.write(f"(unknown input; try `help`, or a game command: {names})")
+            return
+        self.deliver(await self.authority.command(self._request(), game, text))
+
+    async def _click(self, words: list[str]) -> None:
+        if not words:
+            self.write("(click what? give a number or a label)")
+            return
+        if words == ["any"]:
+            chosen = self._any()
+            if not chosen:
+                self.write(f"(there is nothing {self.user} can click)")
+                return
+        elif all(w.isdigit() for w in words):
+            picked = [self._numbered(int(w)) for w in words]
+            if any(c is None for c in picked):
+                self.write("(there is no choice with that number)")
+                return
+            chosen = [c for c in picked if c is not None]
+        else:
+            match = self._labelled(" ".join(words))
+            if match is None:
+                self.write(f"(no button labelled {' '.join(words)!r} that {self.user} can see)")
+                return
+            chosen = [match]
+        if any(not c.visible_to(self.user) for c in chosen):
+            self.write(f"({self.user} cannot see that choice; it was sent to someone else)")
+            return
+        if len({c.custom_id for c in chosen}) != 1:
+            self.write("(choose options of one menu at a time)")
+            return
+        values = [c.value for c in chosen if c.value is not None]
+        out = await self.authority.press(self._request(), chosen[0].custom_id, values or None)
+        self.deliver(out)
+
+    def _numbered(self, number: int) -> _Choice | None:
+        return self.choices[number - 1] if 1 <= number <= len(self.choices) else None
+
+    def _labelled(self, label: str) -> _Choice | None:
+        wanted = label.lower()
+        for choice in reversed(self.choices):
+            if (
+                choice.visible_to(self.user)
+                and choice.value is None
+                and choice.label.lower().startswith(wanted)
+            ):
+                return choice
+        return None
+
+    def _any(self) -> list[_Choice]:
+        visible = [c for c in self.choices if c.visible_to(self.user)]
+        if not visible:
+            return []
+        newest = max(c.message for c in visible)
+        groups: dict[str, list[_Choice]] = {}
+        for choice in visible:
+            if choice.message == newest:
+                groups.setdefault(choice.custom_id, []).append(choice)
+        group = self.rng.choice(list(groups.values()))
+        if group[0].value is None:
+            return group[:1]
+        return self.rng.sample(group, min(group[0].picks, len(group)))
+
+    async def _wait(self, rest: str) -> None:
+        if self.clock is None:
+            self.write("(`wait` works in script mode; here the real clock runs the deadlines)")
+            return
+        try:
+            seconds = float(rest)
+        except ValueError:
+            self.write("(wait how many seconds? e.g. `wait 60`)")
+            return
+        self.clock.now += seconds
+        for out in await self.authority.fire_due(PLATFORM):
+            self.deliver(out)
+
+    # --- output ----------------------------------------------------------------------------
+
+    async def deliver_async(self, outbox: Outbox) -> None:
+        self.deliver(outbox)
+
+    def deliver(self, outbox: Outbox) -> None:
+        game = outbox.game or ""
+        for delivery in outbox.deliveries:
+            self._show(delivery, game)
+        if outbox.board is not None:
+            text = outbox.board.plain_text()
+            if text != self._board:
+                self._board = text
+                self._show(Delivery(to="channel", message=outbox.board), game, board=True)
+
+    def _show(self, delivery: Delivery, game: str, board: bool = False) -> None:
+        self._deliveries += 1
+        message = delivery.message
+        if delivery.to == "channel":
+            where = f"#{self.channel}" + (" · board" if board else "")
+        else:
+            where = f"{delivery.user} · {'private' if delivery.to == 'ephemeral' else 'DM'}"
+        viewers = None if delivery.to == "channel" else {delivery.user or ""}
+        text_lines = message.plain_text().splitlines() or [""]
+        lines = [f"[{where}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
+        lines += self._number_components(message, game, viewers)
+        self.write("\n".join(lines))
+        if self.transcript is not None:
+            record = {
+                "audience": "board" if board else delivery.to,
+                "user": delivery.user,
+                "text": message.plain_text(),
+                "buttons": [b.label for b in message.all_buttons()],
+                "selects": [
+                    {"placeholder": s.placeholder, "options": [o.label for o in s.options]}
+                    for s in message.selects
+                ],
+            }
+            self.transcript.write(json.dumps(record) + "\n")
+            self.transcript.flush()
+
+    def _number_components(
+        self, message: ui.Message, game: str, viewers: set[str] | None
+    ) -> list[str]:
+        lines = []
+        for row in message.buttons:
+            cells = []
+            for button in row:
+                custom_id = codec.encode_button(game, button)
+                self.choices.append(_Choice(custom_id, button.label, viewers, self._deliveries))
+                cells.append(f"[{len(self.choices)}] {button.label}")
+            lines.append("  " + "   ".join(cells))
+        for select in message.selects:
+            custom_id = codec.encode_select(game, select)
+            many = (
+                f"choose {select.min_values}"
+                if select.min_values == select.max_values
+                else f"choose {select.min_values}-{select.max_values}"
+            )
+            lines.append(f"  {select.placeholder} ({many}, e.g. `click n m`):")
+            for option in select.options:
+                self.choices.append(
+                    _Choice(
+                        custom_id,
+                        option.label,
+                        viewers,
+                        self._deliveries,
+                        option.value,
+                        select.min_values,
+                    )
+                )
+                lines.append(f"    [{len(self.choices)}] {option.label}")
+        return lines
+
+
+async def run_console(
+    authority: Authority,
+    script: TextIO | None,
+    transcript: TextIO | None,
+    clock: VirtualClock | None,
+    poll_seconds: float,
+    rng: random.Random | None = None,
+) -> None:
+    """Run a script to its end, or an interactive session with the deadline runner beside it."""
+    console = Console(authority, transcript=transcript, clock=clock, rng=rng)
+    if script is not None:
+        for line in script:
+            if not await console.handle_line(line):
+                break
+        return
+    from bot.commands.deadlines import run_deadlines
+
+    stop = asyncio.Event()
+    runner = asyncio.create_task(
+        run_deadlines(authority, PLATFORM, console.deliver_async, poll_seconds, stop)
+    )
+    console.write("Boardroom console. `help` lists what you can type; you are `you`.")
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            console.write(f"{console.user}> ")
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line or not await console.handle_line(line):
+                break
+    finally:
+        stop.set()
+        await runner

@@ -1,0 +1,559 @@
+"""``boardroom bench``: many concurrent games of The Big Idea through the authority, and the floor.
+
+Simulated people play every seat through :meth:`Authority.press` only, as chat users would: each
+keeps the newest private message that came with components and the newest channel message with
+components (the public vote prompt), and presses one random choice on a panel it has not answered
+yet. Every press is timed. A counting store records every storage call the authority made.
+
+The floor is measured in the same run, after the games: the same number of plain redis-py round
+trips (one pipeline per load, one EVALSHA per save, one ZADD per schedule, ...) with blobs of the
+same average size and the same concurrency, and no game work. ``floor_ratio`` is the authority's
+action rate over the floor's: 1.0 would mean the game work is free.
+
+The last line printed is machine-readable::
+
+    actions_per_s=<x> floor_ratio=<x> p50_ms=<x> p99_ms=<x> bytes_per_game=<n>
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+
+from bot.commands import codec
+from bot.commands.authority import Authority, Request
+from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from bot.simulate import percentile
+from core import ui
+from core.registry import get_game
+from storage import GameKey, GameStore, Loaded, StorageUnavailable
+from storage.local_server import LocalRedisServer, RedisServerError
+
+__all__ = ["CountingStore", "bench"]
+
+log = logging.getLogger(__name__)
+
+GAME = "bigidea"
+PLATFORM = "bench"
+DEADLINES_OFF = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
+"""Simulated people answer at once; a deadline firing would only add noise."""
+MAX_PRESSES_PER_GAME = 5_000
+"""A four-player game takes a few hundred presses; the bound stops a driver or game bug."""
+TRIES_PER_PANEL = 4
+"""Presses of one panel that may be refused before the simulated user gives up on it."""
+_FLOOR_PREFIX = "boardroom-bench"
+_FLOOR_TTL_MS = 3_600_000
+
+# The floor's save: compare-and-set the version, write the blob, append the log entry, refresh the
+# TTLs, like the store's own script, so the floor pays the same Redis-side work.
+_FLOOR_SAVE_LUA = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', 1000, '*', 'a', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
+
+
+# --- counting the authority's storage traffic ------------------------------------------------
+
+
+class CountingStore(GameStore):
+    """A GameStore that counts each storage call (one call = one round trip) and blob sizes."""
+
+    def __init__(self, client: aioredis.Redis, *, embedded: bool = False) -> None:
+        super().__init__(client, embedded=embedded)
+        self.calls: Counter[str] = Counter()
+        """Calls by operation: ``load``, ``load+dedupe``, ``save``, ``schedule``, ..."""
+        self.loaded_bytes = 0
+        self.loaded_blobs = 0
+        self.saved_bytes = 0
+        self.log_bytes = 0
+        self.logged = 0
+
+    async def load(
+        self, key: GameKey, dedupe: str | None = None, dedupe_ttl: int = 600
+    ) -> tuple[bool, Loaded | None]:
+        self.calls["load+dedupe" if dedupe is not None else "load"] += 1
+        fresh, loaded = await super().load(key, dedupe, dedupe_ttl)
+        if loaded is not None:
+            self.loaded_bytes += len(loaded.data.encode())
+            self.loaded_blobs += 1
+        return fresh, loaded
+
+    async def save(
+        self,
+        key: GameKey,
+        data: str,
+        *,
+        expected: int | None,
+        version: int,
+        log: str | None = None,
+        ttl_s: int,
+    ) -> bool:
+        self.calls["save"] += 1
+        self.saved_bytes += len(data.encode())
+        if log is not None:
+            self.log_bytes += len(log.encode())
+            self.logged += 1
+        return await super().save(
+            key, data, expected=expected, version=version, log=log, ttl_s=ttl_s
+        )
+
+    async def schedule(self, key: GameKey, due: float | None) -> None:
+        self.calls["unschedule" if due is None else "schedule"] += 1
+        await super().schedule(key, due)
+
+    async def index_user(self, platform: str, user: str, key: GameKey, present: bool) -> None:
+        self.calls["index" if present else "unindex"] += 1
+        await super().index_user(platform, user, key, present)
+
+    async def claim_due(self, platform: str, now: float, limit: int = 100) -> list[GameKey]:
+        self.calls["claim_due"] += 1
+        return await super().claim_due(platform, now, limit)
+
+    async def delete(self, key: GameKey) -> None:
+        self.calls["delete"] += 1
+        await super().delete(key)
+
+    async def read_log(self, key: GameKey) -> list[str]:
+        self.calls["read_log"] += 1
+        return await super().read_log(key)
+
+    async def games_of(self, platform: str, user: str) -> list[GameKey]:
+        self.calls["games_of"] += 1
+        return await super().games_of(platform, user)
+
+    @property
+    def round_trips(self) -> int:
+        return sum(self.calls.values())
+
+
+# --- simulated people ------------------------------------------------------------------------
+
+
+def _choices(message: ui.Message) -> list[ui.Button | ui.Select]:
+    """What a person could press on ``message``: game buttons and selects (no lobby commands)."""
+    buttons: list[ui.Button | ui.Select] = [
+        b for b in message.all_buttons() if b.action is not None and not b.disabled
+    ]
+    return buttons + [s for s in message.selects if s.options]
+
+
+@dataclass
+class _Panel:
+    """One message with components, as one person sees it."""
+
+    choices: list[ui.Button | ui.Select]
+    answered: bool = False
+    tries: int = 0
+    tried: set[int] = field(default_factory=set)
+
+    def pick(self, rng: random.Random) -> ui.Button | ui.Select | None:
+        """A random choice not refused before (a select may be tried again with other values)."""
+        untried = [
+            i for i, c in enumerate(self.choices) if isinstance(c, ui.Select) or i not in self.tried
+        ]
+        if not untried:
+            return None
+        index = rng.choice(untried)
+        self.tried.add(index)
+        return self.choices[index]
+
+
+@dataclass
+class _Person:
+    user: str
+    private: _Panel | None = None
+    public: _Panel | None = None
+
+    def pending(self) -> list[_Panel]:
+        return [p for p in (self.private, self.public) if p is not None and not p.answered]
+
+
+def _press_args(
+    game: str, choice: ui.Button | ui.Select, rng: random.Random
+) -> tuple[str, list[str] | None]:
+    if isinstance(choice, ui.Button):
+        return codec.encode_button(game, choice), None
+    options = [o.value for o in choice.options]
+    low = max(0, min(choice.min_values, len(options)))
+    high = max(low, min(choice.max_values, len(options)))
+    return codec.encode_select(game, choice), rng.sample(options, rng.randint(low, high))
+
+
+def _applied(out: Outbox) -> bool:
+    """Whether the authority changed the game: every applied step posts or refreshes the board;
+    refusals and stale presses only answer the presser privately."""
+    return out.board is not None or bool(out.public)
+
+
+@dataclass
+class _GameResult:
+    index: int
+    finished: bool = False
+    reason: str = ""
+    presses: int = 0
+    actions: int = 0
+    refusals: int = 0
+    commands: int = 0
+    latencies: list[float] = field(default_factory=list)
+    """Seconds per press."""
+    bytes: int = 0
+    ended_at: float = 0.0
+
+
+class _Table:
+    """One channel's game, played to the end by simulated people."""
+
+    def __init__(
+        self,
+        authority: Authority,
+        probe: GameStore,
+        key: GameKey,
+        players: int,
+        rng: random.Random,
+        index: int,
+    ) -> None:
+        self.authority = authority
+        self.probe = probe
+        self.key = key
+        self.rng = rng
+        self.people = {f"u{i}": _Person(f"u{i}") for i in range(players)}
+        self.result = _GameResult(index)
+        self._deliveries = 0
+
+    def _request(self, user: str) -> Request:
+        self._deliveries += 1
+        return Request(
+            platform=self.key.platform,
+            channel=self.key.channel,
+            user=user,
+            name=user.upper(),
+            delivery=f"{self.key.channel}:{self._deliveries}",
+        )
+
+    def _receive(self, out: Outbox) -> None:
+        """Each message with components becomes its addressee's newest panel."""
+        for delivery in out.deliveries:
+            choices = _choices(delivery.message)
+            if not choices:
+                continue
+            if delivery.to == "channel":
+                for person in self.people.values():
+                    person.public = _Panel(list(choices))
+            elif delivery.user in self.people:
+                self.people[delivery.user].private = _Panel(list(choices))
+
+    async def _command(self, user: str, text: str) -> bool:
+        out = await self.authority.command(self._request(user), GAME, text)
+        self.result.commands += 1
+        if not _applied(out):
+            said = "; ".join(d.message.text for d in out.deliveries) or "no answer"
+            self.result.reason = f"`{text}` by {user} was refused: {said}"
+            return False
+        self._receive(out)
+        return True
+
+    async def play(self) -> _GameResult:
+        try:
+            await self._play()
+        except Exception as exc:
+            log.exception("game %s failed", self.key)
+            self.result.reason = f"{type(exc).__name__}: {exc}"
+        if not self.result.ended_at:
+            self.result.ended_at = time.perf_counter()
+        return self.result
+
+    async def _play(self) -> None:
+        result = self.result
+        users = list(self.people)
+        if not await self._command(users[0], f"start {DEADLINES_OFF}"):
+            return
+        for user in users[1:]:
+            if not await self._command(user, "join"):
+                return
+        # Lobby messages carry only command buttons, so panels start with the dealt game.
+        if not await self._command(users[0], "begin"):
+            return
+        while result.presses < MAX_PRESSES_PER_GAME:
+            pending = [(p, panel) for p in self.people.values() for panel in p.pending()]
+            if not pending:
+                break
+            person, panel = self.rng.choice(pending)
+            choice = panel.pick(self.rng)
+            if choice is None:
+                panel.answered = True
+                continue
+            custom_id, values = _press_args(GAME, choice, self.rng)
+            request = self._request(person.user)
+            started = time.perf_counter()
+            out = await self.authority.press(request, custom_id, values)
+            result.latencies.append(time.perf_counter() - started)
+            result.presses += 1
+            if _applied(out):
+                result.actions += 1
+                panel.answered = True
+            else:
+                result.refusals += 1
+                panel.tries += 1
+                if panel.tries >= TRIES_PER_PANEL:
+                    panel.answered = True
+            self._receive(out)
+        result.ended_at = time.perf_counter()
+        _, loaded = await self.probe.load(self.key)
+        record = GameRecord.model_validate_json(loaded.data) if loaded else None
+        if record is not None and record.status == "finished":
+            result.finished = True
+            result.bytes = await self.probe.memory_usage(self.key)
+        elif result.presses >= MAX_PRESSES_PER_GAME:
+            result.reason = f"still running after {MAX_PRESSES_PER_GAME} presses"
+        else:
+            result.reason = f"stalled after {result.presses} presses: nobody has a choice left"
+
+
+# --- the floor -------------------------------------------------------------------------------
+
+
+def _interleave(counts: Counter[str]) -> list[str]:
+    """Every counted operation once, spread evenly (load, save, load, save, ...)."""
+    slots = sorted(((k + 0.5) / n, name) for name, n in counts.items() for k in range(n))
+    return [name for _, name in slots]
+
+
+async def _floor(
+    url: str,
+    calls: Counter[str],
+    concurrency: int,
+    blob_size: int,
+    log_size: int,
+    dedupe_ttl: int,
+    run: str,
+) -> tuple[float, float]:
+    """Replay ``calls`` as plain round trips from ``concurrency`` tasks.
+
+    Returns the wall time and the process CPU time of the replay, in seconds.
+    """
+    floor_store = GameStore.from_url(url)
+    client = floor_store.client
+    save = client.register_script(_FLOOR_SAVE_LUA)
+    blob = "x" * blob_size
+    log_line = "x" * max(1, log_size)
+    ops = _interleave(calls)
+    zset = f"{_FLOOR_PREFIX}:{run}:deadlines"
+
+    def keys_of(task: int) -> tuple[str, str, str]:
+        """The task's game hash and log (one hash tag, like a real game) and its user set."""
+        tag = f"{_FLOOR_PREFIX}:{{{run}:{task}}}"
+        return f"{tag}:game", f"{tag}:log", f"{_FLOOR_PREFIX}:{run}:user:{task}"
+
+    async def prepare(task: int) -> None:
+        await client.hset(keys_of(task)[0], mapping={"v": "0", "data": blob})
+
+    async def replay(task: int, mine: Sequence[str]) -> None:
+        game, log_key, user = keys_of(task)
+        tag = f"{run}:{task}"
+        version = 0
+        for n, op in enumerate(mine):
+            if op in ("load", "load+dedupe"):
+                pipe = client.pipeline(transaction=False)
+                if op == "load+dedupe":
+                    pipe.set(f"{_FLOOR_PREFIX}:dedupe:{tag}:{n}", 1, nx=True, ex=dedupe_ttl)
+                pipe.hmget(game, ["v", "data"])
+                await pipe.execute()
+            elif op == "save":
+                args: list[str | int] = [
+                    str(version),
+                    str(version + 1),
+                    blob,
+                    _FLOOR_TTL_MS,
+                    log_line,
+                ]
+                if await save(keys=[game, log_key], args=args):
+                    version += 1
+            elif op == "schedule":
+                await client.zadd(zset, {tag: time.time()})
+            elif op == "unschedule":
+                await client.zrem(zset, tag)
+            elif op == "index":
+                await client.sadd(user, tag)
+            elif op == "unindex":
+                await client.srem(user, tag)
+            else:  # anything else the authority might call: one plain round trip
+                await client.ping()
+
+    try:
+        # Setting up opens the connections too, so the timed part starts with a warm pool.
+        await asyncio.gather(*(prepare(task) for task in range(concurrency)))
+        await client.script_load(_FLOOR_SAVE_LUA)
+        cpu_started, started = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(replay(task, ops[task::concurrency]) for task in range(concurrency)))
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        await client.delete(zset, *(key for task in range(concurrency) for key in keys_of(task)))
+    finally:
+        await floor_store.close()
+    return elapsed, cpu
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+async def bench(settings: Settings, games: int, players: int, seed: int) -> int:
+    """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input."""
+    game = get_game(GAME)  # importing the game now keeps its start-up out of the timings
+    if game is None:
+        print(f"the game {GAME!r} is not registered")
+        return 2
+    if games < 1 or not game.min_players <= players <= game.max_players:
+        print(f"need games >= 1 and {game.min_players}-{game.max_players} players")
+        return 2
+    async with contextlib.AsyncExitStack() as stack:
+        url = settings.redis_url
+        where = _redacted(url) if url else ""
+        if not url:
+            try:
+                server = await stack.enter_async_context(LocalRedisServer())
+            except RedisServerError as exc:
+                print(f"cannot start a local redis-server: {exc}")
+                return 2
+            url = server.url
+            where = f"{url} (a local redis-server started for this run)"
+        print(f"bench: {games} concurrent games of {game.title}, {players} players, seed {seed}")
+        print(f"redis: {where}")
+        return await _run(settings, url, games, players, seed, own_server=not settings.redis_url)
+    return 2  # pragma: no cover (mypy: the context manager could swallow an exception)
+
+
+def _redacted(url: str) -> str:
+    """``url`` without its password, for printing."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+async def _run(
+    settings: Settings, url: str, games: int, players: int, seed: int, own_server: bool
+) -> int:
+    store = CountingStore.from_url(url)
+    assert isinstance(store, CountingStore)  # from_url builds ``cls``
+    probe = GameStore.from_url(url)
+    try:
+        await probe.ping()
+    except StorageUnavailable:
+        print(f"cannot reach redis at {_redacted(url)}")
+        await store.close()
+        await probe.close()
+        return 2
+    run = f"{seed}-{time.time_ns()}"
+    tables: list[_Table] = []
+    for index in range(games):
+        game_seed = random.Random(f"{seed}:seed:{index}").getrandbits(63)
+        authority = Authority(store, settings, new_seed=functools.partial(int, game_seed))
+        key = GameKey(PLATFORM, f"{run}-{index}")
+        rng = random.Random(f"{seed}:{index}")
+        tables.append(_Table(authority, probe, key, players, rng, index))
+    try:
+        cpu_started = time.process_time()
+        started = time.perf_counter()
+        results = await asyncio.gather(*(table.play() for table in tables))
+        wall = max(r.ended_at for r in results) - started
+        cpu = time.process_time() - cpu_started
+        calls = Counter(store.calls)
+        actions = sum(r.actions for r in results)
+        blob = store.loaded_bytes // max(1, store.loaded_blobs)
+        log_size = store.log_bytes // max(1, store.logged)
+        floor_times = await _floor(
+            url, calls, games, blob, log_size, settings.dedupe_ttl_seconds, run
+        )
+        if not own_server:
+            await _clean_up(probe, tables)
+    finally:
+        await store.close()
+        await probe.close()
+    _report(results, calls, actions, (wall, cpu), floor_times, blob)
+    return 0 if all(r.finished for r in results) else 1
+
+
+async def _clean_up(store: GameStore, tables: list[_Table]) -> None:
+    """On a shared Redis, remove the games and user index entries (dedupe keys expire)."""
+    for table in tables:
+        await store.delete(table.key)
+        for user in table.people:
+            await store.index_user(table.key.platform, user, table.key, False)
+
+
+def _report(
+    results: list[_GameResult],
+    calls: Counter[str],
+    actions: int,
+    run_times: tuple[float, float],
+    floor_times: tuple[float, float],
+    blob: int,
+) -> None:
+    """Print the human lines, then the machine-readable last line.
+
+    ``run_times`` and ``floor_times`` are (wall, process CPU) seconds. The CPU figures are also
+    printed because, unlike wall time, they barely move when other processes share the machine.
+    """
+    (wall, cpu), (floor_wall, floor_cpu) = run_times, floor_times
+    finished = [r for r in results if r.finished]
+    presses = sum(r.presses for r in results)
+    refusals = sum(r.refusals for r in results)
+    commands = sum(r.commands for r in results)
+    latencies = [s * 1000 for r in results for s in r.latencies]
+    round_trips = sum(calls.values())
+    actions_per_s = actions / wall if wall > 0 else 0.0
+    floor_per_s = actions / floor_wall if floor_wall > 0 else 0.0
+    floor_ratio = actions_per_s / floor_per_s if floor_per_s > 0 else 0.0
+    sizes = [r.bytes for r in finished]
+    bytes_per_game = round(statistics.fmean(sizes)) if sizes else 0
+    p50, p90, p99 = (percentile(latencies, f) for f in (0.5, 0.9, 0.99))
+    per_action_ms = 1000 / max(1, actions)
+
+    print(f"games finished: {len(finished)}/{len(results)} in {wall:.2f} s")
+    for r in [r for r in results if not r.finished][:5]:
+        print(f"  game {r.index} did not finish: {r.reason}")
+    print(
+        f"presses: {presses} ({actions} applied actions, {refusals} refused: "
+        f"{refusals / max(1, presses):.1%}); plus {commands} lobby commands"
+    )
+    detail = ", ".join(f"{name} {n}" for name, n in sorted(calls.items()))
+    print(
+        f"round trips: {round_trips} = {round_trips / max(1, actions):.2f} per action ({detail}); "
+        f"mean blob {blob} bytes"
+    )
+    print(
+        f"press latency ms: p50 {p50:.2f}, p90 {p90:.2f}, p99 {p99:.2f}, "
+        f"max {max(latencies, default=0.0):.2f}"
+    )
+    print(
+        f"floor: the same {round_trips} round trips without game work took {floor_wall:.2f} s "
+        f"= {floor_per_s:.0f} actions/s; the authority reached {actions_per_s:.0f} actions/s"
+    )
+    print(
+        f"process CPU per action: {cpu * per_action_ms:.2f} ms with the games (driver included), "
+        f"{floor_cpu * per_action_ms:.2f} ms for the floor "
+        f"(CPU ratio {floor_cpu / cpu if cpu > 0 else 0.0:.3f})"
+    )
+    if sizes:
+        print(f"stored per finished game: mean {bytes_per_game} bytes, max {max(sizes)} bytes")
+    print(
+        f"actions_per_s={actions_per_s:.1f} floor_ratio={floor_ratio:.3f} "
+        f"p50_ms={p50:.2f} p99_ms={p99:.2f} bytes_per_game={bytes_per_game}"
+    )

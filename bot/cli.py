@@ -1,0 +1,114 @@
+"""The ``boardroom`` command: the console, simulations and benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from bot.settings import Settings
+
+__all__ = ["main"]
+
+log = logging.getLogger("boardroom")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="boardroom",
+        description="Boardroom: business board games in chat. With no command, the console.",
+    )
+    commands = parser.add_subparsers(dest="command")
+
+    console = commands.add_parser("console", help="play in the terminal (the default)")
+    console.add_argument(
+        "--script", type=argparse.FileType("r"), help="run `<user>: <input>` lines"
+    )
+    console.add_argument(
+        "--transcript", type=argparse.FileType("w"), help="write every message as a JSON line"
+    )
+    console.add_argument(
+        "--seed", type=int, help="seed the games' decks and dice so a script replays exactly"
+    )
+
+    simulate = commands.add_parser("simulate", help="play bot-only games through the authority")
+    simulate.add_argument("--game", default="bigidea")
+    simulate.add_argument("--players", type=int, default=4)
+    simulate.add_argument("--games", type=int, default=100)
+    simulate.add_argument("--seed", type=int, default=1)
+    simulate.add_argument("--option", action="append", default=[], help="a start option, k=v")
+
+    bench = commands.add_parser("bench", help="measure the authority against a real redis-server")
+    bench.add_argument("--games", type=int, default=100, help="concurrent games")
+    bench.add_argument("--players", type=int, default=4)
+    bench.add_argument("--seed", type=int, default=1)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    settings = Settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
+    command = args.command or "console"
+    if command == "console":
+        script: TextIO | None = getattr(args, "script", None)
+        transcript: TextIO | None = getattr(args, "transcript", None)
+        seed: int | None = getattr(args, "seed", None)
+        return asyncio.run(_console(settings, script, transcript, seed))
+    if command == "simulate":
+        from bot.simulate import simulate
+
+        return asyncio.run(
+            simulate(settings, args.game, args.players, args.games, args.seed, args.option)
+        )
+    if command == "bench":
+        from bot.bench import bench
+
+        return asyncio.run(bench(settings, args.games, args.players, args.seed))
+    return 2
+
+
+async def _console(
+    settings: Settings, script: TextIO | None, transcript: TextIO | None, seed: int | None
+) -> int:
+    import random
+    import secrets
+
+    from bot.adapters.console import VirtualClock, run_console
+    from bot.commands.authority import Authority
+    from storage import GameStore
+
+    store = GameStore.from_url(settings.redis_url)
+    if store.embedded:
+        print(
+            "No REDIS_URL set: using the embedded in-process store; "
+            "games will not survive a restart.",
+            file=sys.stderr,
+        )
+    clock = VirtualClock(time.time()) if script is not None else None
+    seeds = random.Random(seed if seed is not None else secrets.randbits(64))
+    authority = Authority(
+        store, settings, clock=clock or time.time, new_seed=lambda: seeds.getrandbits(63)
+    )
+    try:
+        await run_console(
+            authority,
+            script,
+            transcript,
+            clock,
+            settings.deadline_poll_seconds,
+            random.Random(seeds.getrandbits(64)),
+        )
+    finally:
+        await store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,607 @@
+"""The authority: the one place that changes a game, whatever the platform.
+
+Every command and button press goes through :meth:`Authority._transact`:
+
+1. de-duplicate the platform delivery and load the channel's record (one round trip);
+2. authorize and apply in core (pure; an IllegalAction becomes a private sentence);
+3. save with compare-and-set on the record's version, logging the applied actions; on a conflict
+   reload and try again, so two workers or two players clicking at once never both win;
+4. (re)schedule the deadline and update the user index when they changed;
+5. return an :class:`Outbox` for the adapter to deliver.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.commands import codec
+from bot.commands.grammar import CommandError, parse, parse_options, usage
+from bot.commands.outbox import Outbox
+from bot.commands.play import (
+    Advance,
+    advance,
+    load_state,
+    log_entry,
+    publish,
+    run_bots,
+    start_state,
+)
+from bot.commands.record import GameRecord, SeatInfo
+from bot.settings import Settings
+from core import ui
+from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
+from core.registry import all_games, get_game
+from storage import GameKey, GameStore, StorageUnavailable
+
+__all__ = ["Authority", "Refusal", "Request"]
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 8
+BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
+UNAVAILABLE = "Storage is unavailable, try again shortly."
+STALE = "That button is from an earlier moment of the game, so I ignored it."
+BUSY = "The table was busy with other moves; please try again."
+
+
+class Request(BaseModel):
+    """Who sent a command, from where, and the platform's id of that delivery."""
+
+    platform: str
+    channel: str
+    user: str
+    name: str
+    delivery: str | None = None
+    """Interaction id, Slack retry key, ...: a second delivery with the same id is dropped."""
+
+
+class Refusal(Exception):
+    """A command the authority will not carry out; ``str()`` is a sentence for the requester."""
+
+
+@dataclass
+class _Change:
+    """What a step wants saved, and the side effects to perform once the save has won."""
+
+    record: GameRecord
+    log: list[list[Any]] = field(default_factory=list)
+    joined: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)
+
+
+class _Reschedule(Exception):
+    def __init__(self, due: float | None) -> None:
+        self.due = due
+
+
+_Step = Callable[[GameRecord | None, Outbox], _Change | None]
+
+
+class Authority:
+    """Turns commands and presses into state changes and Outboxes."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        settings: Settings | None = None,
+        clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.clock = clock
+        self.new_seed = new_seed
+        """Where each game's secret seed comes from (simulations pass a seeded generator)."""
+        self._unfired: list[GameKey] = []
+
+    # --- entry points ----------------------------------------------------------------------
+
+    async def command(self, req: Request, game_name: str, text: str) -> Outbox:
+        """Handle ``/<game_name> <text>``."""
+        game = get_game(game_name)
+        if game is None:
+            names = ", ".join(f"/{g.name}" for g in all_games())
+            out = self._outbox(req)
+            out.reply(req.user, f"There is no game called `{game_name}`. Try {names}.")
+            return out
+        parsed = parse(text)
+        word, rest = parsed.word, parsed.rest
+        readers = {
+            "help": self._help,
+            "rules": self._rules,
+            "status": self._status,
+            "hand": self._hand,
+        }
+        writers: dict[str, Callable[[Request, Game[Any, Any], str], _Step]] = {
+            "start": self._start,
+            "join": self._join,
+            "leave": self._leave,
+            "addbot": self._addbot,
+            "begin": self._begin,
+            "end": self._end,
+        }
+        out = self._outbox(req, game)
+        try:
+            if word in readers:
+                step = readers[word](req, game, rest)
+                return await self._transact(req, game, step, dedupe=False)
+            if word in writers:
+                return await self._transact(req, game, writers[word](req, game, rest))
+        except CommandError as error:  # arguments that cannot be read, before any state is loaded
+            out.reply(req.user, str(error))
+            return out
+        if word in game.text_commands:
+            return await self._transact(req, game, self._text_action(req, game, word, rest))
+        out.reply(req.user, f"I don't know `/{game.name} {word}`.\n{self._usage(game)}")
+        return out
+
+    async def press(self, req: Request, custom_id: str, values: list[str] | None = None) -> Outbox:
+        """Handle a button or select press."""
+        press = codec.decode(custom_id, values)
+        game = get_game(press.game) if press is not None else None
+        if press is None or game is None:
+            out = self._outbox(req)
+            out.reply(req.user, "That button is not one I recognise; it may be from an old bot.")
+            return out
+        if press.command is not None:
+            return await self.command(req, game.name, press.command)
+        return await self._transact(req, game, self._press_step(req, game, press))
+
+    async def fire_due(self, platform: str) -> list[Outbox]:
+        """Apply a Timeout to every game of ``platform`` whose deadline has passed.
+
+        Any worker of that platform may run this; the store hands each deadline to one of them.
+        """
+        now = self.clock()
+        outboxes = []
+        try:
+            due = await self.store.claim_due(platform, now)
+        except StorageUnavailable:
+            log.warning("storage unavailable; deadlines wait for it to come back")
+            return []
+        # Deadlines claimed while storage failed are kept here and tried again next time.
+        pending, self._unfired = [*self._unfired, *due], []
+        for key in pending:
+            game_req = Request(platform=key.platform, channel=key.channel, user="", name="clock")
+            out = await self._transact(game_req, None, self._timeout_step(now))
+            if out.unavailable:
+                self._unfired.append(key)
+            else:
+                outboxes.append(out)
+        return outboxes
+
+    # --- the pipeline ----------------------------------------------------------------------
+
+    def _outbox(self, req: Request, game: Game[Any, Any] | None = None) -> Outbox:
+        return Outbox(platform=req.platform, channel=req.channel, game=game.name if game else None)
+
+    async def _transact(
+        self, req: Request, game: Game[Any, Any] | None, step: _Step, dedupe: bool = True
+    ) -> Outbox:
+        key = GameKey(req.platform, req.channel)
+        for attempt in range(MAX_ATTEMPTS):
+            out = self._outbox(req, game)
+            try:
+                fresh, loaded = await self.store.load(
+                    key,
+                    dedupe=f"{req.platform}:{req.delivery}"
+                    if req.delivery and dedupe and attempt == 0
+                    else None,
+                    dedupe_ttl=self.settings.dedupe_ttl_seconds,
+                )
+                if not fresh:
+                    out.duplicate = True
+                    return out
+                record = GameRecord.model_validate_json(loaded.data) if loaded else None
+                if record is not None and out.game is None:
+                    out.game = record.game
+                try:
+                    # Steps edit the record they are given; keep the loaded one to compare with.
+                    change = step(record.model_copy(deep=True) if record else None, out)
+                except (Refusal, IllegalAction, CommandError) as refusal:
+                    fresh_out = self._outbox(req, game)
+                    fresh_out.reply(req.user, str(refusal))
+                    return fresh_out
+                except _Reschedule as again:
+                    await self.store.schedule(key, again.due)
+                    return out
+                if change is None:
+                    return out
+                change.record.updated_at = self.clock()
+                data = change.record.model_dump_json()
+                version = (loaded.version if loaded else 0) + 1
+                saved = await self.store.save(
+                    key,
+                    data,
+                    expected=loaded.version if loaded else None,
+                    version=version,
+                    log=log_entry(change.log) if change.log else None,
+                    ttl_s=self._ttl(change.record),
+                )
+                if not saved and not await self._already_saved(key, version, data):
+                    continue
+                await self._after_save(key, record, change)
+                return out
+            except StorageUnavailable:
+                out = self._outbox(req, game)
+                out.unavailable = True
+                if req.user:
+                    out.reply(req.user, UNAVAILABLE)
+                return out
+        out = self._outbox(req, game)
+        out.reply(req.user, BUSY)
+        return out
+
+    async def _already_saved(self, key: GameKey, version: int, data: str) -> bool:
+        """After a lost reply, redis-py retries the save, which then sees its own write as a
+        conflict; recognise that case instead of applying the action a second time."""
+        _, stored = await self.store.load(key)
+        return stored is not None and stored.version == version and stored.data == data
+
+    def _ttl(self, record: GameRecord) -> int:
+        hours = (
+            self.settings.finished_ttl_hours
+            if record.status == "finished"
+            else self.settings.game_ttl_hours
+        )
+        return max(1, int(hours * 3600))
+
+    async def _after_save(self, key: GameKey, old: GameRecord | None, change: _Change) -> None:
+        new = change.record
+        old_due = old.deadline_due if old is not None and old.status != "finished" else None
+        if new.deadline_due != old_due:
+            await self.store.schedule(key, new.deadline_due)
+        for user in change.joined:
+            await self.store.index_user(key.platform, user, key, True)
+        for user in change.left:
+            await self.store.index_user(key.platform, user, key, False)
+
+    # --- read-only commands ----------------------------------------------------------------
+
+    def _usage(self, game: Game[Any, Any]) -> str:
+        return usage(game, game.text_commands)
+
+    def _help(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> None:
+            out.reply(req.user, self._usage(game))
+
+        return step
+
+    def _rules(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> None:
+            out.reply(req.user, game.rules(rest or None))
+
+        return step
+
+    def _status(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> None:
+            record = self._require_game(record, game, allow_finished=True)
+            if record.state is None:
+                out.reply(req.user, self._lobby_message(game, record))
+                return
+            running = _game_of(record)
+            out.reply(req.user, running.render_board(load_state(running, record.state)))
+
+        return step
+
+    def _hand(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> None:
+            record = self._require_game(record, game)
+            seat = self._require_seat(record, req)
+            if record.state is None:
+                raise Refusal("The cards are dealt when the host begins the game.")
+            running = _game_of(record)
+            out.reply(req.user, running.render_private(load_state(running, record.state), seat))
+
+        return step
+
+    # --- lobby -----------------------------------------------------------------------------
+
+    def _start(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        options = parse_options(game, rest)
+
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            if record is not None and record.status != "finished":
+                running = _game_of(record)
+                stage = "open for players" if record.status == "lobby" else "being played"
+                raise Refusal(
+                    f"A game of {running.title} is already {stage} in this channel "
+                    f"(host: {record.host_name}). The host can end it with `/{running.name} end`."
+                )
+            now = self.clock()
+            first = 0
+            if record is not None:
+                last = load_state(_game_of(record), record.state).version if record.state else 0
+                first = max(record.first_version, last + 1)
+            new = GameRecord(
+                game=game.name,
+                host=req.user,
+                host_name=req.name,
+                seats=[SeatInfo(user=req.user, name=req.name)],
+                options=options.model_dump(mode="json"),
+                seed=self.new_seed(),
+                created_at=now,
+                updated_at=now,
+                first_version=first,
+            )
+            out.post(self._lobby_message(game, new, f"{req.name} opened a game of {game.title}."))
+            return _Change(
+                record=new, log=[[req.user, {"type": "start", **new.options}]], joined=[req.user]
+            )
+
+        return step
+
+    def _lobby_message(
+        self, game: Game[Any, Any], record: GameRecord, head: str = ""
+    ) -> ui.Message:
+        players = ", ".join(seat.name + (" (bot)" if seat.is_bot else "") for seat in record.seats)
+        settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+        text = (
+            f"{head}\nPlayers ({len(record.seats)}/{game.max_players}): {players}.\n"
+            f"Options: {settings}.\n"
+            f"`/{game.name} join` to take a seat; the host ({record.host_name}) can "
+            f"`/{game.name} addbot` and `/{game.name} begin` with {game.min_players} or more."
+        ).strip()
+        return ui.Message(
+            title=f"{game.title}: lobby",
+            text=text,
+            buttons=[
+                [
+                    ui.Button(label="Join", style="primary", command="join"),
+                    ui.Button(label="Add a bot", command="addbot"),
+                    ui.Button(label="Begin", style="success", command="begin"),
+                ]
+            ],
+        )
+
+    def _join(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_game(record, game)
+            if record.seat_of(req.user) is not None:
+                raise Refusal("You're already at the table.")
+            if record.status != "lobby":
+                raise Refusal(
+                    "This game has already begun; you can join the next one "
+                    f"(or watch with `/{game.name} status`)."
+                )
+            if len(record.seats) >= game.max_players:
+                raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
+            record.seats.append(SeatInfo(user=req.user, name=req.name))
+            out.post(self._lobby_message(game, record, f"{req.name} joined."))
+            return _Change(record=record, log=[[req.user, {"type": "join"}]], joined=[req.user])
+
+        return step
+
+    def _leave(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_game(record, game)
+            seat = self._require_seat(record, req)
+            change = _Change(record=record, log=[[req.user, {"type": "leave"}]], left=[req.user])
+            if record.status == "lobby":
+                del record.seats[seat]
+                humans = [s for s in record.seats if not s.is_bot]
+                if not humans:
+                    record.status = "finished"
+                    out.post(ui.Message(text=f"{req.name} left; the lobby is closed."))
+                    return change
+                if record.host == req.user:
+                    record.host, record.host_name = humans[0].user or "", humans[0].name
+                out.post(self._lobby_message(game, record, f"{req.name} left."))
+                return change
+            record.seats[seat] = SeatInfo(user=None, name=record.seats[seat].name)
+            out.post(ui.Message(text=f"{req.name} left the table; a bot plays their seat now."))
+            # The bot may be the seat the game is waiting for: let it move at once.
+            running = _game_of(record)
+            state = load_state(running, record.state or {})
+            result = Advance(state=state)
+            run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
+            self._commit(running, record, state, result, None, out)
+            change.log.extend(result.log)
+            return change
+
+        return step
+
+    def _addbot(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        try:
+            count = int(rest) if rest else 1
+        except ValueError:
+            raise CommandError(
+                f"`addbot` takes a number of bots, e.g. `/{game.name} addbot 2`."
+            ) from None
+
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_host_lobby(record, game, req, "add bots")
+            free = game.max_players - len(record.seats)
+            if count < 1 or count > free:
+                raise Refusal(f"You can add 1 to {free} bots; the table seats {game.max_players}.")
+            taken = {seat.name for seat in record.seats}
+            names = [n for n in BOT_NAMES if n not in taken]
+            for index in range(count):
+                name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
+                record.seats.append(SeatInfo(user=None, name=name))
+            out.post(self._lobby_message(game, record, f"{req.name} added {count} bot(s)."))
+            return _Change(record=record, log=[[req.user, {"type": "addbot", "n": count}]])
+
+        return step
+
+    def _begin(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_host_lobby(record, game, req, "begin")
+            if len(record.seats) < game.min_players:
+                missing = game.min_players - len(record.seats)
+                raise Refusal(
+                    f"{game.title} needs at least {game.min_players} players; "
+                    f"{missing} more can `/{game.name} join`, or add bots with "
+                    f"`/{game.name} addbot {missing}`."
+                )
+            record.status = "playing"
+            result = start_state(
+                game,
+                [s.name for s in record.seats],
+                [s.is_bot for s in record.seats],
+                record.options,
+                record.seed,
+                record.first_version,
+            )
+            out.post(ui.Message(text=f"{req.name} began the game. Good luck!"))
+            self._commit(game, record, None, result, req.user, out)
+            return _Change(record=record, log=[[req.user, {"type": "begin"}], *result.log])
+
+        return step
+
+    def _end(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_game(record, game)
+            idle = self.clock() - record.updated_at
+            limit = self.settings.idle_end_minutes * 60
+            if req.user != record.host and idle < limit:
+                raise Refusal(
+                    f"Only the host ({record.host_name}) can end the game, or anyone once it has "
+                    f"been idle for {self.settings.idle_end_minutes:g} minutes."
+                )
+            record.status = "finished"
+            record.deadline_due = None
+            out.post(ui.Message(text=f"{req.name} ended the game of {game.title}."))
+            humans = [s.user for s in record.seats if s.user is not None]
+            return _Change(record=record, log=[[req.user, {"type": "end"}]], left=humans)
+
+        return step
+
+    # --- playing ---------------------------------------------------------------------------
+
+    def _text_action(self, req: Request, game: Game[Any, Any], word: str, rest: str) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record, state, seat = self._require_playing(record, game, req)
+            action = game.parse_text(state, seat, word, rest)
+            if action is None:
+                raise Refusal(f"`/{game.name} {word}` needs more: {game.text_commands[word]}.")
+            return self._play(record, state, seat, action, req.user, out)
+
+        return step
+
+    def _press_step(self, req: Request, game: Game[Any, Any], press: codec.Press) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change | None:
+            record, state, seat = self._require_playing(record, game, req)
+            if press.seat is not None and press.seat != seat:
+                owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
+                raise Refusal(
+                    f"That button belongs to {owner}'s hand. "
+                    f"`/{game.name} hand` shows your own choices."
+                )
+            version = press.version if press.version is not None else -1
+            if not state.decision_version <= version <= state.version:
+                panel = game.render_private(state, seat)
+                stale = STALE + (" Your current choices:" if panel.buttons or panel.selects else "")
+                out.reply(req.user, panel.model_copy(update={"text": stale, "title": None}))
+                return None
+            action = game.parse_action(press.resolved_action() or {})
+            return self._play(record, state, seat, action, req.user, out)
+
+        return step
+
+    def _timeout_step(self, now: float) -> _Step:
+        def step(record: GameRecord | None, out: Outbox) -> _Change | None:
+            if record is None or record.status != "playing" or record.state is None:
+                return None
+            if record.deadline_due is None:
+                return None
+            if record.deadline_due > now:
+                raise _Reschedule(record.deadline_due)
+            game = _game_of(record)
+            state = load_state(game, record.state)
+            if state.deadline is None:
+                return None
+            return self._play(record, state, SYSTEM, Timeout(key=state.deadline.key), None, out)
+
+        return step
+
+    def _play(
+        self,
+        record: GameRecord,
+        state: GameState,
+        seat: int,
+        action: Any,
+        requester: str | None,
+        out: Outbox,
+    ) -> _Change:
+        game = _game_of(record)
+        result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
+        self._commit(game, record, state, result, requester, out)
+        return _Change(record=record, log=result.log)
+
+    def _commit(
+        self,
+        game: Game[Any, Any],
+        record: GameRecord,
+        before: GameState | None,
+        result: Advance,
+        requester: str | None,
+        out: Outbox,
+    ) -> None:
+        """Store the new state in the record, set its deadline and fill the Outbox."""
+        after = result.state
+        users = [s.user for s in record.seats]
+        publish(game, before, after, result.events, users, requester, out)
+        record.state = after.model_dump(mode="json")
+        if after.finished:
+            record.status = "finished"
+            record.deadline_due = None
+        elif after.deadline is None:
+            record.deadline_due = None
+        elif before is None or before.deadline is None or before.deadline.key != after.deadline.key:
+            record.deadline_due = self.clock() + after.deadline.seconds
+
+    # --- authorization helpers -------------------------------------------------------------
+
+    def _require_game(
+        self, record: GameRecord | None, game: Game[Any, Any], allow_finished: bool = False
+    ) -> GameRecord:
+        if record is None or (record.status == "finished" and not allow_finished):
+            raise Refusal(f"No game here. Start one with `/{game.name} start`.")
+        if record.game != game.name:
+            running = _game_of(record)
+            raise Refusal(
+                f"This channel is playing {running.title}; use `/{running.name}` commands here."
+            )
+        return record
+
+    def _require_seat(self, record: GameRecord, req: Request) -> int:
+        seat = record.seat_of(req.user)
+        if seat is None:
+            raise Refusal(f"You're not playing in this game. Use `/{record.game} join` in a lobby.")
+        return seat
+
+    def _require_host_lobby(
+        self, record: GameRecord | None, game: Game[Any, Any], req: Request, verb: str
+    ) -> GameRecord:
+        record = self._require_game(record, game)
+        if record.status != "lobby":
+            raise Refusal("The game has already begun.")
+        if record.host != req.user:
+            raise Refusal(f"Only the host ({record.host_name}) can {verb}.")
+        return record
+
+    def _require_playing(
+        self, record: GameRecord | None, game: Game[Any, Any], req: Request
+    ) -> tuple[GameRecord, GameState, int]:
+        record = self._require_game(record, game)
+        if record.status != "playing" or record.state is None:
+            raise Refusal(
+                f"The game hasn't begun yet; the host starts it with `/{game.name} begin`."
+            )
+        seat = self._require_seat(record, req)
+        return record, load_state(game, record.state), seat
+
+
+def _game_of(record: GameRecord) -> Game[Any, Any]:
+    game = get_game(record.game)
+    if game is None:
+        raise Refusal("This channel holds a game this bot no longer knows; the host can end it.")
+    return game

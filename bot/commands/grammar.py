@@ -1,0 +1,86 @@
+"""The command grammar shared by every platform: ``/<game> <subcommand> [arguments]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from core.engine import Game, GameOptions
+
+__all__ = ["SUBCOMMANDS", "CommandError", "Parsed", "parse", "parse_options", "usage"]
+
+SUBCOMMANDS: dict[str, str] = {
+    "start": "open a lobby in this channel; you are the host (options: key=value ...)",
+    "join": "take a seat in the lobby",
+    "leave": "leave the lobby (in a running game a bot takes over your seat)",
+    "addbot": "add n bot seats to the lobby (host): addbot [n]",
+    "begin": "deal and start playing (host)",
+    "end": "end the game (host, or anyone once it has been idle)",
+    "status": "show the board privately",
+    "hand": "show your hand and your choices privately",
+    "rules": "the rules, or one topic of them: rules [topic]",
+    "help": "this list",
+}
+
+
+class CommandError(Exception):
+    """A command the grammar cannot read; ``str()`` is a sentence for the user."""
+
+
+class Parsed(BaseModel):
+    word: str
+    rest: str
+
+
+def parse(text: str) -> Parsed:
+    """Split ``text`` into its subcommand and the rest; empty text means ``help``."""
+    stripped = text.strip()
+    if not stripped:
+        return Parsed(word="help", rest="")
+    word, _, rest = stripped.partition(" ")
+    return Parsed(word=word.lower(), rest=rest.strip())
+
+
+_TRUE = {"yes", "true", "on", "1"}
+_FALSE = {"no", "false", "off", "0"}
+
+
+def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
+    """Read ``key=value`` words (a bare ``key`` means yes) into the game's options model."""
+    model: type[GameOptions] = game.options_model
+    fields = model.model_fields
+    raw: dict[str, Any] = {}
+    for word in rest.split():
+        key, sep, value = word.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        if key not in fields:
+            raise CommandError(f"`{key}` is not an option of {game.title}.\n{options_help(game)}")
+        if not sep:
+            value = "yes"
+        lowered = value.lower()
+        raw[key] = True if lowered in _TRUE else False if lowered in _FALSE else value
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
+
+
+def options_help(game: Game[Any, Any]) -> str:
+    lines = [f"Options for `/{game.name} start`:"]
+    for name, info in game.options_model.model_fields.items():
+        about = f" — {info.description}" if info.description else ""
+        lines.append(f"• `{name}` (default {info.default!r}){about}")
+    return "\n".join(lines)
+
+
+def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:
+    """The help text for one game: every subcommand and the start options."""
+    lines = [f"**{game.title}** ({game.min_players}-{game.max_players} players). Commands:"]
+    lines += [f"• `/{game.name} {word}` — {about}" for word, about in SUBCOMMANDS.items()]
+    lines += [f"• `/{game.name} {word}` — {about}" for word, about in (extra or {}).items()]
+    lines.append(options_help(game))
+    return "\n".join(lines)

@@ -1,0 +1,174 @@
+"""Applying a game action to a record: the rules, the bot seats, the deadline and the Outbox.
+
+Everything here is pure (no storage, no clock of its own): the authority loads, calls
+:func:`advance`, and saves with compare-and-set.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.commands.outbox import Outbox
+from core import ui
+from core.engine import Event, Game, GameState, IllegalAction, Seat
+
+__all__ = [
+    "MAX_BOT_STEPS",
+    "Advance",
+    "action_rng",
+    "advance",
+    "load_state",
+    "log_entry",
+    "publish",
+    "run_bots",
+    "start_state",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_BOT_STEPS = 10_000
+"""A safety bound on bot moves applied after one command (a whole bot-only game fits)."""
+
+
+def action_rng(seed: int, version: int) -> random.Random:
+    """The rng for the action applied at ``version``: the game replays from seed and log."""
+    return random.Random(f"{seed}:{version}")
+
+
+def _bot_rng(seed: int, seat: Seat, version: int) -> random.Random:
+    return random.Random(f"{seed}:bot:{seat}:{version}")
+
+
+@dataclass
+class Advance:
+    """The result of applying one command's action and the bot moves it set off."""
+
+    state: GameState
+    log: list[list[Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+def load_state(game: Game[Any, Any], data: dict[str, Any]) -> GameState:
+    return game.state_model.model_validate(data)
+
+
+def start_state(
+    game: Game[Any, Any],
+    names: list[str],
+    bots: list[bool],
+    options: dict[str, Any],
+    seed: int,
+    first_version: int,
+) -> Advance:
+    """Deal a new game and let the bot seats make their opening moves."""
+    opts = game.options_model.model_validate(options)
+    state = game.new_game(names, bots, opts, action_rng(seed, first_version))
+    state.version = first_version
+    state.decision_version = first_version
+    result = Advance(state=state)
+    run_bots(game, seed, bots, result)
+    return result
+
+
+def advance(
+    game: Game[Any, Any],
+    state: GameState,
+    seed: int,
+    bots: list[bool],
+    actor: Seat,
+    action: Any,
+) -> Advance:
+    """Apply ``action`` (raises IllegalAction, changing nothing), then every bot move it allows."""
+    transition = game.apply(state, actor, action, action_rng(seed, state.version))
+    result = Advance(state=transition.state, events=list(transition.events))
+    result.log.append([actor, _dump(action)])
+    run_bots(game, seed, bots, result)
+    return result
+
+
+def _dump(action: Any) -> Any:
+    return action.model_dump(mode="json") if hasattr(action, "model_dump") else action
+
+
+def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance) -> None:
+    """Apply bot moves while the game waits only on bot seats (bounded by MAX_BOT_STEPS)."""
+    for _ in range(MAX_BOT_STEPS):
+        state = result.state
+        if state.finished:
+            return
+        waiting = [seat for seat in game.waiting_for(state) if bots[seat]]
+        if not waiting:
+            return
+        seat = waiting[0]
+        legal = game.legal_actions(state, seat)
+        choice = game.bot_action(game.view(state, seat), legal, _bot_rng(seed, seat, state.version))
+        try:
+            transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+        except IllegalAction:
+            # A bot must choose from `legal`; if it ever does not, play the first legal move
+            # rather than stall the table, and leave a trace for the developers.
+            log.exception("bot at seat %s chose an illegal action %r", seat, choice)
+            choice = legal[0]
+            transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+        result.state = transition.state
+        result.events.extend(transition.events)
+        result.log.append([seat, _dump(choice)])
+    log.error("bots did not finish within %s moves", MAX_BOT_STEPS)
+
+
+def log_entry(entries: list[list[Any]]) -> str:
+    """One compact log line for everything a command applied."""
+    return json.dumps(entries, separators=(",", ":"))
+
+
+def publish(
+    game: Game[Any, Any],
+    before: GameState | None,
+    after: GameState,
+    events: list[Event],
+    users: list[str | None],
+    requester: str | None,
+    out: Outbox,
+) -> None:
+    """Turn events and the new state into channel posts, private messages and the board.
+
+    Public events become one channel post (with the public prompt's buttons when a new decision
+    point opened one). Private events and, for each human seat that the game now waits for at a
+    new decision point, its private panel become one private message per player: an ephemeral
+    reply to the requester, a DM to anyone else.
+    """
+    new_decision = before is None or after.decision_version != before.decision_version
+    waiting_before = set(game.waiting_for(before)) if before is not None else set()
+    waiting_after = set(game.waiting_for(after))
+
+    public = [e.text for e in events if e.audience.is_public]
+    prompt = game.render_prompt(after) if new_decision else None
+    if public or prompt is not None:
+        text = "\n".join(public)
+        if prompt is not None:
+            text = "\n\n".join(part for part in (text, prompt.plain_text()) if part)
+        out.post(
+            ui.Message(
+                text=text,
+                buttons=prompt.buttons if prompt else [],
+                selects=prompt.selects if prompt else [],
+            )
+        )
+
+    for seat, user in enumerate(users):
+        if user is None:
+            continue
+        lines = [e.text for e in events if e.audience.seat == seat]
+        panel = None
+        if seat in waiting_after and (new_decision or seat not in waiting_before):
+            panel = game.render_private(after, seat)
+        if not lines and panel is None:
+            continue
+        message = panel.model_copy() if panel is not None else ui.Message()
+        message.text = "\n".join([*lines, message.text]).strip()
+        out.private(requester, user, message)
+    out.board = game.render_board(after)

@@ -1,0 +1,52 @@
+"""The stored record of one channel's game: the lobby, the seats and the engine state."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = ["GameRecord", "SeatInfo"]
+
+
+class SeatInfo(BaseModel):
+    """A seat at the table: a platform user, or a bot when ``user`` is None."""
+
+    user: str | None = None
+    name: str
+
+    @property
+    def is_bot(self) -> bool:
+        return self.user is None
+
+
+class GameRecord(BaseModel):
+    """One blob per channel game, saved with compare-and-set on the store's version."""
+
+    game: str
+    status: Literal["lobby", "playing", "finished"] = "lobby"
+    host: str
+    host_name: str
+    seats: list[SeatInfo] = Field(default_factory=list)
+    options: dict[str, Any] = Field(default_factory=dict)
+    seed: int
+    """The game's secret seed; with the action log it replays the game exactly."""
+    state: dict[str, Any] | None = None
+    created_at: float
+    updated_at: float
+    deadline_due: float | None = None
+    """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
+    first_version: int = 0
+    """The state version this game starts at: one past the channel's previous game, so a button
+    left over from an earlier game in the channel can never look current."""
+    board_ref: str | None = None
+    """The platform's id of the live board message, kept by the adapter."""
+
+    def seat_of(self, user: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.user == user:
+                return index
+        return None
+
+    def user_of(self, seat: int) -> str | None:
+        return self.seats[seat].user if 0 <= seat < len(self.seats) else None

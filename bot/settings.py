@@ -1,0 +1,28 @@
+"""Settings read from the environment (and an optional ``.env`` file) with pydantic-settings."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """Every setting the bot reads; the README lists them with their defaults."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    redis_url: str | None = Field(default=None, alias="REDIS_URL")
+    """Redis to keep games in; unset or empty means the embedded in-process store."""
+    game_ttl_hours: float = Field(default=72, alias="BOARDROOM_GAME_TTL_HOURS")
+    """A game nobody touches for this long is deleted (abandoned games expire)."""
+    finished_ttl_hours: float = Field(default=24, alias="BOARDROOM_FINISHED_TTL_HOURS")
+    """A finished game stays readable (status, log) this long."""
+    idle_end_minutes: float = Field(default=30, alias="BOARDROOM_IDLE_END_MINUTES")
+    """After this long without an action anyone may end the game, not only the host."""
+    dedupe_ttl_seconds: int = Field(default=600, alias="BOARDROOM_DEDUPE_TTL_SECONDS")
+    """How long a platform delivery id is remembered, so a retried delivery applies once."""
+    deadline_poll_seconds: float = Field(default=0.5, alias="BOARDROOM_DEADLINE_POLL_SECONDS")
+    """How often a worker looks for deadlines that have passed."""
+    log_level: str = Field(default="INFO", alias="BOARDROOM_LOG_LEVEL")

@@ -1,0 +1,1 @@
+"""The rules engine: pure game logic, no platform, storage or clock."""

@@ -1,0 +1,283 @@
+"""The engine contract every game implements.
+
+A game is a pure reducer: ``apply(state, actor, action, rng)`` returns the next state and the
+events that say what happened, or raises :class:`IllegalAction` with a sentence a player can read.
+The input state is never mutated, so a refused action leaves the game exactly as it was.
+
+Seats are numbered from 0. The authority maps platform users to seats; the core only knows seats
+and their display names. ``SYSTEM`` is the actor for actions nobody typed (deadline timeouts).
+
+Time is an input: a game declares a pending :class:`Deadline` in its state; when it passes, the
+authority applies :class:`Timeout` with that deadline's ``key`` as the system actor. A ``Timeout``
+whose key no longer matches the state's deadline is refused, so late or repeated timer fires are
+harmless.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from core import ui
+
+__all__ = [
+    "SYSTEM",
+    "Audience",
+    "Deadline",
+    "Event",
+    "Game",
+    "GameOptions",
+    "GameState",
+    "IllegalAction",
+    "Outcome",
+    "Rng",
+    "Seat",
+    "Standing",
+    "Timeout",
+    "Transition",
+]
+
+Seat = int
+SYSTEM: Seat = -1
+"""The actor of actions the authority applies on its own, such as deadline timeouts."""
+
+Rng = random.Random
+"""Randomness comes only from this argument; tests pass a rigged subclass."""
+
+
+class IllegalAction(Exception):
+    """An action the rules refuse. ``str(error)`` is a sentence meant for the player."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Audience(BaseModel):
+    """Who may see an event: everyone in the channel, or one seat."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seat: Seat | None = None
+    """``None`` means the whole channel; otherwise only this seat."""
+
+    @classmethod
+    def public(cls) -> Audience:
+        return cls()
+
+    @classmethod
+    def only(cls, seat: Seat) -> Audience:
+        return cls(seat=seat)
+
+    @property
+    def is_public(self) -> bool:
+        return self.seat is None
+
+
+class Event(BaseModel):
+    """Something that happened, addressed to an audience.
+
+    ``text`` is the sentence shown to that audience; ``kind`` and ``data`` let tests and
+    adapters recognise the event without parsing text.
+    """
+
+    kind: str
+    text: str
+    audience: Audience = Field(default_factory=Audience.public)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Deadline(BaseModel):
+    """A pending deadline declared by the rules: fire ``Timeout(key)`` after ``seconds``."""
+
+    key: str
+    seconds: float
+
+
+class Timeout(BaseModel):
+    """The system action applied when a declared deadline passes."""
+
+    type: Literal["timeout"] = "timeout"
+    key: str
+
+
+class Standing(BaseModel):
+    """One line of the final standings."""
+
+    seat: Seat
+    name: str
+    score: float
+    rank: int
+    """1 for the winner; tied seats share a rank."""
+
+
+class Outcome(BaseModel):
+    """How a finished game ended."""
+
+    standings: list[Standing]
+    summary: str
+    rounds: int = 0
+    """How many of the game's natural rounds were played (dealer rounds, business cycles...)."""
+
+    @property
+    def winners(self) -> list[Seat]:
+        return [s.seat for s in self.standings if s.rank == 1]
+
+
+class GameOptions(BaseModel):
+    """Base class of each game's options; every field needs a default."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class GameState(BaseModel):
+    """Base class of each game's full (secret-holding) state."""
+
+    version: int = 0
+    """Rises by one per applied action."""
+    names: list[str]
+    """Display name of each seat."""
+    bots: list[bool]
+    """Whether each seat is played by a bot."""
+    deadline: Deadline | None = None
+    outcome: Outcome | None = None
+    decision_version: int = 0
+    """The version at which the current decision point (phase or turn) began. Buttons built at
+    this version or later are still current; older ones are stale. Kept by :meth:`Game.apply`."""
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def seats(self) -> range:
+        return range(len(self.names))
+
+
+class Transition(BaseModel):
+    """The result of a successful :meth:`Game.apply`."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    state: Any
+    events: list[Event]
+
+
+S = TypeVar("S", bound=GameState)
+OptionsT = TypeVar("OptionsT", bound=GameOptions)
+
+
+class Game(ABC, Generic[S, OptionsT]):
+    """A registered game. Subclasses are stateless; everything lives in the state model."""
+
+    name: ClassVar[str]
+    """Command name, e.g. ``bigidea``."""
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    state_model: ClassVar[type[GameState]]
+    options_model: ClassVar[type[GameOptions]]
+    action_adapter: ClassVar[TypeAdapter[Any]]
+    """Validates an action dict into the game's discriminated union (Timeout included)."""
+    text_commands: ClassVar[dict[str, str]] = {}
+    """Game-specific text subcommands handled by :meth:`parse_text`, with their help line."""
+
+    # --- rules -----------------------------------------------------------------------------
+
+    @abstractmethod
+    def new_game(
+        self, names: Sequence[str], bots: Sequence[bool], options: OptionsT, rng: Rng
+    ) -> S:
+        """Set up a fresh game; the returned state may already declare a deadline."""
+
+    def apply(self, state: S, actor: Seat, action: Any, rng: Rng) -> Transition:
+        """Apply ``action`` by ``actor`` to a copy of ``state``.
+
+        Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
+        ``state`` itself is never changed.
+        """
+        if state.finished:
+            raise IllegalAction("This game is over.")
+        work = state.model_copy(deep=True)
+        events = self._apply(work, actor, action, rng)
+        work.version = state.version + 1
+        if self.decision_key(work) != self.decision_key(state):
+            work.decision_version = work.version
+        return Transition(state=work, events=events)
+
+    def decision_key(self, state: S) -> str:
+        """Names the current decision point (e.g. ``"r3:pick"``); a change makes old buttons stale.
+
+        The default treats every action as a new decision point; games with simultaneous
+        phases override it so that one player's choice does not outdate another's buttons.
+        """
+        return str(state.version)
+
+    @abstractmethod
+    def _apply(self, state: S, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+        """Validate and apply in place on a private copy; raise IllegalAction to refuse."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, actor: Seat) -> list[Any]:
+        """Every action ``actor`` may take now (never ``Timeout``); agrees with ``apply``."""
+
+    @abstractmethod
+    def view(self, state: S, viewer: Seat | None) -> dict[str, Any]:
+        """What ``viewer`` may see (``None``: what everyone may see). JSON-serialisable."""
+
+    def waiting_for(self, state: S) -> list[Seat]:
+        """Seats whose input the game is waiting for now."""
+        return [seat for seat in state.seats if self.legal_actions(state, seat)]
+
+    # --- bots ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+        """Choose one of ``legal`` using only the seat's own ``view``."""
+
+    # --- presentation ----------------------------------------------------------------------
+
+    @abstractmethod
+    def render_board(self, state: S) -> ui.Message:
+        """The public live board: only what ``view(state, None)`` shows."""
+
+    @abstractmethod
+    def render_private(self, state: S, seat: Seat) -> ui.Message:
+        """The seat's private panel: its hand and the buttons for its legal actions."""
+
+    @abstractmethod
+    def render_prompt(self, state: S) -> ui.Message | None:
+        """A public message with buttons that any seat may press (e.g. a vote), or ``None``."""
+
+    @abstractmethod
+    def rules(self, topic: str | None) -> str:
+        """The rules page, or one topic of it."""
+
+    def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> Any | None:
+        """Turn a game-specific text command (e.g. ``pitch <text>``) into an action, or None."""
+        return None
+
+    def describe_action(self, state: S, action: Any) -> str:
+        """A short label for an action, used in buttons and the log."""
+        return str(action)
+
+    # --- helpers shared by every game ------------------------------------------------------
+
+    def parse_action(self, data: dict[str, Any]) -> Any:
+        """Validate an action dict; an unknown or malformed action is an IllegalAction."""
+        try:
+            return self.action_adapter.validate_python(data)
+        except ValueError as exc:
+            raise IllegalAction("That is not an action this game knows.") from exc
+
+    @staticmethod
+    def check_timeout(state: GameState, action: Timeout, actor: Seat) -> None:
+        """Refuse a Timeout from a player, or one for a deadline that is no longer pending."""
+        if actor != SYSTEM:
+            raise IllegalAction("Only the game clock can end a phase.")
+        if state.deadline is None or state.deadline.key != action.key:
+            raise IllegalAction("That deadline has already passed.")

@@ -1,0 +1,3 @@
+"""The built-in games; importing this package registers them."""
+
+from core.games import bigidea as bigidea

@@ -1,0 +1,335 @@
+"""The automatic steps between player decisions: dealing, reveals, the IPO, rounds, the end.
+
+Each function works in place on the reducer's private copy of the state and appends events.
+"""
+
+from __future__ import annotations
+
+from core.engine import Audience, Deadline, Event, Outcome, Rng, Seat, Standing
+from core.games.bigidea.cards import card, is_product, product_name, product_sentence
+from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
+from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Product
+from core.games.bigidea.text import card_list, dollars, join, product_label
+
+__all__ = [
+    "deal_start",
+    "next_turn",
+    "resolve_votes",
+    "reveal",
+    "start_round",
+    "table_order",
+]
+
+
+def table_order(state: BigIdeaState, first: Seat) -> list[Seat]:
+    """Every seat clockwise (to the left), starting at ``first``."""
+    n = state.players
+    return [(first + i) % n for i in range(n)]
+
+
+def _declare(state: BigIdeaState, name: str, seconds: int) -> None:
+    """The deadline of a decision point that just opened (a phase or a mezzanine turn)."""
+    # Round, phase step and version make the key unique, so a timer left over from an earlier
+    # phase can never end a later one.
+    key = f"bigidea:r{state.round}:{name}:v{state.version}"
+    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+
+
+def _draw(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> list[str]:
+    drawn: list[str] = []
+    for _ in range(count):
+        if not state.deck:
+            if not state.discard:
+                break
+            state.deck, state.discard = state.discard, []
+            rng.shuffle(state.deck)
+            events.append(
+                Event(
+                    kind="reshuffle",
+                    text=f"The discards are shuffled into a new deck of {len(state.deck)} cards.",
+                    data={"deck_size": len(state.deck)},
+                )
+            )
+        drawn.append(state.deck.pop(0))
+    return drawn
+
+
+def _deal(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> None:
+    # Dealt like real cards: to the dealer's left first, the dealer last.
+    short: list[str] = []
+    for seat in table_order(state, state.dealer + 1):
+        cards = _draw(state, rng, count, events)
+        state.hands[seat].extend(cards)
+        if len(cards) < count:
+            short.append(state.names[seat])
+        if cards:
+            events.append(
+                Event(
+                    kind="cards",
+                    text=f"You receive {card_list(cards)}.",
+                    audience=Audience.only(seat),
+                    data={"cards": cards},
+                )
+            )
+    if short:
+        events.append(
+            Event(
+                kind="deck_empty",
+                text=f"The deck and discards are empty: {join(short)} got fewer cards.",
+                data={"short": short},
+            )
+        )
+
+
+def deal_start(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    """The opening hands of three cards."""
+    _deal(state, rng, START_CARDS, events)
+
+
+def start_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    """The dealer deals two cards each, then the seed phase opens."""
+    dealer = state.names[state.dealer]
+    events.append(
+        Event(
+            kind="round",
+            text=(
+                f"Round {state.round} of {state.rounds}: {dealer} deals {DEAL_CARDS} cards "
+                "to each player. Pick the cards of your new product."
+            ),
+            data={"round": state.round, "dealer": state.dealer},
+        )
+    )
+    _deal(state, rng, DEAL_CARDS, events)
+    state.phase = "pick"
+    state.picks = [None] * state.players
+    state.votes = {}
+    if any(can_pick(state, seat) for seat in state.seats):
+        _declare(state, "pick", state.options.pick_seconds)
+    else:
+        reveal(state, rng, events)
+
+
+def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    """Turn every pick face up at once; make products, discard the rest."""
+    lines: list[str] = []
+    made: list[int] = []
+    for seat in table_order(state, state.dealer):
+        picked = state.picks[seat]
+        if picked is None:
+            continue
+        name = state.names[seat]
+        for cid in picked:
+            state.hands[seat].remove(cid)
+        if not is_product(picked):
+            state.discard.extend(picked)
+            lines.append(f"{name} reveals {card_list(picked)}: not a product, discarded.")
+            continue
+        items = [cid for cid in picked if card(cid).is_item]
+        product = Product(
+            id=state.next_product_id,
+            owner=seat,
+            cards=items + [cid for cid in picked if not card(cid).is_item],
+            chits=[0] * state.players,
+        )
+        state.next_product_id += 1
+        state.products.append(product)
+        made.append(product.id)
+        pname, sentence = product_name(product.cards), product_sentence(product.cards)
+        line = f"{name} reveals the {pname}: {sentence}"
+        if state.chits[seat] > 0:
+            state.chits[seat] -= 1
+            product.chits[seat] += 1
+            line += f" {name} puts a chit on it."
+        else:
+            line += f" {name} has no chit left to put on it."
+        lines.append(line)
+    events.append(
+        Event(
+            kind="reveal",
+            text="Everyone reveals at once.\n" + "\n".join(lines) if lines else "Nobody picked.",
+            data={"picks": list(state.picks), "products": made},
+        )
+    )
+    state.picks = [None] * state.players
+    if made:
+        state.phase = "venture"
+        state.votes = {}
+        _declare(state, "venture", state.options.vote_seconds)
+        events.append(
+            Event(
+                kind="venture",
+                text=(
+                    "Venture phase: owners may pitch; everyone points in secret at a player "
+                    "whose new product gets their chit, or at nobody."
+                ),
+            )
+        )
+    else:
+        _start_mezzanine(state, rng, events)
+
+
+def resolve_votes(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    """Show every pointing finger at once and place the chits."""
+    lines: list[str] = []
+    for seat in table_order(state, state.dealer):
+        target = state.votes.get(seat)
+        name = state.names[seat]
+        if target is None:
+            lines.append(f"{name} points at nobody.")
+            continue
+        product = state.new_product_of(target)
+        line = f"{name} points at {'themself' if target == seat else state.names[target]}"
+        if target == seat:
+            line += ": no chit."
+        elif product is None:
+            line += ", who has no new product: no chit."
+        elif state.chits[seat] == 0:
+            line += " but has no chit left."
+        else:
+            state.chits[seat] -= 1
+            product.chits[seat] += 1
+            line += f" and puts a chit on {product_label(state, product)}."
+        lines.append(line)
+    votes = [state.votes.get(seat) for seat in state.seats]
+    state.votes = {}
+    events.append(
+        Event(
+            kind="votes",
+            text="Everyone points at once.\n" + "\n".join(lines),
+            data={"votes": votes},
+        )
+    )
+    _start_mezzanine(state, rng, events)
+
+
+def _start_mezzanine(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    state.phase = "mezzanine"
+    state.turn = 0
+    events.append(
+        Event(
+            kind="mezzanine",
+            text=(
+                f"Mezzanine phase, from {state.names[state.dealer]} clockwise: invest a chit, "
+                "withdraw one of yours, or pass."
+            ),
+        )
+    )
+    _settle_turn(state, rng, events)
+
+
+def next_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    """The mezzanine moves to the next player, or to the IPO after the last."""
+    state.turn += 1
+    _settle_turn(state, rng, events)
+
+
+def _settle_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    # A seat whose only choice is to pass is not kept waiting on the clock.
+    while (seat := state.turn_seat) is not None and state.turn < state.players:
+        if len(mezzanine_options(state, seat)) > 1:
+            _declare(state, f"turn{state.turn}", state.options.turn_seconds)
+            return
+        events.append(
+            Event(
+                kind="pass",
+                text=f"{state.names[seat]} has no chit to move and passes.",
+                data={"seat": seat, "auto": True},
+            )
+        )
+        state.turn += 1
+    _ipo(state, rng, events)
+
+
+def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    state.deadline = None
+    for product in [p for p in state.products if p.total_chits == 0]:
+        state.products.remove(product)
+        state.discard.extend(product.cards)
+        events.append(
+            Event(
+                kind="ipo_discard",
+                text=f"{product_label(state, product)} has no chits and is discarded.",
+                data={"product": product.id, "cards": product.cards},
+            )
+        )
+    for product in sorted(state.products, key=lambda p: p.id):
+        roll = rng.randint(1, 6)
+        chits = product.total_chits
+        label = product_label(state, product)
+        payouts = [0] * state.players
+        if roll <= chits:
+            each = chit_payout(state, product, roll)
+            for owner, count in enumerate(product.chits):
+                payouts[owner] = count * each
+                state.money[owner] += count * each
+                state.chits[owner] += count
+            state.bank_paid += sum(payouts)
+            state.products.remove(product)
+            state.discard.extend(product.cards)
+            paid = join([f"{state.names[s]} {dollars(v)}" for s, v in enumerate(payouts) if v > 0])
+            text = (
+                f"IPO of {label} ({chits} chits): rolled {roll}, a success! "
+                f"Each chit returns with {dollars(each)}: {paid}."
+            )
+        else:
+            text = f"IPO of {label} ({chits} chits): rolled {roll}, no offering; it stays."
+        events.append(
+            Event(
+                kind="ipo",
+                text=text,
+                data={
+                    "product": product.id,
+                    "cards": product.cards,
+                    "roll": roll,
+                    "chits": chits,
+                    "success": roll <= chits,
+                    "payouts": payouts,
+                },
+            )
+        )
+    for product in state.products:
+        product.new = False
+    _end_round(state, rng, events)
+
+
+def _end_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
+    if state.round >= state.rounds:
+        _finish(state, events)
+        return
+    state.round += 1
+    state.dealer = (state.dealer + 1) % state.players
+    start_round(state, rng, events)
+
+
+def _finish(state: BigIdeaState, events: list[Event]) -> None:
+    state.phase = "over"
+    state.deadline = None
+    order = sorted(state.seats, key=lambda s: (-state.money[s], s))
+    standings = [
+        Standing(
+            seat=s,
+            name=state.names[s],
+            score=state.money[s] / 100,
+            rank=1 + sum(1 for o in state.seats if state.money[o] > state.money[s]),
+        )
+        for s in order
+    ]
+    top = [st.name for st in standings if st.rank == 1]
+    best = dollars(state.money[order[0]])
+    if len(top) == 1:
+        summary = f"{top[0]} wins with {best}."
+    else:
+        summary = f"{join(top)} tie for first with {best}."
+    table = "\n".join(
+        f"{st.rank}. {st.name} {dollars(state.money[st.seat])}"
+        + (" (tied)" if sum(1 for o in standings if o.rank == st.rank) > 1 else "")
+        for st in standings
+    )
+    state.outcome = Outcome(standings=standings, summary=summary, rounds=state.round)
+    events.append(
+        Event(
+            kind="game_over",
+            text=f"Game over: every player has dealt twice. {summary}\n{table}",
+            data={"standings": [st.model_dump() for st in standings]},
+        )
+    )

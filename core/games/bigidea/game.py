@@ -1,0 +1,76 @@
+"""The Big Idea as an engine :class:`~core.engine.Game`: it wires the modules together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import TypeAdapter
+
+from core import ui as neutral
+from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
+from core.games.bigidea import bots, commands, legal, rulebook, rules, ui, view
+from core.games.bigidea.actions import action_adapter
+from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
+
+__all__ = ["BigIdea"]
+
+
+class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
+    """The Big Idea (James Ernest, Cheapass Games): invent products, back them, cash in."""
+
+    name: ClassVar[str] = "bigidea"
+    title: ClassVar[str] = "The Big Idea"
+    min_players: ClassVar[int] = 3
+    max_players: ClassVar[int] = 6
+    state_model: ClassVar[type[GameState]] = BigIdeaState
+    options_model: ClassVar[type[GameOptions]] = BigIdeaOptions
+    action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
+    text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
+
+    def new_game(
+        self, names: Sequence[str], bots: Sequence[bool], options: BigIdeaOptions, rng: Rng
+    ) -> BigIdeaState:
+        if not self.min_players <= len(names) <= self.max_players:
+            raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
+        return rules.new_state(names, bots, options, rng)
+
+    def _apply(self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+        return rules.apply_action(state, actor, action, rng)
+
+    def decision_key(self, state: BigIdeaState) -> str:
+        # A pick or a vote does not outdate the other players' menus; a new phase, round or
+        # mezzanine turn does.
+        return f"r{state.round}:{state.phase}:{state.turn if state.phase == 'mezzanine' else 0}"
+
+    def legal_actions(self, state: BigIdeaState, actor: Seat) -> list[Any]:
+        return legal.legal_actions(state, actor)
+
+    def waiting_for(self, state: BigIdeaState) -> list[Seat]:
+        # Seats that already picked or pointed may still change their mind, so they have legal
+        # actions, but the game is not waiting for them.
+        return legal.waiting_for(state)
+
+    def view(self, state: BigIdeaState, viewer: Seat | None) -> dict[str, Any]:
+        return view.view(state, viewer)
+
+    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+        return bots.bot_action(view, legal, rng)
+
+    def render_board(self, state: BigIdeaState) -> neutral.Message:
+        return ui.render_board(state)
+
+    def render_private(self, state: BigIdeaState, seat: Seat) -> neutral.Message:
+        return ui.render_private(state, seat)
+
+    def render_prompt(self, state: BigIdeaState) -> neutral.Message | None:
+        return ui.render_prompt(state)
+
+    def rules(self, topic: str | None) -> str:
+        return rulebook.rules_text(topic)
+
+    def parse_text(self, state: BigIdeaState, seat: Seat, word: str, rest: str) -> Any | None:
+        return commands.parse_text(state, seat, word, rest)
+
+    def describe_action(self, state: BigIdeaState, action: Any) -> str:
+        return ui.describe_action(state, action)

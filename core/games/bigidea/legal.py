@@ -1,0 +1,100 @@
+"""What each seat may do now, and the prices that decide it.
+
+The reducer in ``rules.py`` validates with the same helpers, so ``legal_actions`` and ``apply``
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from core.engine import Seat
+from core.games.bigidea.actions import Invest, Pass, Pick, Point, Withdraw
+from core.games.bigidea.state import BigIdeaState, Product
+
+__all__ = [
+    "can_pick",
+    "chit_payout",
+    "invest_cost",
+    "legal_actions",
+    "mezzanine_options",
+    "pick_options",
+    "point_options",
+    "unit_price",
+    "waiting_for",
+]
+
+
+def can_pick(state: BigIdeaState, seat: Seat) -> bool:
+    """Whether ``seat`` takes part in this seed phase (a dry deck can leave a hand too small)."""
+    return len(state.hands[seat]) >= state.options.min_pick
+
+
+def pick_options(state: BigIdeaState, seat: Seat) -> list[Pick]:
+    """Every pick ``seat`` may make: each set of min..max cards of its hand, in hand order."""
+    hand = state.hands[seat]
+    opts = state.options
+    sizes = range(opts.min_pick, min(opts.max_pick, len(hand)) + 1)
+    return [Pick(cards=list(combo)) for size in sizes for combo in combinations(hand, size)]
+
+
+def point_options(state: BigIdeaState) -> list[Point]:
+    return [Point(seat=seat) for seat in state.seats] + [Point(seat=None)]
+
+
+def unit_price(state: BigIdeaState, product: Product) -> int:
+    """Cents paid to a chit's owner for each chit on ``product`` when someone invests."""
+    return 50 * len(product.cards) if state.options.larger_products else 100
+
+
+def invest_cost(state: BigIdeaState, product: Product, seat: Seat) -> list[int]:
+    """What ``seat`` pays each seat to invest in ``product`` (its own chits are not counted)."""
+    unit = unit_price(state, product)
+    return [0 if owner == seat else count * unit for owner, count in enumerate(product.chits)]
+
+
+def chit_payout(state: BigIdeaState, product: Product, roll: int) -> int:
+    """Cents each chit earns when ``product`` floats on ``roll``."""
+    if state.options.larger_products:
+        return 100 * len(product.cards) * roll
+    return 200 * roll
+
+
+def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw | Pass]:
+    """Invest where affordable, withdraw where ``seat`` has a chit, or pass."""
+    options: list[Invest | Withdraw | Pass] = []
+    if state.chits[seat] > 0:
+        options.extend(
+            Invest(product=p.id)
+            for p in state.products
+            if sum(invest_cost(state, p, seat)) <= state.money[seat]
+        )
+    options.extend(Withdraw(product=p.id) for p in state.products if p.chits[seat] > 0)
+    options.append(Pass())
+    return options
+
+
+def legal_actions(state: BigIdeaState, seat: Seat) -> list[Any]:
+    """Every action ``seat`` may apply now. Pitches are free text and never listed."""
+    if state.finished or seat not in state.seats:
+        return []
+    if state.phase == "pick":
+        return list(pick_options(state, seat)) if can_pick(state, seat) else []
+    if state.phase == "venture":
+        return list(point_options(state))
+    if state.phase == "mezzanine" and state.turn_seat == seat:
+        return list(mezzanine_options(state, seat))
+    return []
+
+
+def waiting_for(state: BigIdeaState) -> list[Seat]:
+    """Seats whose input the game needs before it can move on."""
+    if state.finished:
+        return []
+    if state.phase == "pick":
+        return [s for s in state.seats if can_pick(state, s) and state.picks[s] is None]
+    if state.phase == "venture":
+        return [s for s in state.seats if s not in state.votes]
+    seat = state.turn_seat
+    return [] if seat is None else [seat]

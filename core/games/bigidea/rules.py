@@ -1,0 +1,285 @@
+"""The reducer: set up a game and apply one action in place, or refuse it with a sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.games.bigidea.actions import (
+    PITCH_LIMIT,
+    Invest,
+    Pass,
+    Pick,
+    Pitch,
+    Point,
+    Withdraw,
+    action_adapter,
+)
+from core.games.bigidea.cards import deck_ids, is_product, product_name
+from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
+from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
+from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
+from core.games.bigidea.text import card_list, dollars, join, product_label
+
+__all__ = ["apply_action", "new_state"]
+
+_PHASE_NAMES = {
+    "pick": "the seed phase",
+    "venture": "the venture phase",
+    "mezzanine": "the mezzanine phase",
+    "over": "the end of the game",
+}
+
+
+def new_state(
+    names: Sequence[str], bots: Sequence[bool], options: BigIdeaOptions, rng: Rng
+) -> BigIdeaState:
+    """Shuffle, give everyone $10, their chits and three cards, and deal round 1."""
+    players = len(names)
+    deck = deck_ids(options.safe_for_work)
+    rng.shuffle(deck)
+    state = BigIdeaState(
+        names=list(names),
+        bots=list(bots),
+        options=options,
+        rounds=2 * players,
+        money=[START_MONEY] * players,
+        chits=[options.chits] * players,
+        hands=[[] for _ in range(players)],
+        deck=deck,
+        picks=[None] * players,
+    )
+    events: list[Event] = []
+    deal_start(state, rng, events)
+    start_round(state, rng, events)
+    return state
+
+
+def apply_action(state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    """Apply ``action`` in place or raise IllegalAction (the caller works on a copy)."""
+    if isinstance(action, dict):
+        try:
+            action = action_adapter.validate_python(action)
+        except ValidationError as exc:
+            raise IllegalAction("That is not an action this game knows.") from exc
+    if isinstance(action, Timeout):
+        return _timeout(state, actor, action, rng)
+    if actor not in state.seats:
+        raise IllegalAction("Only a seated player can do that.")
+    if isinstance(action, Pick):
+        return _pick(state, actor, action, rng)
+    if isinstance(action, Pitch):
+        return _pitch(state, actor, action)
+    if isinstance(action, Point):
+        return _point(state, actor, action, rng)
+    if isinstance(action, Invest | Withdraw | Pass):
+        return _mezzanine(state, actor, action, rng)
+    raise IllegalAction("That is not an action this game knows.")
+
+
+def _require_phase(state: BigIdeaState, phase: str, what: str) -> None:
+    if state.phase != phase:
+        raise IllegalAction(
+            f"{what} in {_PHASE_NAMES[phase]}; this is {_PHASE_NAMES[state.phase]}."
+        )
+
+
+def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event]:
+    _require_phase(state, "pick", "Products are picked")
+    opts = state.options
+    if not can_pick(state, seat):
+        raise IllegalAction("You have too few cards to make a product this round.")
+    cards = action.cards
+    if not opts.min_pick <= len(cards) <= opts.max_pick:
+        wanted = f"one to {opts.max_pick} cards" if opts.larger_products else "exactly two cards"
+        raise IllegalAction(f"Pick {wanted}; you picked {len(cards)}.")
+    if len(set(cards)) != len(cards):
+        raise IllegalAction("Pick each card only once.")
+    missing = [cid for cid in cards if cid not in state.hands[seat]]
+    if missing:
+        raise IllegalAction(f"You do not hold {join([f'“{m}”' for m in missing])}.")
+    first = state.picks[seat] is None
+    state.picks[seat] = list(cards)
+    events = [
+        Event(
+            kind="your_pick",
+            text=f"Your pick: {card_list(cards)}. You may change it until everyone has picked.",
+            audience=Audience.only(seat),
+            data={"cards": list(cards)},
+        )
+    ]
+    if first:
+        # Public: that this seat has picked, never what.
+        events.append(
+            Event(kind="picked", text=f"{state.names[seat]} has picked.", data={"seat": seat})
+        )
+    if not waiting_for(state):
+        reveal(state, rng, events)
+    return events
+
+
+def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
+    product = state.new_product_of(seat) if state.phase == "venture" else None
+    if product is None:
+        raise IllegalAction(
+            "You can pitch only your own new product, after the reveal and before the "
+            "venture pointing is revealed."
+        )
+    if product.pitch is not None:
+        raise IllegalAction(f"You have already pitched your {product_name(product.cards)}.")
+    text = " ".join(action.text.split())
+    if not text:
+        raise IllegalAction("Your pitch is empty.")
+    if len(text) > PITCH_LIMIT:
+        raise IllegalAction(f"Your pitch has {len(text)} characters; the limit is {PITCH_LIMIT}.")
+    product.pitch = text
+    return [
+        Event(
+            kind="pitch",
+            text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{text}”",
+            data={"seat": seat, "product": product.id, "text": text},
+        )
+    ]
+
+
+def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Event]:
+    _require_phase(state, "venture", "Pointing happens")
+    target = action.seat
+    if target is not None and target not in state.seats:
+        raise IllegalAction(f"There is no player at seat {target}.")
+    first = seat not in state.votes
+    state.votes[seat] = target
+    whom = "nobody" if target is None else state.names[target]
+    events = [
+        Event(
+            kind="your_vote",
+            text=f"You point at {whom}. You may change it until everyone has pointed.",
+            audience=Audience.only(seat),
+            data={"seat": target},
+        )
+    ]
+    if first:
+        # Public: that this seat has pointed, never at whom.
+        events.append(
+            Event(kind="voted", text=f"{state.names[seat]} has pointed.", data={"seat": seat})
+        )
+    if not waiting_for(state):
+        resolve_votes(state, rng, events)
+    return events
+
+
+def _mezzanine(
+    state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass, rng: Rng
+) -> list[Event]:
+    _require_phase(state, "mezzanine", "Chits move")
+    turn = state.turn_seat
+    if turn != seat:
+        raise IllegalAction(f"It is {state.names[turn or 0]}'s turn, not yours.")
+    name = state.names[seat]
+    if isinstance(action, Pass):
+        event = Event(kind="pass", text=f"{name} passes.", data={"seat": seat})
+    else:
+        product = _product(state, action.product)
+        if isinstance(action, Invest):
+            event = _invest(state, seat, product)
+        else:
+            event = _withdraw(state, seat, product)
+    events = [event]
+    next_turn(state, rng, events)
+    return events
+
+
+def _product(state: BigIdeaState, product_id: int) -> Product:
+    product = state.product(product_id)
+    if product is None:
+        raise IllegalAction(f"There is no product #{product_id} on the table.")
+    return product
+
+
+def _invest(state: BigIdeaState, seat: Seat, product: Product) -> Event:
+    label = product_label(state, product)
+    if state.chits[seat] == 0:
+        raise IllegalAction("You have no chits left to invest.")
+    cost = invest_cost(state, product, seat)
+    if sum(cost) > state.money[seat]:
+        raise IllegalAction(
+            f"You need {dollars(sum(cost))} to invest in {label}; "
+            f"you have {dollars(state.money[seat])}."
+        )
+    for owner, amount in enumerate(cost):
+        state.money[seat] -= amount
+        state.money[owner] += amount
+    state.chits[seat] -= 1
+    product.chits[seat] += 1
+    paid = join([f"{state.names[o]} {dollars(a)}" for o, a in enumerate(cost) if a > 0])
+    return Event(
+        kind="invest",
+        text=f"{state.names[seat]} invests a chit in {label}"
+        + (f", paying {paid}." if paid else " for free."),
+        data={"seat": seat, "product": product.id, "paid": cost},
+    )
+
+
+def _withdraw(state: BigIdeaState, seat: Seat, product: Product) -> Event:
+    label = product_label(state, product)
+    if product.chits[seat] == 0:
+        raise IllegalAction(f"You have no chit on {label}.")
+    product.chits[seat] -= 1
+    state.chits[seat] += 1
+    return Event(
+        kind="withdraw",
+        text=f"{state.names[seat]} takes a chit back from {label}.",
+        data={"seat": seat, "product": product.id},
+    )
+
+
+def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> list[Event]:
+    Game.check_timeout(state, action, actor)
+    idle = waiting_for(state)
+    names = join([state.names[s] for s in idle])
+    events: list[Event] = []
+    if state.phase == "pick":
+        for seat in idle:
+            picks = pick_options(state, seat)
+            pick = rng.choice([p for p in picks if is_product(p.cards)] or picks)
+            state.picks[seat] = list(pick.cards)
+            events.append(
+                Event(
+                    kind="your_pick",
+                    text=f"Time is up: a random pick was made for you: {card_list(pick.cards)}.",
+                    audience=Audience.only(seat),
+                    data={"cards": list(pick.cards)},
+                )
+            )
+        events.append(
+            Event(
+                kind="timeout",
+                text=f"Time is up: a random pick was made for {names}.",
+                data={"phase": "pick", "seats": idle},
+            )
+        )
+        reveal(state, rng, events)
+    elif state.phase == "venture":
+        for seat in idle:
+            state.votes[seat] = None
+        events.append(
+            Event(
+                kind="timeout",
+                text=f"Time is up: {names} {'points' if len(idle) == 1 else 'point'} at nobody.",
+                data={"phase": "venture", "seats": idle},
+            )
+        )
+        resolve_votes(state, rng, events)
+    else:
+        events.append(
+            Event(
+                kind="timeout",
+                text=f"Time is up: {names} passes.",
+                data={"phase": "mezzanine", "seats": idle},
+            )
+        )
+        next_turn(state, rng, events)
+    return events

@@ -1,0 +1,33 @@
+"""Small formatting helpers shared by the rules, the views and the UI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.games.bigidea.cards import card, product_name
+from core.games.bigidea.state import BigIdeaState, Product
+
+__all__ = ["card_list", "dollars", "join", "product_label"]
+
+
+def dollars(cents: int) -> str:
+    """``$3`` for whole dollars, ``$2.50`` otherwise (the variant pays half dollars)."""
+    sign = "-" if cents < 0 else ""
+    whole, rest = divmod(abs(cents), 100)
+    return f"{sign}${whole}" if rest == 0 else f"{sign}${whole}.{rest:02d}"
+
+
+def join(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def product_label(state: BigIdeaState, product: Product) -> str:
+    """``Bob's frozen cat``: unique on the table, since every card exists once."""
+    return f"{state.names[product.owner]}'s {product_name(product.cards)}"
+
+
+def card_list(card_ids: Sequence[str]) -> str:
+    return " + ".join(card(cid).name for cid in card_ids)

@@ -1,0 +1,254 @@
+"""Platform-neutral messages: the public board, a seat's private panel, the venture prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core import ui
+from core.engine import Seat
+from core.games.bigidea.actions import PITCH_LIMIT, Invest, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.cards import is_product, product_name, product_sentence
+from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
+from core.games.bigidea.state import BigIdeaState
+from core.games.bigidea.text import card_list, dollars, join
+from core.games.bigidea.view import view
+
+__all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
+
+_PHASE_TITLES = {
+    "pick": "Seed phase: everyone picks a product in secret",
+    "venture": "Venture phase: everyone points in secret",
+    "mezzanine": "Mezzanine phase: invest, withdraw or pass in turn",
+    "over": "Game over",
+}
+_ROW = 5
+"""Buttons per row (Discord's limit)."""
+_MAX_BUTTONS = 25
+"""Buttons per message (Discord: 5 rows of 5)."""
+_MAX_OPTIONS = 25
+"""Options per menu (Discord's limit)."""
+_MAX_LABEL = 75
+"""Characters per button or option label (Slack's limit; Discord allows 80)."""
+
+
+def _fit(label: str) -> str:
+    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1].rstrip() + "…"
+
+
+def _rows(buttons: Sequence[ui.Button]) -> list[list[ui.Button]]:
+    return [list(buttons[i : i + _ROW]) for i in range(0, len(buttons), _ROW)]
+
+
+def _chit_owners(public: dict[str, Any], chits: list[int]) -> str:
+    names = [p["name"] for p in public["players"]]
+    return ", ".join(f"{names[s]} {n}" for s, n in enumerate(chits) if n) or "none"
+
+
+def _product_lines(public: dict[str, Any]) -> list[str]:
+    names = [p["name"] for p in public["players"]]
+    lines = []
+    for p in public["products"]:
+        tag = " (new)" if p["new"] else ""
+        line = (
+            f"#{p['id']} {names[p['owner']]}'s {p['name']}{tag}: {p['sentence']} "
+            f"Chits {p['total_chits']}: {_chit_owners(public, p['chits'])}."
+        )
+        if p["pitch"]:
+            line += f" Pitch: “{p['pitch']}”"
+        lines.append(line)
+    return lines
+
+
+def render_board(state: BigIdeaState) -> ui.Message:
+    """The live board, built from the public view only."""
+    public = view(state, None)
+    names = [p["name"] for p in public["players"]]
+    head = [f"Round {public['round']} of {public['rounds']} · Dealer: {names[public['dealer']]}"]
+    head.append(_PHASE_TITLES[public["phase"]])
+    if public["outcome"]:
+        head.append(public["outcome"]["summary"])
+    elif public["waiting_for"]:
+        head.append("Waiting for " + join([names[s] for s in public["waiting_for"]]) + ".")
+    products = _product_lines(public)
+    head.append("Products on the table:\n" + "\n".join(products) if products else "No products.")
+    head.append(f"Deck: {public['deck_size']} cards · Discards: {public['discard_size']}")
+    fields = []
+    for p in public["players"]:
+        status = []
+        if p["picked"]:
+            status.append("picked")
+        if p["voted"]:
+            status.append("pointed")
+        if public["turn"] == p["seat"]:
+            status.append("to play")
+        value = f"{p['money_text']} · {p['chits']} chits · {p['hand_size']} cards"
+        if status:
+            value += " · " + ", ".join(status)
+        fields.append(ui.Field_(name=p["name"], value=value))
+    return ui.Message(title="The Big Idea", text="\n".join(head), fields=fields)
+
+
+def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
+    """The seat's hand, its pending pick or vote, and the controls for its legal actions."""
+    own = view(state, seat)
+    hand = own["hand"]
+    kinds = {1: "item", 2: "description"}
+    lines = ["Your hand:"] + [f"• {c['name']} ({kinds[c['type']]}): {c['text']}" for c in hand]
+    lines.append(f"You have {own['players'][seat]['money_text']} and {state.chits[seat]} chits.")
+    legal = legal_actions(state, seat)
+    selects: list[ui.Select] = []
+    buttons: list[ui.Button] = []
+    opts = state.options
+    if state.phase == "pick" and legal:
+        if own["pick"]:
+            lines.append("Your pick: " + _pick_summary(own["pick"]))
+        wanted = (
+            f"one item and up to {opts.max_pick - 1} descriptions"
+            if opts.larger_products
+            else "two cards: an item and a description"
+        )
+        selects.append(
+            ui.Select(
+                placeholder=f"Pick {wanted}",
+                options=[
+                    ui.SelectOption(label=c["name"], value=c["id"], description=_fit(c["text"]))
+                    for c in hand
+                ],
+                action=Pick(cards=[]).model_dump(mode="json"),
+                field="cards",
+                version=state.version,
+                seat=seat,
+                min_values=opts.min_pick,
+                max_values=min(opts.max_pick, len(hand)),
+            )
+        )
+    elif state.phase == "venture":
+        if own["voted"]:
+            target = own["vote"]
+            lines.append(
+                "You point at " + ("nobody" if target is None else state.names[target]) + "."
+            )
+        mine = state.new_product_of(seat)
+        if mine is not None and mine.pitch is None:
+            lines.append(f"You may pitch your new product (up to {PITCH_LIMIT} characters).")
+    elif state.phase == "mezzanine" and legal:
+        lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
+        if len(legal) <= _MAX_BUTTONS:
+            buttons = [_button(state, seat, action) for action in legal]
+        else:
+            # Too many choices for buttons: one menu per kind, Pass stays a button.
+            selects = _menus(state, seat, legal)
+            buttons = [_button(state, seat, Pass())]
+    elif state.phase == "pick" and not can_pick(state, seat):
+        lines.append("You have too few cards to make a product this round.")
+    elif state.phase == "mezzanine":
+        turn = state.turn_seat
+        lines.append(f"Waiting for {state.names[turn or 0]}.")
+    return ui.Message(
+        title=f"The Big Idea: {state.names[seat]}",
+        text="\n".join(lines),
+        buttons=_rows(buttons),
+        selects=selects,
+    )
+
+
+def _button(state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass) -> ui.Button:
+    return ui.Button(
+        label=_fit(describe_action(state, action)),
+        style="primary" if isinstance(action, Invest) else "secondary",
+        action=action.model_dump(mode="json"),
+        version=state.version,
+        seat=seat,
+    )
+
+
+def _menus(state: BigIdeaState, seat: Seat, legal: list[Any]) -> list[ui.Select]:
+    menus = []
+    for kind, placeholder in (
+        (Invest, "Invest a chit in..."),
+        (Withdraw, "Withdraw a chit from..."),
+    ):
+        options = [
+            ui.SelectOption(label=_fit(describe_action(state, a)), value=str(a.product))
+            for a in legal
+            if isinstance(a, kind)
+        ]
+        for start in range(0, len(options), _MAX_OPTIONS):
+            menus.append(
+                ui.Select(
+                    placeholder=placeholder,
+                    options=options[start : start + _MAX_OPTIONS],
+                    action={"type": kind.model_fields["type"].default},
+                    field="product",
+                    version=state.version,
+                    seat=seat,
+                )
+            )
+    return menus
+
+
+def _pick_summary(card_ids: list[str]) -> str:
+    if is_product(card_ids):
+        return f"{product_name(card_ids)}: {product_sentence(card_ids)}"
+    return f"{card_list(card_ids)} (not a product: it will be discarded)"
+
+
+def render_prompt(state: BigIdeaState) -> ui.Message | None:
+    """During the venture phase: one public message with a button per new product."""
+    if state.phase != "venture":
+        return None
+    buttons = []
+    for product in state.products:
+        if not product.new:
+            continue
+        owner = state.names[product.owner]
+        buttons.append(
+            ui.Button(
+                label=_fit(f"Point at {owner}: {product_sentence(product.cards)}"),
+                style="primary",
+                action=Point(seat=product.owner).model_dump(mode="json"),
+                version=state.version,
+            )
+        )
+    buttons.append(
+        ui.Button(
+            label="Point at nobody",
+            action=Point(seat=None).model_dump(mode="json"),
+            version=state.version,
+        )
+    )
+    waiting = [state.names[s] for s in sorted(set(state.seats) - set(state.votes))]
+    lines = ["Point in secret at the player whose new product gets your chit."]
+    # Labels may be cut to fit a button, so the full products are spelled out here.
+    lines += [
+        f"• {state.names[p.owner]}: {product_sentence(p.cards)}" for p in state.products if p.new
+    ]
+    if waiting:
+        lines.append("Waiting for " + join(waiting) + ".")
+    return ui.Message(title="Venture phase", text="\n".join(lines), buttons=_rows(buttons))
+
+
+def describe_action(state: BigIdeaState, action: Any) -> str:
+    """A short label. Secret choices (pick, pointing) are described without their content,
+    because labels may reach a public log."""
+    if isinstance(action, Pick):
+        return f"Pick {len(action.cards)} cards"
+    if isinstance(action, Point):
+        return "Point in secret"
+    if isinstance(action, Pitch):
+        return "Pitch"
+    if isinstance(action, Pass):
+        return "Pass"
+    if isinstance(action, Invest | Withdraw):
+        product = state.product(action.product)
+        name = product_name(product.cards) if product else f"product #{action.product}"
+        owner = f"{state.names[product.owner]}'s " if product else ""
+        if isinstance(action, Withdraw):
+            return f"Withdraw from {owner}{name}"
+        seat = state.turn_seat
+        price = ""
+        if product is not None and seat is not None:
+            price = f" ({dollars(sum(invest_cost(state, product, seat)))})"
+        return f"Invest in {owner}{name}{price}"
+    return "Time is up"

@@ -1,0 +1,83 @@
+"""Platform-neutral UI messages.
+
+Games turn their views and events into these models; adapters render them (Discord components,
+Slack Block Kit, numbered console choices) and never format game text themselves.
+
+A button or select carries what pressing it means: a game ``action`` (a dict the game's action
+union validates) tagged with the state ``version`` it was built for, or a lobby ``command`` such as
+``join``. A select fills ``field`` of its action with the chosen option values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = ["Button", "Field_", "Message", "Select", "SelectOption"]
+
+Style = Literal["primary", "secondary", "success", "danger"]
+
+
+class Button(BaseModel):
+    """A button; exactly one of ``action`` (a game action) or ``command`` (a lobby command)."""
+
+    label: str
+    style: Style = "secondary"
+    action: dict[str, Any] | None = None
+    version: int | None = None
+    """The state version the action was offered at; older presses are answered as stale."""
+    command: str | None = None
+    seat: int | None = None
+    """When set, only this seat may press it (a button in someone's private panel)."""
+    disabled: bool = False
+
+
+class SelectOption(BaseModel):
+    label: str
+    value: str
+    description: str | None = None
+
+
+class Select(BaseModel):
+    """A menu whose chosen values fill ``action[field]`` (a list) before it is applied."""
+
+    placeholder: str
+    options: list[SelectOption]
+    action: dict[str, Any]
+    field: str
+    version: int
+    seat: int | None = None
+    min_values: int = 1
+    max_values: int = 1
+
+
+class Field_(BaseModel):
+    """A labelled value, shown as a column on Discord and Slack and as ``name: value`` lines."""
+
+    name: str
+    value: str
+    inline: bool = True
+
+
+class Message(BaseModel):
+    """One message: a title, text, fields and rows of buttons or selects."""
+
+    title: str | None = None
+    text: str = ""
+    fields: list[Field_] = Field(default_factory=list)
+    buttons: list[list[Button]] = Field(default_factory=list)
+    """Rows of buttons (Discord allows 5 rows of 5)."""
+    selects: list[Select] = Field(default_factory=list)
+    image_url: str | None = None
+
+    def plain_text(self) -> str:
+        """The whole message as plain text (used by the console and in tests)."""
+        parts = [f"**{self.title}**"] if self.title else []
+        if self.text:
+            parts.append(self.text)
+        parts.extend(f"{f.name}: {f.value}" for f in self.fields)
+        return "\n".join(parts)
+
+    def all_buttons(self) -> list[Button]:
+        return [b for row in self.buttons for b in row]

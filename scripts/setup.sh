@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Shared by scripts/run and scripts/check: create .venv and install the project into it.
+# Usage: scripts/setup.sh [dev]   ("dev" adds the test and lint tools and redis-server)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extra=""
+[ "${1:-}" = "dev" ] && extra="[dev]"
+
+if [ ! -x .venv/bin/python ]; then
+  "${PYTHON:-python3}" -m venv .venv
+fi
+
+# Reinstall only when pyproject.toml (the dependency list) changed since the last install.
+stamp=".venv/.installed${extra}"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".${extra}"
+  echo "$want" > "$stamp"
+fi
+
+# The storage and authority tests start their own redis-server on a free loopback port.
+if [ -n "$extra" ] && ! command -v redis-server >/dev/null 2>&1; then
+  echo "redis-server is missing: installing Debian's redis-server package" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+fi

@@ -1,0 +1,436 @@
+"""The authority against a real redis-server: lobby, presses, conflicts, deadlines, outages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bot.commands import codec
+from bot.commands.authority import STALE, UNAVAILABLE, Authority, Request
+from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from core import ui
+from storage import GameKey, GameStore
+
+CHANNEL = "table-1"
+KEY = GameKey("console", CHANNEL)
+
+
+class Clock:
+    """A clock the tests move by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def store(redis_url: str) -> AsyncIterator[GameStore]:
+    store = GameStore.from_url(redis_url)
+    await store.client.flushdb()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def authority(store: GameStore, clock: Clock) -> Authority:
+    seeds = random.Random(7)
+    return Authority(store, Settings(), clock=clock, new_seed=lambda: seeds.getrandbits(63))
+
+
+def req(user: str, delivery: str | None = None) -> Request:
+    return Request(
+        platform="console", channel=CHANNEL, user=user, name=user.title(), delivery=delivery
+    )
+
+
+def replies(out: Outbox, user: str) -> list[ui.Message]:
+    return [d.message for d in out.deliveries if d.user == user and d.to != "channel"]
+
+
+def reply_text(out: Outbox, user: str) -> str:
+    return "\n".join(m.text for m in replies(out, user))
+
+
+async def record(store: GameStore) -> GameRecord:
+    _, loaded = await store.load(KEY)
+    assert loaded is not None
+    return GameRecord.model_validate_json(loaded.data)
+
+
+async def lobby(authority: Authority, humans: list[str], bots: int = 0, options: str = "") -> None:
+    out = await authority.command(req(humans[0]), "bigidea", f"start {options}")
+    assert out.public, reply_text(out, humans[0])
+    for user in humans[1:]:
+        out = await authority.command(req(user), "bigidea", "join")
+        assert not replies(out, user), reply_text(out, user)
+    if bots:
+        await authority.command(req(humans[0]), "bigidea", f"addbot {bots}")
+
+
+def panel_select(message: ui.Message) -> ui.Select:
+    assert message.selects, message.text
+    return message.selects[0]
+
+
+# --- lobby -------------------------------------------------------------------------------------
+
+
+async def test_second_start_names_the_running_game(authority: Authority) -> None:
+    await lobby(authority, ["alice"])
+    out = await authority.command(req("bob"), "bigidea", "start")
+    text = reply_text(out, "bob")
+    assert "The Big Idea is already open for players" in text
+    assert "/bigidea end" in text
+    assert not out.public
+
+
+async def test_lobby_refusals_are_private_sentences(authority: Authority, store: GameStore) -> None:
+    await lobby(authority, ["alice", "bob"])
+    before = await record(store)
+    cases = [
+        ("bob", "join", "You're already at the table."),
+        ("bob", "begin", "Only the host (Alice) can begin."),
+        ("alice", "begin", "needs at least 3 players"),
+        ("bob", "addbot", "Only the host (Alice) can add bots."),
+        ("alice", "addbot 9", "You can add 1 to 4 bots"),
+        ("alice", "addbot many", "`addbot` takes a number of bots"),
+        ("carol", "hand", "You're not playing in this game."),
+        ("alice", "frobnicate", "I don't know `/bigidea frobnicate`."),
+        ("alice", "start", "A game of The Big Idea is already open"),
+    ]
+    for user, text, expected in cases:
+        out = await authority.command(req(user), "bigidea", text)
+        assert expected in reply_text(out, user), (text, reply_text(out, user))
+        assert not out.public, text
+        assert all(d.user == user for d in out.deliveries)
+    assert await record(store) == before
+
+
+async def test_unknown_option_gets_the_options_list(authority: Authority) -> None:
+    out = await authority.command(req("alice"), "bigidea", "start colour=blue")
+    text = reply_text(out, "alice")
+    assert "`colour` is not an option of The Big Idea" in text
+    assert "four_chits" in text
+    out = await authority.command(req("alice"), "bigidea", "start vote_seconds=-3")
+    assert "Those options don't work" in reply_text(out, "alice")
+
+
+async def test_full_table(authority: Authority) -> None:
+    await lobby(authority, ["alice"], bots=5)
+    out = await authority.command(req("zed"), "bigidea", "join")
+    assert "The table is full" in reply_text(out, "zed")
+
+
+async def test_two_players_race_for_the_last_seat(authority: Authority, store: GameStore) -> None:
+    await lobby(authority, ["alice"], bots=4)
+    a, b = await asyncio.gather(
+        authority.command(req("bob"), "bigidea", "join"),
+        authority.command(req("carol"), "bigidea", "join"),
+    )
+    joined = [out for out in (a, b) if out.public]
+    refused = [out for out in (a, b) if not out.public]
+    assert len(joined) == 1 and len(refused) == 1
+    loser = "bob" if refused[0] is a else "carol"
+    assert "The table is full" in reply_text(refused[0], loser)
+    seats = (await record(store)).seats
+    assert len(seats) == 6
+    assert [s.user for s in seats].count(loser) == 0
+
+
+async def test_duplicate_delivery_applies_once(authority: Authority, store: GameStore) -> None:
+    await lobby(authority, ["alice"])
+    first = await authority.command(req("bob", delivery="d-1"), "bigidea", "join")
+    again = await authority.command(req("bob", delivery="d-1"), "bigidea", "join")
+    assert first.public and not again.deliveries and again.duplicate
+    log = await store.read_log(KEY)
+    assert sum('"join"' in entry for entry in log) == 1
+
+
+# --- playing -----------------------------------------------------------------------------------
+
+
+async def begin(authority: Authority, options: str = "") -> Outbox:
+    await lobby(authority, ["alice", "bob"], bots=2, options=options)
+    return await authority.command(req("alice"), "bigidea", "begin")
+
+
+async def test_begin_deals_private_panels(authority: Authority, store: GameStore) -> None:
+    out = await begin(authority)
+    alice, bob = replies(out, "alice"), replies(out, "bob")
+    assert alice and bob
+    assert [d.to for d in out.deliveries if d.user == "alice"] == ["ephemeral"]
+    assert [d.to for d in out.deliveries if d.user == "bob"] == ["dm"]
+    rec = await record(store)
+    state = rec.state or {}
+    for seat, user in ((0, "alice"), (1, "bob")):
+        select = panel_select(replies(out, user)[0])
+        assert select.seat == seat
+        assert sorted(o.value for o in select.options) == sorted(state["hands"][seat])
+    assert rec.deadline_due is not None
+
+
+async def test_other_players_button_is_refused(authority: Authority, store: GameStore) -> None:
+    out = await begin(authority)
+    bob_select = panel_select(replies(out, "bob")[0])
+    before = await record(store)
+    custom_id = codec.encode_select("bigidea", bob_select)
+    values = [o.value for o in bob_select.options[:2]]
+    refused = await authority.press(req("alice"), custom_id, values)
+    assert "That button belongs to Bob's hand" in reply_text(refused, "alice")
+    assert not refused.public
+    assert await record(store) == before
+
+
+async def test_stranger_and_garbage_presses(authority: Authority, store: GameStore) -> None:
+    out = await begin(authority)
+    custom_id = codec.encode_select("bigidea", panel_select(replies(out, "bob")[0]))
+    before = await record(store)
+    stranger = await authority.press(req("mallory"), custom_id, ["x", "y"])
+    assert "You're not playing in this game" in reply_text(stranger, "mallory")
+    garbage = await authority.press(req("bob"), "not-a-button")
+    assert "not one I recognise" in reply_text(garbage, "bob")
+    assert await record(store) == before
+
+
+async def test_cards_not_in_hand_are_refused(authority: Authority, store: GameStore) -> None:
+    out = await begin(authority)
+    select = panel_select(replies(out, "alice")[0])
+    before = await record(store)
+    theirs = (before.state or {})["hands"][1][:2]
+    refused = await authority.press(req("alice"), codec.encode_select("bigidea", select), theirs)
+    assert reply_text(refused, "alice")
+    assert not refused.public
+    assert await record(store) == before
+
+
+async def _pick_for(authority: Authority, out: Outbox, user: str, rng: random.Random) -> Outbox:
+    """Press the user's pick menu with an item and a description if it has them."""
+    select = panel_select(replies(out, user)[-1])
+    values = [o.value for o in select.options]
+    rng.shuffle(values)
+    for first in values:
+        for second in values:
+            if first != second:
+                result = await authority.press(
+                    req(user), codec.encode_select("bigidea", select), [first, second]
+                )
+                if not any("not a product" in m.text for m in replies(result, user)):
+                    return result
+    raise AssertionError("no pick possible")
+
+
+async def test_stale_button_after_the_phase_moved_on(
+    authority: Authority, store: GameStore
+) -> None:
+    out = await begin(authority)
+    rng = random.Random(3)
+    alice_panel = out
+    await _pick_for(authority, alice_panel, "alice", rng)
+    done = await _pick_for(authority, out, "bob", rng)
+    assert any("venture" in m.plain_text().lower() for m in done.public) or done.board
+    before = await record(store)
+    old = panel_select(replies(out, "alice")[0])
+    stale = await authority.press(
+        req("alice"), codec.encode_select("bigidea", old), [o.value for o in old.options[:2]]
+    )
+    assert STALE in reply_text(stale, "alice")
+    assert await record(store) == before
+
+
+async def test_double_pick_keeps_one_pick(authority: Authority, store: GameStore) -> None:
+    out = await begin(authority)
+    select = panel_select(replies(out, "alice")[0])
+    custom_id = codec.encode_select("bigidea", select)
+    values = [o.value for o in select.options]
+    outs = await asyncio.gather(
+        *(authority.press(req("alice"), custom_id, values[:2]) for _ in "ab")
+    )
+    # Both presses apply (changing a pick to the same pick is allowed) and neither says which cards.
+    assert all(not replies(o, "alice") or "Your pick" in reply_text(o, "alice") for o in outs)
+    for o in outs:
+        for message in o.public:
+            assert not any(v in message.plain_text() for v in values[:2])
+    state = (await record(store)).state or {}
+    assert state["phase"] == "pick"
+    assert sorted(state["picks"][0]) == sorted(values[:2])
+
+
+async def test_a_whole_game_with_one_human_and_deadlines(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    """Alice plays nothing at all: every phase ends by its deadline and the game still ends."""
+    await lobby(
+        authority, ["alice"], bots=3, options="pick_seconds=30 vote_seconds=20 turn_seconds=10"
+    )
+    await authority.command(req("alice"), "bigidea", "begin")
+    fired = 0
+    for _ in range(500):
+        rec = await record(store)
+        if rec.status == "finished":
+            break
+        assert rec.deadline_due is not None
+        clock.now = rec.deadline_due + 0.1
+        outs = await authority.fire_due("console")
+        assert len(outs) == 1
+        fired += 1
+    rec = await record(store)
+    assert rec.status == "finished"
+    assert (rec.state or {})["outcome"]["standings"]
+    assert fired > 8  # at least a pick, a vote and a turn per round were timed out
+    assert await authority.fire_due("console") == []
+
+
+async def test_late_timer_fire_changes_nothing(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    await begin(authority, options="pick_seconds=30")
+    before = await record(store)
+    clock.now = (before.deadline_due or 0) - 5
+    assert await authority.fire_due("console") == []
+    assert await record(store) == before
+
+
+async def test_leaving_hands_the_seat_to_a_bot(authority: Authority, store: GameStore) -> None:
+    await lobby(
+        authority, ["alice"], bots=2, options="pick_seconds=0 vote_seconds=0 turn_seconds=0"
+    )
+    await authority.command(req("alice"), "bigidea", "begin")
+    out = await authority.command(req("alice"), "bigidea", "leave")
+    assert any("a bot plays their seat" in m.text for m in out.public)
+    rec = await record(store)
+    assert rec.status == "finished"
+    assert rec.state and rec.state["outcome"]
+    assert await store.games_of("console", "alice") == []
+
+
+async def test_end_by_host_or_after_idle(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    await begin(authority)
+    out = await authority.command(req("bob"), "bigidea", "end")
+    assert "Only the host (Alice) can end the game" in reply_text(out, "bob")
+    clock.now += 31 * 60
+    out = await authority.command(req("bob"), "bigidea", "end")
+    assert any("Bob ended the game" in m.text for m in out.public)
+    assert (await record(store)).status == "finished"
+    out = await authority.command(req("carol"), "bigidea", "start")
+    assert out.public
+    rec = await record(store)
+    assert rec.first_version > 0
+
+
+async def test_old_games_button_is_stale_in_the_next_game(
+    authority: Authority, store: GameStore
+) -> None:
+    out = await begin(authority, options="pick_seconds=0")
+    old = panel_select(replies(out, "alice")[0])
+    await authority.command(req("alice"), "bigidea", "end")
+    await begin(authority, options="pick_seconds=0")
+    before = await record(store)
+    stale = await authority.press(
+        req("alice"), codec.encode_select("bigidea", old), [o.value for o in old.options[:2]]
+    )
+    assert STALE in reply_text(stale, "alice")
+    assert await record(store) == before
+
+
+async def test_log_replays_the_commands(authority: Authority, store: GameStore) -> None:
+    await begin(authority)
+    entries = [json.loads(line) for line in await store.read_log(KEY)]
+    kinds = [action["type"] for entry in entries for _who, action in entry]
+    assert kinds[:5] == ["start", "join", "addbot", "begin", "pick"]
+
+
+async def test_storage_outage_is_a_sentence_and_recovers(spawn_redis: Any) -> None:
+    server = spawn_redis(None)
+    store = GameStore.from_url(server.url)
+    authority = Authority(store, Settings())
+    try:
+        await lobby(authority, ["alice"])
+        server.stop()
+        out = await authority.command(req("bob"), "bigidea", "join")
+        assert reply_text(out, "bob") == UNAVAILABLE
+        assert out.unavailable and not out.public
+        assert await authority.fire_due("console") == []
+        spawn_redis(server.port)  # back on the same port (empty: it keeps nothing on disk)
+        for _ in range(100):  # redis-py reconnects on its own; no new store is built
+            out = await authority.command(req("bob"), "bigidea", "start")
+            if not out.unavailable:
+                break
+            await asyncio.sleep(0.05)
+        assert out.public, reply_text(out, "bob")
+    finally:
+        await store.close()
+
+
+# --- secrecy over a whole game -----------------------------------------------------------------
+
+
+def _secret_phrases(state: dict[str, Any]) -> set[str]:
+    """The printed text of every card that is still hidden: in a hand or a pending pick."""
+    from core.games.bigidea.cards import card
+
+    hidden = {card_id for hand in state["hands"] for card_id in hand}
+    hidden |= {card_id for pick in state["picks"] if pick for card_id in pick}
+    return {card(card_id).text.strip(".") for card_id in hidden}
+
+
+async def test_no_hidden_card_reaches_the_channel(authority: Authority, store: GameStore) -> None:
+    """Two humans press random choices to the end; after every command, nothing public (posts,
+    prompt buttons, the board) shows a card that is still in a hand or a secret pick."""
+    await lobby(
+        authority, ["alice", "bob"], bots=2, options="pick_seconds=0 vote_seconds=0 turn_seconds=0"
+    )
+    out = await authority.command(req("alice"), "bigidea", "begin")
+    rng = random.Random(11)
+    panels: dict[str, ui.Message] = {}
+    prompt: ui.Message | None = None
+    for _ in range(2000):
+        rec = await record(store)
+        if rec.status == "finished":
+            break
+        assert rec.state is not None
+        secrets = _secret_phrases(rec.state)
+        public = [*out.public, *([out.board] if out.board else [])]
+        for message in public:
+            shown = (
+                message.plain_text()
+                + " ".join(b.label for b in message.all_buttons())
+                + " ".join(o.label for s in message.selects for o in s.options)
+            )
+            leaked = [s for s in secrets if s in shown]
+            assert not leaked, (leaked, shown)
+        for delivery in out.deliveries:
+            if delivery.user and (delivery.message.buttons or delivery.message.selects):
+                panels[delivery.user] = delivery.message
+        for message in out.public:
+            if message.buttons:
+                prompt = message
+        user = rng.choice(["alice", "bob"])
+        options: list[ui.Message] = [m for m in (panels.get(user), prompt) if m is not None]
+        if not options:
+            continue
+        message = rng.choice(options)
+        if message.selects:
+            select = message.selects[0]
+            values = rng.sample([o.value for o in select.options], select.min_values)
+            out = await authority.press(req(user), codec.encode_select("bigidea", select), values)
+        else:
+            button = rng.choice(message.all_buttons())
+            out = await authority.press(req(user), codec.encode_button("bigidea", button))
+    rec = await record(store)
+    assert rec.status == "finished", "the random players did not finish the game"

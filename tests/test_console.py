@@ -1,0 +1,126 @@
+"""The console adapter, run as the real `boardroom` command in script mode."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.adapters.console import Console, VirtualClock
+from bot.commands.authority import Authority
+from bot.settings import Settings
+from storage import GameStore
+
+
+def run_script(tmp_path: Path, lines: list[str], *args: str) -> tuple[str, list[dict[str, Any]]]:
+    script = tmp_path / "game.txt"
+    script.write_text("\n".join(lines) + "\n")
+    transcript = tmp_path / "transcript.jsonl"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "console",
+            *("--script", str(script)),
+            *("--transcript", str(transcript)),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "BOARDROOM_LOG_LEVEL": "WARNING"},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    return result.stdout, records
+
+
+def test_scripted_human_with_three_bots_plays_to_the_end(tmp_path: Path) -> None:
+    """Alice starts, adds three bots and plays by clicking; some phases she lets time out."""
+    lines = [
+        "# a whole game of The Big Idea: one scripted human, three bots",
+        "alice: /bigidea start pick_seconds=60 vote_seconds=30 turn_seconds=20",
+        "alice: /bigidea addbot 3",
+        "alice: click Begin",
+        "alice: /bigidea pitch It keeps your beer cold and your cat happy.",
+    ]
+    for turn in range(120):
+        lines.append("alice: click any")
+        if turn % 10 == 9:
+            lines.append("wait 61")  # let a deadline pass now and then
+    lines.append("alice: /bigidea status")
+    stdout, records = run_script(tmp_path, lines, "--seed", "42")
+
+    assert "embedded" not in stdout  # the embedded-store notice goes to stderr, once
+    channel = [r for r in records if r["audience"] == "channel"]
+    private = [r for r in records if r["audience"] in {"ephemeral", "dm"}]
+    assert any("Game over" in r["text"] for r in channel), channel[-3:]
+    assert all(r["user"] == "alice" for r in private)
+    assert {r["audience"] for r in records} >= {"channel", "board", "ephemeral"}
+    # Buttons and menus are in the transcript as labels.
+    assert any("Join" in r["buttons"] for r in channel)
+    assert any(r["selects"] for r in private)
+    # The board and the final status agree on the winner.
+    final = records[-1]
+    assert final["audience"] == "ephemeral"
+    assert "wins" in final["text"] or "tie for first" in final["text"]
+
+
+def test_same_seed_replays_the_same_game(tmp_path: Path) -> None:
+    lines = [
+        "alice: /bigidea start pick_seconds=0 vote_seconds=0 turn_seconds=0",
+        "alice: /bigidea addbot 3",
+        "alice: /bigidea begin",
+        "alice: /bigidea leave",
+    ]
+    runs = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        runs.append(run_script(tmp_path / name, lines, "--seed", "9")[1])
+    a, b = runs
+    assert a == b
+    assert any("Game over" in r["text"] for r in a)
+
+
+@pytest.fixture
+async def console() -> Any:
+    store = GameStore.from_url(None)
+    clock = VirtualClock(1000.0)
+    written: list[str] = []
+    console = Console(Authority(store, Settings(), clock=clock), write=written.append, clock=clock)
+    yield console, written
+    await store.close()
+
+
+async def test_console_answers_bad_input_with_a_sentence(console: Any) -> None:
+    con, written = console
+    await con.handle_line("click 99")
+    await con.handle_line("click")
+    await con.handle_line("wait soon")
+    await con.handle_line("/chess start")
+    await con.handle_line("bob: /bigidea hand")
+    assert written[0] == "(there is no choice with that number)"
+    assert "click what?" in written[1]
+    assert "wait how many seconds?" in written[2]
+    assert "unknown input" in written[3]
+    assert "No game here" in written[4] and written[4].startswith("[bob · private]")
+    assert await con.handle_line("quit") is False
+
+
+async def test_someone_elses_private_choice_is_not_clickable(console: Any) -> None:
+    con, written = console
+    await con.handle_line("alice: /bigidea start")
+    await con.handle_line("bob: /bigidea join")
+    await con.handle_line("alice: /bigidea addbot 1")
+    await con.handle_line("alice: /bigidea begin")
+    alice_option = next(
+        i for i, c in enumerate(con.choices, 1) if c.viewers == {"alice"} and c.value
+    )
+    await con.handle_line(f"bob: click {alice_option}")
+    assert written[-1] == "(bob cannot see that choice; it was sent to someone else)"

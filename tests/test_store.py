@@ -1,0 +1,327 @@
+"""GameStore against a real redis-server and the embedded store (see the ``store`` fixture)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from redis.crc import key_slot
+
+from storage import GameKey, GameStore, Loaded, StorageUnavailable
+from tests.conftest import RedisServer
+
+KEY = GameKey("discord", "123456")
+TTL_S = 3600
+
+
+async def _create(store: GameStore, key: GameKey = KEY, data: str = '{"n": 1}') -> None:
+    assert await store.save(key, data, expected=None, version=1, log="create", ttl_s=TTL_S)
+
+
+# GameKey
+
+
+@given(
+    platform=st.text(min_size=1).filter(lambda p: ":" not in p),
+    channel=st.text(min_size=1),
+)
+def test_game_key_parse_inverts_str(platform: str, channel: str) -> None:
+    key = GameKey(platform, channel)
+    assert GameKey.parse(str(key)) == key
+
+
+def test_game_key_keeps_colons_in_channel() -> None:
+    key = GameKey.parse("slack:T01:C02")
+    assert key == GameKey("slack", "T01:C02")
+    assert str(key) == "slack:T01:C02"
+
+
+@pytest.mark.parametrize("text", ["", "discord", ":chan", "discord:"])
+def test_game_key_parse_rejects_malformed(text: str) -> None:
+    with pytest.raises(ValueError):
+        GameKey.parse(text)
+
+
+async def test_from_url_chooses_embedded_without_url() -> None:
+    stores = [GameStore.from_url(url) for url in (None, "", "redis://127.0.0.1:1/0")]
+    assert [s.embedded for s in stores] == [True, True, False]
+    for s in stores:
+        await s.close()  # never connected: closing must not need the server
+
+
+async def test_embedded_stores_do_not_share_state() -> None:
+    first, second = GameStore.from_url(None), GameStore.from_url(None)
+    await _create(first)
+    assert await second.load(KEY) == (True, None)
+    await first.close()
+    await second.close()
+
+
+def test_unavailable_message() -> None:
+    assert str(StorageUnavailable()) == "Storage is unavailable, try again shortly."
+
+
+# versioned blobs
+
+
+async def test_load_missing_game(store: GameStore) -> None:
+    assert await store.load(KEY) == (True, None)
+
+
+async def test_round_trip_version_and_data(store: GameStore) -> None:
+    data = '{"cash": "$5M €", "seats": [1, 2]}'
+    assert await store.save(KEY, data, expected=None, version=7, ttl_s=TTL_S)
+    assert await store.load(KEY) == (True, Loaded(version=7, data=data))
+
+
+async def test_create_only_if_absent(store: GameStore) -> None:
+    await _create(store)
+    assert not await store.save(KEY, "other", expected=None, version=1, ttl_s=TTL_S)
+    assert await store.load(KEY) == (True, Loaded(1, '{"n": 1}'))
+
+
+async def test_concurrent_creates_one_wins(store: GameStore) -> None:
+    results = await asyncio.gather(
+        *(store.save(KEY, f"d{i}", expected=None, version=1, ttl_s=TTL_S) for i in range(5))
+    )
+    assert results.count(True) == 1
+    _, loaded = await store.load(KEY)
+    assert loaded == Loaded(1, f"d{results.index(True)}")
+
+
+async def test_cas_success_and_conflict(store: GameStore) -> None:
+    await _create(store)
+    assert await store.save(KEY, "v2", expected=1, version=2, ttl_s=TTL_S)
+    assert not await store.save(KEY, "stale", expected=1, version=2, ttl_s=TTL_S)
+    assert not await store.save(KEY, "future", expected=5, version=6, ttl_s=TTL_S)
+    assert await store.load(KEY) == (True, Loaded(2, "v2"))
+
+
+async def test_cas_on_missing_game_writes_nothing(store: GameStore) -> None:
+    assert not await store.save(KEY, "x", expected=1, version=2, log="a", ttl_s=TTL_S)
+    assert await store.load(KEY) == (True, None)
+    assert await store.read_log(KEY) == []
+
+
+async def test_concurrent_cas_exactly_one_wins(store: GameStore) -> None:
+    await _create(store)
+    first, second = await asyncio.gather(
+        store.save(KEY, "alice", expected=1, version=2, log="alice", ttl_s=TTL_S),
+        store.save(KEY, "bob", expected=1, version=2, log="bob", ttl_s=TTL_S),
+    )
+    assert first != second
+    winner = "alice" if first else "bob"
+    assert await store.load(KEY) == (True, Loaded(2, winner))
+    assert await store.read_log(KEY) == ["create", winner]
+
+
+async def test_games_are_independent(store: GameStore) -> None:
+    other = GameKey("slack", "123456")
+    await _create(store)
+    await _create(store, other, "slack game")
+    await store.delete(KEY)
+    assert await store.load(KEY) == (True, None)
+    assert await store.load(other) == (True, Loaded(1, "slack game"))
+
+
+# log, TTL, deletion
+
+
+async def test_log_appends_in_order(store: GameStore) -> None:
+    await _create(store)
+    assert await store.save(KEY, "2", expected=1, version=2, log="roll 5", ttl_s=TTL_S)
+    assert await store.save(KEY, "3", expected=2, version=3, ttl_s=TTL_S)  # no entry
+    assert await store.save(KEY, "4", expected=3, version=4, log="buy", ttl_s=TTL_S)
+    assert await store.read_log(KEY) == ["create", "roll 5", "buy"]
+
+
+async def test_save_sets_ttl_on_game_and_log(store: GameStore) -> None:
+    await _create(store)
+    # A later save without a log entry must still refresh (here: shorten) the log's TTL.
+    assert await store.save(KEY, "2", expected=1, version=2, ttl_s=60)
+    for name in (_game_name(KEY), _log_name(KEY)):
+        pttl = await store.client.pttl(name)
+        assert 0 < pttl <= 60_000, name
+
+
+async def test_delete_removes_game_and_log(store: GameStore) -> None:
+    await _create(store)
+    await store.delete(KEY)
+    assert await store.load(KEY) == (True, None)
+    assert await store.read_log(KEY) == []
+    assert await store.memory_usage(KEY) == 0
+    await store.delete(KEY)  # deleting nothing is fine
+
+
+# de-duplication
+
+
+async def test_dedupe(store: GameStore) -> None:
+    await _create(store)
+    fresh, loaded = await store.load(KEY, dedupe="interaction-1", dedupe_ttl=30)
+    assert fresh and loaded == Loaded(1, '{"n": 1}')
+    fresh, loaded = await store.load(KEY, dedupe="interaction-1", dedupe_ttl=30)
+    assert not fresh and loaded == Loaded(1, '{"n": 1}')
+    assert (await store.load(KEY, dedupe="interaction-2"))[0]
+    ttl = await store.client.ttl("boardroom:dedupe:interaction-1")
+    assert 0 < ttl <= 30
+
+
+async def test_load_without_dedupe_stores_no_id(store: GameStore) -> None:
+    await store.load(KEY)
+    assert await store.client.keys("boardroom:dedupe:*") == []
+
+
+# deadlines
+
+
+async def test_schedule_then_unschedule(store: GameStore) -> None:
+    await store.schedule(KEY, 100.0)
+    assert await store.claim_due(KEY.platform, now=50.0) == []
+    await store.schedule(KEY, None)
+    assert await store.claim_due(KEY.platform, now=1000.0) == []
+    await store.schedule(KEY, None)  # unscheduling twice is fine
+
+
+async def test_reschedule_replaces_due_time(store: GameStore) -> None:
+    await store.schedule(KEY, 10.0)
+    await store.schedule(KEY, 200.0)
+    assert await store.claim_due(KEY.platform, now=100.0) == []
+    assert await store.claim_due(KEY.platform, now=200.0) == [KEY]
+    assert await store.claim_due(KEY.platform, now=200.0) == []
+
+
+async def test_claim_due_is_earliest_first_and_bounded(store: GameStore) -> None:
+    keys = [GameKey("slack", f"C{i}") for i in range(5)]
+    for i, key in enumerate(keys):
+        await store.schedule(key, 10.0 - i)
+    assert await store.claim_due("slack", now=10.0, limit=2) == [keys[4], keys[3]]
+    assert await store.claim_due("slack", now=10.0, limit=0) == []
+    assert await store.claim_due("slack", now=10.0) == [keys[2], keys[1], keys[0]]
+
+
+async def test_claims_are_per_platform(store: GameStore) -> None:
+    slack, discord = GameKey("slack", "C1"), GameKey("discord", "C1")
+    await store.schedule(slack, 5.0)
+    await store.schedule(discord, 5.0)
+    assert await store.claim_due("discord", now=10.0) == [discord]
+    assert await store.claim_due("discord", now=10.0) == []
+    assert await store.claim_due("slack", now=10.0) == [slack]
+
+
+async def test_concurrent_claims_never_overlap(store: GameStore) -> None:
+    due = {GameKey("discord", f"chan:{i}") for i in range(60)}
+    future = {GameKey("discord", f"later{i}") for i in range(5)}
+    for i, key in enumerate(sorted(due, key=str)):
+        await store.schedule(key, 1000.0 + i)
+    for key in future:
+        await store.schedule(key, 5000.0)
+    batches = await asyncio.gather(
+        *(store.claim_due(KEY.platform, now=2000.0, limit=7) for _ in range(10))
+    )
+    claimed = [key for batch in batches for key in batch]
+    assert len(claimed) == len(set(claimed)) == len(due)
+    assert set(claimed) == due
+    assert await store.claim_due(KEY.platform, now=2000.0) == []
+    assert set(await store.claim_due(KEY.platform, now=5000.0)) == future
+
+
+# user index
+
+
+async def test_user_index(store: GameStore) -> None:
+    other = GameKey("discord", "999")
+    await store.index_user("discord", "alice", KEY, True)
+    await store.index_user("discord", "alice", other, True)
+    await store.index_user("discord", "bob", KEY, True)
+    assert sorted(await store.games_of("discord", "alice"), key=str) == sorted(
+        [KEY, other], key=str
+    )
+    await store.index_user("discord", "alice", KEY, False)
+    await store.index_user("discord", "alice", KEY, False)
+    assert await store.games_of("discord", "alice") == [other]
+    assert await store.games_of("discord", "bob") == [KEY]
+    assert await store.games_of("slack", "alice") == []
+
+
+# key layout and size
+
+
+def _game_name(key: GameKey) -> str:
+    return f"boardroom:{{{key}}}:game"
+
+
+def _log_name(key: GameKey) -> str:
+    return f"boardroom:{{{key}}}:log"
+
+
+@pytest.mark.parametrize("channel", ["123456", "T01:C02", "odd}chan{nel"])
+async def test_key_layout_shares_hash_tag(store: GameStore, channel: str) -> None:
+    key = GameKey("slack", channel)
+    await _create(store, key)
+    names = {str(name) for name in await store.client.keys("boardroom:*")}
+    assert names == {_game_name(key), _log_name(key)}
+    assert len({key_slot(name.encode()) for name in names}) == 1
+
+
+async def test_memory_usage(store: GameStore) -> None:
+    assert await store.memory_usage(KEY) == 0
+    data = "x" * 20_000
+    assert await store.save(KEY, data, expected=None, version=1, log="create", ttl_s=TTL_S)
+    assert await store.memory_usage(KEY) >= len(data)
+
+
+# outages
+
+
+async def _poll(check: Callable[[], Awaitable[None]], timeout: float = 10.0) -> None:
+    """Retry ``check`` until it stops raising StorageUnavailable, within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await check()
+            return
+        except StorageUnavailable:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], RedisServer]) -> None:
+    server = spawn_redis(None)
+    store = GameStore.from_url(server.url)
+    try:
+        await _create(store)
+        await store.schedule(KEY, 1.0)
+        server.stop()
+
+        calls: list[Callable[[], Awaitable[object]]] = [
+            store.ping,
+            lambda: store.load(KEY, dedupe="d1"),
+            lambda: store.save(KEY, "x", expected=1, version=2, log="a", ttl_s=TTL_S),
+            lambda: store.delete(KEY),
+            lambda: store.read_log(KEY),
+            lambda: store.schedule(KEY, 5.0),
+            lambda: store.claim_due(KEY.platform, 10.0),
+            lambda: store.index_user("discord", "alice", KEY, True),
+            lambda: store.games_of("discord", "alice"),
+            lambda: store.memory_usage(KEY),
+        ]
+        for call in calls:
+            with pytest.raises(StorageUnavailable) as info:
+                await call()
+            assert str(info.value) == StorageUnavailable.MESSAGE
+
+        spawn_redis(server.port)  # same port, empty data (no persistence)
+        await _poll(store.ping)
+        # The restarted server has no scripts cached: both Lua scripts must reload themselves.
+        await _create(store)
+        assert await store.load(KEY) == (True, Loaded(1, '{"n": 1}'))
+        await store.schedule(KEY, 1.0)
+        assert await store.claim_due(KEY.platform, 10.0) == [KEY]
+    finally:
+        await store.close()
