@@ -183,6 +183,8 @@ class Game(ABC, Generic[S, OptionsT]):
     options_model: ClassVar[type[GameOptions]]
     action_adapter: ClassVar[TypeAdapter[Any]]
     """Validates an action dict into the game's discriminated union (Timeout included)."""
+    action_models: ClassVar[tuple[type[BaseModel], ...]]
+    """The members of that union, each with a ``type`` literal as its first field."""
     text_commands: ClassVar[dict[str, str]] = {}
     """Game-specific text subcommands handled by :meth:`parse_text`, with their help line."""
 

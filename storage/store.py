@@ -7,7 +7,9 @@ its log stream live in one slot; the Lua scripts below therefore run on Redis Cl
 
 from __future__ import annotations
 
+import base64
 import functools
+import zlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar, cast
@@ -97,6 +99,25 @@ def _outage_is_unavailable(
             raise StorageUnavailable() from exc
 
     return wrapper
+
+
+# Game records are JSON of a few KB that compresses about 2.5 to 1; compressing them keeps a game
+# well under its memory budget for the price of tens of microseconds. The client decodes replies
+# as text, so the compressed bytes travel as base64 behind a marker no JSON document starts with.
+_PACKED = "z:"
+_PACK_ABOVE = 512
+
+
+def _pack(data: str) -> str:
+    if len(data) <= _PACK_ABOVE:
+        return data
+    return _PACKED + base64.b64encode(zlib.compress(data.encode(), 6)).decode("ascii")
+
+
+def _unpack(stored: str) -> str:
+    if not stored.startswith(_PACKED):
+        return stored
+    return zlib.decompress(base64.b64decode(stored[len(_PACKED) :])).decode()
 
 
 def _deadlines_key(platform: str) -> str:
@@ -210,7 +231,7 @@ class GameStore:
         version, data = replies[-1]
         if version is None or data is None:
             return fresh, None
-        return fresh, Loaded(int(version), data)
+        return fresh, Loaded(int(version), _unpack(data))
 
     @_outage_is_unavailable
     async def save(
@@ -231,7 +252,7 @@ class GameStore:
         args: list[str | int] = [
             "" if expected is None else str(expected),
             str(version),
-            data,
+            _pack(data),
             ttl_s * 1000,
         ]
         if log is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 
@@ -270,9 +271,11 @@ async def test_key_layout_shares_hash_tag(store: GameStore, channel: str) -> Non
 
 async def test_memory_usage(store: GameStore) -> None:
     assert await store.memory_usage(KEY) == 0
-    data = "x" * 20_000
+    data = "x" * 20_000  # stored compressed: what counts is what Redis holds
     assert await store.save(KEY, data, expected=None, version=1, log="create", ttl_s=TTL_S)
-    assert await store.memory_usage(KEY) >= len(data)
+    stored = await store.client.hget("boardroom:{discord:123456}:game", "data")
+    assert stored is not None and len(stored) < 1000
+    assert await store.memory_usage(KEY) >= len(stored) + len("create")
 
 
 # outages
@@ -325,3 +328,16 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
         assert await store.claim_due(KEY.platform, 10.0) == [KEY]
     finally:
         await store.close()
+
+
+async def test_large_records_are_stored_compressed(store: GameStore) -> None:
+    data = json.dumps(
+        {"hands": [["cat", "frozen", "hat"] for _ in range(6)], "deck": list(range(300))}
+    )
+    assert await store.save(KEY, data, expected=None, version=1, ttl_s=TTL_S)
+    raw = await store.client.hget("boardroom:{discord:123456}:game", "data")
+    assert raw is not None and len(raw) < len(data) * 0.6
+    assert await store.load(KEY) == (True, Loaded(1, data))
+    small = '{"n": 1}'
+    assert await store.save(KEY, small, expected=1, version=2, ttl_s=TTL_S)
+    assert await store.client.hget("boardroom:{discord:123456}:game", "data") == small

@@ -22,13 +22,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.commands import codec
+from bot.commands.actionlog import line
 from bot.commands.grammar import CommandError, parse, parse_options, usage
 from bot.commands.outbox import Outbox
 from bot.commands.play import (
     Advance,
     advance,
     load_state,
-    log_entry,
     publish,
     run_bots,
     start_state,
@@ -202,9 +202,10 @@ class Authority:
                 record = GameRecord.model_validate_json(loaded.data) if loaded else None
                 if record is not None and out.game is None:
                     out.game = record.game
+                # Steps edit the record they are given: note what _after_save compares first.
+                old_due = record.deadline_due if record and record.status != "finished" else None
                 try:
-                    # Steps edit the record they are given; keep the loaded one to compare with.
-                    change = step(record.model_copy(deep=True) if record else None, out)
+                    change = step(record, out)
                 except (Refusal, IllegalAction, CommandError) as refusal:
                     fresh_out = self._outbox(req, game)
                     fresh_out.reply(req.user, str(refusal))
@@ -222,12 +223,12 @@ class Authority:
                     data,
                     expected=loaded.version if loaded else None,
                     version=version,
-                    log=log_entry(change.log) if change.log else None,
+                    log=line(change.log) if change.log else None,
                     ttl_s=self._ttl(change.record),
                 )
                 if not saved and not await self._already_saved(key, version, data):
                     continue
-                await self._after_save(key, record, change)
+                await self._after_save(key, old_due, change)
                 return out
             except StorageUnavailable:
                 out = self._outbox(req, game)
@@ -253,9 +254,8 @@ class Authority:
         )
         return max(1, int(hours * 3600))
 
-    async def _after_save(self, key: GameKey, old: GameRecord | None, change: _Change) -> None:
+    async def _after_save(self, key: GameKey, old_due: float | None, change: _Change) -> None:
         new = change.record
-        old_due = old.deadline_due if old is not None and old.status != "finished" else None
         if new.deadline_due != old_due:
             await self.store.schedule(key, new.deadline_due)
         for user in change.joined:
@@ -332,9 +332,7 @@ class Authority:
                 first_version=first,
             )
             out.post(self._lobby_message(game, new, f"{req.name} opened a game of {game.title}."))
-            return _Change(
-                record=new, log=[[req.user, {"type": "start", **new.options}]], joined=[req.user]
-            )
+            return _Change(record=new, joined=[req.user])
 
         return step
 
@@ -375,7 +373,7 @@ class Authority:
                 raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
             record.seats.append(SeatInfo(user=req.user, name=req.name))
             out.post(self._lobby_message(game, record, f"{req.name} joined."))
-            return _Change(record=record, log=[[req.user, {"type": "join"}]], joined=[req.user])
+            return _Change(record=record, joined=[req.user])
 
         return step
 
@@ -383,7 +381,7 @@ class Authority:
         def step(record: GameRecord | None, out: Outbox) -> _Change:
             record = self._require_game(record, game)
             seat = self._require_seat(record, req)
-            change = _Change(record=record, log=[[req.user, {"type": "leave"}]], left=[req.user])
+            change = _Change(record=record, left=[req.user])
             if record.status == "lobby":
                 del record.seats[seat]
                 humans = [s for s in record.seats if not s.is_bot]
@@ -395,6 +393,7 @@ class Authority:
                     record.host, record.host_name = humans[0].user or "", humans[0].name
                 out.post(self._lobby_message(game, record, f"{req.name} left."))
                 return change
+            change.log.append([req.user, "leave", seat])
             record.seats[seat] = SeatInfo(user=None, name=record.seats[seat].name)
             out.post(ui.Message(text=f"{req.name} left the table; a bot plays their seat now."))
             # The bot may be the seat the game is waiting for: let it move at once.
@@ -427,7 +426,7 @@ class Authority:
                 name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
                 record.seats.append(SeatInfo(user=None, name=name))
             out.post(self._lobby_message(game, record, f"{req.name} added {count} bot(s)."))
-            return _Change(record=record, log=[[req.user, {"type": "addbot", "n": count}]])
+            return _Change(record=record)
 
         return step
 
@@ -452,7 +451,8 @@ class Authority:
             )
             out.post(ui.Message(text=f"{req.name} began the game. Good luck!"))
             self._commit(game, record, None, result, req.user, out)
-            return _Change(record=record, log=[[req.user, {"type": "begin"}], *result.log])
+            seats = [[s.name for s in record.seats], [s.is_bot for s in record.seats]]
+            return _Change(record=record, log=[[req.user, "begin", *seats], *result.log])
 
         return step
 
@@ -466,11 +466,13 @@ class Authority:
                     f"Only the host ({record.host_name}) can end the game, or anyone once it has "
                     f"been idle for {self.settings.idle_end_minutes:g} minutes."
                 )
+            # The log holds the game from `begin` on; a lobby leaves no trace there.
+            log = [[req.user, "end"]] if record.status == "playing" else []
             record.status = "finished"
             record.deadline_due = None
             out.post(ui.Message(text=f"{req.name} ended the game of {game.title}."))
             humans = [s.user for s in record.seats if s.user is not None]
-            return _Change(record=record, log=[[req.user, {"type": "end"}]], left=humans)
+            return _Change(record=record, log=log, left=humans)
 
         return step
 

@@ -6,12 +6,12 @@ Everything here is pure (no storage, no clock of its own): the authority loads, 
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.commands.actionlog import encode_action
 from bot.commands.outbox import Outbox
 from core import ui
 from core.engine import Event, Game, GameState, IllegalAction, Seat
@@ -22,7 +22,6 @@ __all__ = [
     "action_rng",
     "advance",
     "load_state",
-    "log_entry",
     "publish",
     "run_bots",
     "start_state",
@@ -85,13 +84,9 @@ def advance(
     """Apply ``action`` (raises IllegalAction, changing nothing), then every bot move it allows."""
     transition = game.apply(state, actor, action, action_rng(seed, state.version))
     result = Advance(state=transition.state, events=list(transition.events))
-    result.log.append([actor, _dump(action)])
+    result.log.append(encode_action(actor, action))
     run_bots(game, seed, bots, result)
     return result
-
-
-def _dump(action: Any) -> Any:
-    return action.model_dump(mode="json") if hasattr(action, "model_dump") else action
 
 
 def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance) -> None:
@@ -116,13 +111,8 @@ def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance)
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
         result.state = transition.state
         result.events.extend(transition.events)
-        result.log.append([seat, _dump(choice)])
+        result.log.append(encode_action(seat, choice))
     log.error("bots did not finish within %s moves", MAX_BOT_STEPS)
-
-
-def log_entry(entries: list[list[Any]]) -> str:
-    """One compact log line for everything a command applied."""
-    return json.dumps(entries, separators=(",", ":"))
 
 
 def publish(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
 from core.engine import Seat, Timeout
 
 __all__ = [
+    "ACTION_MODELS",
     "PITCH_LIMIT",
     "Action",
     "Invest",
@@ -82,5 +83,6 @@ class Pass(_Action):
 
 
 Action = Pick | Pitch | Point | Invest | Withdraw | Pass | Timeout
+ACTION_MODELS = (Pick, Pitch, Point, Invest, Withdraw, Pass, Timeout)
 
 action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from core import ui as neutral
 from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
 from core.games.bigidea import bots, commands, legal, rulebook, rules, ui, view
-from core.games.bigidea.actions import action_adapter
+from core.games.bigidea.actions import ACTION_MODELS, action_adapter
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 
 __all__ = ["BigIdea"]
@@ -26,6 +26,7 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
     state_model: ClassVar[type[GameState]] = BigIdeaState
     options_model: ClassVar[type[GameOptions]] = BigIdeaOptions
     action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
+    action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
 
     def new_game(

@@ -1,0 +1,65 @@
+"""The action log: compact entries, and replaying a game from its seed and log.
+
+The log holds a game from ``begin`` on (the lobby lives in the record only). One stream entry
+per command holds a JSON list of entries ``[who, type, *values]``: ``who`` is the seat (``-1``
+for the clock) for game actions, the platform user for ``begin``, ``leave`` and ``end``; the
+values are the action's fields in declaration order, so ``[2, "point", null]`` is seat 2 pointing
+at nobody. ``begin`` records the seats' names and which are bots, so the log alone (with the
+record's seed, options and first version) rebuilds the game.
+
+Entries are kept short on purpose: Redis starts a new stream node (about 4.7 KB allocated)
+every 100 entries or 4 KB, and a whole game of four players fits in one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from core.engine import Game, GameState
+
+__all__ = ["decode_action", "encode_action", "line", "replay"]
+
+
+def encode_action(actor: int, action: BaseModel) -> list[Any]:
+    """``[actor, type, *field values]``; the type is the first field of every action model."""
+    return [actor, *action.model_dump(mode="json").values()]
+
+
+def decode_action(game: Game[Any, Any], entry: list[Any]) -> tuple[int, Any]:
+    """The inverse of :func:`encode_action` for ``game``'s action union."""
+    actor, kind, *values = entry
+    for model in game.action_models:
+        if model.model_fields["type"].default == kind:
+            fields = list(model.model_fields)
+            return int(actor), game.parse_action(dict(zip(fields, [kind, *values], strict=True)))
+    raise ValueError(f"unknown action type {kind!r} in the log")
+
+
+def line(entries: list[list[Any]]) -> str:
+    """One log line for everything a command applied."""
+    return json.dumps(entries, separators=(",", ":"))
+
+
+def replay(
+    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, lines: list[str]
+) -> GameState | None:
+    """Rebuild a game's state from its log alone; None if the log has no ``begin``."""
+    from bot.commands.play import action_rng
+
+    entries = [entry for text in lines for entry in json.loads(text)]
+    begins = [i for i, entry in enumerate(entries) if entry[1] == "begin"]
+    if not begins:
+        return None
+    _who, _kind, names, bots = entries[begins[-1]]
+    opts = game.options_model.model_validate(options)
+    state: GameState = game.new_game(names, bots, opts, action_rng(seed, first_version))
+    state.version = state.decision_version = first_version
+    for entry in entries[begins[-1] + 1 :]:
+        if not isinstance(entry[0], int):
+            continue  # a lobby command during play (leave, end): no game action
+        actor, action = decode_action(game, entry)
+        state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+    return state
