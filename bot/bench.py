@@ -5,10 +5,21 @@ keeps the newest private message that came with components and the newest channe
 components (the public vote prompt), and presses one random choice on a panel it has not answered
 yet. Every press is timed. A counting store records every storage call the authority made.
 
-The floor is measured in the same run, after the games: the same number of plain redis-py round
-trips (one pipeline per load, one EVALSHA per save, one ZADD per schedule, ...) with blobs of the
-same average size and the same concurrency, and no game work. ``floor_ratio`` is the authority's
-action rate over the floor's: 1.0 would mean the game work is free.
+The bench has three parts, in one run:
+
+1. **Throughput**: every game's players press back to back, with no pause, until every game has
+   ended. This gives ``actions_per_s`` and ``bytes_per_game`` (what Redis holds for a finished
+   game, its action log included).
+2. **The floor**: the same number of plain redis-py round trips (one pipeline per load, one
+   EVALSHA per save, one ZADD per schedule, ...) with blobs of the same average size and the same
+   concurrency, and no game work. ``floor_ratio`` is the authority's action rate over the floor's:
+   1.0 would mean the game work is free.
+3. **Latency**: the same number of games again, each pressing at a player's pace (one press per
+   game every ``think_ms`` on average, uniformly between half and one and a half of it) for
+   ``pace_seconds``. ``p50_ms`` and ``p99_ms`` are the press latencies of this part: what a player
+   waits for while that many games are going on. In part 1 every press queues behind the presses
+   of all the other games at once, which measures the queue, not the bot; its latencies are
+   printed too. With ``pace_seconds=0`` the last line reports part 1's latencies instead.
 
 The last line printed is machine-readable::
 
@@ -215,6 +226,8 @@ class _GameResult:
     """Seconds per press."""
     bytes: int = 0
     ended_at: float = 0.0
+    paced_out: bool = False
+    """The latency part's time window closed before the game ended (expected there)."""
 
 
 class _Table:
@@ -228,7 +241,11 @@ class _Table:
         players: int,
         rng: random.Random,
         index: int,
+        think_s: float = 0.0,
+        until: float | None = None,
     ) -> None:
+        self.think_s = think_s
+        self.until = until
         self.authority = authority
         self.probe = probe
         self.key = key
@@ -291,6 +308,11 @@ class _Table:
         if not await self._command(users[0], "begin"):
             return
         while result.presses < MAX_PRESSES_PER_GAME:
+            if self.think_s:
+                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think_s)
+            if self.until is not None and time.perf_counter() >= self.until:
+                result.paced_out = True
+                return
             pending = [(p, panel) for p in self.people.values() for panel in p.pending()]
             if not pending:
                 break
@@ -412,7 +434,14 @@ async def _floor(
 # --- the run ---------------------------------------------------------------------------------
 
 
-async def bench(settings: Settings, games: int, players: int, seed: int) -> int:
+async def bench(
+    settings: Settings,
+    games: int,
+    players: int,
+    seed: int,
+    think_ms: float = 500.0,
+    pace_seconds: float = 15.0,
+) -> int:
     """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input."""
     game = get_game(GAME)  # importing the game now keeps its start-up out of the timings
     if game is None:
@@ -434,7 +463,8 @@ async def bench(settings: Settings, games: int, players: int, seed: int) -> int:
             where = f"{url} (a local redis-server started for this run)"
         print(f"bench: {games} concurrent games of {game.title}, {players} players, seed {seed}")
         print(f"redis: {where}")
-        return await _run(settings, url, games, players, seed, own_server=not settings.redis_url)
+        pace = (think_ms / 1000, pace_seconds)
+        return await _run(settings, url, games, players, seed, pace, not settings.redis_url)
     return 2  # pragma: no cover (mypy: the context manager could swallow an exception)
 
 
@@ -447,8 +477,37 @@ def _redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
+def _tables(
+    store: GameStore,
+    probe: GameStore,
+    settings: Settings,
+    run: str,
+    part: str,
+    games: int,
+    players: int,
+    seed: int,
+    pace: tuple[float, float | None] = (0.0, None),
+) -> list[_Table]:
+    """One table per game, each with its own seeded Authority and driver rng."""
+    tables = []
+    for index in range(games):
+        game_seed = random.Random(f"{seed}:seed:{index}").getrandbits(63)
+        authority = Authority(store, settings, new_seed=functools.partial(int, game_seed))
+        key = GameKey(PLATFORM, f"{run}-{part}-{index}")
+        # Seeded by the bench seed and the part, not the run id, so runs repeat.
+        rng = random.Random(f"{seed}:{part}:{index}")
+        tables.append(_Table(authority, probe, key, players, rng, index, *pace))
+    return tables
+
+
 async def _run(
-    settings: Settings, url: str, games: int, players: int, seed: int, own_server: bool
+    settings: Settings,
+    url: str,
+    games: int,
+    players: int,
+    seed: int,
+    pace: tuple[float, float],
+    own_server: bool,
 ) -> int:
     store = CountingStore.from_url(url)
     assert isinstance(store, CountingStore)  # from_url builds ``cls``
@@ -461,13 +520,8 @@ async def _run(
         await probe.close()
         return 2
     run = f"{seed}-{time.time_ns()}"
-    tables: list[_Table] = []
-    for index in range(games):
-        game_seed = random.Random(f"{seed}:seed:{index}").getrandbits(63)
-        authority = Authority(store, settings, new_seed=functools.partial(int, game_seed))
-        key = GameKey(PLATFORM, f"{run}-{index}")
-        rng = random.Random(f"{seed}:{index}")
-        tables.append(_Table(authority, probe, key, players, rng, index))
+    tables = _tables(store, probe, settings, run, "throughput", games, players, seed)
+    paced: list[_GameResult] = []
     try:
         cpu_started = time.process_time()
         started = time.perf_counter()
@@ -481,13 +535,22 @@ async def _run(
         floor_times = await _floor(
             url, calls, games, blob, log_size, settings.dedupe_ttl_seconds, run
         )
+        think_s, window = pace
+        if window > 0:
+            until = time.perf_counter() + window
+            paced_tables = _tables(
+                store, probe, settings, run, "paced", games, players, seed, (think_s, until)
+            )
+            tables += paced_tables
+            paced = list(await asyncio.gather(*(table.play() for table in paced_tables)))
         if not own_server:
             await _clean_up(probe, tables)
     finally:
         await store.close()
         await probe.close()
-    _report(results, calls, actions, (wall, cpu), floor_times, blob)
-    return 0 if all(r.finished for r in results) else 1
+    _report(results, calls, actions, (wall, cpu), floor_times, blob, paced, pace)
+    ok = all(r.finished for r in results) and all(r.finished or r.paced_out for r in paced)
+    return 0 if ok else 1
 
 
 async def _clean_up(store: GameStore, tables: list[_Table]) -> None:
@@ -505,6 +568,8 @@ def _report(
     run_times: tuple[float, float],
     floor_times: tuple[float, float],
     blob: int,
+    paced: list[_GameResult],
+    pace: tuple[float, float],
 ) -> None:
     """Print the human lines, then the machine-readable last line.
 
@@ -539,9 +604,22 @@ def _report(
         f"mean blob {blob} bytes"
     )
     print(
-        f"press latency ms: p50 {p50:.2f}, p90 {p90:.2f}, p99 {p99:.2f}, "
-        f"max {max(latencies, default=0.0):.2f}"
+        f"press latency ms with every game pressing back to back: p50 {p50:.2f}, p90 {p90:.2f}, "
+        f"p99 {p99:.2f}, max {max(latencies, default=0.0):.2f}"
     )
+    if paced:
+        paced_ms = [s * 1000 for r in paced for s in r.latencies]
+        p50, p90, p99 = (percentile(paced_ms, f) for f in (0.5, 0.9, 0.99))
+        think_s, window = pace
+        offered = len(paced) / think_s if think_s else 0.0
+        for r in [r for r in paced if not (r.finished or r.paced_out)][:5]:
+            print(f"  paced game {r.index} failed: {r.reason}")
+        print(
+            f"press latency ms at a player's pace ({len(paced)} games, one press per game every "
+            f"~{think_s * 1000:.0f} ms = ~{offered:.0f} presses/s offered, {window:g} s, "
+            f"{len(paced_ms)} presses): p50 {p50:.2f}, p90 {p90:.2f}, p99 {p99:.2f}, "
+            f"max {max(paced_ms, default=0.0):.2f}"
+        )
     print(
         f"floor: the same {round_trips} round trips without game work took {floor_wall:.2f} s "
         f"= {floor_per_s:.0f} actions/s; the authority reached {actions_per_s:.0f} actions/s"

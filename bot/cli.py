@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--games", type=int, default=100, help="concurrent games")
     bench.add_argument("--players", type=int, default=4)
     bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument(
+        "--think-ms", type=float, default=500.0, help="mean pause between a game's presses"
+    )
+    bench.add_argument(
+        "--pace-seconds", type=float, default=15.0, help="length of the latency part; 0 skips it"
+    )
     return parser
 
 
@@ -70,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "bench":
         from bot.bench import bench
 
-        return asyncio.run(bench(settings, args.games, args.players, args.seed))
+        return asyncio.run(
+            bench(settings, args.games, args.players, args.seed, args.think_ms, args.pace_seconds)
+        )
     return 2
 
 

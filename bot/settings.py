@@ -26,3 +26,28 @@ class Settings(BaseSettings):
     deadline_poll_seconds: float = Field(default=0.5, alias="BOARDROOM_DEADLINE_POLL_SECONDS")
     """How often a worker looks for deadlines that have passed."""
     log_level: str = Field(default="INFO", alias="BOARDROOM_LOG_LEVEL")
+
+    # Discord (bot/adapters/discord)
+    discord_token: str | None = Field(default=None, alias="DISCORD_TOKEN")
+    """The bot token from the Discord developer portal; set, `boardroom` runs on Discord."""
+    discord_guild_ids: str = Field(default="", alias="DISCORD_GUILD_IDS")
+    """Comma-separated server ids whose slash commands sync instantly (development)."""
+    discord_api_url: str | None = Field(default=None, alias="DISCORD_API_URL")
+    """REST base URL, e.g. a shared rate-limit proxy (default: Discord's own API v10)."""
+    discord_gateway_url: str | None = Field(default=None, alias="DISCORD_GATEWAY_URL")
+    """Gateway websocket URL, e.g. a gateway proxy (default: the one Discord names)."""
+
+    # Slack (bot/adapters/slack)
+    slack_bot_token: str | None = Field(default=None, alias="SLACK_BOT_TOKEN")
+    """The xoxb- bot token; set, `boardroom` runs on Slack."""
+    slack_app_token: str | None = Field(default=None, alias="SLACK_APP_TOKEN")
+    """The xapp- app-level token for Socket Mode (the default mode)."""
+    slack_signing_secret: str | None = Field(default=None, alias="SLACK_SIGNING_SECRET")
+    """Verifies HTTP-mode requests (`boardroom slack --http`)."""
+    slack_api_url: str | None = Field(default=None, alias="SLACK_API_URL")
+    """Web API base URL, e.g. a proxy or a government Slack host (default: Slack's own)."""
+
+    @property
+    def guild_ids(self) -> list[int]:
+        """DISCORD_GUILD_IDS as numbers."""
+        return [int(part) for part in self.discord_guild_ids.replace(" ", "").split(",") if part]

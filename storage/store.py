@@ -111,7 +111,7 @@ _PACK_ABOVE = 512
 def _pack(data: str) -> str:
     if len(data) <= _PACK_ABOVE:
         return data
-    return _PACKED + base64.b64encode(zlib.compress(data.encode(), 6)).decode("ascii")
+    return _PACKED + base64.b64encode(zlib.compress(data.encode(), 1)).decode("ascii")
 
 
 def _unpack(stored: str) -> str:
@@ -132,6 +132,10 @@ def _game_key(key: GameKey) -> str:
 
 def _log_key(key: GameKey) -> str:
     return f"{_PREFIX}:{{{key}}}:log"
+
+
+def _board_key(key: GameKey) -> str:
+    return f"{_PREFIX}:{{{key}}}:board"
 
 
 def _dedupe_key(delivery: str) -> str:
@@ -262,7 +266,16 @@ class GameStore:
 
     @_outage_is_unavailable
     async def delete(self, key: GameKey) -> None:
-        await self._client.delete(_game_key(key), _log_key(key))
+        await self._client.delete(_game_key(key), _log_key(key), _board_key(key))
+
+    @_outage_is_unavailable
+    async def board_ref(self, key: GameKey) -> str | None:
+        """The platform's id of the channel's live board message, as an adapter stored it."""
+        return cast(str | None, await self._client.get(_board_key(key)))
+
+    @_outage_is_unavailable
+    async def set_board_ref(self, key: GameKey, ref: str, ttl_s: int) -> None:
+        await self._client.set(_board_key(key), ref, ex=ttl_s)
 
     @_outage_is_unavailable
     async def read_log(self, key: GameKey) -> list[str]:

@@ -465,3 +465,35 @@ async def test_no_hidden_card_reaches_the_channel(authority: Authority, store: G
             out = await authority.press(req(user), codec.encode_button("bigidea", button))
     rec = await record(store)
     assert rec.status == "finished", "the random players did not finish the game"
+
+
+async def test_hand_in_a_dm_lists_every_game_with_buttons_for_that_game(
+    authority: Authority, store: GameStore
+) -> None:
+    await begin(authority)
+    other = Request(platform="console", channel="table-2", user="alice", name="Alice")
+    await authority.command(other, "bigidea", "start")
+    dm = Request(platform="console", channel="dm-alice", user="alice", name="Alice")
+    outboxes = await authority.hands(dm)
+    assert sorted(o.channel for o in outboxes) == [CHANNEL, "table-2"]
+    playing = next(o for o in outboxes if o.channel == CHANNEL)
+    select = panel_select(replies(playing, "alice")[0])
+    # Pressed in the DM, the button (which names its channel) acts on table-1's game.
+    custom_id = codec.encode_select("bigidea", select, CHANNEL)
+    values = [o.value for o in select.options]
+    done = await authority.press(dm, custom_id, values[:2])
+    assert done.channel == CHANNEL
+    assert "Your pick" in reply_text(done, "alice")
+    assert ((await record(store)).state or {})["picks"][0] is not None
+
+
+async def test_finished_game_leaves_the_players_lists(
+    authority: Authority, store: GameStore
+) -> None:
+    await lobby(
+        authority, ["alice"], bots=2, options="pick_seconds=0 vote_seconds=0 turn_seconds=0"
+    )
+    assert await store.games_of("console", "alice") == [KEY]
+    await authority.command(req("alice"), "bigidea", "begin")
+    await authority.command(req("alice"), "bigidea", "end")
+    assert await store.games_of("console", "alice") == []

@@ -16,11 +16,12 @@ async def test_bench_plays_every_game_and_prints_the_numbers(
 ) -> None:
     settings = Settings(REDIS_URL=redis_url)
 
-    code = await bench(settings, games=3, players=4, seed=7)
+    code = await bench(settings, games=3, players=4, seed=7, think_ms=20, pace_seconds=1)
 
     lines = capsys.readouterr().out.strip().splitlines()
     assert code == 0, "\n".join(lines)
     assert "games finished: 3/3" in "\n".join(lines)
+    assert "at a player's pace (3 games" in "\n".join(lines)
     pairs = dict(word.split("=", 1) for word in lines[-1].split())
     assert list(pairs) == list(KEYS)
     assert all(float(value) > 0 for value in pairs.values()), lines[-1]

@@ -341,3 +341,14 @@ async def test_large_records_are_stored_compressed(store: GameStore) -> None:
     small = '{"n": 1}'
     assert await store.save(KEY, small, expected=1, version=2, ttl_s=TTL_S)
     assert await store.client.hget("boardroom:{discord:123456}:game", "data") == small
+
+
+async def test_board_ref_round_trip_and_delete(store: GameStore) -> None:
+    assert await store.board_ref(KEY) is None
+    await store.set_board_ref(KEY, "message-42", ttl_s=TTL_S)
+    assert await store.board_ref(KEY) == "message-42"
+    assert key_slot(b"boardroom:{discord:123456}:board") == key_slot(
+        b"boardroom:{discord:123456}:game"
+    )
+    await store.delete(KEY)
+    assert await store.board_ref(KEY) is None

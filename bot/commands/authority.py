@@ -150,9 +150,41 @@ class Authority:
             out = self._outbox(req)
             out.reply(req.user, "That button is not one I recognise; it may be from an old bot.")
             return out
+        if press.channel is not None and press.channel != req.channel:
+            # A button in a DM acts on the game of the channel it came from.
+            req = req.model_copy(update={"channel": press.channel})
         if press.command is not None:
             return await self.command(req, game.name, press.command)
         return await self._transact(req, game, self._press_step(req, game, press))
+
+    async def hands(self, req: Request) -> list[Outbox]:
+        """Every game the user sits in on this platform, with their private panel in each.
+
+        For "DM hand management": ``/hand`` in a DM answers with one Outbox per game, each for
+        that game's channel, so the buttons act on the right game.
+        """
+        outboxes = []
+        try:
+            keys = await self.store.games_of(req.platform, req.user)
+        except StorageUnavailable:
+            out = self._outbox(req)
+            out.unavailable = True
+            out.reply(req.user, UNAVAILABLE)
+            return [out]
+        for key in keys:
+            there = req.model_copy(update={"channel": key.channel, "delivery": None})
+            out = await self.command(there, await self._game_name(key) or "", "hand")
+            if out.deliveries:
+                outboxes.append(out)
+        if not outboxes:
+            out = self._outbox(req)
+            out.reply(req.user, "You are not seated in any game right now.")
+            outboxes.append(out)
+        return outboxes
+
+    async def _game_name(self, key: GameKey) -> str | None:
+        _, loaded = await self.store.load(key)
+        return GameRecord.model_validate_json(loaded.data).game if loaded else None
 
     async def fire_due(self, platform: str) -> list[Outbox]:
         """Apply a Timeout to every game of ``platform`` whose deadline has passed.
@@ -215,6 +247,12 @@ class Authority:
                     return out
                 if change is None:
                     return out
+                if change.record.status == "finished" and (
+                    record is None or record.status != "finished"
+                ):
+                    # A finished game leaves its players' "games I sit in" lists.
+                    humans = [seat.user for seat in change.record.seats if seat.user is not None]
+                    change.left = sorted(set(change.left) | set(humans))
                 change.record.updated_at = self.clock()
                 data = change.record.model_dump_json()
                 version = (loaded.version if loaded else 0) + 1
@@ -450,6 +488,7 @@ class Authority:
                 record.first_version,
             )
             out.post(ui.Message(text=f"{req.name} began the game. Good luck!"))
+            out.board_fresh = True
             self._commit(game, record, None, result, req.user, out)
             seats = [[s.name for s in record.seats], [s.is_bot for s in record.seats]]
             return _Change(record=record, log=[[req.user, "begin", *seats], *result.log])

@@ -24,6 +24,8 @@ class Press(BaseModel):
     """A decoded button or select press."""
 
     game: str
+    channel: str | None = None
+    """The game's channel when the press came from elsewhere (a DM)."""
     action: dict[str, Any] | None = None
     command: str | None = None
     version: int | None = None
@@ -48,22 +50,26 @@ def _seat(seat: int | None) -> str:
     return "" if seat is None else str(seat)
 
 
-def encode_button(game: str, button: ui.Button) -> str:
+def encode_button(game: str, button: ui.Button, channel: str | None = None) -> str:
+    """The id of ``button``; ``channel`` names the game's channel when the button is shown
+    elsewhere (a DM), so that pressing it acts on that channel's game."""
+    where = channel or ""
     if button.command is not None:
-        custom_id = f"{_PREFIX}|c|{game}|{button.command}"
+        custom_id = f"{_PREFIX}|c|{game}|{where}|{button.command}"
     elif button.action is not None:
         custom_id = (
-            f"{_PREFIX}|a|{game}|{button.version}|{_seat(button.seat)}|{_compact(button.action)}"
+            f"{_PREFIX}|a|{game}|{where}|{button.version}|{_seat(button.seat)}|"
+            f"{_compact(button.action)}"
         )
     else:
         raise ValueError("a button needs an action or a command")
     return _checked(custom_id)
 
 
-def encode_select(game: str, select: ui.Select) -> str:
+def encode_select(game: str, select: ui.Select, channel: str | None = None) -> str:
     custom_id = (
-        f"{_PREFIX}|s|{game}|{select.version}|{_seat(select.seat)}|{select.field}|"
-        f"{_compact(select.action)}"
+        f"{_PREFIX}|s|{game}|{channel or ''}|{select.version}|{_seat(select.seat)}|"
+        f"{select.field}|{_compact(select.action)}"
     )
     return _checked(custom_id)
 
@@ -76,28 +82,29 @@ def _checked(custom_id: str) -> str:
 
 def decode(custom_id: str, values: list[str] | None = None) -> Press | None:
     """Parse an id made by this module; anything else (or garbage) gives None."""
-    head = custom_id.split("|", 3)
-    if len(head) < 4 or head[0] != _PREFIX:
+    head = custom_id.split("|", 4)
+    if len(head) < 5 or head[0] != _PREFIX:
         return None
-    kind, game = head[1], head[2]
+    kind, game, channel = head[1], head[2], head[3] or None
     # Split only as far as the kind's fields go, so the JSON tail is never cut.
-    parts = custom_id.split("|", {"c": 3, "a": 5, "s": 6}.get(kind, 3))
+    parts = custom_id.split("|", {"c": 4, "a": 6, "s": 7}.get(kind, 4))
     try:
         if kind == "c":
-            return Press(game=game, command=parts[3])
-        version = int(parts[3])
-        seat = int(parts[4]) if parts[4] else None
+            return Press(game=game, channel=channel, command=parts[4])
+        version = int(parts[4])
+        seat = int(parts[5]) if parts[5] else None
         if kind == "a":
-            action = json.loads(parts[5])
-            return Press(game=game, action=action, version=version, seat=seat)
-        if kind == "s":
             action = json.loads(parts[6])
+            return Press(game=game, channel=channel, action=action, version=version, seat=seat)
+        if kind == "s":
+            action = json.loads(parts[7])
             return Press(
                 game=game,
+                channel=channel,
                 action=action,
                 version=version,
                 seat=seat,
-                field=parts[5],
+                field=parts[6],
                 values=list(values or []),
             )
     except (IndexError, ValueError):

@@ -33,6 +33,8 @@ class Outbox(BaseModel):
     deliveries: list[Delivery] = Field(default_factory=list)
     board: ui.Message | None = None
     """When set, the channel's live board message should show this (edited in place)."""
+    board_fresh: bool = False
+    """A game has just begun: post a new board message rather than editing the last one."""
     unavailable: bool = False
     """Storage could not be reached; nothing was applied."""
     duplicate: bool = False

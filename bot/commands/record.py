@@ -39,8 +39,6 @@ class GameRecord(BaseModel):
     first_version: int = 0
     """The state version this game starts at: one past the channel's previous game, so a button
     left over from an earlier game in the channel can never look current."""
-    board_ref: str | None = None
-    """The platform's id of the live board message, kept by the adapter."""
 
     def seat_of(self, user: str) -> int | None:
         for index, seat in enumerate(self.seats):

@@ -12,7 +12,7 @@ from core.games.bigidea.cards import is_product, product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import card_list, dollars, join
-from core.games.bigidea.view import view
+from core.games.bigidea.view import seat_view, view
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -91,11 +91,12 @@ def render_board(state: BigIdeaState) -> ui.Message:
 
 def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     """The seat's hand, its pending pick or vote, and the controls for its legal actions."""
-    own = view(state, seat)
+    # The seat's own part of the view; money and chits are public anyway.
+    own = seat_view(state, seat)
     hand = own["hand"]
     kinds = {1: "item", 2: "description"}
     lines = ["Your hand:"] + [f"• {c['name']} ({kinds[c['type']]}): {c['text']}" for c in hand]
-    lines.append(f"You have {own['players'][seat]['money_text']} and {state.chits[seat]} chits.")
+    lines.append(f"You have {dollars(state.money[seat])} and {state.chits[seat]} chits.")
     legal = legal_actions(state, seat)
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []

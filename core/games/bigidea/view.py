@@ -5,6 +5,7 @@ This is the only door for secrets besides events addressed to one seat.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from core.engine import Seat
@@ -13,7 +14,7 @@ from core.games.bigidea.legal import can_pick, invest_cost, waiting_for
 from core.games.bigidea.state import BigIdeaState, Product
 from core.games.bigidea.text import dollars
 
-__all__ = ["card_view", "view"]
+__all__ = ["card_view", "seat_view", "view"]
 
 
 def card_view(card_id: str) -> dict[str, Any]:
@@ -21,13 +22,21 @@ def card_view(card_id: str) -> dict[str, Any]:
     return {"id": c.id, "name": c.name, "type": c.type, "text": c.text}
 
 
+@cache
+def _product_text(card_ids: tuple[str, ...]) -> tuple[str, str, tuple[tuple[str, str, int], ...]]:
+    # Views are rebuilt after every action for the same few products: name them once.
+    cards = tuple((c.id, c.name, c.type) for c in map(card, card_ids))
+    return product_name(card_ids), product_sentence(card_ids), cards
+
+
 def _product_view(state: BigIdeaState, product: Product, viewer: Seat | None) -> dict[str, Any]:
+    name, sentence, cards = _product_text(tuple(product.cards))
     data: dict[str, Any] = {
         "id": product.id,
         "owner": product.owner,
-        "name": product_name(product.cards),
-        "sentence": product_sentence(product.cards),
-        "cards": [card_view(cid) for cid in product.cards],
+        "name": name,
+        "sentence": sentence,
+        "cards": [{"id": cid, "name": cname, "type": ctype} for cid, cname, ctype in cards],
         "chits": list(product.chits),
         "total_chits": product.total_chits,
         "new": product.new,
@@ -36,6 +45,17 @@ def _product_view(state: BigIdeaState, product: Product, viewer: Seat | None) ->
     if viewer is not None:
         data["your_price"] = sum(invest_cost(state, product, viewer))
     return data
+
+
+def seat_view(state: BigIdeaState, seat: Seat) -> dict[str, Any]:
+    """The part only ``seat`` may see: its hand, its pending pick and where it points."""
+    pick = state.picks[seat]
+    return {
+        "hand": [card_view(cid) for cid in state.hands[seat]],
+        "pick": list(pick) if pick is not None else None,
+        "voted": seat in state.votes,
+        "vote": state.votes.get(seat),
+    }
 
 
 def view(state: BigIdeaState, viewer: Seat | None) -> dict[str, Any]:
@@ -77,9 +97,5 @@ def view(state: BigIdeaState, viewer: Seat | None) -> dict[str, Any]:
         "you": viewer,
     }
     if viewer is not None:
-        pick = state.picks[viewer]
-        data["hand"] = [card_view(cid) for cid in state.hands[viewer]]
-        data["pick"] = list(pick) if pick is not None else None
-        data["voted"] = viewer in state.votes
-        data["vote"] = state.votes.get(viewer)
+        data.update(seat_view(state, viewer))
     return data
