@@ -32,15 +32,26 @@ def can_pick(state: BigIdeaState, seat: Seat) -> bool:
 
 
 def pick_options(state: BigIdeaState, seat: Seat) -> list[Pick]:
-    """Every pick ``seat`` may make: each set of min..max cards of its hand, in hand order."""
+    """Every pick ``seat`` may make: each set of min..max cards of its hand, in hand order,
+    except the pick it already made (picking it again would change nothing)."""
     hand = state.hands[seat]
     opts = state.options
+    current = set(state.picks[seat] or ())
     sizes = range(opts.min_pick, min(opts.max_pick, len(hand)) + 1)
-    return [Pick(cards=list(combo)) for size in sizes for combo in combinations(hand, size)]
+    return [
+        Pick(cards=list(combo))
+        for size in sizes
+        for combo in combinations(hand, size)
+        if set(combo) != current
+    ]
 
 
-def point_options(state: BigIdeaState) -> list[Point]:
-    return [Point(seat=seat) for seat in state.seats] + [Point(seat=None)]
+def point_options(state: BigIdeaState, seat: Seat) -> list[Point]:
+    """Everyone and nobody, except where ``seat`` already points."""
+    targets: list[Seat | None] = [*state.seats, None]
+    if seat in state.votes:
+        targets.remove(state.votes[seat])
+    return [Point(seat=target) for target in targets]
 
 
 def unit_price(state: BigIdeaState, product: Product) -> int:
@@ -82,7 +93,7 @@ def legal_actions(state: BigIdeaState, seat: Seat) -> list[Any]:
     if state.phase == "pick":
         return list(pick_options(state, seat)) if can_pick(state, seat) else []
     if state.phase == "venture":
-        return list(point_options(state))
+        return point_options(state, seat)
     if state.phase == "mezzanine" and state.turn_seat == seat:
         return list(mezzanine_options(state, seat))
     return []

@@ -101,6 +101,11 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
     missing = [cid for cid in cards if cid not in state.hands[seat]]
     if missing:
         raise IllegalAction(f"You do not hold {join([f'“{m}”' for m in missing])}.")
+    if state.picks[seat] is not None and set(state.picks[seat] or ()) == set(cards):
+        # A double click or a repeated command: say so, and leave the game as it was.
+        raise IllegalAction(
+            "You have already picked those cards; you may pick others until everyone has picked."
+        )
     first = state.picks[seat] is None
     state.picks[seat] = list(cards)
     events = [
@@ -150,9 +155,13 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
     target = action.seat
     if target is not None and target not in state.seats:
         raise IllegalAction(f"There is no player at seat {target}.")
+    whom = "nobody" if target is None else state.names[target]
+    if seat in state.votes and state.votes[seat] == target:
+        raise IllegalAction(
+            f"You already point at {whom}; you may change that until everyone has pointed."
+        )
     first = seat not in state.votes
     state.votes[seat] = target
-    whom = "nobody" if target is None else state.names[target]
     events = [
         Event(
             kind="your_vote",
