@@ -15,8 +15,12 @@ fi
 stamp=".venv/.installed${extra}"
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".${extra}"
+  # pip's and setuptools' chatter goes to a log that is shown only when the install fails.
+  if ! { .venv/bin/python -m pip install --quiet --upgrade pip &&
+         .venv/bin/python -m pip install --quiet -e ".${extra}"; } > .venv/install.log 2>&1; then
+    cat .venv/install.log >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 fi
 

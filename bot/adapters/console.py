@@ -298,7 +298,7 @@ async def run_console(
     loop = asyncio.get_running_loop()
     try:
         while True:
-            console.write(f"{console.user}> ")
+            print(f"{console.user}> ", end="", flush=True)
             line = await loop.run_in_executor(None, sys.stdin.readline)
             if not line or not await console.handle_line(line):
                 break
