@@ -1,0 +1,253 @@
+"""Interactions in, Outboxes out: what the bot does with a slash command or a click.
+
+Every interaction is acknowledged within Discord's 3 seconds: the authority gets
+:data:`ACK_BUDGET` seconds; when it answers in time (the usual case, a few milliseconds) its first
+message is the interaction's response, else the interaction is deferred and everything follows as
+followups. An Outbox is then delivered in this order: the requester's private messages, DMs to
+other players, at most one channel post, and the live board, edited in place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.adapters.discord.render import Rendered, render
+from bot.commands.authority import Authority, Request
+from bot.commands.outbox import Delivery, Outbox
+from core import ui
+from storage import GameKey, StorageUnavailable
+
+__all__ = ["ACK_BUDGET", "PLATFORM", "DiscordAdapter"]
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+ACK_BUDGET = 2.0
+"""Seconds the authority may take before the interaction is deferred (Discord allows 3)."""
+CLOSED_DMS = 50007
+FAILED = "Something went wrong on my side while handling that; please try again."
+OPEN_DMS = (
+    "I couldn't send you a direct message because your DMs are closed. To get your hand by DM, "
+    "open this server's menu → Privacy Settings and turn on Direct Messages; meanwhile "
+    "`/{game} hand` shows it here."
+)
+CLOSED_NOTE = "<@{user}> I can't DM you; use `/{game} hand` or the button below to see your hand."
+
+_Work = Callable[[], Awaitable[list[Outbox]]]
+
+
+class DiscordAdapter:
+    """Translates interactions into authority calls and delivers the Outboxes it returns."""
+
+    def __init__(self, client: discord.Client, authority: Authority) -> None:
+        self.client = client
+        self.authority = authority
+        self._channel_locks: dict[str, asyncio.Lock] = {}
+        self._busy = 0
+        self._closed: set[str] = set()
+        """Users whose DMs were found closed; told once how to open them when they next act."""
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.on_handled: Callable[[int], None] | None = None
+        """Called with each interaction's id once everything it caused was sent (the tests and
+        the bench wait on it instead of sleeping)."""
+
+    async def settled(self) -> None:
+        """Wait until no interaction is being handled (tests and the bench use it)."""
+        await self._idle.wait()
+
+    # --- entry points ----------------------------------------------------------------------
+
+    async def on_command(self, interaction: discord.Interaction[Any], game: str, text: str) -> None:
+        """``/<game> <text>``; ``hand`` in a DM lists every game the user sits in."""
+        request = self._request(interaction)
+        if interaction.guild_id is None and text.split()[:1] == ["hand"]:
+            await self._handle(interaction, lambda: self.authority.hands(request))
+            return
+
+        async def work() -> list[Outbox]:
+            return [await self.authority.command(request, game, text)]
+
+        await self._handle(interaction, work)
+
+    async def on_hand(self, interaction: discord.Interaction[Any]) -> None:
+        """The top-level ``/hand``: every game the user sits in, with its buttons."""
+        request = self._request(interaction)
+        await self._handle(interaction, lambda: self.authority.hands(request))
+
+    async def on_component(
+        self, interaction: discord.Interaction[Any], custom_id: str, values: list[str] | None
+    ) -> None:
+        request = self._request(interaction)
+
+        async def work() -> list[Outbox]:
+            return [await self.authority.press(request, custom_id, values)]
+
+        await self._handle(interaction, work)
+
+    async def deliver(self, outbox: Outbox) -> None:
+        """Deliver an Outbox that no interaction asked for (a deadline fired)."""
+        await self._deliver(outbox, None)
+
+    # --- handling --------------------------------------------------------------------------
+
+    def _request(self, interaction: discord.Interaction[Any]) -> Request:
+        return Request(
+            platform=PLATFORM,
+            channel=str(interaction.channel_id),
+            user=str(interaction.user.id),
+            name=interaction.user.display_name,
+            delivery=str(interaction.id),
+        )
+
+    async def _handle(self, interaction: discord.Interaction[Any], work: _Work) -> None:
+        self._busy += 1
+        self._idle.clear()
+        try:
+            task = asyncio.ensure_future(work())
+            done, _ = await asyncio.wait({task}, timeout=ACK_BUDGET)
+            if not done:
+                await interaction.response.defer(ephemeral=True, thinking=True)
+            try:
+                outboxes = await task
+            except Exception:
+                log.exception("handling interaction %s failed", interaction.id)
+                outboxes = [self._failure(interaction)]
+            for outbox in outboxes:
+                await self._deliver(outbox, interaction)
+            if not interaction.response.is_done():
+                await self._silent_ack(interaction)
+        except Exception:
+            # The bot must stay up whatever one interaction did; tell the user if we still can.
+            log.exception("delivering the answer to interaction %s failed", interaction.id)
+            await self._tell(interaction, FAILED)
+        finally:
+            if self.on_handled is not None:
+                self.on_handled(interaction.id)
+            self._busy -= 1
+            if self._busy == 0:
+                self._idle.set()
+
+    def _failure(self, interaction: discord.Interaction[Any]) -> Outbox:
+        out = Outbox(platform=PLATFORM, channel=str(interaction.channel_id))
+        out.reply(str(interaction.user.id), FAILED)
+        return out
+
+    async def _silent_ack(self, interaction: discord.Interaction[Any]) -> None:
+        # A duplicate delivery or a step with nothing to say: acknowledge without a message.
+        try:
+            if interaction.type == discord.InteractionType.component:
+                await interaction.response.defer()
+            else:
+                await interaction.response.send_message("Done.", ephemeral=True)
+        except discord.HTTPException:
+            log.debug("interaction %s was already acknowledged", interaction.id)
+
+    async def _tell(self, interaction: discord.Interaction[Any], text: str) -> None:
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not tell the user of interaction %s about an error", interaction.id)
+
+    # --- delivery --------------------------------------------------------------------------
+
+    async def _deliver(self, out: Outbox, interaction: discord.Interaction[Any] | None) -> None:
+        if out.duplicate:
+            return
+        game = out.game or ""
+        requester = str(interaction.user.id) if interaction is not None else None
+        here = interaction is not None and str(interaction.channel_id) == out.channel
+        # Components shown outside the game's channel must name it, so they act on that game.
+        away = None if here else out.channel
+        mine = [
+            d
+            for d in out.deliveries
+            if d.to != "channel" and requester is not None and d.user == requester
+        ]
+        dms = [d for d in out.deliveries if d.to != "channel" and d not in mine]
+        public = [d.message for d in out.deliveries if d.to == "channel"]
+
+        if interaction is not None:
+            for delivery in mine:
+                await self._reply(interaction, render(delivery.message, game, away))
+            if requester in self._closed and mine:
+                self._closed.discard(requester)
+                await self._reply(interaction, Rendered(content=OPEN_DMS.format(game=game)))
+            if public and here and not interaction.response.is_done():
+                rendered = render(public.pop(0), game)
+                await interaction.response.send_message(**_kwargs(rendered))
+        sent = await asyncio.gather(*(self._dm(d, game, out.channel) for d in dms))
+        closed = sorted({user for user in sent if user is not None})
+        self._closed.update(closed)
+        async with self._channel_locks.setdefault(out.channel, asyncio.Lock()):
+            channel = self.client.get_partial_messageable(int(out.channel))
+            for message in public:
+                await channel.send(**_kwargs(render(message, game)))
+            if closed:
+                await channel.send(**_kwargs(render(_closed_note(closed, game), game)))
+            if out.board is not None:
+                await self._board(out, channel, render(out.board, game))
+
+    async def _reply(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
+        if interaction.response.is_done():
+            await interaction.followup.send(ephemeral=True, **_kwargs(rendered))
+        else:
+            await interaction.response.send_message(ephemeral=True, **_kwargs(rendered))
+
+    async def _dm(self, delivery: Delivery, game: str, channel: str) -> str | None:
+        """Send a DM; returns the user when their DMs are closed (or the DM failed)."""
+        user = delivery.user or ""
+        try:
+            dm = await self.client.create_dm(discord.Object(int(user)))
+            await dm.send(**_kwargs(render(delivery.message, game, channel)))
+        except discord.Forbidden as error:
+            if error.code != CLOSED_DMS:
+                log.warning("DM to %s refused: %s", user, error)
+            return user
+        except discord.HTTPException as error:
+            log.warning("DM to %s failed: %s", user, error)
+            return user
+        return None
+
+    async def _board(
+        self, out: Outbox, channel: discord.PartialMessageable, rendered: Rendered
+    ) -> None:
+        key = GameKey(PLATFORM, out.channel)
+        store = self.authority.store
+        try:
+            ref = None if out.board_fresh else await store.board_ref(key)
+        except StorageUnavailable:
+            ref = None
+        if ref is not None:
+            try:
+                await channel.get_partial_message(int(ref)).edit(**_kwargs(rendered))
+                return
+            except discord.NotFound:
+                log.info("the board message of %s is gone; posting a new one", out.channel)
+        message = await channel.send(**_kwargs(rendered))
+        ttl = int(self.authority.settings.game_ttl_hours * 3600)
+        try:
+            await store.set_board_ref(key, str(message.id), ttl)
+        except StorageUnavailable:
+            log.warning("could not remember the board of %s; the next one is a new post", key)
+
+
+def _closed_note(users: list[str], game: str) -> ui.Message:
+    text = "\n".join(CLOSED_NOTE.format(user=u, game=game) for u in users)
+    button = ui.Button(label="Show my hand", style="primary", command="hand")
+    return ui.Message(text=text, buttons=[[button]])
+
+
+def _kwargs(rendered: Rendered) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"content": rendered.content, "embeds": rendered.embeds}
+    if rendered.view is not None:
+        kwargs["view"] = rendered.view
+    return kwargs

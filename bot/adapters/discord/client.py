@@ -1,0 +1,98 @@
+"""The discord.py client: an auto-sharded bot that hands every interaction to the adapter."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import discord
+import yarl
+from discord import app_commands
+
+from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
+from bot.adapters.discord.commands import build_commands
+from bot.adapters.discord.components import GameButton, GameSelect
+from bot.commands.authority import Authority
+from bot.commands.deadlines import run_deadlines
+from bot.settings import Settings
+
+__all__ = ["BoardroomClient", "point_at"]
+
+log = logging.getLogger(__name__)
+
+
+def point_at(api_url: str | None, gateway_url: str | None) -> None:
+    """Send REST calls to ``api_url`` and open the gateway at ``gateway_url`` (a proxy, a fake).
+
+    discord.py reads both from class attributes, process-wide; this must run before the client
+    starts. None leaves a default untouched.
+    """
+    if api_url:
+        discord.http.Route.BASE = api_url.rstrip("/")
+    if gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+class BoardroomClient(discord.AutoShardedClient):
+    """The bot: slash commands, persistent component handlers and the deadline runner.
+
+    No privileged (or any) gateway intents are needed: interactions arrive regardless, and
+    messages are sent and edited by channel id.
+    """
+
+    def __init__(
+        self,
+        authority: Authority,
+        settings: Settings,
+        shard_ids: list[int] | None = None,
+        shard_count: int | None = None,
+        run_deadline_runner: bool = True,
+    ) -> None:
+        sharding: dict[str, Any] = {"shard_count": shard_count}
+        if shard_ids:
+            sharding["shard_ids"] = shard_ids
+        super().__init__(
+            intents=discord.Intents.none(),
+            **sharding,
+            # Nothing is waited for before READY counts: the bot needs no guild cache.
+            guild_ready_timeout=0.0,
+        )
+        self.settings = settings
+        self.tree: app_commands.CommandTree[BoardroomClient] = app_commands.CommandTree(self)
+        self.adapter = DiscordAdapter(self, authority)
+        self.synced = asyncio.Event()
+        self._run_deadline_runner = run_deadline_runner
+        self._stop = asyncio.Event()
+        self._deadlines: asyncio.Task[None] | None = None
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(GameButton, GameSelect)
+        guild_ids = self.settings.guild_ids
+        build_commands(self.tree, guild_ids)
+        if self.settings.discord_gateway_url and self.shard_count is None:
+            # /gateway/bot names Discord's own gateway; with a proxy configured, ask only for the
+            # shard count and keep the proxy's URL.
+            self.shard_count = (await self.http.get_bot_gateway())[0]
+        for guild_id in guild_ids:
+            await self.tree.sync(guild=discord.Object(guild_id))
+        await self.tree.sync()
+        self.synced.set()
+        if self._run_deadline_runner:
+            self._deadlines = asyncio.create_task(
+                run_deadlines(
+                    self.adapter.authority,
+                    PLATFORM,
+                    self.adapter.deliver,
+                    self.settings.deadline_poll_seconds,
+                    self._stop,
+                )
+            )
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._deadlines is not None:
+            with contextlib.suppress(Exception):
+                await self._deadlines
+        await super().close()

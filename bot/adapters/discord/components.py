@@ -1,0 +1,70 @@
+"""Persistent component handlers: every ``br1|...`` button or menu, from any message, any time.
+
+The custom id holds everything the authority needs (see bot/commands/codec.py), so these handlers
+are registered once with ``Client.add_dynamic_items`` and buttons on old messages keep working
+after a restart, in whichever shard process receives the click.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.client import BoardroomClient
+
+__all__ = ["GameButton", "GameSelect"]
+
+# (?s): the JSON tail of an id never holds a newline, but a stray one must not stop the match.
+_BUTTON_ID = re.compile(r"(?s)br1\|[ac]\|.*")
+_SELECT_ID = re.compile(r"(?s)br1\|s\|.*")
+
+
+def _client(interaction: discord.Interaction[Any]) -> BoardroomClient:
+    return cast("BoardroomClient", interaction.client)
+
+
+class GameButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=_BUTTON_ID):
+    """A game or lobby button; pressing it sends its custom id to the authority."""
+
+    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> GameButton:
+        return cls(cast("discord.ui.Button[discord.ui.View]", item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        custom_id = self.item.custom_id or ""
+        await _client(interaction).adapter.on_component(interaction, custom_id, None)
+
+
+class GameSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=_SELECT_ID):
+    """A game menu; its chosen values go to the authority with the custom id."""
+
+    def __init__(self, item: discord.ui.Select[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> GameSelect:
+        return cls(cast("discord.ui.Select[discord.ui.View]", item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        # The values come from the interaction itself: the rebuilt item may not have them yet.
+        data = cast(dict[str, Any], interaction.data or {})
+        values = [str(v) for v in data.get("values", [])]
+        await _client(interaction).adapter.on_component(interaction, self.item.custom_id, values)

@@ -1,0 +1,147 @@
+"""Neutral UI messages (core/ui.py) as Discord content, embeds and components.
+
+Discord's limits are applied here, so nothing else needs to know them: 2000 characters of
+content, 4096 in an embed description, 25 fields, 5 action rows of 5 buttons, 25 select options,
+80-character button labels and 100-character custom ids. Long text is cut with an ellipsis (the
+full text is always one `/<game> status` or `rules` away); components that do not fit are left out
+and logged, as are ids that the codec cannot fit in 100 characters.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import discord
+
+from bot.adapters.discord.components import GameButton, GameSelect
+from bot.commands import codec
+from core import ui
+
+__all__ = ["Rendered", "render"]
+
+log = logging.getLogger(__name__)
+
+CONTENT_LIMIT = 2000
+DESCRIPTION_LIMIT = 4096
+TITLE_LIMIT = 256
+FIELD_NAME_LIMIT = 256
+FIELD_VALUE_LIMIT = 1024
+MAX_FIELDS = 25
+MAX_ROWS = 5
+ROW_WIDTH = 5
+LABEL_LIMIT = 80
+OPTION_LIMIT = 100
+MAX_OPTIONS = 25
+PLACEHOLDER_LIMIT = 150
+_STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+
+
+@dataclass
+class Rendered:
+    """Keyword arguments for ``send``/``edit``: content, embeds and a view (or none)."""
+
+    content: str | None = None
+    embeds: list[discord.Embed] = field(default_factory=list)
+    view: discord.ui.View | None = None
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, ending with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def render(message: ui.Message, game: str, channel: str | None = None) -> Rendered:
+    """Render ``message`` of ``game``; ``channel`` is the game's channel when the message is
+    shown anywhere else (a DM), so that its components act on that channel's game."""
+    rendered = Rendered()
+    if message.title or message.fields or message.image_url or len(message.text) > CONTENT_LIMIT:
+        embed = discord.Embed(
+            title=cut(message.title, TITLE_LIMIT) if message.title else None,
+            description=cut(message.text, DESCRIPTION_LIMIT) if message.text else None,
+        )
+        for item in message.fields[:MAX_FIELDS]:
+            embed.add_field(
+                name=cut(item.name, FIELD_NAME_LIMIT) or "\u200b",
+                value=cut(item.value, FIELD_VALUE_LIMIT) or "\u200b",
+                inline=item.inline,
+            )
+        if message.image_url:
+            embed.set_image(url=message.image_url)
+        rendered.embeds.append(embed)
+    else:
+        rendered.content = message.text or "\u200b"
+    rendered.view = _view(message, game, channel)
+    return rendered
+
+
+def _view(message: ui.Message, game: str, channel: str | None) -> discord.ui.View | None:
+    rows: list[list[GameButton | GameSelect]] = []
+    for buttons in message.buttons:
+        for start in range(0, len(buttons), ROW_WIDTH):
+            made = [_button(b, game, channel) for b in buttons[start : start + ROW_WIDTH]]
+            rows.append([item for item in made if item is not None])
+    for select in message.selects:
+        menu = _select(select, game, channel)
+        rows.append([menu] if menu is not None else [])
+    rows = [row for row in rows if row]
+    if not rows:
+        return None
+    if len(rows) > MAX_ROWS:
+        log.warning("a message of %s has %d component rows; showing %d", game, len(rows), MAX_ROWS)
+    view = discord.ui.View(timeout=None)
+    for index, items in enumerate(rows[:MAX_ROWS]):
+        for item in items:
+            item.row = index
+            view.add_item(item)
+    return view
+
+
+def _button(button: ui.Button, game: str, channel: str | None) -> GameButton | None:
+    try:
+        custom_id = codec.encode_button(game, button, channel)
+    except ValueError:
+        log.warning("button %r of %s does not fit a custom id; left out", button.label, game)
+        return None
+    return GameButton(
+        discord.ui.Button(
+            label=cut(button.label, LABEL_LIMIT),
+            style=_STYLES[button.style],
+            custom_id=custom_id,
+            disabled=button.disabled,
+        )
+    )
+
+
+def _select(select: ui.Select, game: str, channel: str | None) -> GameSelect | None:
+    try:
+        custom_id = codec.encode_select(game, select, channel)
+    except ValueError:
+        log.warning("menu %r of %s does not fit a custom id; left out", select.placeholder, game)
+        return None
+    options = [
+        discord.SelectOption(
+            label=cut(o.label, OPTION_LIMIT),
+            value=o.value[:OPTION_LIMIT],
+            description=cut(o.description, OPTION_LIMIT) if o.description else None,
+        )
+        for o in select.options[:MAX_OPTIONS]
+    ]
+    if not options:
+        return None
+    high = max(1, min(select.max_values, len(options)))
+    low = max(0, min(select.min_values, high))
+    return GameSelect(
+        discord.ui.Select(
+            custom_id=custom_id,
+            placeholder=cut(select.placeholder, PLACEHOLDER_LIMIT),
+            options=options,
+            min_values=low,
+            max_values=high,
+        )
+    )

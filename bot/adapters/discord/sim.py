@@ -1,0 +1,249 @@
+"""Simulated Discord users playing through the fake server: shared by the tests and the bench.
+
+A :class:`Table` is one channel. Its users type slash commands and click the components they can
+see, as people would: each keeps to the newest message with choices in each place it looks (the
+channel, its private replies and DMs) and clicks a random choice it has not tried there. Nothing
+here knows a game rule; "the press changed the game" is read from the channel (a post or a board
+edit followed it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+import weakref
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.adapters.discord.client import BoardroomClient, point_at
+from bot.adapters.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
+from bot.commands.authority import Authority
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from storage import GameKey
+
+__all__ = ["Table", "Watcher", "running_bot"]
+
+TRIES_PER_PANEL = 4
+
+
+class Watcher:
+    """Futures for interactions the bot has finished handling, by interaction id."""
+
+    def __init__(self) -> None:
+        self._done: set[int] = set()
+        self._waiting: dict[int, asyncio.Future[None]] = {}
+
+    def handled(self, interaction_id: int) -> None:
+        waiter = self._waiting.pop(interaction_id, None)
+        if waiter is None:
+            self._done.add(interaction_id)
+        elif not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self, interaction_id: int) -> None:
+        if interaction_id in self._done:
+            self._done.discard(interaction_id)
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting[interaction_id] = waiter
+        await waiter
+
+
+_WATCHERS: weakref.WeakKeyDictionary[BoardroomClient, Watcher] = weakref.WeakKeyDictionary()
+"""The watcher of each client started by :func:`running_bot`."""
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> AsyncIterator[BoardroomClient]:
+    """A real discord.py client connected to ``fake``, ready and synced; closed on exit."""
+    point_at(fake.api_url, fake.gateway_url)
+    client = BoardroomClient(authority, settings, shard_count=1)
+    watcher = Watcher()
+    client.adapter.on_handled = watcher.handled
+    _WATCHERS[client] = watcher
+    task = asyncio.create_task(client.start("fake-token"))
+    ready = asyncio.create_task(client.wait_until_ready())
+    done, _ = await asyncio.wait({task, ready}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+    if ready not in done:
+        ready.cancel()
+        await client.close()
+        if task.done():
+            task.result()
+        raise TimeoutError("the bot did not connect to the fake Discord")
+    try:
+        yield client
+    finally:
+        await client.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+@dataclass
+class _Seen:
+    tried: set[str] = field(default_factory=set)
+    tries: int = 0
+    answered: bool = False
+
+
+class Table:
+    """One channel of the fake server and the users sitting at it."""
+
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        client: BoardroomClient,
+        channel_id: int,
+        users: list[FakeUser],
+        rng: random.Random,
+        game: str = "bigidea",
+    ) -> None:
+        self.fake = fake
+        self.client = client
+        watcher = _WATCHERS.get(client)
+        if watcher is None:
+            raise ValueError("start the bot with running_bot(), which watches its interactions")
+        self.watcher = watcher
+        self.channel_id = channel_id
+        self.users = users
+        self.rng = rng
+        self.game = game
+        self.latencies: list[float] = []
+        """Seconds from each interaction's dispatch to the bot's callback."""
+        self.presses = 0
+        self._seen: dict[tuple[int, int], _Seen] = {}
+
+    def reconnect(self, client: BoardroomClient) -> None:
+        """Go on with a new bot process (a restart): same channel, same messages."""
+        watcher = _WATCHERS.get(client)
+        if watcher is None:
+            raise ValueError("start the bot with running_bot(), which watches its interactions")
+        self.client, self.watcher = client, watcher
+
+    @property
+    def key(self) -> GameKey:
+        return GameKey("discord", str(self.channel_id))
+
+    async def record(self) -> GameRecord | None:
+        _, loaded = await self.client.adapter.authority.store.load(self.key)
+        return GameRecord.model_validate_json(loaded.data) if loaded else None
+
+    async def settle(self, interaction: Interaction) -> Interaction:
+        """Wait for the callback, then for the bot to finish everything it does for it."""
+        answered = await asyncio.wait_for(interaction.answered, 10)
+        self.latencies.append(answered - interaction.sent_at)
+        await asyncio.wait_for(self.watcher.wait(interaction.id), 10)
+        return interaction
+
+    async def slash(
+        self, user: FakeUser, sub: str, options: dict[str, str] | None = None
+    ) -> Interaction:
+        return await self.settle(
+            await self.fake.slash(user, self.channel_id, self.game, sub, options)
+        )
+
+    async def click(
+        self, user: FakeUser, message: FakeMessage, custom_id: str, values: list[str] | None = None
+    ) -> Interaction:
+        self.presses += 1
+        return await self.settle(await self.fake.click(user, message, custom_id, values))
+
+    async def open(self, options: str = "") -> None:
+        """The first user starts a lobby, the others join, the host begins."""
+        await self.slash(self.users[0], "start", {"options": options} if options else None)
+        for user in self.users[1:]:
+            await self.slash(user, "join")
+        await self.slash(self.users[0], "begin")
+
+    def panels(self, user: FakeUser) -> list[FakeMessage]:
+        """The newest message with choices in each place ``user`` looks, not yet done with."""
+        newest: dict[str, FakeMessage] = {}
+        for messages in (self.fake.public(self.channel_id), self.fake.private(user)):
+            for message in reversed(messages):
+                # A note that someone's DMs are closed is newer than the pointing prompt but
+                # does not hide it: people see both, so each is its own place to look.
+                place = message.audience + ("-note" if _is_note(message, user) else "")
+                if place not in newest and _choices(message, user):
+                    newest[place] = message
+        seen = self._seen
+        return [m for m in newest.values() if not seen.get((user.id, m.id), _Seen()).answered]
+
+    async def step(self) -> bool:
+        """One user presses one choice; False when nobody has anything left to press."""
+        candidates = [(u, m) for u in self.users for m in self.panels(u)]
+        if not candidates:
+            return False
+        user, message = self.rng.choice(candidates)
+        seen = self._seen.setdefault((user.id, message.id), _Seen())
+        choices = [c for c in _choices(message, user) if c["custom_id"] not in seen.tried]
+        if not choices or seen.tries >= TRIES_PER_PANEL:
+            seen.answered = True
+            return True
+        choice = self.rng.choice(choices)
+        values = None
+        if choice["type"] == 3:
+            options = [o["value"] for o in choice["options"]]
+            low = max(choice.get("min_values", 1), 0)
+            high = max(low, min(choice.get("max_values", 1), len(options)))
+            values = self.rng.sample(options, self.rng.randint(low, high))
+        else:
+            seen.tried.add(choice["custom_id"])
+        before = self.fake.activity.get(self.channel_id, 0)
+        await self.click(user, message, choice["custom_id"], values)
+        seen.tries += 1
+        if self.fake.activity.get(self.channel_id, 0) != before:
+            seen.answered = True
+        return True
+
+    async def play(
+        self, max_presses: int = 2_000, think_s: float = 0.0, until: float | None = None
+    ) -> GameRecord | None:
+        """Press until the game is finished; raises when it stalls or runs too long.
+
+        ``think_s``: mean pause between presses (uniform between half and one and a half of it),
+        as people take; ``until``: a ``time.monotonic()`` at which to stop (returns None then).
+        """
+        refreshed = False
+        while self.presses < max_presses:
+            if until is not None and time.monotonic() >= until:
+                return None
+            record = await self.record()
+            if record is not None and record.status == "finished":
+                return record
+            if think_s > 0:
+                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * think_s)
+            if await self.step():
+                refreshed = False
+                continue
+            if refreshed:
+                raise RuntimeError(f"the game in {self.channel_id} stalled: nobody can act")
+            # Nothing to press: everyone asks for their hand, as a stuck player would.
+            for user in self.users:
+                await self.slash(user, "hand")
+            refreshed = True
+        raise RuntimeError(f"the game in {self.channel_id} did not end in {max_presses} presses")
+
+
+def _is_note(message: FakeMessage, user: FakeUser) -> bool:
+    return f"<@{user.id}>" in message.content and any(
+        str(c.get("custom_id", "")).endswith("|hand") for c in message.components
+    )
+
+
+def _choices(message: FakeMessage, user: FakeUser) -> list[dict[str, Any]]:
+    """Game choices on ``message``, plus "show my hand" on a note addressed to ``user``."""
+    result = []
+    for component in message.components:
+        custom_id = str(component.get("custom_id", ""))
+        if component.get("disabled"):
+            continue
+        game_choice = custom_id.startswith(("br1|a|", "br1|s|"))
+        my_hand = custom_id.endswith("|hand") and f"<@{user.id}>" in message.content
+        if game_choice or my_hand:
+            result.append(component)
+    return result

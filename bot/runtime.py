@@ -1,0 +1,22 @@
+"""What every way of running the bot shares: opening the store, saying once if it is embedded."""
+
+from __future__ import annotations
+
+import sys
+
+from bot.settings import Settings
+from storage import GameStore
+
+__all__ = ["EMBEDDED_NOTICE", "open_store"]
+
+EMBEDDED_NOTICE = (
+    "No REDIS_URL set: using the embedded in-process store; games will not survive a restart."
+)
+
+
+def open_store(settings: Settings, caveat: str = "") -> GameStore:
+    """The store REDIS_URL names, or the embedded one (announced once on stderr)."""
+    store = GameStore.from_url(settings.redis_url)
+    if store.embedded:
+        print(f"{EMBEDDED_NOTICE} {caveat}".strip(), file=sys.stderr)
+    return store

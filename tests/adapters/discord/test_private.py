@@ -1,0 +1,150 @@
+"""Secrets stay private; wrong, repeated and stale clicks; restarts; closed DMs."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bot.adapters.discord.fake import FakeDiscord, FakeMessage
+from bot.adapters.discord.sim import Table, running_bot
+from bot.commands.authority import Authority
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from core.games.bigidea.cards import card
+from tests.adapters.discord.conftest import CHANNEL, USERS
+
+FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
+
+
+def _hidden_cards(state: dict[str, Any]) -> set[str]:
+    hidden: set[str] = set()
+    for hand in state["hands"]:
+        hidden.update(hand)
+    for pick in state["picks"]:
+        hidden.update(pick or [])
+    shown = {c for p in state["products"] for c in p["cards"]}
+    return {card(c).text for c in hidden - shown}
+
+
+async def test_no_hand_card_in_any_channel_message(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, USERS, random.Random(5))
+        await table.open(FAST)
+        checked = 0
+        shown: dict[int, int] = {}
+        while True:
+            record = await table.record()
+            assert record is not None
+            if record.status == "finished" or record.state is None:
+                break
+            hidden = _hidden_cards(record.state)
+            # Only what is new since the last press: an old post may show a product whose cards
+            # were later discarded, reshuffled and dealt again (that is the rules revealing them).
+            for message in fake.public(CHANNEL):
+                if shown.get(message.id) == message.edits:
+                    continue
+                shown[message.id] = message.edits
+                leaked = [text for text in hidden if text in message.text]
+                assert not leaked, (leaked, message.text)
+                checked += 1
+            assert await table.step() or table.presses > 0
+            if table.presses > 2_000:
+                break
+    assert checked > 100
+
+
+def _newest_private_with_choices(fake: FakeDiscord, table: Table, user_index: int) -> FakeMessage:
+    user = USERS[user_index]
+    panels = [m for m in table.panels(user) if m.audience != "channel"]
+    assert panels, f"{user.name} has no private panel"
+    return panels[-1]
+
+
+def _game_button(message: FakeMessage) -> str:
+    return next(c["custom_id"] for c in message.components if c["custom_id"].startswith("br1|"))
+
+
+async def test_wrong_user_double_click_and_stale_button(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, USERS, random.Random(7))
+        await table.open(FAST)
+        panel = _newest_private_with_choices(fake, table, 1)
+        custom_id = _game_button(panel)
+        before = await table.record()
+
+        # Alice clicks Bob's private button (as if she had it): refused privately.
+        wrong = await table.click(USERS[0], panel, custom_id, _values(panel, custom_id))
+        assert wrong.messages and all(m.audience == "ephemeral" for m in wrong.messages)
+        assert "belongs to" in wrong.messages[0].text
+        assert await table.record() == before
+
+        # Bob clicks; then clicks the same button again: the second is answered, nothing changes.
+        await table.click(USERS[1], panel, custom_id, _values(panel, custom_id))
+        after_first = await table.record()
+        assert after_first != before
+        posts = len(fake.public(CHANNEL))
+        again = await table.click(USERS[1], panel, custom_id, _values(panel, custom_id))
+        assert all(m.audience == "ephemeral" for m in again.messages)
+        assert "already picked those cards" in again.messages[0].text
+        assert len(fake.public(CHANNEL)) == posts
+        assert await table.record() == after_first
+
+        # Everyone else picks; the seed phase is over and Bob's old menu is stale.
+        while _phase(await table.record()) == "pick":
+            assert await table.step()
+        moved_on = await table.record()
+        stale = await table.click(USERS[1], panel, custom_id, _values(panel, custom_id))
+        assert all(m.audience == "ephemeral" for m in stale.messages)
+        assert "earlier moment" in stale.messages[0].text
+        assert await table.record() == moved_on
+
+
+def _phase(record: GameRecord | None) -> str:
+    assert record is not None and record.state is not None
+    return str(record.state["phase"])
+
+
+def _values(message: FakeMessage, custom_id: str) -> list[str] | None:
+    component = next(c for c in message.components if c["custom_id"] == custom_id)
+    if component["type"] != 3:
+        return None
+    options = [o["value"] for o in component["options"]]
+    return options[: component.get("min_values", 1)]
+
+
+async def test_old_buttons_work_after_a_restart(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, USERS, random.Random(9))
+        await table.open(FAST)
+        for _ in range(5):
+            await table.step()
+        before = await table.record()
+    # A new process: a new client (and authority) on the same Redis and the same messages.
+    fresh = Authority(authority.store, settings)
+    async with running_bot(fake, fresh, settings) as client:
+        table.reconnect(client)
+        record = await table.play()
+    assert before is not None and before.status == "playing"
+    assert record is not None and record.status == "finished"
+
+
+async def test_a_user_with_closed_dms_still_plays(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    fake.closed_dms.add(USERS[2].id)
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, USERS, random.Random(13))
+        await table.open(FAST)
+        record = await table.play()
+    assert record is not None and record.status == "finished"
+    assert not [m for m in fake.private(USERS[2]) if m.audience == "dm"]
+    notes = [m for m in fake.public(CHANNEL) if f"<@{USERS[2].id}>" in m.content]
+    assert notes, "the table was never told that carol's DMs are closed"
+    told = [m for m in fake.private(USERS[2]) if "DMs are closed" in m.text]
+    assert told, "carol was never told how to open her DMs"
