@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import sys
 import time
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Callable, Coroutine, Sequence
+from types import ModuleType
+from typing import Any, TextIO
 
 from bot.settings import Settings
 
@@ -42,8 +42,23 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=1)
     simulate.add_argument("--option", action="append", default=[], help="a start option, k=v")
 
+    from bot.adapters.discord import cli as discord_cli
+    from bot.adapters.slack import cli as slack_cli
+
+    discord_cli.add_arguments(commands.add_parser("discord", help="run the bot on Discord"))
+    slack_cli.add_arguments(commands.add_parser("slack", help="run the bot on Slack"))
+
     bench = commands.add_parser("bench", help="measure the authority against a real redis-server")
-    bench.add_argument("--games", type=int, default=100, help="concurrent games")
+    bench.add_argument(
+        "--adapter",
+        choices=["authority", "discord", "slack"],
+        default="authority",
+        help="authority (default): the authority and Redis; discord/slack: through the real SDK "
+        "and a fake platform server on 127.0.0.1",
+    )
+    bench.add_argument(
+        "--games", type=int, default=None, help="concurrent games (100; 50 with --adapter)"
+    )
     bench.add_argument("--players", type=int, default=4)
     bench.add_argument("--seed", type=int, default=1)
     bench.add_argument(
@@ -61,7 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
-    command = args.command or "console"
+    command = args.command or _default_command(settings)
+    if command == "discord":
+        from bot.adapters.discord import cli as discord_cli
+
+        return discord_cli.run(settings, _with_defaults(args, "discord"))
+    if command == "slack":
+        from bot.adapters.slack import cli as slack_cli
+
+        return slack_cli.run(settings, _with_defaults(args, "slack"))
     if command == "console":
         script: TextIO | None = getattr(args, "script", None)
         transcript: TextIO | None = getattr(args, "transcript", None)
@@ -74,12 +97,49 @@ def main(argv: Sequence[str] | None = None) -> int:
             simulate(settings, args.game, args.players, args.games, args.seed, args.option)
         )
     if command == "bench":
+        if args.adapter != "authority":
+            adapter_bench: Callable[[Settings, int, int], Coroutine[Any, Any, int]]
+            adapter_bench = _adapter_cli(args.adapter).bench
+            return asyncio.run(adapter_bench(settings, args.games or 50, args.seed))
         from bot.bench import bench
 
         return asyncio.run(
-            bench(settings, args.games, args.players, args.seed, args.think_ms, args.pace_seconds)
+            bench(
+                settings,
+                args.games or 100,
+                args.players,
+                args.seed,
+                args.think_ms,
+                args.pace_seconds,
+            )
         )
     return 2
+
+
+def _default_command(settings: Settings) -> str:
+    """With no command: the platform whose tokens are set, else the console."""
+    if settings.discord_token:
+        return "discord"
+    if settings.slack_bot_token:
+        return "slack"
+    return "console"
+
+
+def _adapter_cli(name: str) -> ModuleType:
+    if name == "discord":
+        from bot.adapters.discord import cli as discord_cli
+
+        return discord_cli
+    from bot.adapters.slack import cli as slack_cli
+
+    return slack_cli
+
+
+def _with_defaults(args: argparse.Namespace, command: str) -> argparse.Namespace:
+    """``args`` with the platform's own defaults when it was chosen by its token alone."""
+    if args.command == command:
+        return args
+    return _parser().parse_args([command])
 
 
 async def _console(
@@ -90,15 +150,9 @@ async def _console(
 
     from bot.adapters.console import VirtualClock, run_console
     from bot.commands.authority import Authority
-    from storage import GameStore
+    from bot.runtime import open_store
 
-    store = GameStore.from_url(settings.redis_url)
-    if store.embedded:
-        print(
-            "No REDIS_URL set: using the embedded in-process store; "
-            "games will not survive a restart.",
-            file=sys.stderr,
-        )
+    store = open_store(settings)
     clock = VirtualClock(time.time()) if script is not None else None
     seeds = random.Random(seed if seed is not None else secrets.randbits(64))
     authority = Authority(

@@ -130,8 +130,8 @@ class Authority:
         out = self._outbox(req, game)
         try:
             if word in readers:
-                step = readers[word](req, game, rest)
-                return await self._transact(req, game, step, dedupe=False)
+                # De-duplicated too: a platform's retry of `status` is answered once.
+                return await self._transact(req, game, readers[word](req, game, rest))
             if word in writers:
                 return await self._transact(req, game, writers[word](req, game, rest))
         except CommandError as error:  # arguments that cannot be read, before any state is loaded
@@ -214,9 +214,7 @@ class Authority:
     def _outbox(self, req: Request, game: Game[Any, Any] | None = None) -> Outbox:
         return Outbox(platform=req.platform, channel=req.channel, game=game.name if game else None)
 
-    async def _transact(
-        self, req: Request, game: Game[Any, Any] | None, step: _Step, dedupe: bool = True
-    ) -> Outbox:
+    async def _transact(self, req: Request, game: Game[Any, Any] | None, step: _Step) -> Outbox:
         key = GameKey(req.platform, req.channel)
         for attempt in range(MAX_ATTEMPTS):
             out = self._outbox(req, game)
@@ -224,7 +222,7 @@ class Authority:
                 fresh, loaded = await self.store.load(
                     key,
                     dedupe=f"{req.platform}:{req.delivery}"
-                    if req.delivery and dedupe and attempt == 0
+                    if req.delivery and attempt == 0
                     else None,
                     dedupe_ttl=self.settings.dedupe_ttl_seconds,
                 )

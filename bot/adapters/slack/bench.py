@@ -1,0 +1,177 @@
+"""``boardroom bench --adapter slack``: latency through the real Bolt app at many concurrent games.
+
+The bot runs in its own process, as in production: the real Bolt app served over HTTP on
+127.0.0.1 by :func:`~bot.adapters.slack.loopback.serve_http`, a real redis-server, and the Web API
+client pointed at a fake Slack (:mod:`bot.adapters.slack.fake`). This process plays Slack: the fake
+Web API and, per game, four simulated users (:class:`~bot.adapters.slack.players.SlackTable`)
+sending signed slash commands and ``block_actions`` payloads. Keeping the two apart means the bot
+is not charged for Slack's own work.
+
+A request's latency runs from sending it to the moment its whole answer (posts, ephemeral replies,
+DMs, the board edit) has been accepted by the Web API: what a player waits for. The bot says so by
+calling the fake's ``boardroom.handled`` after each answer. Players press at a player's pace
+(``THINK_S`` on average between a game's presses), so the figure is the bot's response time, not
+the length of a queue of every game pressing at once.
+
+The last line printed is machine-readable: ``p50_ms=<x> p99_ms=<x>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import sys
+import time
+
+from aiohttp import ClientSession, TCPConnector
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.fake import HANDLED, FakeSlackAPI, SignedClient
+from bot.adapters.slack.loopback import EVENTS_PATH, serve_http
+from bot.adapters.slack.players import SlackTable
+from bot.commands.authority import Authority, Request
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from bot.simulate import percentile
+from storage import GameKey, GameStore
+from storage.local_server import LocalRedisServer, RedisServerError, free_port
+
+__all__ = ["run_bench"]
+
+GAME = "bigidea"
+PLAYERS = 4
+THINK_S = 0.5
+DEADLINES_OFF = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
+SECRET = "bench-signing-secret"
+READY_TIMEOUT_S = 30.0
+READY = "boardroom-slack-bench-ready"
+
+
+# --- the bot's process -------------------------------------------------------------------------
+
+
+async def _bot(redis_url: str, api_url: str, port: int, seed: int) -> None:
+    store = GameStore.from_url(redis_url)
+    seeds = random.Random(seed)
+    authority = Authority(store, Settings(), new_seed=lambda: seeds.getrandbits(63))
+    session = ClientSession(connector=TCPConnector(limit=0))
+    client = AsyncWebClient(token="xoxb-bench", base_url=api_url, session=session)
+    adapter = SlackAdapter(authority, client, SECRET)
+    pending: set[asyncio.Task[object]] = set()
+
+    def handled(req: Request) -> None:
+        task = asyncio.ensure_future(client.api_call(HANDLED, json={"user": req.user}))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    adapter.handled.append(handled)
+    await serve_http(adapter, "127.0.0.1", port)
+    print(READY, flush=True)
+    await asyncio.Event().wait()  # until the bench terminates this process
+
+
+async def _stop(bot: asyncio.subprocess.Process) -> None:
+    if bot.returncode is None:
+        bot.terminate()
+    await bot.wait()
+
+
+# --- the Slack side ----------------------------------------------------------------------------
+
+
+async def _play(
+    api: FakeSlackAPI, slack: SignedClient, store: GameStore, index: int, rng: random.Random
+) -> tuple[SlackTable, bool]:
+    channel = f"CBENCH{index}"
+    users = [f"U{index}X{seat}" for seat in range(PLAYERS)]
+    table = SlackTable(api, slack, channel, users, rng, GAME)
+    # Commands come at a player's pace too; the first wait also spreads the games' starts.
+    lobby = [(users[0], f"start {DEADLINES_OFF}"), *((u, "join") for u in users[1:])]
+    for user, text in [*lobby, (users[0], "begin")]:
+        await asyncio.sleep(rng.uniform(0.5, 1.5) * THINK_S)
+        await table.command(user, text)
+    await table.play(think_s=THINK_S)
+    _, loaded = await store.load(GameKey("slack", channel))
+    record = GameRecord.model_validate_json(loaded.data) if loaded else None
+    table.detach()
+    return table, record is not None and record.status == "finished"
+
+
+async def run_bench(settings: Settings, games: int, seed: int) -> int:
+    """Play ``games`` games at once; 0 when all finished, 1 otherwise, 2 on bad input."""
+    if games < 1:
+        print("need games >= 1")
+        return 2
+    async with contextlib.AsyncExitStack() as stack:
+        url = settings.redis_url
+        if not url:
+            try:
+                url = stack.enter_context(LocalRedisServer()).url
+            except RedisServerError as exc:
+                print(f"cannot start a local redis-server: {exc}")
+                return 2
+        api = FakeSlackAPI()
+        api_url = await api.start()
+        stack.push_async_callback(api.close)
+        port = free_port()
+        # A plain child interpreter, not multiprocessing: `python -m bot` has no __main__ guard
+        # for a spawned process to import safely.
+        bot = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            __name__,
+            url,
+            api_url,
+            str(port),
+            str(seed),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        stack.push_async_callback(_stop, bot)
+        assert bot.stdout is not None
+        try:
+            line = await asyncio.wait_for(bot.stdout.readline(), READY_TIMEOUT_S)
+        except TimeoutError:
+            line = b""
+        if line.decode().strip() != READY:
+            print("the bot process did not start")
+            return 2
+        session = await stack.enter_async_context(ClientSession(connector=TCPConnector(limit=0)))
+        slack = SignedClient(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET, session)
+        store = GameStore.from_url(url)
+        stack.push_async_callback(store.close)
+        print(f"bench slack: {games} concurrent games of {PLAYERS} players, seed {seed}")
+        print(
+            f"redis: {'REDIS_URL' if settings.redis_url else url}; the bot in its own process, "
+            f"Bolt over HTTP on 127.0.0.1:{port}; presses every {THINK_S:g} s per game on average"
+        )
+        rng = random.Random(seed)
+        started = time.perf_counter()
+        results = await asyncio.gather(
+            *(_play(api, slack, store, i, random.Random(rng.getrandbits(64))) for i in range(games))
+        )
+        wall = time.perf_counter() - started
+        latencies = sorted(s for table, _ in results for s in table.stats.latencies)
+        acks = sorted(s for table, _ in results for s in table.stats.acks)
+        finished = sum(1 for _, done in results if done)
+        requests = len(latencies)
+        calls = len([c for c in api.calls if c.method != HANDLED])
+        print(f"games finished: {finished}/{games} in {wall:.1f}s; {requests} requests")
+        print(f"Web API calls: {calls} ({calls / max(requests, 1):.1f} per request)")
+        print(
+            f"HTTP ack: p50 {percentile(acks, 0.5) * 1000:.1f} ms, "
+            f"p99 {percentile(acks, 0.99) * 1000:.1f} ms (Bolt polls for ack() every 10 ms)"
+        )
+        p50 = percentile(latencies, 0.5) * 1000
+        p99 = percentile(latencies, 0.99) * 1000
+        print(f"p50_ms={p50:.2f} p99_ms={p99:.2f}")
+        return 0 if finished == games else 1
+    return 2  # pragma: no cover (mypy: the exit stack could swallow an exception)
+
+
+if __name__ == "__main__":
+    # The bot's process: python -m bot.adapters.slack.bench <redis url> <api url> <port> <seed>
+    _redis, _api, _port, _seed = sys.argv[1:5]
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_bot(_redis, _api, int(_port), int(_seed)))

@@ -1,0 +1,189 @@
+"""Neutral :mod:`core.ui` messages as Slack Block Kit, within Slack's size limits.
+
+Every button and select gets an ``action_id`` of ``brd<n>:<component id>``: the index keeps
+action ids unique within a message (Slack refuses a message with two equal ones) and the
+component id (:mod:`bot.commands.codec`) is all the authority needs to handle the press.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.commands import codec
+from core import ui
+
+__all__ = ["ACTION_PATTERN", "blocks", "component_id", "fallback_text"]
+
+Block = dict[str, Any]
+
+ACTION_PATTERN = re.compile(r"^brd\d+:")
+"""What Bolt routes to the press handler: every component this module renders."""
+
+# Slack's documented limits (Block Kit reference).
+MAX_BLOCKS = 50
+MAX_SECTION_TEXT = 3000
+MAX_FIELDS = 10
+MAX_FIELD_TEXT = 2000
+MAX_HEADER = 150
+MAX_BUTTON_TEXT = 75
+MAX_ELEMENTS = 25
+MAX_OPTIONS = 100
+MAX_OPTION_TEXT = 75
+MAX_PLACEHOLDER = 150
+MAX_FALLBACK = 3000
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mrkdwn(text: str) -> str:
+    """Escape Slack's control characters and turn ``**bold**`` into Slack's ``*bold*``."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _BOLD.sub(r"*\1*", escaped)
+
+
+def _plain(text: str, limit: int) -> Block:
+    return {"type": "plain_text", "text": _cut(text or " ", limit), "emoji": True}
+
+
+def _chunks(text: str, limit: int) -> list[str]:
+    """``text`` in pieces of at most ``limit`` characters, cut at line ends where possible."""
+    pieces: list[str] = []
+    while len(text) > limit:
+        cut = text.rfind("\n", 0, limit)
+        cut = cut if cut > 0 else limit
+        pieces.append(text[:cut])
+        text = text[cut:].lstrip("\n")
+    if text:
+        pieces.append(text)
+    return pieces
+
+
+def component_id(action_id: str) -> str | None:
+    """The component id inside an ``action_id`` made here, or None for anything else."""
+    if not ACTION_PATTERN.match(action_id):
+        return None
+    return action_id.split(":", 1)[1]
+
+
+class _Ids:
+    """Numbers the components of one message."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, custom_id: str) -> str:
+        self.count += 1
+        return f"brd{self.count}:{custom_id}"
+
+
+def _button(game: str, button: ui.Button, channel: str | None, ids: _Ids) -> Block:
+    element: Block = {
+        "type": "button",
+        "text": _plain(button.label, MAX_BUTTON_TEXT),
+        "action_id": ids(codec.encode_button(game, button, channel)),
+    }
+    # Slack has two accent styles; the neutral "success" reads as the primary one.
+    if button.style in ("primary", "success"):
+        element["style"] = "primary"
+    elif button.style == "danger":
+        element["style"] = "danger"
+    return element
+
+
+def _option(option: ui.SelectOption) -> Block:
+    built: Block = {"text": _plain(option.label, MAX_OPTION_TEXT), "value": option.value}
+    if option.description:
+        built["description"] = _plain(option.description, MAX_OPTION_TEXT)
+    return built
+
+
+def _select(game: str, select: ui.Select, channel: str | None, ids: _Ids) -> Block:
+    many = select.max_values > 1
+    element: Block = {
+        "type": "multi_static_select" if many else "static_select",
+        "placeholder": _plain(select.placeholder, MAX_PLACEHOLDER),
+        "action_id": ids(codec.encode_select(game, select, channel)),
+    }
+    options = [_option(o) for o in select.options]
+    if len(options) <= MAX_OPTIONS:
+        element["options"] = options
+    else:
+        # Past 100 options Slack wants option groups (up to 100 groups of 100).
+        groups = [options[i : i + MAX_OPTIONS] for i in range(0, len(options), MAX_OPTIONS)]
+        element["option_groups"] = [
+            {"label": _plain(f"{i * MAX_OPTIONS + 1}-{i * MAX_OPTIONS + len(g)}", 75), "options": g}
+            for i, g in enumerate(groups[:MAX_OPTIONS])
+        ]
+    if many:
+        element["max_selected_items"] = select.max_values
+    return element
+
+
+def _fields(fields: list[ui.Field_]) -> list[Block]:
+    out: list[Block] = []
+    inline = [f for f in fields if f.inline]
+    for start in range(0, len(inline), MAX_FIELDS):
+        out.append(
+            {
+                "type": "section",
+                "fields": [
+                    {
+                        "type": "mrkdwn",
+                        "text": _cut(f"*{mrkdwn(f.name)}*\n{mrkdwn(f.value)}", MAX_FIELD_TEXT),
+                    }
+                    for f in inline[start : start + MAX_FIELDS]
+                ],
+            }
+        )
+    for f in fields:
+        if not f.inline:
+            text = _cut(f"*{mrkdwn(f.name)}*\n{mrkdwn(f.value)}", MAX_SECTION_TEXT)
+            out.append({"type": "section", "text": {"type": "mrkdwn", "text": text}})
+    return out
+
+
+def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[Block]:
+    """``message`` as Block Kit blocks.
+
+    ``channel`` is the game's channel when the message is shown elsewhere (a DM), so that its
+    components act on that channel's game.
+    """
+    out: list[Block] = []
+    if message.title:
+        out.append({"type": "header", "text": _plain(message.title, MAX_HEADER)})
+    for piece in _chunks(mrkdwn(message.text), MAX_SECTION_TEXT):
+        out.append({"type": "section", "text": {"type": "mrkdwn", "text": piece}})
+    out.extend(_fields(message.fields))
+    if message.image_url:
+        out.append({"type": "image", "image_url": message.image_url, "alt_text": "board"})
+    ids = _Ids()
+    controls: list[Block] = []
+    for row in message.buttons:
+        live = [b for b in row if not b.disabled]
+        # Slack buttons cannot be disabled: a greyed-out choice becomes a line of context.
+        dead = [b.label for b in row if b.disabled]
+        elements = [_button(game, b, channel, ids) for b in live]
+        for start in range(0, len(elements), MAX_ELEMENTS):
+            controls.append({"type": "actions", "elements": elements[start : start + MAX_ELEMENTS]})
+        if dead:
+            text = _cut(" · ".join(mrkdwn(label) for label in dead), MAX_SECTION_TEXT)
+            controls.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
+    for select in message.selects:
+        controls.append({"type": "actions", "elements": [_select(game, select, channel, ids)]})
+    # Components matter more than the tail of a long text: keep them when trimming to 50 blocks.
+    room = MAX_BLOCKS - len(controls)
+    if len(out) > room:
+        out = out[: max(room - 1, 0)]
+        out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": "(cut short)"}]})
+    return (out + controls)[:MAX_BLOCKS]
+
+
+def fallback_text(message: ui.Message) -> str:
+    """The notification text Slack shows where blocks cannot be (and screen readers read)."""
+    text = message.plain_text() or "Boardroom"
+    return _cut(mrkdwn(text), MAX_FALLBACK)

@@ -1,0 +1,204 @@
+"""Signatures, Slack's redeliveries and the presses the authority must refuse, over real HTTP."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from bot.adapters.slack.loopback import Loopback
+from bot.adapters.slack.players import Component, SlackTable
+from bot.commands.authority import STALE
+from core.games.bigidea.cards import card
+from storage import GameKey
+from tests.adapters.slack.conftest import CHANNEL, stored
+
+USERS = ["UALICE", "UBOB", "UCAROL"]
+
+
+def _ephemeral_to(loop: Loopback, user: str, since: int) -> list[str]:
+    return [
+        str(c.args.get("text", ""))
+        for c in loop.api.calls[since:]
+        if c.method == "chat.postEphemeral" and c.args.get("user") == user
+    ] + [
+        str(c.args.get("text", ""))
+        for c in loop.api.calls[since:]
+        if c.method == "chat.postMessage" and c.args.get("channel") == f"D{user}"
+    ]
+
+
+async def _begun(loop: Loopback) -> SlackTable:
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(2), "bigidea")
+    await table.command(USERS[0], "start")
+    for user in USERS[1:]:
+        await table.command(user, "join")
+    await table.command(USERS[0], "begin")
+    return table
+
+
+def _product(component: Component) -> dict[str, object]:
+    """A pick action of one item and one description from the menu's cards."""
+    items = [v for v in component.options if card(v).type == 1]
+    descriptions = [v for v in component.options if card(v).type == 2]
+    chosen = [items[0], descriptions[0]] if items and descriptions else component.options[:2]
+    picked = [{"text": {"type": "plain_text", "text": v}, "value": v} for v in chosen]
+    return {
+        "type": component.kind,
+        "action_id": component.action_id,
+        "block_id": "b",
+        "selected_options": picked,
+    }
+
+
+async def _press(loop: Loopback, user: str, component: Component, action: dict[str, object]) -> int:
+    body = loop.slack.action_body(
+        user, component.channel, action, component.message_ts, component.ephemeral
+    )
+    status = await loop.slack.post(body)
+    await loop.adapter.settled()
+    return status
+
+
+async def test_forged_and_stale_signatures_are_refused(loop: Loopback) -> None:
+    body = loop.slack.slash_body("/bigidea", "start", "UALICE", CHANNEL)
+    assert await loop.slack.post(body, secret="not-the-secret") == 401
+    assert await loop.slack.post(body, timestamp=int(time.time()) - 5 * 60 - 10) == 401
+    await loop.adapter.settled()
+    assert await stored(loop) is None
+    assert [c.method for c in loop.api.calls] == []
+    assert await loop.slack.post(body) == 200  # the same body, rightly signed, is served
+    await loop.adapter.settled()
+    assert await stored(loop) is not None
+
+
+async def test_a_retried_slash_command_applies_once(loop: Loopback) -> None:
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(1), "bigidea")
+    await table.command("UALICE", "start")
+    join = loop.slack.slash_body("/bigidea", "join", "UBOB", CHANNEL)
+    assert await loop.slack.post(join) == 200
+    await loop.adapter.settled()
+    posts = len(loop.api.called("chat.postMessage"))
+    for retry in (1, 2):
+        assert await loop.slack.post(join, retry=retry) == 200
+        await loop.adapter.settled()
+    record = await stored(loop)
+    assert record is not None
+    assert [s.user for s in record.seats] == ["UALICE", "UBOB"]
+    assert len(loop.api.called("chat.postMessage")) == posts  # the retries said nothing
+    table.detach()
+
+
+async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback) -> None:
+    table = await _begun(loop)
+    alice = table.players["UALICE"].private
+    bob = table.players["UBOB"].private
+    assert alice is not None and bob is not None
+    bob_menu = bob.choices[0]
+    assert bob_menu.channel == "DUBOB"  # Bob's panel came by DM, its menu acting on CHANNEL
+
+    # Alice presses Bob's menu (as if forwarded to her): refused, privately, nothing changes.
+    before = await stored(loop)
+    since = len(loop.api.calls)
+    await _press(loop, "UALICE", bob_menu, _product(bob_menu))
+    said = _ephemeral_to(loop, "UALICE", since)
+    assert any("belongs to" in text for text in said), said
+    assert await stored(loop) == before
+
+    # A double click: the second click of the same choice changes nothing more.
+    alice_menu = alice.choices[0]
+    action = _product(alice_menu)
+    since = len(loop.api.calls)
+    await _press(loop, "UALICE", alice_menu, action)
+    answer = _ephemeral_to(loop, "UALICE", since)
+    first = await stored(loop)
+    since = len(loop.api.calls)
+    await _press(loop, "UALICE", alice_menu, action)
+    again = _ephemeral_to(loop, "UALICE", since)
+    assert answer and again, "both clicks are answered privately"
+    assert not [
+        c
+        for c in loop.api.calls[since:]
+        if c.args.get("channel") == CHANNEL and (c.method != "chat.postEphemeral")
+    ], "the second click changed nothing public"
+    second = await stored(loop)
+    assert first is not None and second is not None and first.state is not None
+    assert (second.state or {})["picks"] == first.state["picks"]
+    assert (second.state or {})["phase"] == first.state["phase"]
+
+    # The very same payload delivered twice (Slack redelivery) is applied once, silently.
+    body = loop.slack.action_body("UBOB", bob_menu.channel, _product(bob_menu), "1.0", False)
+    await loop.slack.post(body)
+    await loop.adapter.settled()
+    once = await stored(loop)
+    since = len(loop.api.calls)
+    await loop.slack.post(body)
+    await loop.adapter.settled()
+    assert loop.api.calls[since:] == []
+    assert await stored(loop) == once
+
+    # Carol picks; the phase moves on; Alice's old menu is now stale.
+    carol = table.players["UCAROL"].private
+    assert carol is not None
+    await _press(loop, "UCAROL", carol.choices[0], _product(carol.choices[0]))
+    moved = await stored(loop)
+    assert moved is not None and moved.state is not None and moved.state["phase"] != "pick"
+    since = len(loop.api.calls)
+    await _press(loop, "UALICE", alice_menu, action)
+    assert any(STALE in t for t in _ephemeral_to(loop, "UALICE", since))
+    assert await stored(loop) == moved
+    table.detach()
+
+
+async def test_hand_in_a_dm_answers_there_with_buttons_for_the_game(loop: Loopback) -> None:
+    table = await _begun(loop)
+    since = len(loop.api.calls)
+    body = loop.slack.slash_body("/bigidea", "hand", "UALICE", "DUALICE")
+    assert await loop.slack.post(body) == 200
+    await loop.adapter.settled()
+    dms = [
+        c
+        for c in loop.api.calls[since:]
+        if c.method == "chat.postMessage" and c.args["channel"] == "DUALICE"
+    ]
+    assert dms and not loop.api.called("chat.postEphemeral")[len(USERS) :]
+    assert f"|{CHANNEL}|" in str(dms[0].blocks)
+    table.detach()
+
+
+async def test_empty_or_unknown_text_gets_help(loop: Loopback) -> None:
+    for text in ("", "frobnicate"):
+        since = len(loop.api.calls)
+        assert await loop.slack.post(loop.slack.slash_body("/bigidea", text, "U1", CHANNEL)) == 200
+        await loop.adapter.settled()
+        said = _ephemeral_to(loop, "U1", since)
+        assert any("/bigidea start" in t for t in said), said
+
+
+async def test_fallbacks_when_slack_refuses_a_call(loop: Loopback) -> None:
+    """Not in the channel: the private answer comes by DM. Board deleted: a new board is posted."""
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
+    loop.api.fail["chat.postEphemeral"] = "channel_not_found"
+    since = len(loop.api.calls)
+    await table.command("UALICE", "status")  # answered privately: no game here yet
+    said = _ephemeral_to(loop, "UALICE", since)
+    assert any("No game here" in t for t in said), said
+    del loop.api.fail["chat.postEphemeral"]
+    await _begun_with(table)
+    key = GameKey("slack", CHANNEL)
+    old = await loop.store.board_ref(key)
+    assert old is not None
+    loop.api.fail["chat.update"] = "message_not_found"
+    await table.command("UBOB", "leave")  # a public change: the board must be refreshed
+    new = await loop.store.board_ref(key)
+    assert new is not None and new != old
+    posted = {c.ts for c in loop.api.called("chat.postMessage")}
+    assert new in posted
+    del loop.api.fail["chat.update"]
+    table.detach()
+
+
+async def _begun_with(table: SlackTable) -> None:
+    await table.command(USERS[0], "start")
+    for user in USERS[1:]:
+        await table.command(user, "join")
+    await table.command(USERS[0], "begin")

@@ -1,0 +1,54 @@
+"""Socket Mode: the real AsyncSocketModeHandler against a fake websocket on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.loopback import Loopback
+from tests.adapters.slack.conftest import CHANNEL, stored
+from tests.adapters.slack.socket_server import FakeSocketMode
+
+
+async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
+    socket = FakeSocketMode()
+    loop.api.socket_url = await socket.start()
+    # No signing secret: Socket Mode requests arrive on the socket the app itself opened.
+    adapter = SlackAdapter(loop.authority, loop.adapter.client, None)
+    handler = AsyncSocketModeHandler(adapter.app, "xapp-loopback")
+    try:
+        await handler.connect_async()
+        await asyncio.wait_for(socket.connected.wait(), 5)
+        payload = {
+            "command": "/bigidea",
+            "text": "start",
+            "user_id": "UALICE",
+            "user_name": "alice",
+            "channel_id": CHANNEL,
+            "channel_name": "general",
+            "team_id": "T0BOARD",
+            "trigger_id": "1.socket",
+            "response_url": "http://127.0.0.1:9/unused",
+        }
+        await socket.send(
+            {
+                "envelope_id": "env-1",
+                "type": "slash_commands",
+                "payload": payload,
+                "accepts_response_payload": True,
+            }
+        )
+        ack = await asyncio.wait_for(socket.acks.get(), 5)
+        assert ack["envelope_id"] == "env-1"
+        await asyncio.wait_for(adapter.settled(), 5)
+        record = await stored(loop)
+        assert record is not None and record.host == "UALICE"
+        assert [c.method for c in loop.api.calls if c.method != "auth.test"] == [
+            "apps.connections.open",
+            "chat.postMessage",
+        ]
+    finally:
+        await handler.close_async()
+        await socket.close()
