@@ -257,7 +257,11 @@ class Game(ABC, Generic[S, OptionsT]):
 
     @abstractmethod
     def rules(self, topic: str | None) -> str:
-        """The rules page, or one topic of it."""
+        """A short rules overview (``None``), one topic of the rules page, or ``all`` of it."""
+
+    def rule_topics(self) -> list[str]:
+        """The topics :meth:`rules` knows, for menus and autocomplete."""
+        return []
 
     def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> Any | None:
         """Turn a game-specific text command (e.g. ``pitch <text>``) into an action, or None."""

@@ -175,7 +175,12 @@ def test_describe_action_keeps_secrets() -> None:
 
 
 def test_rules_page_is_the_docs_page() -> None:
-    assert GAME.rules(None) == rules_page() == DOCS.read_text(encoding="utf-8")
+    assert GAME.rules("all") == rules_page() == DOCS.read_text(encoding="utf-8")
+    short = GAME.rules(None)
+    assert short.startswith("## Overview") and len(short) < 2000
+    assert "`/bigidea rules all`" in short
+    assert GAME.rule_topics() == list(dict.fromkeys(GAME.rule_topics()))
+    assert {"seed", "venture", "mezzanine", "ipo", "rulings"} <= set(GAME.rule_topics())
 
 
 def test_rules_topics() -> None:

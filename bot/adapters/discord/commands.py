@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -25,11 +25,13 @@ from core.registry import all_games
 if TYPE_CHECKING:
     from bot.adapters.discord.client import BoardroomClient
 
-__all__ = ["Argument", "argument_of", "build_commands"]
+__all__ = ["Argument", "argument_of", "build_commands", "completer"]
 
 log = logging.getLogger(__name__)
 
 MAX_SUBCOMMANDS = 25
+MAX_CHOICES = 25
+CHOICE_LIMIT = 100
 DESCRIPTION_LIMIT = 100
 _BRACKETS = re.compile(r"[<\[]([^>\]]+)[>\]]")
 
@@ -47,7 +49,9 @@ def argument_of(word: str, help_text: str) -> Argument | None:
     """The option a subcommand takes, read from its help line (None: it takes none)."""
     if word == "start":
         return Argument("options", "key=value options, e.g. vote_seconds=30", required=False)
-    head = help_text.split(":", 1)[0] if help_text.startswith(word) else ""
+    # The usage may lead the help line ("pitch <text>: ...") or end it ("...: rules [topic]").
+    usage = re.search(rf"(?:^|\s){re.escape(word)}((?: [<\[][^>\]]+[>\]])+)", help_text)
+    head = usage.group(0) if usage else ""
     tokens = _BRACKETS.findall(head)
     if not tokens:
         return None
@@ -67,19 +71,71 @@ def _client(interaction: discord.Interaction[Any]) -> BoardroomClient:
 _Callback = Callable[..., Awaitable[None]]
 
 
-def _callback(game: str, word: str, argument: Argument | None) -> _Callback:
+_Choices = list[app_commands.Choice[str]]
+_Completer = Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, _Choices]]
+
+
+def completer(game: Game[Any, Any], word: str) -> _Completer | None:
+    """Autocomplete where it helps: start options, rules topics, how many bots."""
+    if word == "rules":
+        topics = ["all", *game.rule_topics()]
+
+        async def topic(interaction: discord.Interaction[Any], current: str) -> _Choices:
+            wanted = current.strip().lower()
+            return [_choice(t) for t in topics if t.startswith(wanted)][:MAX_CHOICES]
+
+        return topic
+    if word == "start":
+        fields = game.options_model.model_fields
+
+        async def options(interaction: discord.Interaction[Any], current: str) -> _Choices:
+            # Complete the last word typed: an option's name (bare for yes/no ones), or
+            # name=default, after the options already given.
+            head, _, last = current.rpartition(" ")
+            used = {w.partition("=")[0] for w in head.split()}
+            stem = last.partition("=")[0].lower()
+            found = []
+            for name, info in fields.items():
+                if name in used or not name.startswith(stem):
+                    continue
+                token = name if info.annotation is bool else f"{name}={info.default}"
+                found.append(_choice(f"{head} {token}".strip()))
+            return found[:MAX_CHOICES]
+
+        return options
+    if word == "addbot":
+        counts = [str(n) for n in range(1, game.max_players)]
+
+        async def count(interaction: discord.Interaction[Any], current: str) -> _Choices:
+            return [_choice(n) for n in counts if n.startswith(current.strip())]
+
+        return count
+    return None
+
+
+def _choice(value: str) -> app_commands.Choice[str]:
+    value = value[:CHOICE_LIMIT]
+    return app_commands.Choice(name=value, value=value)
+
+
+def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Callback:
+    name = game.name
+
     async def plain(interaction: discord.Interaction[Any]) -> None:
-        await _client(interaction).adapter.on_command(interaction, game, word)
+        await _client(interaction).adapter.on_command(interaction, name, word)
 
     async def required(interaction: discord.Interaction[Any], text: str) -> None:
-        await _client(interaction).adapter.on_command(interaction, game, f"{word} {text}")
+        await _client(interaction).adapter.on_command(interaction, name, f"{word} {text}")
 
     async def optional(interaction: discord.Interaction[Any], text: str | None = None) -> None:
-        await _client(interaction).adapter.on_command(interaction, game, f"{word} {text or ''}")
+        await _client(interaction).adapter.on_command(interaction, name, f"{word} {text or ''}")
 
     if argument is None:
         return plain
-    chosen = required if argument.required else optional
+    chosen: _Callback = required if argument.required else optional
+    complete = completer(game, word)
+    if complete is not None:
+        chosen = app_commands.autocomplete(text=complete)(chosen)
     described = app_commands.describe(text=_cut(argument.description))(chosen)
     return app_commands.rename(text=argument.name)(described)
 
@@ -93,7 +149,7 @@ def _group(game: Game[Any, Any]) -> app_commands.Group:
         command: app_commands.Command[Any, ..., None] = app_commands.Command(
             name=word,
             description=_cut(help_text) or word,
-            callback=cast(Any, _callback(game.name, word, argument_of(word, help_text))),
+            callback=cast(Any, _callback(game, word, argument_of(word, help_text))),
         )
         group.add_command(command)
     return group

@@ -70,6 +70,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
     def rules(self, topic: str | None) -> str:
         return rulebook.rules_text(topic)
 
+    def rule_topics(self) -> list[str]:
+        return rulebook.topics()
+
     def parse_text(self, state: BigIdeaState, seat: Seat, word: str, rest: str) -> Any | None:
         return commands.parse_text(state, seat, word, rest)
 

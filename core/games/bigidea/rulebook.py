@@ -51,14 +51,23 @@ def _sections() -> list[tuple[str, str]]:
 
 def topics() -> list[str]:
     """The first word of every section title, as a player would type it."""
-    return [title.split()[0] for title, _ in _sections()]
+    firsts = [title.split()[0] for title, _ in _sections()]
+    return list(dict.fromkeys(firsts))  # "End of the round" and "End of the game" share "end"
 
 
 def rules_text(topic: str | None) -> str:
-    """The whole page for ``None``, else the first section whose title starts with ``topic``."""
+    """The overview and the list of topics for ``None`` (a whole page is too long for a chat
+    message), the whole page for ``all``, else the first section whose title starts with
+    ``topic``."""
     if topic is None or not topic.strip():
-        return rules_page()
+        overview = _sections()[0][1] if _sections() else ""
+        return (
+            f"{overview}\n\nMore: `/bigidea rules <topic>` with a topic of "
+            f"{', '.join(topics())}; `/bigidea rules all` for the whole page."
+        )
     key = topic.strip().lower()
+    if key == "all":
+        return rules_page()
     key = _ALIASES.get(key, key)
     for title, text in _sections():
         if title.startswith(key):
