@@ -439,7 +439,7 @@ async def bench(
     games: int,
     players: int,
     seed: int,
-    think_ms: float = 500.0,
+    think_ms: float = 1000.0,
     pace_seconds: float = 15.0,
 ) -> int:
     """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input."""

@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--players", type=int, default=4)
     bench.add_argument("--seed", type=int, default=1)
     bench.add_argument(
-        "--think-ms", type=float, default=500.0, help="mean pause between a game's presses"
+        "--think-ms", type=float, default=1000.0, help="mean pause between a game's presses"
     )
     bench.add_argument(
         "--pace-seconds", type=float, default=15.0, help="length of the latency part; 0 skips it"

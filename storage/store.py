@@ -19,7 +19,7 @@ import redis.exceptions
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-__all__ = ["GameKey", "GameStore", "Loaded", "StorageUnavailable"]
+__all__ = ["BoardClaim", "GameKey", "GameStore", "Loaded", "StorageUnavailable"]
 
 _PREFIX = "boardroom"
 # Streams are trimmed approximately ("~"), which lets Redis drop whole macro nodes cheaply.
@@ -56,6 +56,14 @@ class GameKey:
         if not sep:
             raise ValueError(f"not a game key: {text!r}")
         return cls(platform, channel)
+
+
+@dataclass(frozen=True)
+class BoardClaim:
+    """Whether a board drawing is the newest (``current``), and the board message's id."""
+
+    current: bool
+    ref: str | None
 
 
 @dataclass(frozen=True)
@@ -172,6 +180,16 @@ return 1
 
 # Take-and-remove in one script so two workers can never claim the same deadline. One key, so it
 # is Cluster-safe too. Caveat: if the reply is lost after the script ran, those deadlines are gone.
+# Board drawing order: KEYS[1] = the board hash (ref, v). Claims ARGV[1] if it is newer than the
+# version last drawn; always returns the ref so the caller needs no second round trip.
+_BOARD_LUA = """
+local drawn = tonumber(redis.call('HGET', KEYS[1], 'v') or '-1')
+local ref = redis.call('HGET', KEYS[1], 'ref') or ''
+if tonumber(ARGV[1]) <= drawn then return {0, ref} end
+redis.call('HSET', KEYS[1], 'v', ARGV[1])
+return {1, ref}
+"""
+
 _CLAIM_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for i = 1, #due do redis.call('ZREM', KEYS[1], due[i]) end
@@ -187,6 +205,7 @@ class GameStore:
         self.embedded = embedded
         self._save_script = client.register_script(_SAVE_LUA)
         self._claim_script = client.register_script(_CLAIM_LUA)
+        self._board_script = client.register_script(_BOARD_LUA)
         # Some servers (the embedded one, locked-down managed Redis) refuse MEMORY USAGE.
         self._memory_command = True
 
@@ -275,11 +294,26 @@ class GameStore:
     @_outage_is_unavailable
     async def board_ref(self, key: GameKey) -> str | None:
         """The platform's id of the channel's live board message, as an adapter stored it."""
-        return cast(str | None, await self._client.get(_board_key(key)))
+        return cast(str | None, await self._client.hget(_board_key(key), "ref"))
 
     @_outage_is_unavailable
     async def set_board_ref(self, key: GameKey, ref: str, ttl_s: int) -> None:
-        await self._client.set(_board_key(key), ref, ex=ttl_s)
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hset(_board_key(key), "ref", ref)
+        pipe.expire(_board_key(key), ttl_s)
+        await pipe.execute()
+
+    @_outage_is_unavailable
+    async def claim_board(self, key: GameKey, version: int) -> BoardClaim:
+        """May the board of game state ``version`` be drawn? Only if no newer one was.
+
+        Two workers (or two deliveries in one) can finish in any order; the board must end up
+        showing the newest state, so an older drawing is skipped. One round trip, which also
+        returns the board message's id.
+        """
+        reply = await self._board_script(keys=[_board_key(key)], args=[version])
+        current, ref = cast(list[Any], reply)
+        return BoardClaim(bool(current), ref or None)
 
     @_outage_is_unavailable
     async def read_log(self, key: GameKey) -> list[str]:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
-from storage import GameKey, GameStore, Loaded, StorageUnavailable
+from storage import BoardClaim, GameKey, GameStore, Loaded, StorageUnavailable
 from tests.conftest import RedisServer
 
 KEY = GameKey("discord", "123456")
@@ -352,3 +352,13 @@ async def test_board_ref_round_trip_and_delete(store: GameStore) -> None:
     )
     await store.delete(KEY)
     assert await store.board_ref(KEY) is None
+
+
+async def test_board_claims_only_newer_versions(store: GameStore) -> None:
+    assert await store.claim_board(KEY, 5) == BoardClaim(True, None)
+    await store.set_board_ref(KEY, "m-1", ttl_s=TTL_S)
+    assert await store.claim_board(KEY, 4) == BoardClaim(False, "m-1")  # older: skip it
+    assert await store.claim_board(KEY, 5) == BoardClaim(False, "m-1")  # the same: drawn already
+    assert await store.claim_board(KEY, 7) == BoardClaim(True, "m-1")
+    claims = await asyncio.gather(*(store.claim_board(KEY, 9) for _ in range(5)))
+    assert sum(c.current for c in claims) == 1

@@ -588,6 +588,7 @@ class Authority:
         after = result.state
         users = [s.user for s in record.seats]
         publish(game, before, after, result.events, users, requester, out)
+        out.version = after.version
         record.state = after.model_dump(mode="json")
         if after.finished:
             record.status = "finished"

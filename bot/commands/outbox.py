@@ -33,6 +33,9 @@ class Outbox(BaseModel):
     deliveries: list[Delivery] = Field(default_factory=list)
     board: ui.Message | None = None
     """When set, the channel's live board message should show this (edited in place)."""
+    version: int | None = None
+    """The game state's version the board shows; adapters draw a board only if no newer one
+    was drawn (``GameStore.claim_board``), so concurrent deliveries never leave an old board."""
     board_fresh: bool = False
     """A game has just begun: post a new board message rather than editing the last one."""
     unavailable: bool = False

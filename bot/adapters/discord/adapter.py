@@ -223,9 +223,12 @@ class DiscordAdapter:
         key = GameKey(PLATFORM, out.channel)
         store = self.authority.store
         try:
-            ref = None if out.board_fresh else await store.board_ref(key)
+            claim = await store.claim_board(key, out.version or 0)
         except StorageUnavailable:
-            ref = None
+            return  # without the ref an edit would become a second board; the next one catches up
+        if not claim.current:
+            return  # a newer state's board was drawn already (deliveries can finish out of order)
+        ref = None if out.board_fresh else claim.ref
         if ref is not None:
             try:
                 await channel.get_partial_message(int(ref)).edit(**_kwargs(rendered))

@@ -217,9 +217,12 @@ class SlackAdapter:
     ) -> None:
         key = GameKey(PLATFORM, out.channel)
         try:
-            ref = None if out.board_fresh else await self.authority.store.board_ref(key)
+            claim = await self.authority.store.claim_board(key, out.version or 0)
         except StorageUnavailable:
             return  # without the ref an edit would become a second board; the next one catches up
+        if not claim.current:
+            return  # a newer state's board was drawn already (deliveries can finish out of order)
+        ref = None if out.board_fresh else claim.ref
         if ref is not None:
             try:
                 await self.client.chat_update(

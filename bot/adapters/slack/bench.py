@@ -42,7 +42,9 @@ __all__ = ["run_bench"]
 
 GAME = "bigidea"
 PLAYERS = 4
-THINK_S = 0.5
+THINK_S = 1.0
+"""A press per game per second on average: faster than people play (a round of The Big Idea
+is about a dozen choices in a minute), the same pace as the other benches."""
 DEADLINES_OFF = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 SECRET = "bench-signing-secret"
 READY_TIMEOUT_S = 30.0
