@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from bot.settings import Settings
 from storage import GameStore
 
-__all__ = ["EMBEDDED_NOTICE", "open_store"]
+__all__ = ["EMBEDDED_NOTICE", "freeze_startup", "open_store"]
 
 EMBEDDED_NOTICE = (
     "No REDIS_URL set: using the embedded in-process store; games will not survive a restart."
@@ -20,3 +21,11 @@ def open_store(settings: Settings, caveat: str = "") -> GameStore:
     if store.embedded:
         print(f"{EMBEDDED_NOTICE} {caveat}".strip(), file=sys.stderr)
     return store
+
+
+def freeze_startup() -> None:
+    """Move everything built at start-up (modules, SDK clients, schemas) out of the collector's
+    way: a long-running bot otherwise pays full collections of them, seen as 50-110 ms pauses
+    that stall every interaction in flight."""
+    gc.collect()
+    gc.freeze()

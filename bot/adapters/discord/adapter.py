@@ -184,6 +184,10 @@ class DiscordAdapter:
             if public and here and not interaction.response.is_done():
                 rendered = render(public.pop(0), game)
                 await interaction.response.send_message(**_kwargs(rendered))
+            if not interaction.response.is_done():
+                # Nothing for the presser to see: acknowledge now, not after the DMs, posts and
+                # board edit below, which can take a while and the user need not wait for.
+                await self._silent_ack(interaction)
         sent = await asyncio.gather(*(self._dm(d, game, out.channel) for d in dms))
         closed = sorted({user for user in sent if user is not None})
         self._closed.update(closed)

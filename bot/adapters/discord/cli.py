@@ -15,7 +15,7 @@ import discord
 
 from bot.adapters.discord.client import BoardroomClient, point_at
 from bot.commands.authority import Authority
-from bot.runtime import open_store
+from bot.runtime import freeze_startup, open_store
 from bot.settings import Settings
 
 __all__ = ["PERMISSIONS", "SCOPES", "add_arguments", "bench", "invite_url", "run"]
@@ -100,6 +100,7 @@ async def _run(
     authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
     point_at(settings.discord_api_url, settings.discord_gateway_url)
     client = BoardroomClient(authority, settings, shard_ids or None, shard_count)
+    freeze_startup()
     try:
         async with client:
             await client.start(token)

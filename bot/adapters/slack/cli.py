@@ -15,7 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.adapters.slack.app import PLATFORM, SlackAdapter
 from bot.commands.authority import Authority
 from bot.commands.deadlines import run_deadlines
-from bot.runtime import open_store
+from bot.runtime import freeze_startup, open_store
 from bot.settings import Settings
 
 __all__ = ["add_arguments", "bench", "run"]
@@ -78,6 +78,7 @@ async def _serve(settings: Settings, http: bool, port: int) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    freeze_startup()
     deadlines = asyncio.create_task(
         run_deadlines(authority, PLATFORM, adapter.deliver, settings.deadline_poll_seconds, stop)
     )
