@@ -1,9 +1,12 @@
 """The Bolt app: slash commands and block actions in, Outboxes delivered through the Web API.
 
-Every listener acknowledges first (Slack wants an answer within 3 seconds) and then asks the
-authority; the authority's Outbox becomes Web API calls. Slack's redeliveries (``X-Slack-Retry-Num``
-retries, repeated interaction payloads) carry the same ``trigger_id``, so the delivery id built from
-it lets the authority apply each of them once.
+Every listener acknowledges first (Slack wants an answer within 3 seconds), then starts the work
+as a task of its own and returns, so Bolt (with ``process_before_response``) answers the HTTP
+request at once instead of polling every 10 ms for an ack made inside a running listener. The work
+asks the authority; the authority's Outbox becomes Web API calls.
+
+Slack's redeliveries (``X-Slack-Retry-Num`` retries, repeated interaction payloads) carry the same
+``trigger_id``, so the delivery id built from it lets the authority apply each of them once.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -76,6 +79,7 @@ class SlackAdapter:
             client=client,
             signing_secret=signing_secret or "socket-mode",
             request_verification_enabled=signing_secret is not None,
+            process_before_response=True,
         )
         for game in all_games():
             self.app.command(f"/{game.name}")(self._on_command)
@@ -87,6 +91,7 @@ class SlackAdapter:
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # --- listeners -------------------------------------------------------------------------
 
@@ -101,8 +106,9 @@ class SlackAdapter:
         )
         game = str(command["command"]).lstrip("/")
         text = str(command.get("text") or "")
-        async with self._working(req):
-            await ack()  # before any work: Slack shows an error after 3 seconds without it
+        await ack()  # before any work: Slack shows an error after 3 seconds without it
+
+        async def work() -> None:
             if _is_dm(channel, command.get("channel_name")) and parse(text).word == "hand":
                 # DM hand management: every game the user sits in, each with its own buttons.
                 for out in await self.authority.hands(req):
@@ -110,6 +116,8 @@ class SlackAdapter:
             else:
                 out = await self.authority.command(req, game, text)
                 await self.deliver(out, requester=user, origin=channel)
+
+        self._start(req, work)
 
     async def _on_action(self, ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
         user = body["user"]
@@ -128,17 +136,31 @@ class SlackAdapter:
             values = [o["value"] for o in action["selected_options"]]
         elif action.get("selected_option"):
             values = [action["selected_option"]["value"]]
-        async with self._working(req):
-            await ack()
+        await ack()
+
+        async def work() -> None:
             out = await self.authority.press(req, custom_id, values)
             await self.deliver(out, requester=req.user, origin=channel)
 
+        self._start(req, work)
+
+    def _start(self, req: Request, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` after the listener returns (the HTTP answer goes out meanwhile)."""
+        self._busy += 1  # in flight from now, so settled() never misses it
+        self._idle.clear()
+
+        async def run() -> None:
+            async with self._working(req):
+                await work()
+
+        task = asyncio.create_task(run())
+        self._tasks.add(task)  # a task nobody references may be garbage-collected mid-way
+        task.add_done_callback(self._tasks.discard)
+
     @contextlib.asynccontextmanager
     async def _working(self, req: Request) -> AsyncIterator[None]:
-        """Counts the request as in flight (from before its ack, so :meth:`settled` never misses
-        it); a failure becomes a private apology, not silence."""
-        self._busy += 1
-        self._idle.clear()
+        """Ends the request's time in flight (begun by :meth:`_start`); a failure becomes a
+        private apology, not silence."""
         try:
             yield
         except Exception:
