@@ -46,12 +46,12 @@ from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
+from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.simulate import percentile
 from core import ui
 from core.registry import get_game
 from storage import GameKey, GameStore, Loaded, StorageUnavailable
-from storage.local_server import LocalRedisServer, RedisServerError
 
 __all__ = ["CountingStore", "bench"]
 
@@ -451,16 +451,14 @@ async def bench(
         print(f"need games >= 1 and {game.min_players}-{game.max_players} players")
         return 2
     async with contextlib.AsyncExitStack() as stack:
-        url = settings.redis_url
-        where = _redacted(url) if url else ""
-        if not url:
-            try:
-                server = await stack.enter_async_context(LocalRedisServer())
-            except RedisServerError as exc:
-                print(f"cannot start a local redis-server: {exc}")
-                return 2
-            url = server.url
-            where = f"{url} (a local redis-server started for this run)"
+        url = await bench_redis(stack, settings.redis_url)
+        if url is None:
+            return 2
+        where = (
+            _redacted(url)
+            if settings.redis_url
+            else f"{url} (a local redis-server started for this run)"
+        )
         print(f"bench: {games} concurrent games of {game.title}, {players} players, seed {seed}")
         print(f"redis: {where}")
         pace = (think_ms / 1000, pace_seconds)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 
+from bot.commands.outbox import Outbox
 from bot.settings import Settings
-from storage import GameStore
+from storage import GameKey, GameStore, StorageUnavailable
+from storage.local_server import LocalRedisServer, RedisServerError
 
-__all__ = ["EMBEDDED_NOTICE", "freeze_startup", "open_store"]
+__all__ = ["EMBEDDED_NOTICE", "bench_redis", "board_to_draw", "freeze_startup", "open_store"]
 
 EMBEDDED_NOTICE = (
     "No REDIS_URL set: using the embedded in-process store; games will not survive a restart."
@@ -29,3 +32,31 @@ def freeze_startup() -> None:
     that stall every interaction in flight."""
     gc.collect()
     gc.freeze()
+
+
+async def board_to_draw(store: GameStore, platform: str, out: Outbox) -> tuple[bool, str | None]:
+    """Whether to draw ``out``'s board, and the message to edit (None: post a new board).
+
+    Not when storage is down (without the message id an edit would become a second board; the
+    next action catches up) or when a newer state's board was drawn already.
+    """
+    try:
+        claim = await store.claim_board(GameKey(platform, out.channel), out.version or 0)
+    except StorageUnavailable:
+        return False, None
+    if not claim.current:
+        return False, None
+    return True, None if out.board_fresh else claim.ref
+
+
+async def bench_redis(stack: contextlib.AsyncExitStack, url: str | None) -> str | None:
+    """``url``, or a local redis-server started for a bench (stopped with ``stack``); None,
+    with a sentence printed, when none can be started."""
+    if url:
+        return url
+    try:
+        server = await stack.enter_async_context(LocalRedisServer())
+    except RedisServerError as exc:
+        print(f"cannot start a local redis-server: {exc}")
+        return None
+    return server.url

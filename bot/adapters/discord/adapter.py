@@ -19,6 +19,7 @@ import discord
 from bot.adapters.discord.render import Rendered, render
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Delivery, Outbox
+from bot.runtime import board_to_draw
 from core import ui
 from storage import GameKey, StorageUnavailable
 
@@ -226,13 +227,9 @@ class DiscordAdapter:
     ) -> None:
         key = GameKey(PLATFORM, out.channel)
         store = self.authority.store
-        try:
-            claim = await store.claim_board(key, out.version or 0)
-        except StorageUnavailable:
-            return  # without the ref an edit would become a second board; the next one catches up
-        if not claim.current:
-            return  # a newer state's board was drawn already (deliveries can finish out of order)
-        ref = None if out.board_fresh else claim.ref
+        draw, ref = await board_to_draw(store, PLATFORM, out)
+        if not draw:
+            return
         if ref is not None:
             try:
                 await channel.get_partial_message(int(ref)).edit(**_kwargs(rendered))

@@ -38,10 +38,10 @@ from bot.adapters.discord.remote import (
     WatchedDiscord,
     all_quiet,
 )
+from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.simulate import percentile
 from storage import GameStore
-from storage.local_server import LocalRedisServer, RedisServerError
 
 __all__ = ["run_bench"]
 
@@ -62,14 +62,9 @@ async def run_bench(settings: Settings, games: int, seed: int) -> int:
         print("need games >= 1")
         return 2
     async with contextlib.AsyncExitStack() as stack:
-        url = settings.redis_url
-        if not url:
-            try:
-                server = await stack.enter_async_context(LocalRedisServer())
-            except RedisServerError as exc:
-                print(f"cannot start a local redis-server: {exc}")
-                return 2
-            url = server.url
+        url = await bench_redis(stack, settings.redis_url)
+        if url is None:
+            return 2
         fake = WatchedDiscord()
         await fake.start()
         stack.push_async_callback(fake.close)

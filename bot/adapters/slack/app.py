@@ -27,6 +27,7 @@ from bot.adapters.slack.render import ACTION_PATTERN, blocks, component_id, fall
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import parse
 from bot.commands.outbox import Delivery, Outbox
+from bot.runtime import board_to_draw
 from core import ui
 from core.registry import all_games
 from storage import GameKey, StorageUnavailable
@@ -238,13 +239,9 @@ class SlackAdapter:
         self, out: Outbox, board: ui.Message, game: str, requester: str | None
     ) -> None:
         key = GameKey(PLATFORM, out.channel)
-        try:
-            claim = await self.authority.store.claim_board(key, out.version or 0)
-        except StorageUnavailable:
-            return  # without the ref an edit would become a second board; the next one catches up
-        if not claim.current:
-            return  # a newer state's board was drawn already (deliveries can finish out of order)
-        ref = None if out.board_fresh else claim.ref
+        draw, ref = await board_to_draw(self.authority.store, PLATFORM, out)
+        if not draw:
+            return
         if ref is not None:
             try:
                 await self.client.chat_update(

@@ -35,11 +35,11 @@ from bot.adapters.slack.loopback import EVENTS_PATH, serve_http
 from bot.adapters.slack.players import SlackTable
 from bot.commands.authority import Authority, Request
 from bot.commands.record import GameRecord
-from bot.runtime import freeze_startup
+from bot.runtime import bench_redis, freeze_startup
 from bot.settings import Settings
 from bot.simulate import percentile
 from storage import GameKey, GameStore
-from storage.local_server import LocalRedisServer, RedisServerError, free_port
+from storage.local_server import free_port
 
 __all__ = ["run_bench"]
 
@@ -111,13 +111,9 @@ async def run_bench(settings: Settings, games: int, seed: int) -> int:
         print("need games >= 1")
         return 2
     async with contextlib.AsyncExitStack() as stack:
-        url = settings.redis_url
-        if not url:
-            try:
-                url = stack.enter_context(LocalRedisServer()).url
-            except RedisServerError as exc:
-                print(f"cannot start a local redis-server: {exc}")
-                return 2
+        url = await bench_redis(stack, settings.redis_url)
+        if url is None:
+            return 2
         api = FakeSlackAPI()
         api_url = await api.start()
         stack.push_async_callback(api.close)
