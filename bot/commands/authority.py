@@ -319,11 +319,11 @@ class Authority:
     def _status(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
         def step(record: GameRecord | None, out: Outbox) -> None:
             record = self._require_game(record, game, allow_finished=True)
-            if record.state is None:
+            if record.state_json is None:
                 out.reply(req.user, self._lobby_message(game, record))
                 return
             running = _game_of(record)
-            out.reply(req.user, running.render_board(load_state(running, record.state)))
+            out.reply(req.user, running.render_board(load_state(running, record.state_json)))
 
         return step
 
@@ -331,10 +331,12 @@ class Authority:
         def step(record: GameRecord | None, out: Outbox) -> None:
             record = self._require_game(record, game)
             seat = self._require_seat(record, req)
-            if record.state is None:
+            if record.state_json is None:
                 raise Refusal("The cards are dealt when the host begins the game.")
             running = _game_of(record)
-            out.reply(req.user, running.render_private(load_state(running, record.state), seat))
+            out.reply(
+                req.user, running.render_private(load_state(running, record.state_json), seat)
+            )
 
         return step
 
@@ -354,7 +356,11 @@ class Authority:
             now = self.clock()
             first = 0
             if record is not None:
-                last = load_state(_game_of(record), record.state).version if record.state else 0
+                last = (
+                    load_state(_game_of(record), record.state_json).version
+                    if record.state_json
+                    else 0
+                )
                 first = max(record.first_version, last + 1)
             new = GameRecord(
                 game=game.name,
@@ -434,7 +440,7 @@ class Authority:
             out.post(ui.Message(text=f"{req.name} left the table; a bot plays their seat now."))
             # The bot may be the seat the game is waiting for: let it move at once.
             running = _game_of(record)
-            state = load_state(running, record.state or {})
+            state = load_state(running, record.state_json or "{}")
             result = Advance(state=state)
             run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
             self._commit(running, record, state, result, None, out)
@@ -547,14 +553,14 @@ class Authority:
 
     def _timeout_step(self, now: float) -> _Step:
         def step(record: GameRecord | None, out: Outbox) -> _Change | None:
-            if record is None or record.status != "playing" or record.state is None:
+            if record is None or record.status != "playing" or record.state_json is None:
                 return None
             if record.deadline_due is None:
                 return None
             if record.deadline_due > now:
                 raise _Reschedule(record.deadline_due)
             game = _game_of(record)
-            state = load_state(game, record.state)
+            state = load_state(game, record.state_json)
             if state.deadline is None:
                 return None
             return self._play(record, state, SYSTEM, Timeout(key=state.deadline.key), None, out)
@@ -589,7 +595,7 @@ class Authority:
         users = [s.user for s in record.seats]
         publish(game, before, after, result.events, users, requester, out)
         out.version = after.version
-        record.state = after.model_dump(mode="json")
+        record.state_json = after.model_dump_json()
         if after.finished:
             record.status = "finished"
             record.deadline_due = None
@@ -632,12 +638,12 @@ class Authority:
         self, record: GameRecord | None, game: Game[Any, Any], req: Request
     ) -> tuple[GameRecord, GameState, int]:
         record = self._require_game(record, game)
-        if record.status != "playing" or record.state is None:
+        if record.status != "playing" or record.state_json is None:
             raise Refusal(
                 f"The game hasn't begun yet; the host starts it with `/{game.name} begin`."
             )
         seat = self._require_seat(record, req)
-        return record, load_state(game, record.state), seat
+        return record, load_state(game, record.state_json), seat
 
 
 def _game_of(record: GameRecord) -> Game[Any, Any]:

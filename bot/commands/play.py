@@ -51,8 +51,9 @@ class Advance:
     events: list[Event] = field(default_factory=list)
 
 
-def load_state(game: Game[Any, Any], data: dict[str, Any]) -> GameState:
-    return game.state_model.model_validate(data)
+def load_state(game: Game[Any, Any], data: str) -> GameState:
+    """The game's state model from the JSON text a record keeps."""
+    return game.state_model.model_validate_json(data)
 
 
 def start_state(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -31,7 +32,9 @@ class GameRecord(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int
     """The game's secret seed; with the action log it replays the game exactly."""
-    state: dict[str, Any] | None = None
+    state_json: str | None = None
+    """The engine state as the game's own model dumped it. Kept as text so that a command
+    parses it once, straight into the game's model, instead of into dicts and then again."""
     created_at: float
     updated_at: float
     deadline_due: float | None = None
@@ -39,6 +42,11 @@ class GameRecord(BaseModel):
     first_version: int = 0
     """The state version this game starts at: one past the channel's previous game, so a button
     left over from an earlier game in the channel can never look current."""
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The engine state as plain data (for tools and tests; the authority uses state_json)."""
+        return json.loads(self.state_json) if self.state_json is not None else None
 
     def seat_of(self, user: str) -> int | None:
         for index, seat in enumerate(self.seats):
