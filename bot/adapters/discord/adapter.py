@@ -45,9 +45,13 @@ _Work = Callable[[], Awaitable[list[Outbox]]]
 class DiscordAdapter:
     """Translates interactions into authority calls and delivers the Outboxes it returns."""
 
-    def __init__(self, client: discord.Client, authority: Authority) -> None:
+    def __init__(
+        self, client: discord.Client, authority: Authority, ack_budget: float = ACK_BUDGET
+    ) -> None:
         self.client = client
         self.authority = authority
+        self.ack_budget = ack_budget
+        """Seconds the authority may take before the interaction is deferred."""
         self._channel_locks: dict[str, asyncio.Lock] = {}
         self._busy = 0
         self._closed: set[str] = set()
@@ -111,7 +115,7 @@ class DiscordAdapter:
         self._idle.clear()
         try:
             task = asyncio.ensure_future(work())
-            done, _ = await asyncio.wait({task}, timeout=ACK_BUDGET)
+            done, _ = await asyncio.wait({task}, timeout=self.ack_budget)
             if not done:
                 await interaction.response.defer(ephemeral=True, thinking=True)
             try:

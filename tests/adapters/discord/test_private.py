@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
 from bot.adapters.discord.fake import FakeDiscord, FakeMessage
 from bot.adapters.discord.sim import Table, running_bot
-from bot.commands.authority import Authority
+from bot.commands.authority import Authority, Request
+from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.games.bigidea.cards import card
@@ -148,3 +150,24 @@ async def test_a_user_with_closed_dms_still_plays(
     assert notes, "the table was never told that carol's DMs are closed"
     told = [m for m in fake.private(USERS[2]) if "DMs are closed" in m.text]
     assert told, "carol was never told how to open her DMs"
+
+
+class _SlowAuthority(Authority):
+    """The real authority, each command made slower than the adapter's ack budget."""
+
+    async def command(self, req: Request, game_name: str, text: str) -> Outbox:
+        await asyncio.sleep(0.3)
+        return await super().command(req, game_name, text)
+
+
+async def test_slow_work_is_deferred_then_answered(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    slow = _SlowAuthority(authority.store, settings)
+    async with running_bot(fake, slow, settings) as client:
+        client.adapter.ack_budget = 0.05
+        table = Table(fake, client, CHANNEL, USERS, random.Random(29))
+        answer = await table.slash(USERS[0], "status")
+    assert answer.callback is not None and answer.callback["type"] == 5  # deferred, "thinking"
+    assert answer.answered.result() - answer.sent_at < 0.3  # acknowledged before the work ended
+    assert answer.messages and "No game here" in answer.messages[-1].text  # then the followup
