@@ -1,0 +1,46 @@
+"""A deadline fired by the runner reaches Slack like any answer: posts, DMs, the board."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+
+from bot.adapters.slack.loopback import Loopback
+from bot.adapters.slack.players import SlackTable, texts
+from bot.commands.deadlines import run_deadlines
+from tests.adapters.slack.conftest import CHANNEL, stored
+
+USERS = ["UALICE", "UBOB", "UCAROL"]
+
+
+async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback) -> None:
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
+    await table.command(USERS[0], "start pick_seconds=1 vote_seconds=0 turn_seconds=0")
+    for user in USERS[1:]:
+        await table.command(user, "join")
+    await table.command(USERS[0], "begin")
+    before = await stored(loop)
+    assert before is not None and (before.state or {})["phase"] == "pick"
+    calls = len(loop.api.calls)
+
+    stop = asyncio.Event()
+    runner = asyncio.create_task(
+        run_deadlines(loop.authority, "slack", loop.adapter.deliver, 0.05, stop)
+    )
+    try:
+        for _ in range(100):  # nobody picks: within about a second the clock picks for them
+            record = await stored(loop)
+            if record is not None and (record.state or {})["phase"] != "pick":
+                break
+            await asyncio.sleep(0.05)
+        await loop.adapter.settled()
+    finally:
+        stop.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await runner
+    record = await stored(loop)
+    assert record is not None and (record.state or {})["phase"] != "pick"
+    posted = [c for c in loop.api.calls[calls:] if c.method == "chat.postMessage"]
+    assert any("Time is up" in texts(c) for c in posted), [texts(c)[:80] for c in posted]
+    assert any(c.method == "chat.update" for c in loop.api.calls[calls:])  # the board moved on
