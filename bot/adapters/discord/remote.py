@@ -164,30 +164,11 @@ class RemoteTable(Table):
         self._check_late()
         return await super().click(user, message, custom_id, values)
 
-    async def play(
-        self, max_presses: int = 2_000, think_s: float = 0.0, until: float | None = None
-    ) -> GameRecord | None:
-        """As :meth:`Table.play`, but each pause counts from :attr:`seen_at`, not from the end of
-        the quiet time, so watching from outside does not slow the players down."""
-        refreshed = False
-        while self.presses < max_presses:
-            if until is not None and time.monotonic() >= until:
-                return None
-            record = await self.record()
-            if record is not None and record.status == "finished":
-                return record
-            if think_s > 0:
-                due = self.seen_at + self.rng.uniform(0.5, 1.5) * think_s
-                await asyncio.sleep(max(0.0, due - time.perf_counter()))
-            if await self.step():
-                refreshed = False
-                continue
-            if refreshed:
-                raise RuntimeError(f"the game in {self.channel_id} stalled: nobody can act")
-            for user in self.users:
-                await self.slash(user, "hand")
-            refreshed = True
-        raise RuntimeError(f"the game in {self.channel_id} did not end in {max_presses} presses")
+    async def _think(self, think_s: float) -> None:
+        # The pause counts from seen_at (the answer's last call), not from the end of the quiet
+        # time, so watching from outside does not slow the players down.
+        due = self.seen_at + self.rng.uniform(0.5, 1.5) * think_s
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
 
     def _last(self) -> float:
         touched = self.watched.touched

@@ -216,7 +216,7 @@ class Table:
             if record is not None and record.status == "finished":
                 return record
             if think_s > 0:
-                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * think_s)
+                await self._think(think_s)
             if await self.step():
                 refreshed = False
                 continue
@@ -227,6 +227,10 @@ class Table:
                 await self.slash(user, "hand")
             refreshed = True
         raise RuntimeError(f"the game in {self.channel_id} did not end in {max_presses} presses")
+
+    async def _think(self, think_s: float) -> None:
+        """A player's pause before the next press: half to one and a half of ``think_s``."""
+        await asyncio.sleep(self.rng.uniform(0.5, 1.5) * think_s)
 
 
 def _is_note(message: FakeMessage, user: FakeUser) -> bool:
