@@ -440,7 +440,9 @@ class Authority:
             out.post(ui.Message(text=f"{req.name} left the table; a bot plays their seat now."))
             # The bot may be the seat the game is waiting for: let it move at once.
             running = _game_of(record)
-            state = load_state(running, record.state_json or "{}")
+            if record.state_json is None:  # playing always has a state; never crash on a bad blob
+                raise Refusal("This game has no table to leave; the host can end it.")
+            state = load_state(running, record.state_json)
             result = Advance(state=state)
             run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
             self._commit(running, record, state, result, None, out)
