@@ -122,6 +122,9 @@ class Outcome(BaseModel):
     summary: str
     rounds: int = 0
     """How many of the game's natural rounds were played (dealer rounds, business cycles...)."""
+    ended: str = ""
+    """How the game ended, in a few words that simulations tally ("reached the target",
+    "time limit", "last one standing")."""
 
     @property
     def winners(self) -> list[Seat]:
@@ -187,6 +190,12 @@ class Game(ABC, Generic[S, OptionsT]):
     """The members of that union, each with a ``type`` literal as its first field."""
     text_commands: ClassVar[dict[str, str]] = {}
     """Game-specific text subcommands handled by :meth:`parse_text`, with their help line."""
+    teams: ClassVar[bool] = False
+    """Seats are teams: several users may share a seat and any of them acts for it. The core
+    still only knows seats; the authority maps members to them."""
+    simulation_variants: ClassVar[dict[str, list[str]]] = {}
+    """Named option sets (``key=value`` words) that ``boardroom simulate`` runs one after the
+    other when it is given no options, e.g. ``{"normal": [], "short": ["short=yes"]}``."""
 
     # --- rules -----------------------------------------------------------------------------
 
@@ -218,6 +227,14 @@ class Game(ABC, Generic[S, OptionsT]):
         phases override it so that one player's choice does not outdate another's buttons.
         """
         return str(state.version)
+
+    def lobby_problem(self, options: OptionsT, seat_sizes: list[int]) -> str | None:
+        """Why the lobby cannot begin with these options and seats, as a sentence, or None.
+
+        ``seat_sizes`` counts the people in each seat (0 for a bot seat); player and team counts
+        are already checked against ``min_players`` and ``max_players``.
+        """
+        return None
 
     @abstractmethod
     def _apply(self, state: S, actor: Seat, action: Any, rng: Rng) -> list[Event]:
