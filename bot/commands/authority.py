@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.commands import codec
+from bot.commands import codec, teams
 from bot.commands.actionlog import line
 from bot.commands.grammar import CommandError, parse, parse_options, usage
 from bot.commands.outbox import Outbox
@@ -33,7 +33,7 @@ from bot.commands.play import (
     run_bots,
     start_state,
 )
-from bot.commands.record import GameRecord, SeatInfo
+from bot.commands.record import GameRecord, Member, SeatInfo
 from bot.settings import Settings
 from core import ui
 from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
@@ -127,6 +127,8 @@ class Authority:
             "begin": self._begin,
             "end": self._end,
         }
+        if game.teams:
+            writers |= {"rename": self._rename, "move": self._move, "remove": self._remove}
         out = self._outbox(req, game)
         try:
             if word in readers:
@@ -134,7 +136,7 @@ class Authority:
                 return await self._transact(req, game, readers[word](req, game, rest))
             if word in writers:
                 return await self._transact(req, game, writers[word](req, game, rest))
-        except CommandError as error:  # arguments that cannot be read, before any state is loaded
+        except (CommandError, teams.TeamError) as error:  # unreadable arguments, before loading
             out.reply(req.user, str(error))
             return out
         if word in game.text_commands:
@@ -236,7 +238,7 @@ class Authority:
                 old_due = record.deadline_due if record and record.status != "finished" else None
                 try:
                     change = step(record, out)
-                except (Refusal, IllegalAction, CommandError) as refusal:
+                except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
                     fresh_out = self._outbox(req, game)
                     fresh_out.reply(req.user, str(refusal))
                     return fresh_out
@@ -249,8 +251,7 @@ class Authority:
                     record is None or record.status != "finished"
                 ):
                     # A finished game leaves its players' "games I sit in" lists.
-                    humans = [seat.user for seat in change.record.seats if seat.user is not None]
-                    change.left = sorted(set(change.left) | set(humans))
+                    change.left = sorted(set(change.left) | set(change.record.humans))
                 change.record.updated_at = self.clock()
                 data = change.record.model_dump_json()
                 version = (loaded.version if loaded else 0) + 1
@@ -366,7 +367,7 @@ class Authority:
                 game=game.name,
                 host=req.user,
                 host_name=req.name,
-                seats=[SeatInfo(user=req.user, name=req.name)],
+                seats=[SeatInfo.player(req.user, req.name)],
                 options=options.model_dump(mode="json"),
                 seed=self.new_seed(),
                 created_at=now,
@@ -381,75 +382,263 @@ class Authority:
     def _lobby_message(
         self, game: Game[Any, Any], record: GameRecord, head: str = ""
     ) -> ui.Message:
-        players = ", ".join(seat.name + (" (bot)" if seat.is_bot else "") for seat in record.seats)
         settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+        count = f"({len(record.seats)}/{game.max_players})"
+        buttons = [
+            [
+                ui.Button(
+                    label="Start a team" if game.teams else "Join", style="primary", command="join"
+                ),
+                ui.Button(label="Add a bot", command="addbot"),
+                ui.Button(label="Begin", style="success", command="begin"),
+            ]
+        ]
+        if game.teams:
+            seated = f"Teams {count}: {teams.team_list(record.seats)}."
+            how = (
+                f"`/{game.name} join <team>` joins a team or creates it "
+                f"(`/{game.name} join` alone: a team of your own)"
+            )
+            joinable = [seat.name for seat in record.seats if not seat.is_bot]
+            for start in range(0, min(len(joinable), 10), 5):
+                buttons.append(
+                    [
+                        ui.Button(label=f"Join {name}", command=f"join {name}")
+                        for name in joinable[start : start + 5]
+                    ]
+                )
+        else:
+            players = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+            seated = f"Players {count}: {players}."
+            how = f"`/{game.name} join` to take a seat"
         text = (
-            f"{head}\nPlayers ({len(record.seats)}/{game.max_players}): {players}.\n"
-            f"Options: {settings}.\n"
-            f"`/{game.name} join` to take a seat; the host ({record.host_name}) can "
+            f"{head}\n{seated}\nOptions: {settings}.\n"
+            f"{how}; the host ({record.host_name}) can "
             f"`/{game.name} addbot` and `/{game.name} begin` with {game.min_players} or more."
         ).strip()
-        return ui.Message(
-            title=f"{game.title}: lobby",
-            text=text,
-            buttons=[
-                [
-                    ui.Button(label="Join", style="primary", command="join"),
-                    ui.Button(label="Add a bot", command="addbot"),
-                    ui.Button(label="Begin", style="success", command="begin"),
-                ]
-            ],
-        )
+        return ui.Message(title=f"{game.title}: lobby", text=text, buttons=buttons)
 
     def _join(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        wanted = teams.clean_team_name(rest) if game.teams and rest.strip() else None
+
         def step(record: GameRecord | None, out: Outbox) -> _Change:
             record = self._require_game(record, game)
-            if record.seat_of(req.user) is not None:
-                raise Refusal("You're already at the table.")
+            current = record.seat_of(req.user)
+            target = teams.find_team(record, wanted) if wanted else None
+            if current is not None and (wanted is None or target == current):
+                where = f" with {record.seats[current].name}" if game.teams else ""
+                raise Refusal(f"You're already at the table{where}.")
+            me = Member(user=req.user, name=req.name)
             if record.status != "lobby":
-                raise Refusal(
-                    "This game has already begun; you can join the next one "
-                    f"(or watch with `/{game.name} status`)."
-                )
-            if len(record.seats) >= game.max_players:
-                raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
-            record.seats.append(SeatInfo(user=req.user, name=req.name))
-            out.post(self._lobby_message(game, record, f"{req.name} joined."))
+                if target is None or current is not None:
+                    raise Refusal(self._closed_table(game, record, current))
+                return self._join_running(game, record, target, me, out)
+            if current is not None:  # changing teams in the lobby
+                teams.remove_member(record, req.user)
+                if record.seats[current].is_bot:
+                    del record.seats[current]
+                target = teams.find_team(record, wanted) if wanted else None
+            if target is None:
+                if len(record.seats) >= game.max_players:
+                    raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
+                name = wanted or self._free_name(game, record, req.name)
+                record.seats.append(SeatInfo(name=name, members=[me]))
+                news = f"{req.name} joined" + (f" as {name}" if game.teams else "")
+            else:
+                teams.add_member(record, target, me)
+                news = f"{req.name} joined {record.seats[target].name}"
+            out.post(self._lobby_message(game, record, f"{news}."))
             return _Change(record=record, joined=[req.user])
 
         return step
+
+    @staticmethod
+    def _free_name(game: Game[Any, Any], record: GameRecord, wanted: str) -> str:
+        """A player's own team is named after them, made unique (and short) if need be."""
+        if not game.teams:
+            return wanted
+        base = wanted[: teams.MAX_TEAM_NAME - 3].strip() or "Team"
+        name, number = base, 1
+        while teams.find_team(record, name) is not None:
+            number += 1
+            name = f"{base} {number}"
+        return name
+
+    def _closed_table(self, game: Game[Any, Any], record: GameRecord, current: int | None) -> str:
+        if not game.teams:
+            return (
+                "This game has already begun; you can join the next one "
+                f"(or watch with `/{game.name} status`)."
+            )
+        if current is not None:
+            return (
+                f"You play for {record.seats[current].name}; during a game the host moves "
+                f"players between teams with `/{game.name} move`."
+            )
+        return (
+            "This game has already begun, so no new team can be formed; you can join one of "
+            f"the teams playing: {', '.join(s.name for s in record.seats)} "
+            f"(`/{game.name} join <team>`)."
+        )
+
+    def _join_running(
+        self, game: Game[Any, Any], record: GameRecord, seat: int, member: Member, out: Outbox
+    ) -> _Change:
+        """A player joins a team that is already playing (taking it over from a bot if none of
+        its people are left) and is shown the team's hand."""
+        team = record.seats[seat]
+        took_over = team.is_bot
+        team.members.append(member)
+        state = self._running_state(record)
+        tail = ", taking over from the bot" if took_over else ""
+        out.post(ui.Message(text=f"{member.name} joined {team.name}{tail}."))
+        out.private(member.user, member.user, _game_of(record).render_private(state, seat))
+        return _Change(record=record, joined=[member.user], log=[[member.user, "join", seat]])
+
+    def _running_state(self, record: GameRecord) -> GameState:
+        if record.state_json is None:  # playing always has a state; never crash on a bad blob
+            raise Refusal("This game has no table to change; the host can end it.")
+        return load_state(_game_of(record), record.state_json)
 
     def _leave(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
         def step(record: GameRecord | None, out: Outbox) -> _Change:
             record = self._require_game(record, game)
             seat = self._require_seat(record, req)
+            team = record.seats[seat].name
+            teams.remove_member(record, req.user)
+            news = f"{req.name} left {team}" if game.teams else f"{req.name} left"
+            if record.status != "lobby" and not game.teams:
+                news = f"{req.name} left the table"
             change = _Change(record=record, left=[req.user])
-            if record.status == "lobby":
-                del record.seats[seat]
-                humans = [s for s in record.seats if not s.is_bot]
-                if not humans:
-                    record.status = "finished"
-                    out.post(ui.Message(text=f"{req.name} left; the lobby is closed."))
-                    return change
-                if record.host == req.user:
-                    record.host, record.host_name = humans[0].user or "", humans[0].name
-                out.post(self._lobby_message(game, record, f"{req.name} left."))
-                return change
-            change.log.append([req.user, "leave", seat])
-            record.seats[seat] = SeatInfo(user=None, name=record.seats[seat].name)
-            out.post(ui.Message(text=f"{req.name} left the table; a bot plays their seat now."))
-            # The bot may be the seat the game is waiting for: let it move at once.
-            running = _game_of(record)
-            if record.state_json is None:  # playing always has a state; never crash on a bad blob
-                raise Refusal("This game has no table to leave; the host can end it.")
-            state = load_state(running, record.state_json)
-            result = Advance(state=state)
-            run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
-            self._commit(running, record, state, result, None, out)
-            change.log.extend(result.log)
-            return change
+            return self._after_departure(game, record, seat, req.user, news, out, change)
 
         return step
+
+    def _after_departure(
+        self,
+        game: Game[Any, Any],
+        record: GameRecord,
+        seat: int,
+        user: str,
+        news: str,
+        out: Outbox,
+        change: _Change,
+    ) -> _Change:
+        """Someone is off ``seat``: close an empty lobby, pass the host on, and let a bot play a
+        seat nobody is left in."""
+        emptied = record.seats[seat].is_bot
+        humans = [m for s in record.seats for m in s.members]
+        if humans and record.host not in record.humans:
+            record.host, record.host_name = humans[0].user, humans[0].name
+            news += f"; {humans[0].name} is the host now"
+        if record.status == "lobby":
+            if emptied:
+                del record.seats[seat]
+            if not humans:
+                record.status = "finished"
+                out.post(ui.Message(text=f"{news}; the lobby is closed."))
+                return change
+            out.post(self._lobby_message(game, record, f"{news}."))
+            return change
+        change.log.append([user, "leave", seat])
+        if not emptied:
+            out.post(ui.Message(text=f"{news}; {record.seats[seat].name} plays on."))
+            return change
+        who = record.seats[seat].name if game.teams else "their seat"
+        out.post(ui.Message(text=f"{news}; a bot plays {who} now."))
+        # The bot may be the seat the game is waiting for: let it move at once.
+        running = _game_of(record)
+        state = self._running_state(record)
+        result = Advance(state=state)
+        run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
+        self._commit(running, record, state, result, None, out)
+        change.log.extend(result.log)
+        return change
+
+    # --- teams (host) ----------------------------------------------------------------------
+
+    def _rename(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        old, new = teams.split_to(rest, f"Rename a team like this: `/{game.name} rename A to B`.")
+        new = teams.clean_team_name(new)
+
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_host_lobby(record, game, req, "rename teams")
+            seat = teams.find_team(record, old)
+            if seat is None:
+                raise Refusal(f"There is no team called {old}: {self._team_names(record)}.")
+            other = teams.find_team(record, new)
+            if other is not None and other != seat:
+                raise Refusal(f"There is already a team called {record.seats[other].name}.")
+            before, record.seats[seat].name = record.seats[seat].name, new
+            out.post(self._lobby_message(game, record, f"{req.name} renamed {before} to {new}."))
+            return _Change(record=record)
+
+        return step
+
+    def _move(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        who, team = teams.split_to(
+            rest, f"Move a player like this: `/{game.name} move Bob to Sharks`."
+        )
+        wanted = teams.clean_team_name(team)
+
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_host(record, game, req, "move players")
+            seat, member = teams.find_player(record, who)
+            team = wanted
+            target = teams.find_team(record, team)
+            if target == seat:
+                raise Refusal(f"{member.name} already plays for {record.seats[seat].name}.")
+            lobby = record.status == "lobby"
+            if target is None and not lobby:
+                raise Refusal(
+                    f"There is no team called {team} in this game: {self._team_names(record)}."
+                )
+            teams.remove_member(record, member.user)
+            if lobby:
+                if record.seats[seat].is_bot:
+                    del record.seats[seat]
+                target = teams.find_team(record, team)
+                if target is None:
+                    if len(record.seats) >= game.max_players:
+                        raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
+                    record.seats.append(SeatInfo(name=team, members=[member]))
+                else:
+                    teams.add_member(record, target, member)
+                    team = record.seats[target].name
+                news = f"{req.name} moved {member.name} to {team}"
+                out.post(self._lobby_message(game, record, f"{news}."))
+                return _Change(record=record)
+            assert target is not None
+            team = record.seats[target].name
+            news = f"{req.name} moved {member.name} to {team}"
+            teams.add_member(record, target, member)
+            change = _Change(record=record, log=[[member.user, "join", target]])
+            state = self._running_state(record)
+            out.dm(member.user, _game_of(record).render_private(state, target))
+            return self._after_departure(game, record, seat, member.user, news, out, change)
+
+        return step
+
+    def _remove(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        if not rest.strip():
+            raise CommandError(f"Name the player to remove: `/{game.name} remove Bob`.")
+
+        def step(record: GameRecord | None, out: Outbox) -> _Change:
+            record = self._require_host(record, game, req, "remove players")
+            seat, member = teams.find_player(record, rest)
+            if member.user == req.user:
+                raise Refusal(f"To leave your own team, use `/{game.name} leave`.")
+            team = record.seats[seat].name
+            teams.remove_member(record, member.user)
+            news = f"{req.name} took {member.name} off {team}"
+            change = _Change(record=record, left=[member.user])
+            return self._after_departure(game, record, seat, member.user, news, out, change)
+
+        return step
+
+    @staticmethod
+    def _team_names(record: GameRecord) -> str:
+        return "the teams are " + ", ".join(seat.name for seat in record.seats)
 
     def _addbot(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
         try:
@@ -468,7 +657,7 @@ class Authority:
             names = [n for n in BOT_NAMES if n not in taken]
             for index in range(count):
                 name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
-                record.seats.append(SeatInfo(user=None, name=name))
+                record.seats.append(SeatInfo(name=name))
             out.post(self._lobby_message(game, record, f"{req.name} added {count} bot(s)."))
             return _Change(record=record)
 
@@ -484,6 +673,10 @@ class Authority:
                     f"{missing} more can `/{game.name} join`, or add bots with "
                     f"`/{game.name} addbot {missing}`."
                 )
+            options = game.options_model.model_validate(record.options)
+            problem = game.lobby_problem(options, [len(s.members) for s in record.seats])
+            if problem is not None:
+                raise Refusal(problem)
             record.status = "playing"
             result = start_state(
                 game,
@@ -516,8 +709,7 @@ class Authority:
             record.status = "finished"
             record.deadline_due = None
             out.post(ui.Message(text=f"{req.name} ended the game of {game.title}."))
-            humans = [s.user for s in record.seats if s.user is not None]
-            return _Change(record=record, log=log, left=humans)
+            return _Change(record=record, log=log, left=record.humans)
 
         return step
 
@@ -580,7 +772,13 @@ class Authority:
     ) -> _Change:
         game = _game_of(record)
         result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
-        self._commit(game, record, state, result, requester, out)
+        note = None
+        if game.teams and requester is not None:
+            # Any member may act for the team; the others hear privately what was done.
+            names = [m.name for m in record.seats[seat].members if m.user == requester]
+            did = game.describe_action(state, action)
+            note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
+        self._commit(game, record, state, result, requester, out, note)
         return _Change(record=record, log=result.log)
 
     def _commit(
@@ -591,11 +789,12 @@ class Authority:
         result: Advance,
         requester: str | None,
         out: Outbox,
+        note: tuple[int, str] | None = None,
     ) -> None:
         """Store the new state in the record, set its deadline and fill the Outbox."""
         after = result.state
-        users = [s.user for s in record.seats]
-        publish(game, before, after, result.events, users, requester, out)
+        members = [s.users for s in record.seats]
+        publish(game, before, after, result.events, members, requester, out, note)
         out.version = after.version
         record.state_json = after.model_dump_json()
         if after.finished:
@@ -626,15 +825,21 @@ class Authority:
             raise Refusal(f"You're not playing in this game. Use `/{record.game} join` in a lobby.")
         return seat
 
+    def _require_host(
+        self, record: GameRecord | None, game: Game[Any, Any], req: Request, verb: str
+    ) -> GameRecord:
+        record = self._require_game(record, game)
+        if record.host != req.user:
+            raise Refusal(f"Only the host ({record.host_name}) can {verb}.")
+        return record
+
     def _require_host_lobby(
         self, record: GameRecord | None, game: Game[Any, Any], req: Request, verb: str
     ) -> GameRecord:
         record = self._require_game(record, game)
         if record.status != "lobby":
             raise Refusal("The game has already begun.")
-        if record.host != req.user:
-            raise Refusal(f"Only the host ({record.host_name}) can {verb}.")
-        return record
+        return self._require_host(record, game, req, verb)
 
     def _require_playing(
         self, record: GameRecord | None, game: Game[Any, Any], req: Request

@@ -8,7 +8,16 @@ from pydantic import BaseModel, ValidationError
 
 from core.engine import Game, GameOptions
 
-__all__ = ["SUBCOMMANDS", "CommandError", "Parsed", "parse", "parse_options", "usage"]
+__all__ = [
+    "SUBCOMMANDS",
+    "TEAM_SUBCOMMANDS",
+    "CommandError",
+    "Parsed",
+    "parse",
+    "parse_options",
+    "subcommands",
+    "usage",
+]
 
 SUBCOMMANDS: dict[str, str] = {
     "start": "open a lobby in this channel; you are the host (options: key=value ...)",
@@ -22,6 +31,22 @@ SUBCOMMANDS: dict[str, str] = {
     "rules": "the rules, or one topic of them: rules [topic]",
     "help": "this list",
 }
+
+
+TEAM_SUBCOMMANDS: dict[str, str] = {
+    "join": "join a team, or create it in the lobby: join [team] (no name: a team of your own)",
+    "leave": "leave your team (a bot plays a team its last member leaves)",
+    "rename": "rename <change>: rename a team in the lobby (host), as `old name to new name`",
+    "move": "move <change>: move a player to another team (host), as `player to team`",
+    "remove": "remove <player>: take a player off their team (host)",
+}
+"""In a team game (``Game.teams``) these replace or join the words above."""
+
+
+def subcommands(game: Game[Any, Any]) -> dict[str, str]:
+    """The lobby and table words of ``game``: the shared ones, with the team words if it has
+    teams."""
+    return {**SUBCOMMANDS, **TEAM_SUBCOMMANDS} if game.teams else dict(SUBCOMMANDS)
 
 
 class CommandError(Exception):
@@ -79,8 +104,9 @@ def options_help(game: Game[Any, Any]) -> str:
 
 def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:
     """The help text for one game: every subcommand and the start options."""
-    lines = [f"**{game.title}** ({game.min_players}-{game.max_players} players). Commands:"]
-    lines += [f"• `/{game.name} {word}` — {about}" for word, about in SUBCOMMANDS.items()]
+    seats = "teams" if game.teams else "players"
+    lines = [f"**{game.title}** ({game.min_players}-{game.max_players} {seats}). Commands:"]
+    lines += [f"• `/{game.name} {word}` — {about}" for word, about in subcommands(game).items()]
     lines += [f"• `/{game.name} {word}` — {about}" for word, about in (extra or {}).items()]
     lines.append(options_help(game))
     return "\n".join(lines)

@@ -121,16 +121,18 @@ def publish(
     before: GameState | None,
     after: GameState,
     events: list[Event],
-    users: list[str | None],
+    members: list[list[str]],
     requester: str | None,
     out: Outbox,
+    note: tuple[int, str] | None = None,
 ) -> None:
     """Turn events and the new state into channel posts, private messages and the board.
 
     Public events become one channel post (with the public prompt's buttons when a new decision
     point opened one). Private events and, for each human seat that the game now waits for at a
-    new decision point, its private panel become one private message per player: an ephemeral
-    reply to the requester, a DM to anyone else.
+    new decision point, its private panel become one private message per member of the seat (a
+    team has several): an ephemeral reply to the requester, a DM to anyone else. ``note`` is a
+    line for the seat's other members (a teammate's move on their behalf).
     """
     new_decision = before is None or after.decision_version != before.decision_version
     waiting_before = set(game.waiting_for(before)) if before is not None else set()
@@ -150,16 +152,18 @@ def publish(
             )
         )
 
-    for seat, user in enumerate(users):
-        if user is None:
+    for seat, users in enumerate(members):
+        if not users:
             continue
         lines = [e.text for e in events if e.audience.seat == seat]
         panel = None
         if seat in waiting_after and (new_decision or seat not in waiting_before):
             panel = game.render_private(after, seat)
-        if not lines and panel is None:
-            continue
-        message = panel.model_copy() if panel is not None else ui.Message()
-        message.text = "\n".join([*lines, message.text]).strip()
-        out.private(requester, user, message)
+        for user in users:
+            told = [note[1]] if note is not None and note[0] == seat and user != requester else []
+            if not told and not lines and panel is None:
+                continue
+            message = panel.model_copy() if panel is not None else ui.Message()
+            message.text = "\n".join([*told, *lines, message.text]).strip()
+            out.private(requester, user, message)
     out.board = game.render_board(after)

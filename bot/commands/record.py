@@ -5,20 +5,50 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["GameRecord", "SeatInfo"]
+__all__ = ["GameRecord", "Member", "SeatInfo"]
+
+
+class Member(BaseModel):
+    """A platform user sitting at (or in the team of) a seat."""
+
+    user: str
+    name: str
 
 
 class SeatInfo(BaseModel):
-    """A seat at the table: a platform user, or a bot when ``user`` is None."""
+    """A seat at the table: a player, a team of several players, or a bot when nobody sits.
 
-    user: str | None = None
+    In most games a seat has one member and its name is that player's; in a team game
+    (:attr:`core.engine.Game.teams`) the name is the team's and any member acts for it.
+    """
+
     name: str
+    members: list[Member] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_user(cls, data: Any) -> Any:
+        # Records saved before teams existed hold one ``user`` (None for a bot) per seat.
+        if isinstance(data, dict) and "user" in data and "members" not in data:
+            data = dict(data)
+            user = data.pop("user")
+            data["members"] = [] if user is None else [{"user": user, "name": data["name"]}]
+        return data
+
+    @classmethod
+    def player(cls, user: str, name: str) -> SeatInfo:
+        """A seat of one person, named after them."""
+        return cls(name=name, members=[Member(user=user, name=name)])
 
     @property
     def is_bot(self) -> bool:
-        return self.user is None
+        return not self.members
+
+    @property
+    def users(self) -> list[str]:
+        return [member.user for member in self.members]
 
 
 class GameRecord(BaseModel):
@@ -50,9 +80,11 @@ class GameRecord(BaseModel):
 
     def seat_of(self, user: str) -> int | None:
         for index, seat in enumerate(self.seats):
-            if seat.user == user:
+            if user in seat.users:
                 return index
         return None
 
-    def user_of(self, seat: int) -> str | None:
-        return self.seats[seat].user if 0 <= seat < len(self.seats) else None
+    @property
+    def humans(self) -> list[str]:
+        """Every user seated at the table."""
+        return [user for seat in self.seats for user in seat.users]

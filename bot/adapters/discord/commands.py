@@ -1,6 +1,6 @@
 """The slash commands: one group per registered game, one subcommand per word of the grammar.
 
-``/<game> <word> [argument]`` is built from ``bot.commands.grammar.SUBCOMMANDS`` and the game's
+``/<game> <word> [argument]`` is built from ``bot.commands.grammar.subcommands`` and the game's
 ``text_commands``; the argument (if any) is read from the word's help line (``addbot [n]``,
 ``pitch <text>: ...``) and passed to the authority as the rest of the command text, so the
 grammar stays in one place. A top-level ``/hand`` works in DMs and lists every game the user sits
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
-from bot.commands.grammar import SUBCOMMANDS
+from bot.commands.grammar import subcommands
 from core.engine import Game
 from core.registry import all_games
 
@@ -142,7 +142,7 @@ def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Ca
 
 def _group(game: Game[Any, Any]) -> app_commands.Group:
     group = app_commands.Group(name=game.name, description=_cut(f"Play {game.title}"))
-    words = {**SUBCOMMANDS, **game.text_commands}
+    words = {**subcommands(game), **game.text_commands}
     if len(words) > MAX_SUBCOMMANDS:
         log.warning("%s has %d subcommands; Discord shows 25", game.name, len(words))
     for word, help_text in list(words.items())[:MAX_SUBCOMMANDS]:

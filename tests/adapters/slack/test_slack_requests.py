@@ -83,7 +83,7 @@ async def test_a_retried_slash_command_applies_once(loop: Loopback) -> None:
         await loop.adapter.settled()
     record = await stored(loop)
     assert record is not None
-    assert [s.user for s in record.seats] == ["UALICE", "UBOB"]
+    assert [s.users[0] for s in record.seats] == ["UALICE", "UBOB"]
     assert len(loop.api.called("chat.postMessage")) == posts  # the retries said nothing
     table.detach()
 

@@ -1,0 +1,103 @@
+"""Seats with several people: finding teams and players by what a user types, moving members.
+
+Every game's seats are lists of members (:class:`~bot.commands.record.SeatInfo`); in most games a
+seat has one member. In a team game (``Game.teams``) a seat is a team: people join it by name,
+the host renames teams and moves or removes players, and any member acts for the team.
+These helpers only edit a record; the authority decides what is allowed when and saves it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.commands.record import GameRecord, Member, SeatInfo
+
+__all__ = [
+    "MAX_TEAM_NAME",
+    "TeamError",
+    "add_member",
+    "clean_team_name",
+    "find_player",
+    "find_team",
+    "remove_member",
+    "split_to",
+    "team_list",
+]
+
+MAX_TEAM_NAME = 24
+"""Team names travel inside button ids (``join <team>``), which platforms cap at 100 chars."""
+
+_MENTION = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$")
+"""A Discord (``<@123>``, ``<@!123>``) or Slack (``<@U123>``, ``<@U123|name>``) user mention."""
+
+
+class TeamError(Exception):
+    """A team command that cannot be carried out; ``str()`` is a sentence for the user."""
+
+
+def clean_team_name(text: str) -> str:
+    """A team name as typed, tidied; refuses names that are empty or too long."""
+    name = " ".join(text.replace("`", "").replace("*", "").split())
+    if not name:
+        raise TeamError("A team needs a name.")
+    if len(name) > MAX_TEAM_NAME:
+        raise TeamError(f"Team names are at most {MAX_TEAM_NAME} characters; `{name}` is longer.")
+    return name
+
+
+def find_team(record: GameRecord, name: str) -> int | None:
+    """The seat of the team called ``name`` (case and spacing ignored), or None."""
+    wanted = " ".join(name.split()).casefold()
+    for index, seat in enumerate(record.seats):
+        if seat.name.casefold() == wanted:
+            return index
+    return None
+
+
+def find_player(record: GameRecord, text: str) -> tuple[int, Member]:
+    """The seat and member that ``text`` names: a mention, a user id or a display name."""
+    typed = text.strip()
+    mention = _MENTION.match(typed)
+    user = mention.group(1) if mention else typed
+    by_name: list[tuple[int, Member]] = []
+    for index, seat in enumerate(record.seats):
+        for member in seat.members:
+            if member.user == user:
+                return index, member
+            if member.name.casefold() == typed.casefold():
+                by_name.append((index, member))
+    if len(by_name) == 1:
+        return by_name[0]
+    if by_name:
+        raise TeamError(f"Several players are called {typed}; mention the one you mean.")
+    raise TeamError(f"Nobody called {typed or 'that'} is on a team here.")
+
+
+def split_to(text: str, usage: str) -> tuple[str, str]:
+    """Split ``a to b`` at its last `` to ``; ``usage`` is the sentence shown when it isn't."""
+    left, sep, right = text.rpartition(" to ")
+    if not sep or not left.strip() or not right.strip():
+        raise TeamError(usage)
+    return left.strip(), right.strip()
+
+
+def add_member(record: GameRecord, seat: int, member: Member) -> None:
+    record.seats[seat].members.append(member)
+
+
+def remove_member(record: GameRecord, user: str) -> int:
+    """Take ``user`` off their seat; returns the seat index (the seat may now be empty)."""
+    seat = record.seat_of(user)
+    if seat is None:
+        raise TeamError("That player is not on a team here.")
+    record.seats[seat].members = [m for m in record.seats[seat].members if m.user != user]
+    return seat
+
+
+def team_list(seats: list[SeatInfo]) -> str:
+    """``Sharks (Alice, Bob); Ada (bot)`` for lobby and status messages."""
+    parts = []
+    for seat in seats:
+        who = ", ".join(member.name for member in seat.members) or "bot"
+        parts.append(f"{seat.name} ({who})")
+    return "; ".join(parts)

@@ -1,0 +1,137 @@
+"""Relay: the smallest team game, so the authority's team seats can be tested on their own.
+
+Teams take turns adding 1 or 2 to a shared total; each team also holds a secret number that only
+its members may see (a private event after each of its moves, and its private panel). The first
+team to take the total to 10 or more wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, TypeAdapter
+
+from core import ui
+from core.engine import (
+    Audience,
+    Event,
+    Game,
+    GameOptions,
+    GameState,
+    IllegalAction,
+    Outcome,
+    Rng,
+    Seat,
+    Standing,
+    Timeout,
+)
+
+TARGET = 10
+
+
+class Add(BaseModel):
+    type: Literal["add"] = "add"
+    amount: int
+
+
+class RelayOptions(GameOptions):
+    min_team_size: int = 1
+    """The fewest people a human team may have."""
+
+
+class RelayState(GameState):
+    total: int = 0
+    turn: int = 0
+    secrets: list[int]
+
+
+class Relay(Game[RelayState, RelayOptions]):
+    name: ClassVar[str] = "relay"
+    title: ClassVar[str] = "Relay"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    teams: ClassVar[bool] = True
+    state_model: ClassVar[type[GameState]] = RelayState
+    options_model: ClassVar[type[GameOptions]] = RelayOptions
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(Add | Timeout)
+    action_models: ClassVar[tuple[type[BaseModel], ...]] = (Add, Timeout)
+
+    def new_game(
+        self, names: Sequence[str], bots: Sequence[bool], options: RelayOptions, rng: Rng
+    ) -> RelayState:
+        secrets = [rng.randrange(1000, 10000) for _ in names]
+        return RelayState(names=list(names), bots=list(bots), secrets=secrets)
+
+    def lobby_problem(self, options: RelayOptions, seat_sizes: list[int]) -> str | None:
+        small = [size for size in seat_sizes if 0 < size < options.min_team_size]
+        if small:
+            return f"Every team needs at least {options.min_team_size} people."
+        return None
+
+    def _apply(self, state: RelayState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+        if not isinstance(action, Add) or action.amount not in (1, 2):
+            raise IllegalAction("You can add 1 or 2.")
+        if actor != state.turn:
+            raise IllegalAction(f"It's {state.names[state.turn]}'s turn.")
+        state.total += action.amount
+        state.secrets[actor] += 1
+        events = [
+            Event(kind="add", text=f"{state.names[actor]} adds {action.amount}: {state.total}."),
+            Event(
+                kind="secret",
+                text=f"Your secret is now {state.secrets[actor]}.",
+                audience=Audience.only(actor),
+            ),
+        ]
+        if state.total >= TARGET:
+            standings = [
+                Standing(seat=s, name=state.names[s], score=1 if s == actor else 0, rank=1)
+                if s == actor
+                else Standing(seat=s, name=state.names[s], score=0, rank=2)
+                for s in state.seats
+            ]
+            state.outcome = Outcome(standings=standings, summary=f"{state.names[actor]} wins.")
+        else:
+            state.turn = (state.turn + 1) % len(state.names)
+        return events
+
+    def legal_actions(self, state: RelayState, actor: Seat) -> list[Any]:
+        if state.finished or actor != state.turn:
+            return []
+        return [Add(amount=1), Add(amount=2)]
+
+    def view(self, state: RelayState, viewer: Seat | None) -> dict[str, Any]:
+        seen: dict[str, Any] = {"total": state.total, "turn": state.turn}
+        if viewer is not None:
+            seen["secret"] = state.secrets[viewer]
+        return seen
+
+    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+        return legal[-1]
+
+    def render_board(self, state: RelayState) -> ui.Message:
+        return ui.Message(title="Relay", text=f"Total {state.total}.")
+
+    def render_private(self, state: RelayState, seat: Seat) -> ui.Message:
+        buttons = [
+            ui.Button(
+                label=f"Add {a.amount}", action=a.model_dump(), version=state.version, seat=seat
+            )
+            for a in self.legal_actions(state, seat)
+        ]
+        return ui.Message(
+            text=f"Secret {state.secrets[seat]}.", buttons=[buttons] if buttons else []
+        )
+
+    def render_prompt(self, state: RelayState) -> ui.Message | None:
+        return None
+
+    def rules(self, topic: str | None) -> str:
+        return "Add 1 or 2; reach 10 to win."
+
+    def describe_action(self, state: RelayState, action: Any) -> str:
+        return f"add {action.amount}" if isinstance(action, Add) else "time out"
+
+
+GAME = Relay()

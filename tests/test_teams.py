@@ -1,0 +1,317 @@
+"""Team seats in the authority, against a real redis-server: several people share one seat.
+
+The game is Relay (tests/team_game.py), the smallest team game, so these tests are about the
+authority alone: joining, creating and leaving teams, the host's rename/move/remove, any member
+acting for the team with the first action counting, and the team's private messages reaching
+every member and nobody else.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from bot.commands import codec, teams
+from bot.commands.authority import STALE, Authority, Request
+from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord, SeatInfo
+from bot.settings import Settings
+from core import registry, ui
+from storage import GameKey, GameStore
+from tests.team_game import GAME, RelayState
+
+CHANNEL = "team-table"
+KEY = GameKey("console", CHANNEL)
+NAME = GAME.name
+
+
+@pytest.fixture(autouse=True)
+def relay_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    registry.all_games()  # load the built-in games first, so the patch is undone cleanly
+    monkeypatch.setitem(registry._GAMES, NAME, GAME)
+    yield
+
+
+@pytest.fixture
+async def store(redis_url: str) -> AsyncIterator[GameStore]:
+    store = GameStore.from_url(redis_url)
+    await store.client.flushdb()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def authority(store: GameStore) -> Authority:
+    seeds = random.Random(3)
+    return Authority(store, Settings(), new_seed=lambda: seeds.getrandbits(63))
+
+
+def req(user: str) -> Request:
+    return Request(platform="console", channel=CHANNEL, user=user, name=user.title())
+
+
+async def say(authority: Authority, user: str, text: str) -> Outbox:
+    return await authority.command(req(user), NAME, text)
+
+
+def private(out: Outbox, user: str) -> list[ui.Message]:
+    return [d.message for d in out.deliveries if d.user == user and d.to != "channel"]
+
+
+def private_text(out: Outbox, user: str) -> str:
+    return "\n".join(m.text for m in private(out, user))
+
+
+def public_text(out: Outbox) -> str:
+    return "\n".join(m.text for m in out.public)
+
+
+async def record(store: GameStore) -> GameRecord:
+    _, loaded = await store.load(KEY)
+    assert loaded is not None
+    return GameRecord.model_validate_json(loaded.data)
+
+
+def roster(rec: GameRecord) -> dict[str, list[str]]:
+    return {seat.name: seat.users for seat in rec.seats}
+
+
+def buttons_of(message: ui.Message) -> list[ui.Button]:
+    return [button for row in message.buttons for button in row]
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+async def test_join_creates_or_joins_teams_by_name(authority: Authority, store: GameStore) -> None:
+    await say(authority, "alice", "start")
+    created = await say(authority, "bob", "join Sharks")
+    assert "Bob joined as Sharks." in public_text(created)
+    joined = await say(authority, "carol", "join   sharks ")
+    assert "Carol joined Sharks." in public_text(joined)
+    assert "Sharks (Bob, Carol)" in public_text(joined)
+    await say(authority, "dave", "join")
+    assert roster(await record(store)) == {
+        "Alice": ["alice"],
+        "Sharks": ["bob", "carol"],
+        "Dave": ["dave"],
+    }
+    # The lobby offers a button per team, which joins it by name.
+    labels = [b.label for b in buttons_of(joined.public[-1])]
+    assert "Join Sharks" in labels and "Start a team" in labels
+
+
+async def test_switching_team_in_the_lobby_drops_an_emptied_team(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Sharks")
+    again = await say(authority, "bob", "join Sharks")
+    assert "You're already at the table with Sharks." in private_text(again, "bob")
+    await say(authority, "bob", "join Alice")
+    assert roster(await record(store)) == {"Alice": ["alice", "bob"]}
+
+
+async def test_own_team_names_do_not_collide(authority: Authority, store: GameStore) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Carol")
+    await say(authority, "carol", "join")
+    assert list(roster(await record(store))) == ["Alice", "Carol", "Carol 2"]
+
+
+async def test_team_names_are_checked(authority: Authority, store: GameStore) -> None:
+    await say(authority, "alice", "start")
+    long = await say(authority, "bob", "join " + "x" * 30)
+    assert "at most 24 characters" in private_text(long, "bob")
+    assert not long.public
+    assert roster(await record(store)) == {"Alice": ["alice"]}
+
+
+async def test_host_renames_moves_and_removes(authority: Authority, store: GameStore) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Sharks")
+    await say(authority, "carol", "join Sharks")
+
+    not_host = await say(authority, "bob", "rename Sharks to Whales")
+    assert "Only the host (Alice) can rename teams." in private_text(not_host, "bob")
+    clash = await say(authority, "alice", "rename Sharks to alice")
+    assert "There is already a team called Alice." in private_text(clash, "alice")
+    missing = await say(authority, "alice", "rename Tigers to Lions")
+    assert "There is no team called Tigers" in private_text(missing, "alice")
+    garbled = await say(authority, "alice", "rename Sharks")
+    assert "rename A to B" in private_text(garbled, "alice")
+    renamed = await say(authority, "alice", "rename sharks to Whales")
+    assert "Alice renamed Sharks to Whales." in public_text(renamed)
+
+    moved = await say(authority, "alice", "move <@carol|Carol> to Alice")
+    assert "Alice moved Carol to Alice." in public_text(moved)
+    created = await say(authority, "alice", "move bob to Orcas")
+    assert roster(await record(store)) == {"Alice": ["alice", "carol"], "Orcas": ["bob"]}
+    assert "Alice moved Bob to Orcas." in public_text(created)
+
+    nobody = await say(authority, "alice", "remove Zed")
+    assert "Nobody called Zed is on a team here." in private_text(nobody, "alice")
+    self_remove = await say(authority, "alice", "remove alice")
+    assert "use `/relay leave`" in private_text(self_remove, "alice")
+    removed = await say(authority, "alice", "remove Carol")
+    assert "Alice took Carol off Alice." in public_text(removed)
+    assert roster(await record(store)) == {"Alice": ["alice"], "Orcas": ["bob"]}
+
+
+async def test_team_words_are_only_for_team_games(authority: Authority) -> None:
+    await authority.command(req("alice"), "bigidea", "start")
+    out = await authority.command(req("alice"), "bigidea", "rename A to B")
+    assert "I don't know `/bigidea rename`" in private_text(out, "alice")
+
+
+async def test_host_leaving_hands_the_lobby_on(authority: Authority, store: GameStore) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Sharks")
+    out = await say(authority, "alice", "leave")
+    assert "Alice left Alice; Bob is the host now." in public_text(out)
+    rec = await record(store)
+    assert rec.host == "bob" and roster(rec) == {"Sharks": ["bob"]}
+
+
+async def test_game_decides_the_team_sizes_it_accepts(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start min_team_size=2")
+    await say(authority, "bob", "join Alice")
+    await say(authority, "carol", "join Sharks")
+    await say(authority, "alice", "addbot")
+    refused = await say(authority, "alice", "begin")
+    assert "Every team needs at least 2 people." in private_text(refused, "alice")
+    assert (await record(store)).status == "lobby"
+    await say(authority, "dave", "join Sharks")
+    began = await say(authority, "alice", "begin")
+    assert began.public and (await record(store)).status == "playing"
+
+
+# --- playing as a team -------------------------------------------------------------------------
+
+
+async def two_teams(authority: Authority) -> Outbox:
+    """Team Alice (alice, bob) against Sharks (carol); Alice's team moves first."""
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Alice")
+    await say(authority, "carol", "join Sharks")
+    return await say(authority, "alice", "begin")
+
+
+def first_button(out: Outbox, user: str) -> ui.Button:
+    for message in private(out, user):
+        if message.buttons:
+            return buttons_of(message)[0]
+    raise AssertionError(f"{user} got no buttons: {private_text(out, user)}")
+
+
+async def test_every_member_gets_the_team_panel_and_any_may_act(
+    authority: Authority, store: GameStore
+) -> None:
+    began = await two_teams(authority)
+    alice_button = first_button(began, "alice")
+    bob_button = first_button(began, "bob")
+    assert alice_button.seat == bob_button.seat == 0
+    assert not private(began, "carol")  # not the Sharks' turn yet
+
+    played = await authority.press(req("bob"), codec.encode_button(NAME, bob_button))
+    assert "Alice adds 1: 1." in public_text(played)
+    state = RelayState.model_validate_json((await record(store)).state_json or "")
+    secret = f"Your secret is now {state.secrets[0]}."
+    # Both members hear the team's secret; only the teammate is told who played.
+    assert secret in private_text(played, "bob") and secret in private_text(played, "alice")
+    assert "Bob played for your team: add 1." in private_text(played, "alice")
+    assert "played for your team" not in private_text(played, "bob")
+    assert secret not in public_text(played) and secret not in private_text(played, "carol")
+    assert first_button(played, "carol").seat == 1
+
+    # The first action counted: Alice's copy of the same button is now stale.
+    late = await authority.press(req("alice"), codec.encode_button(NAME, alice_button))
+    assert STALE in private_text(late, "alice") and not late.public
+    assert RelayState.model_validate_json((await record(store)).state_json or "").total == 1
+
+
+async def test_non_member_cannot_act_for_a_team(authority: Authority, store: GameStore) -> None:
+    began = await two_teams(authority)
+    before = (await record(store)).state_json
+    out = await authority.press(req("carol"), codec.encode_button(NAME, first_button(began, "bob")))
+    assert "That button belongs to Alice's hand." in private_text(out, "carol")
+    assert not out.public and (await record(store)).state_json == before
+
+
+async def test_joining_and_leaving_teams_during_play(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    new_team = await say(authority, "dave", "join Orcas")
+    assert "no new team can be formed" in private_text(new_team, "dave")
+    assert "Alice, Sharks" in private_text(new_team, "dave")
+    joined = await say(authority, "dave", "join Sharks")
+    assert "Dave joined Sharks." in public_text(joined)
+    assert "Secret" in private_text(joined, "dave")  # the team's panel, privately
+    switch = await say(authority, "dave", "join Alice")
+    assert "the host moves players between teams" in private_text(switch, "dave")
+
+    stays = await say(authority, "carol", "leave")
+    assert "Carol left Sharks; Sharks plays on." in public_text(stays)
+    gone = await say(authority, "dave", "leave")
+    assert "Dave left Sharks; a bot plays Sharks now." in public_text(gone)
+    rec = await record(store)
+    assert rec.seats[1].is_bot and roster(rec)["Alice"] == ["alice", "bob"]
+
+
+async def test_host_moves_a_player_during_play(authority: Authority, store: GameStore) -> None:
+    await two_teams(authority)
+    missing = await say(authority, "alice", "move bob to Orcas")
+    assert "There is no team called Orcas in this game" in private_text(missing, "alice")
+    moved = await say(authority, "alice", "move carol to Alice")
+    assert "Alice moved Carol to Alice; a bot plays Sharks now." in public_text(moved)
+    assert "Secret" in private_text(moved, "carol")
+    rec = await record(store)
+    assert roster(rec) == {"Alice": ["alice", "bob", "carol"], "Sharks": []}
+    assert rec.status == "playing"
+
+
+async def test_a_bot_team_plays_to_the_end_after_everyone_leaves(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    await say(authority, "carol", "leave")
+    await say(authority, "bob", "leave")
+    out = await say(authority, "alice", "leave")
+    assert "a bot plays Alice now" in public_text(out)
+    assert (await record(store)).status == "finished"
+
+
+# --- the record and the helpers ----------------------------------------------------------------
+
+
+def test_records_saved_before_teams_still_load() -> None:
+    human = SeatInfo.model_validate({"user": "U1", "name": "Ann"})
+    bot = SeatInfo.model_validate({"user": None, "name": "Ada"})
+    assert human.users == ["U1"] and human.members[0].name == "Ann" and not human.is_bot
+    assert bot.is_bot and bot.users == []
+
+
+def test_players_are_found_by_mention_id_or_name() -> None:
+    rec = GameRecord(
+        game=NAME,
+        host="U1",
+        host_name="Ann",
+        seed=1,
+        created_at=0,
+        updated_at=0,
+        seats=[SeatInfo.player("U1", "Ann"), SeatInfo.player("U2", "Ben"), SeatInfo(name="Ada")],
+    )
+    assert teams.find_player(rec, "<@U2|ben>")[0] == 1
+    assert teams.find_player(rec, "<@!U1>")[0] == 0
+    assert teams.find_player(rec, "ben")[0] == 1
+    assert teams.find_player(rec, "U2")[0] == 1
+    with pytest.raises(teams.TeamError, match="Nobody called Ada"):
+        teams.find_player(rec, "Ada")
+    rec.seats[0].members.append(rec.seats[1].members[0].model_copy(update={"user": "U3"}))
+    with pytest.raises(teams.TeamError, match="Several players are called ben"):
+        teams.find_player(rec, "ben")
