@@ -37,7 +37,13 @@ def _parser() -> argparse.ArgumentParser:
 
     simulate = commands.add_parser("simulate", help="play bot-only games through the authority")
     simulate.add_argument("--game", default="bigidea")
-    simulate.add_argument("--players", type=int, default=4)
+    simulate.add_argument(
+        "--players",
+        "--teams",
+        type=int,
+        default=4,
+        help="seats at the table (teams in a team game)",
+    )
     simulate.add_argument("--games", type=int, default=100)
     simulate.add_argument("--seed", type=int, default=1)
     simulate.add_argument("--option", action="append", default=[], help="a start option, k=v")

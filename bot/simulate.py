@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import statistics
 import sys
 import time
+from collections import Counter
+from typing import Any
 
 from tqdm import tqdm
 
 from bot.commands.authority import Authority, Request
 from bot.commands.record import GameRecord
 from bot.settings import Settings
-from core.engine import Outcome
+from core.engine import Game, Outcome
 from core.registry import get_game
 from storage import GameKey, GameStore
 
@@ -27,61 +30,109 @@ def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return 0.0
-    rank = max(1, min(len(ordered), round(fraction * len(ordered) + 0.5)))
+    # The smallest rank covering ``fraction`` of the values (rounded: 0.9 * 10 is 9, not 9.0...01).
+    rank = max(1, min(len(ordered), math.ceil(round(fraction * len(ordered), 9))))
     return ordered[rank - 1]
 
 
 async def simulate(
     settings: Settings, game_name: str, players: int, games: int, seed: int, options: list[str]
 ) -> int:
+    """Play ``games`` bot-only games of each variant; 0 if every game finished.
+
+    With no ``options`` a game's :attr:`~core.engine.Game.simulation_variants` run one after the
+    other (e.g. Busine$$ GO's normal and short game); with options, just those.
+    """
     game = get_game(game_name)
     if game is None:
         print(f"unknown game {game_name!r}", file=sys.stderr)
         return 2
     if not game.min_players <= players <= game.max_players:
-        print(f"{game.title} takes {game.min_players}-{game.max_players} players", file=sys.stderr)
+        seats = "teams" if game.teams else "players"
+        print(f"{game.title} takes {game.min_players}-{game.max_players} {seats}", file=sys.stderr)
         return 2
+    variants = (
+        {"": options} if options or not game.simulation_variants else game.simulation_variants
+    )
     store = GameStore.from_url(settings.redis_url)
-    seeds = random.Random(seed)
-    authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
-    rounds: list[float] = []
-    winners_money: list[float] = []
-    actions = 0
-    finished = 0
-    run = f"{seed}-{time.time_ns()}"
-    started = time.perf_counter()
+    status = 0
     try:
-        for index in tqdm(range(games), desc=f"simulating {game.title}", file=sys.stderr):
-            key = GameKey(PLATFORM, f"{run}-{index}")
+        for label, words in variants.items():
+            run = _Run(store, settings, game, players, seed, label)
+            status = max(status, await run.play(games, words))
+    finally:
+        await store.close()
+    return status
+
+
+class _Run:
+    """One variant's games, and the numbers it prints."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        settings: Settings,
+        game: Game[Any, Any],
+        players: int,
+        seed: int,
+        label: str,
+    ) -> None:
+        seeds = random.Random(seed)
+        self.store = store
+        self.game = game
+        self.players = players
+        self.label = label
+        self.authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
+        self.rounds: list[float] = []
+        self.winners_money: list[float] = []
+        self.ended: Counter[str] = Counter()
+        self.actions = 0
+        self.prefix = f"variant={label} " if label else ""
+        self.run = f"{seed}-{label}-{time.time_ns()}"
+
+    async def play(self, games: int, options: list[str]) -> int:
+        game = self.game
+        started = time.perf_counter()
+        desc = f"simulating {game.title}" + (f" ({self.label})" if self.label else "")
+        for index in tqdm(range(games), desc=desc, file=sys.stderr):
+            key = GameKey(PLATFORM, f"{self.run}-{index}")
             host = Request(platform=key.platform, channel=key.channel, user="host", name="Host")
-            for word in (f"start {' '.join(options)}", f"addbot {players - 1}", "begin", "leave"):
-                out = await authority.command(host, game.name, word)
+            steps = (f"start {' '.join(options)}", f"addbot {self.players - 1}", "begin", "leave")
+            for word in steps:
+                out = await self.authority.command(host, game.name, word)
                 if not out.public:  # every lobby step that works announces itself publicly
                     said = " ".join(d.message.text for d in out.deliveries)
                     print(f"game {index}: `{word}` refused: {said}", file=sys.stderr)
                     return 1
-            _, loaded = await store.load(key)
-            record = GameRecord.model_validate_json(loaded.data) if loaded else None
-            outcome_data = (record.state or {}).get("outcome") if record else None
-            actions += sum(len(json.loads(line)) for line in await store.read_log(key))
-            if outcome_data is None:
-                continue
-            outcome = Outcome.model_validate(outcome_data)
-            finished += 1
-            rounds.append(outcome.rounds)
-            winners_money.extend(s.score for s in outcome.standings if s.rank == 1)
-            await store.delete(key)
-    finally:
-        await store.close()
-    elapsed = time.perf_counter() - started
-    if winners_money:
+            await self._tally(key)
+        self._report(games, time.perf_counter() - started)
+        return 0 if sum(self.ended.values()) == games else 1
+
+    async def _tally(self, key: GameKey) -> None:
+        _, loaded = await self.store.load(key)
+        record = GameRecord.model_validate_json(loaded.data) if loaded else None
+        outcome_data = (record.state or {}).get("outcome") if record else None
+        self.actions += sum(len(json.loads(line)) for line in await self.store.read_log(key))
+        if outcome_data is None:
+            return
+        outcome = Outcome.model_validate(outcome_data)
+        self.ended[outcome.ended or "finished"] += 1
+        self.rounds.append(outcome.rounds)
+        self.winners_money.extend(s.score for s in outcome.standings if s.rank == 1)
+        await self.store.delete(key)
+
+    def _report(self, games: int, elapsed: float) -> None:
+        rounds, money = self.rounds, self.winners_money
+        if money:
+            print(
+                f"{self.prefix}winners' money: median {statistics.median(money):g}, "
+                f"min {min(money):g}, max {max(money):g}"
+            )
+        how = ", ".join(f"{why} {count}" for why, count in self.ended.most_common())
+        print(f"{self.prefix}ended: {how or 'no game finished'}")
+        print(f"{self.prefix}actions={self.actions} actions_per_s={self.actions / elapsed:.0f}")
         print(
-            f"winners' money: median {statistics.median(winners_money):g}, "
-            f"min {min(winners_money):g}, max {max(winners_money):g}"
+            f"{self.prefix}games={games} finished={sum(self.ended.values())} "
+            f"median_rounds={statistics.median(rounds or [0]):g} "
+            f"p90_rounds={percentile(rounds, 0.9):g} games_per_s={games / elapsed:.2f}"
         )
-    print(f"actions={actions} actions_per_s={actions / elapsed:.0f}")
-    print(
-        f"games={games} finished={finished} median_rounds={statistics.median(rounds or [0]):g} "
-        f"p90_rounds={percentile(rounds, 0.9):g} games_per_s={games / elapsed:.2f}"
-    )
-    return 0 if finished == games else 1

@@ -325,7 +325,9 @@ def _finish(state: BigIdeaState, events: list[Event]) -> None:
         + (" (tied)" if sum(1 for o in standings if o.rank == st.rank) > 1 else "")
         for st in standings
     )
-    state.outcome = Outcome(standings=standings, summary=summary, rounds=state.round)
+    state.outcome = Outcome(
+        standings=standings, summary=summary, rounds=state.round, ended="every player dealt twice"
+    )
     events.append(
         Event(
             kind="game_over",

@@ -1,0 +1,74 @@
+"""``boardroom simulate`` against a real redis-server: what it prints for each game variant."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+
+from bot.settings import Settings
+from bot.simulate import percentile, simulate
+from core import registry
+from tests.team_game import Relay
+
+
+class TwoWayRelay(Relay):
+    """Relay with two simulation variants, to see the simulator run each one."""
+
+    name: ClassVar[str] = "relay2"
+    simulation_variants: ClassVar[dict[str, list[str]]] = {
+        "solo": [],
+        "pairs-allowed": ["min_team_size=1"],
+    }
+
+
+@pytest.fixture
+def settings(redis_url: str) -> Settings:
+    return Settings(REDIS_URL=redis_url)
+
+
+def last_lines(text: str, prefix: str = "") -> dict[str, str]:
+    """The ``k=v`` words of the summary line (the one starting with ``prefix + 'games='``)."""
+    line = next(x for x in text.splitlines() if x.startswith(prefix + "games="))
+    return dict(word.split("=", 1) for word in line.removeprefix(prefix).split())
+
+
+async def test_prints_rounds_endings_and_speed(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = await simulate(settings, "bigidea", 3, 4, seed=5, options=[])
+    out = capsys.readouterr().out
+    assert status == 0
+    numbers = last_lines(out)
+    assert numbers["games"] == "4" and numbers["finished"] == "4"
+    assert float(numbers["median_rounds"]) > 0 and float(numbers["games_per_s"]) > 0
+    assert "ended: every player dealt twice 4" in out
+
+
+async def test_runs_every_variant_unless_options_are_given(
+    settings: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry.all_games()
+    game: Any = TwoWayRelay()
+    monkeypatch.setitem(registry._GAMES, game.name, game)
+    assert await simulate(settings, game.name, 3, 2, seed=1, options=[]) == 0
+    out = capsys.readouterr().out
+    for label in ("solo", "pairs-allowed"):
+        assert last_lines(out, f"variant={label} ")["finished"] == "2"
+    assert await simulate(settings, game.name, 2, 2, seed=1, options=["min_team_size=1"]) == 0
+    out = capsys.readouterr().out
+    assert "variant=" not in out and last_lines(out)["finished"] == "2"
+
+
+async def test_refuses_a_table_the_game_cannot_seat(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert await simulate(settings, "bigidea", 9, 1, seed=1, options=[]) == 2
+    assert "The Big Idea takes 3-6 players" in capsys.readouterr().err
+    assert await simulate(settings, "chess", 2, 1, seed=1, options=[]) == 2
+
+
+def test_percentile_is_nearest_rank() -> None:
+    assert percentile([5, 1, 4, 2, 3], 0.9) == 5
+    assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9) == 9
+    assert percentile([], 0.5) == 0.0
