@@ -184,6 +184,17 @@ class Authority:
             outboxes.append(out)
         return outboxes
 
+    async def seat_names(self, platform: str, channel: str) -> list[str]:
+        """The seats (teams) of the channel's open or running game, for autocomplete."""
+        try:
+            _, loaded = await self.store.load(GameKey(platform, channel))
+        except StorageUnavailable:
+            return []
+        record = GameRecord.model_validate_json(loaded.data) if loaded else None
+        if record is None or record.status == "finished":
+            return []
+        return [seat.name for seat in record.seats]
+
     async def _game_name(self, key: GameKey) -> str | None:
         _, loaded = await self.store.load(key)
         return GameRecord.model_validate_json(loaded.data).game if loaded else None

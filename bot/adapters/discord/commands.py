@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
+from bot.adapters.discord.adapter import PLATFORM
 from bot.commands.grammar import subcommands
 from core.engine import Game
 from core.registry import all_games
@@ -76,7 +77,7 @@ _Completer = Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, _Choi
 
 
 def completer(game: Game[Any, Any], word: str) -> _Completer | None:
-    """Autocomplete where it helps: start options, rules topics, how many bots."""
+    """Autocomplete where it helps: start options, rules topics, how many bots, team names."""
     if word == "rules":
         topics = ["all", *game.rule_topics()]
 
@@ -103,6 +104,15 @@ def completer(game: Game[Any, Any], word: str) -> _Completer | None:
             return found[:MAX_CHOICES]
 
         return options
+    if word == "join" and game.teams:
+
+        async def team(interaction: discord.Interaction[Any], current: str) -> _Choices:
+            adapter = _client(interaction).adapter
+            names = await adapter.authority.seat_names(PLATFORM, str(interaction.channel_id))
+            wanted = current.strip().casefold()
+            return [_choice(n) for n in names if n.casefold().startswith(wanted)][:MAX_CHOICES]
+
+        return team
     if word == "addbot":
         counts = [str(n) for n in range(1, game.max_players)]
 
