@@ -1,0 +1,177 @@
+"""The actions of Busine$$ GO: one discriminated union, the engine's Timeout included."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+
+from core.engine import Timeout
+
+__all__ = [
+    "ACTION_MODELS",
+    "Action",
+    "AuctionOff",
+    "Bet",
+    "Bid",
+    "Buy",
+    "Convert",
+    "Downgrade",
+    "Join",
+    "Pass",
+    "Remove",
+    "Roll",
+    "Sell",
+    "SellToBank",
+    "Setup",
+    "Travel",
+    "action_adapter",
+]
+
+
+def _single(value: Any) -> Any:
+    # A menu (ui.Select) fills its field with the list of chosen values; one choice is one value.
+    if isinstance(value, list) and len(value) == 1:
+        return value[0]
+    return value
+
+
+Id = Annotated[str, BeforeValidator(_single)]
+Amount = Annotated[int, BeforeValidator(_single)]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Roll(_Action):
+    """Roll the two dice and move (ends the time for setting up and converting)."""
+
+    type: Literal["roll"] = "roll"
+
+
+class Setup(_Action):
+    """Before rolling: set up a National Corporation on a country whose licence you own."""
+
+    type: Literal["setup"] = "setup"
+    country: Id
+
+
+class Convert(_Action):
+    """Before rolling: convert a National Corporation that has made a sale."""
+
+    type: Literal["convert"] = "convert"
+    country: Id
+
+
+class Buy(_Action):
+    """Buy the licence or Service Industry you landed on."""
+
+    type: Literal["buy"] = "buy"
+
+
+class Pass(_Action):
+    """Decline, stop, stay or end: the choice of doing nothing more here."""
+
+    type: Literal["pass"] = "pass"
+
+
+class Sell(_Action):
+    """Boom: sell one product of your choice."""
+
+    type: Literal["sell"] = "sell"
+    product: Id
+
+
+class Bet(_Action):
+    """Casino: bet this many dollars against the bank."""
+
+    type: Literal["bet"] = "bet"
+    amount: Amount
+
+
+class Travel(_Action):
+    """Travel Agency: pay the fare and move clockwise to this country."""
+
+    type: Literal["travel"] = "travel"
+    country: Id
+
+
+class Join(_Action):
+    """Enter the open sales competition."""
+
+    type: Literal["join"] = "join"
+
+
+class Bid(_Action):
+    """A sealed bid in the open auction."""
+
+    type: Literal["bid"] = "bid"
+    amount: Amount
+
+
+class AuctionOff(_Action):
+    """In debt: offer a country (licence and corporation) or a Service Industry at auction."""
+
+    type: Literal["auction"] = "auction"
+    asset: Id
+
+
+class SellToBank(_Action):
+    """In debt: sell a country (licence and corporation) or a Service Industry for half."""
+
+    type: Literal["sell_bank"] = "sell_bank"
+    asset: Id
+
+
+class Downgrade(_Action):
+    """In debt: turn an International Corporation back into a National one for half its
+    conversion."""
+
+    type: Literal["downgrade"] = "downgrade"
+    country: Id
+
+
+class Remove(_Action):
+    """Mail: the corporation of yours that has gone bankrupt."""
+
+    type: Literal["remove"] = "remove"
+    country: Id
+
+
+Action = (
+    Roll
+    | Setup
+    | Convert
+    | Buy
+    | Pass
+    | Sell
+    | Bet
+    | Travel
+    | Join
+    | Bid
+    | AuctionOff
+    | SellToBank
+    | Downgrade
+    | Remove
+    | Timeout
+)
+ACTION_MODELS = (
+    Roll,
+    Setup,
+    Convert,
+    Buy,
+    Pass,
+    Sell,
+    Bet,
+    Travel,
+    Join,
+    Bid,
+    AuctionOff,
+    SellToBank,
+    Downgrade,
+    Remove,
+    Timeout,
+)
+
+action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])

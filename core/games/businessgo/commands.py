@@ -1,0 +1,90 @@
+"""Text commands (``/businessgo roll``, ``/businessgo bet 250k`` ...): typed play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import IllegalAction, Seat
+from core.games.businessgo.actions import (
+    AuctionOff,
+    Bet,
+    Bid,
+    Buy,
+    Convert,
+    Downgrade,
+    Join,
+    Pass,
+    Remove,
+    Roll,
+    Sell,
+    SellToBank,
+    Setup,
+    Travel,
+)
+from core.games.businessgo.board import board
+from core.games.businessgo.state import BusinessGoState
+from core.games.businessgo.text import parse_amount
+
+__all__ = ["TEXT_COMMANDS", "parse_text"]
+
+TEXT_COMMANDS: dict[str, str] = {
+    "roll": "roll: roll the dice and move",
+    "setup": "setup <country>: before rolling, set up a National Corporation",
+    "convert": "convert <country>: before rolling, make a corporation that has sold International",
+    "buy": "buy: buy the licence or Service Industry you landed on",
+    "pass": "pass: decline, stop betting, stay, end a Boom or stay out of a competition",
+    "sell": "sell <product>: in a Boom, sell one of your products",
+    "bet": "bet <amount>: bet at the Casino (e.g. `bet 250k`)",
+    "travel": "travel <country>: at the Travel Agency, travel there",
+    "join": "join: join the open sales competition",
+    "bid": "bid <amount>: a sealed bid in the open auction",
+    "auction": "auction <country|service>: in debt, auction it to the other players",
+    "bank": "bank <country|service>: in debt, sell it to the bank for half",
+    "downgrade": "downgrade <country>: in debt, make an International National again",
+    "remove": "remove <country>: the corporation a Mail card makes go bankrupt",
+}
+_NO_ARGUMENT = {"roll": Roll, "buy": Buy, "pass": Pass, "join": Join}
+_ALIASES = {"stop": "pass", "stay": "pass", "decline": "pass", "done": "pass", "end": "pass"}
+
+
+def parse_text(state: BusinessGoState, seat: Seat, word: str, rest: str) -> Any | None:
+    """The action a text command means; None when its argument is missing."""
+    word = _ALIASES.get(word, word)
+    rest = rest.strip()
+    if word in _NO_ARGUMENT:
+        return _NO_ARGUMENT[word]()
+    if not rest:
+        return None
+    if word in ("bet", "bid"):
+        amount = parse_amount(rest)
+        if amount is None:
+            raise IllegalAction(
+                f"Give an amount in dollars, such as `{word} 250000` or `{word} 250k`."
+            )
+        return Bet(amount=amount) if word == "bet" else Bid(amount=amount)
+    if word == "sell":
+        return Sell(product=_product(rest))
+    if word == "setup":
+        return Setup(country=rest)
+    if word == "convert":
+        return Convert(country=rest)
+    if word == "travel":
+        return Travel(country=rest)
+    if word == "downgrade":
+        return Downgrade(country=rest)
+    if word == "remove":
+        return Remove(country=rest)
+    if word == "auction":
+        return AuctionOff(asset=rest)
+    if word == "bank":
+        return SellToBank(asset=rest)
+    return None
+
+
+def _product(text: str) -> str:
+    key = text.strip().lower()
+    for product in board().product:
+        if key in (product.id, product.name, product.name.rstrip("s")):
+            return product.id
+    names = ", ".join(p.name for p in board().product)
+    raise IllegalAction(f"There is no product called “{text}”; the products are {names}.")

@@ -1,0 +1,747 @@
+"""The automatic steps between player decisions: moving, the spaces, sales and competitions,
+auctions, debts, turns and the end of the game.
+
+Every function works in place on the reducer's private copy of the state through a :class:`Ctx`,
+which collects the sentences of the one public message an action makes and every payment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import Audience, Deadline, Event, Outcome, Rng, Seat, Standing
+from core.games.businessgo.board import board
+from core.games.businessgo.legal import (
+    asset_name,
+    asset_value,
+    assets_of,
+    boom_products,
+    competitors,
+    corporation_count,
+    sale_amount,
+    selling_corporations,
+    units,
+)
+from core.games.businessgo.state import Auction, BusinessGoState, Phase, Sale
+from core.games.businessgo.text import dollars, join
+
+__all__ = [
+    "PAYMENT_REASONS",
+    "Ctx",
+    "begin_turn",
+    "check_winner",
+    "close_auction",
+    "close_competition",
+    "competitor_corporations",
+    "continue_debt",
+    "continue_sales",
+    "decide",
+    "downgrade",
+    "end_turn",
+    "finish",
+    "move",
+    "open_auction",
+    "opening_roll",
+    "private_note",
+    "queue_sale",
+    "release",
+    "remove_corporation",
+    "sell_to_bank",
+    "settle_debt_by_default",
+]
+
+PAYMENT_REASONS = {
+    "licence",
+    "start_up",
+    "conversion",
+    "sale",
+    "pass_start",
+    "land_start",
+    "operating_fees",
+    "service_fee",
+    "service",
+    "charity",
+    "ecology",
+    "mail",
+    "casino_bet",
+    "casino_win",
+    "travel",
+    "bank_sale",
+    "downgrade",
+    "auction",
+    "written_off",
+}
+"""Every reason money moves, as recorded in the ``transfers`` of an event's data."""
+
+ROLL_OFF_LIMIT = 200
+"""A sales competition that has not found a winner after this many rolls goes to the seller
+(only a rigged rng gets near it: every roll ends with odds of at least 1 in 2)."""
+
+
+class Ctx:
+    """One action's work: the state, the rng, the public lines, the payments, private events."""
+
+    def __init__(self, state: BusinessGoState, rng: Rng) -> None:
+        self.state = state
+        self.rng = rng
+        self.lines: list[str] = []
+        self.transfers: list[list[Any]] = []
+        self.private: list[Event] = []
+        self.data: dict[str, Any] = {}
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+
+    def name(self, seat: Seat) -> str:
+        return self.state.names[seat]
+
+    def pay(self, seat: Seat, delta: int, reason: str) -> None:
+        """Money between ``seat`` and the bank: positive is paid by the bank."""
+        assert reason in PAYMENT_REASONS, reason
+        if delta == 0:
+            return
+        self.state.cash[seat] += delta
+        if delta > 0:
+            self.state.bank_paid += delta
+        else:
+            self.state.bank_received -= delta
+        self.transfers.append([seat, delta, reason])
+
+    def transfer(self, payer: Seat, payee: Seat, amount: int, reason: str) -> None:
+        """Money between two players (an auction)."""
+        assert reason in PAYMENT_REASONS, reason
+        self.state.cash[payer] -= amount
+        self.state.cash[payee] += amount
+        self.transfers += [[payer, -amount, reason], [payee, amount, reason]]
+
+    def dice(self) -> tuple[int, int]:
+        return self.rng.randint(1, 6), self.rng.randint(1, 6)
+
+    def events(self, kind: str) -> list[Event]:
+        data = {"transfers": self.transfers, **self.data}
+        public = Event(kind=kind, text="\n".join(self.lines), data=data)
+        return [public, *self.private]
+
+
+# --- deadlines and decisions ---------------------------------------------------------------
+
+
+def decide(ctx: Ctx, phase: Phase, seconds: int | None = None) -> None:
+    """Open a decision point of the player on turn (or a window) with its clock."""
+    state = ctx.state
+    state.phase = phase
+    if seconds is None:
+        seconds = state.options.turn_seconds
+    key = f"businessgo:{phase}:v{state.version}"
+    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+
+
+def opening_roll(state: BusinessGoState, rng: Rng) -> str:
+    """Everyone rolls; the highest starts, ties roll again among themselves."""
+    rolling = list(state.seats)
+    lines = []
+    while True:
+        totals = {}
+        for seat in rolling:
+            a, b = rng.randint(1, 6), rng.randint(1, 6)
+            totals[seat] = a + b
+        lines.append(", ".join(f"{state.names[s]} {t}" for s, t in totals.items()))
+        best = max(totals.values())
+        rolling = [s for s in rolling if totals[s] == best]
+        if len(rolling) == 1:
+            break
+    state.starter = state.turn = rolling[0]
+    return f"Opening roll: {'; tie, again: '.join(lines)}. {state.names[rolling[0]]} starts."
+
+
+# --- turns ---------------------------------------------------------------------------------
+
+
+def begin_turn(ctx: Ctx) -> None:
+    """The player on turn skips it while burnt out; otherwise may set up, convert and roll."""
+    state = ctx.state
+    while state.burnout[state.turn] > 0:
+        seat = state.turn
+        state.burnout[seat] -= 1
+        left = state.burnout[seat]
+        more = f" ({left} more to skip)" if left else ""
+        ctx.say(f"{ctx.name(seat)} is burnt out and skips a turn{more}.")
+        if not _advance_seat(ctx):
+            return
+    state.dice = []
+    decide(ctx, "turn")
+
+
+def _advance_seat(ctx: Ctx) -> bool:
+    """Pass the turn clockwise to the next player still in; False when the game ended."""
+    state = ctx.state
+    n = state.players
+    seat = state.turn
+    for step in range(1, n + 1):
+        nxt = (seat + step) % n
+        if state.bankrupt[nxt]:
+            continue
+        if _passes_starter(state.starter, seat, nxt, n):
+            # Every player still in has had a turn: a new round.
+            if state.round >= state.options.max_rounds:
+                finish(ctx, "round limit")
+                return False
+            state.round += 1
+        state.turn = nxt
+        return True
+    return False
+
+
+def _passes_starter(starter: Seat, seat: Seat, nxt: Seat, n: int) -> bool:
+    """Whether moving the turn clockwise from ``seat`` to ``nxt`` reaches the first player's
+    place (a bankrupt first player keeps the place)."""
+    distance = (nxt - seat) % n or n
+    offset = (starter - seat) % n or n
+    return offset <= distance
+
+
+def end_turn(ctx: Ctx) -> None:
+    """Settle debts, then the next player."""
+    state = ctx.state
+    state.sales = []
+    state.auction = None
+    if state.cash[state.turn] < 0:
+        continue_debt(ctx)
+        return
+    next_turn(ctx)
+
+
+def next_turn(ctx: Ctx) -> None:
+    state = ctx.state
+    if len(state.active()) <= 1:
+        finish(ctx, "last one standing")
+        return
+    if _advance_seat(ctx):
+        begin_turn(ctx)
+
+
+# --- moving and the spaces -----------------------------------------------------------------
+
+
+def move(ctx: Ctx, steps: int) -> None:
+    """Move clockwise, collecting and paying what the passed spaces say, then land."""
+    state = ctx.state
+    b = board()
+    seat = state.turn
+    start = state.position[seat]
+    for step in range(1, steps):
+        index = (start + step) % len(b.spaces)
+        _pass_space(ctx, seat, index)
+    state.position[seat] = (start + steps) % len(b.spaces)
+    land(ctx)
+
+
+def _pass_space(ctx: Ctx, seat: Seat, index: int) -> None:
+    b = board()
+    kind = b.kind(index)
+    if kind == "start":
+        if corporation_count(ctx.state, seat):
+            ctx.pay(seat, b.pass_start, "pass_start")
+            ctx.say(f"{ctx.name(seat)} passes BUSINE$$ GO Start: {dollars(b.pass_start)} grant.")
+    elif kind == "operating_fees":
+        _operating_fees(ctx, seat, "passes")
+    elif kind == "service":
+        _service_payback(ctx, seat, b.spaces[index], "passes")
+
+
+def land(ctx: Ctx) -> None:
+    """Resolve the space the player on turn stands on."""
+    state = ctx.state
+    b = board()
+    seat = state.turn
+    index = state.position[seat]
+    kind = b.kind(index)
+    space = b.spaces[index]
+    name = ctx.name(seat)
+    ctx.data["space"] = space
+    if kind == "country":
+        _land_country(ctx, space)
+        return
+    if kind == "start":
+        ctx.say(f"{name} lands on BUSINE$$ GO Start.")
+        if corporation_count(state, seat):
+            ctx.pay(seat, b.land_start, "land_start")
+            ctx.say(f"{name} collects {dollars(b.land_start)}.")
+        else:
+            ctx.say(f"{name} owns no corporation: no grant.")
+    elif kind == "service":
+        owner = state.services.get(space)
+        service = b.services[space]
+        if owner == seat:
+            ctx.say(f"{name} lands on their own {service.name}.")
+            _service_payback(ctx, seat, space, "lands on")
+        elif owner is None:
+            ctx.say(f"{name} lands on {service.name}, for sale at {dollars(service.price)}.")
+            if state.cash[seat] >= service.price:
+                decide(ctx, "service")
+                return
+            ctx.say(f"{name} cannot afford it.")
+        else:
+            ctx.say(f"{name} lands on {service.name}, owned by {ctx.name(owner)}.")
+    elif kind == "boom":
+        ctx.say(f"{name} lands on Boom: the economy is booming!")
+        state.boom_sold = []
+        state.boom_left = 3
+        if boom_products(state, seat):
+            decide(ctx, "boom")
+            return
+        ctx.say(f"{name} has no corporation that can sell.")
+    elif kind == "burnout":
+        state.burnout[seat] = 2
+        ctx.say(f"{name} lands on Burnout and skips the next two turns.")
+    elif kind == "casino":
+        ctx.say(f"{name} lands on the Casino.")
+        if state.cash[seat] >= b.casino_minimum:
+            state.casino_bets = 0
+            decide(ctx, "casino")
+            return
+        ctx.say(f"{name} cannot afford the smallest bet ({dollars(b.casino_minimum)}).")
+    elif kind in ("charity", "ecology"):
+        each = b.charity_per_corporation if kind == "charity" else b.ecology_per_corporation
+        count = corporation_count(state, seat)
+        title = "Charity Drive" if kind == "charity" else "Ecology"
+        if count:
+            ctx.pay(seat, -each * count, kind)
+            ctx.say(
+                f"{name} lands on {title} and pays {dollars(each)} for each of "
+                f"{count} corporations: {dollars(each * count)}."
+            )
+        else:
+            ctx.say(f"{name} lands on {title} and owns no corporation: nothing to pay.")
+    elif kind == "mail":
+        if _mail(ctx):
+            return
+    elif kind == "operating_fees":
+        ctx.say(f"{name} lands on Operating Fees.")
+        _operating_fees(ctx, seat, "lands on")
+    elif kind == "travel_agency":
+        ctx.say(f"{name} lands on the Travel Agency.")
+        if state.cash[seat] >= b.travel_fare:
+            decide(ctx, "travel")
+            return
+        ctx.say(f"{name} cannot afford the {dollars(b.travel_fare)} fare.")
+    end_turn(ctx)
+
+
+def _land_country(ctx: Ctx, country_id: str) -> None:
+    state = ctx.state
+    b = board()
+    seat = state.turn
+    country = b.countries[country_id]
+    owner = state.licences.get(country_id)
+    held = f", licence held by {ctx.name(owner)}" if owner is not None else ", licence unsold"
+    faces = [b.demand_die[i].faces[ctx.rng.randint(1, 6) - 1] for i in range(3)]
+    ctx.data["demand"] = faces
+    shown = list(dict.fromkeys(faces))
+    names = [b.products[p].name for p in faces]
+    ctx.say(
+        f"{ctx.name(seat)} lands on {country.name} ({country.continent}{held}). "
+        f"Product Demand: {', '.join(names)}."
+    )
+    state.sales = []
+    for product in shown:
+        if selling_corporations(state, seat, product, country_id):
+            queue_sale(ctx, product, country_id)
+    if not state.sales:
+        ctx.say(f"{ctx.name(seat)} makes none of these products: no sale.")
+    state.after_sales = "licence"
+    continue_sales(ctx)
+
+
+def _after_country(ctx: Ctx) -> None:
+    state = ctx.state
+    b = board()
+    seat = state.turn
+    country_id = b.spaces[state.position[seat]]
+    if country_id in state.licences:
+        end_turn(ctx)
+        return
+    price = b.countries[country_id].licence
+    if state.cash[seat] >= price:
+        decide(ctx, "licence")
+        return
+    ctx.say(f"{ctx.name(seat)} cannot afford the licence ({dollars(price)}).")
+    end_turn(ctx)
+
+
+def _operating_fees(ctx: Ctx, seat: Seat, how: str) -> None:
+    state = ctx.state
+    b = board()
+    count = units(state, seat)
+    if count == 0:
+        ctx.say(f"{ctx.name(seat)} {how} Operating Fees with no corporation: nothing to pay.")
+        return
+    card_id = state.fees.pop(0)
+    state.fees.append(card_id)
+    card = b.fee_cards[card_id]
+    if card.kind == "table":
+        amount = b.salary(count)
+        how_much = f"{count} units on the table"
+    else:
+        amount = card.amount * count
+        how_much = f"{count} units × {dollars(card.amount)}"
+    ctx.pay(seat, -amount, "operating_fees")
+    ctx.say(
+        f"{ctx.name(seat)} {how} Operating Fees and draws {card.name}: "
+        f"{how_much} = {dollars(amount)}."
+    )
+
+
+def competitor_corporations(state: BusinessGoState, seat: Seat) -> int:
+    return sum(corporation_count(state, s) for s in state.active() if s != seat)
+
+
+def _service_payback(ctx: Ctx, seat: Seat, service_id: str, how: str) -> None:
+    state = ctx.state
+    if state.services.get(service_id) != seat:
+        return
+    service = board().services[service_id]
+    count = competitor_corporations(state, seat)
+    amount = service.fee_per_corporation * count
+    if amount:
+        ctx.pay(seat, amount, "service_fee")
+    ctx.say(
+        f"{ctx.name(seat)} {how} their {service.name}: {dollars(service.fee_per_corporation)} "
+        f"for each of {count} competitors' corporations = {dollars(amount)}."
+    )
+
+
+def _mail(ctx: Ctx) -> bool:
+    """Draw and obey the top Mail card; True when it opened a decision."""
+    state = ctx.state
+    b = board()
+    seat = state.turn
+    card_id = state.mail.pop(0)
+    state.mail.append(card_id)
+    card = b.mail_cards[card_id]
+    ctx.data["mail"] = card_id
+    name = ctx.name(seat)
+    ctx.say(f"{name} lands on Mail: “{card.text}”")
+    count = corporation_count(state, seat)
+    if card.kind == "collect":
+        ctx.pay(seat, card.amount, "mail")
+    elif card.kind == "pay":
+        ctx.pay(seat, -card.amount, "mail")
+    elif card.kind == "collect_per_corporation":
+        ctx.pay(seat, card.amount * count, "mail")
+        ctx.say(f"{name} collects {dollars(card.amount * count)}.")
+    elif card.kind == "pay_per_corporation":
+        ctx.pay(seat, -card.amount * count, "mail")
+        ctx.say(f"{name} pays {dollars(card.amount * count)}.")
+    elif card.kind == "remove_corporation":
+        corps = state.corporations_of(seat)
+        if not corps:
+            ctx.say(f"{name} owns no corporation: nothing to remove.")
+        elif len(corps) == 1:
+            remove_corporation(ctx, seat, corps[0].country)
+        else:
+            decide(ctx, "mail")
+            return True
+    elif card.kind == "go_to":
+        target = b.index_of(card.space)
+        state.position[seat] = target
+        land(ctx)
+        return True
+    elif card.kind == "advance_to":
+        target = b.index_of(card.space)
+        steps = (target - state.position[seat]) % len(b.spaces) or len(b.spaces)
+        move(ctx, steps)
+        return True
+    return False
+
+
+def remove_corporation(ctx: Ctx, seat: Seat, country_id: str) -> None:
+    """A Mail card's bankrupt corporation leaves the board; the licence stays with its owner."""
+    del ctx.state.corporations[country_id]
+    ctx.say(
+        f"{ctx.name(seat)}'s corporation in {board().countries[country_id].name} goes bankrupt "
+        "and leaves the board (the licence stays)."
+    )
+
+
+# --- sales and competitions ----------------------------------------------------------------
+
+
+def queue_sale(ctx: Ctx, product: str, country: str | None) -> None:
+    state = ctx.state
+    seller = state.turn
+    state.sales.append(
+        Sale(
+            product=product,
+            country=country,
+            seller=seller,
+            eligible=competitors(state, seller, product, country),
+        )
+    )
+
+
+def continue_sales(ctx: Ctx) -> None:
+    """Open the next competition window, or settle sales until one must wait."""
+    state = ctx.state
+    b = board()
+    while state.sales:
+        sale = state.sales[0]
+        if sale.undecided:
+            where = b.countries[sale.country].name if sale.country else "the booming market"
+            product = b.products[sale.product].name
+            rivals = join([ctx.name(s) for s in sale.eligible])
+            ctx.say(
+                f"{ctx.name(sale.seller)} announces a sale of {product} to {where}. "
+                f"{rivals} may join the sales competition."
+            )
+            state.window += 1
+            decide(ctx, "compete", state.options.compete_seconds)
+            return
+        _settle_sale(ctx, sale)
+        state.sales.pop(0)
+    state.deadline = None
+    if state.after_sales == "licence":
+        _after_country(ctx)
+    elif state.after_sales == "boom" and state.boom_left > 0 and boom_products(state, state.turn):
+        decide(ctx, "boom")
+    else:
+        end_turn(ctx)
+
+
+def close_competition(ctx: Ctx) -> None:
+    """The window closes: whoever has not joined is out."""
+    sale = ctx.state.sales[0]
+    late = sale.undecided
+    if late:
+        ctx.say(f"Too late to join: {join([ctx.name(s) for s in late])} (you snooze, you lose).")
+        sale.declined.extend(late)
+    continue_sales(ctx)
+
+
+def _roll_off(ctx: Ctx, players: list[Seat]) -> Seat:
+    """Odd totals are out, doubles win at once; all odd rolls again; until one is left."""
+    remaining = list(players)
+    for _ in range(ROLL_OFF_LIMIT):
+        rolls = []
+        evens = []
+        for seat in remaining:
+            a, b = ctx.dice()
+            if a == b:
+                rolls.append(f"{ctx.name(seat)} {a}+{b} doubles")
+                ctx.say("Competition roll: " + ", ".join(rolls) + f": {ctx.name(seat)} wins.")
+                return seat
+            total = a + b
+            rolls.append(f"{ctx.name(seat)} {a}+{b}={total}" + ("" if total % 2 == 0 else " out"))
+            if total % 2 == 0:
+                evens.append(seat)
+        if not evens:
+            ctx.say("Competition roll: " + ", ".join(rolls) + ": all odd, roll again.")
+            continue
+        if len(evens) == 1:
+            ctx.say("Competition roll: " + ", ".join(rolls) + f": {ctx.name(evens[0])} wins.")
+            return evens[0]
+        ctx.say("Competition roll: " + ", ".join(rolls) + ".")
+        remaining = evens
+    return remaining[0]
+
+
+def _settle_sale(ctx: Ctx, sale: Sale) -> None:
+    state = ctx.state
+    b = board()
+    product = b.products[sale.product].name
+    where = b.countries[sale.country].name if sale.country else "the booming market"
+    seller = sale.seller
+    if sale.joined:
+        n = state.players
+        players = [s for s in ((seller + i) % n for i in range(n)) if s in [seller, *sale.joined]]
+        ctx.say(
+            f"Sales competition for {product} in {where}: {join([ctx.name(s) for s in players])}."
+        )
+        winner = _roll_off(ctx, players)
+    else:
+        winner = seller
+    corps = selling_corporations(state, winner, sale.product, sale.country)
+    amount = sale_amount(corps)
+    for corp in corps:
+        corp.chimney = True
+    ctx.pay(winner, amount, "sale")
+    kinds = sum(1 for c in corps if c.international)
+    detail = f"{len(corps)} corporation{'s' if len(corps) > 1 else ''}" + (
+        f", {kinds} International" if kinds else ""
+    )
+    ctx.say(f"{ctx.name(winner)} sells {product} to {where} ({detail}): {dollars(amount)}.")
+
+
+# --- debts and auctions --------------------------------------------------------------------
+
+
+def continue_debt(ctx: Ctx) -> None:
+    """The player on turn raises money until out of debt, or goes bankrupt."""
+    state = ctx.state
+    seat = state.turn
+    state.auction = None
+    if state.cash[seat] >= 0:
+        state.unsold = []
+        ctx.say(f"{ctx.name(seat)} is out of debt with {dollars(state.cash[seat])}.")
+        next_turn(ctx)
+        return
+    if not assets_of(state, seat):
+        state.unsold = []
+        _bankrupt(ctx, seat)
+        next_turn(ctx)
+        return
+    ctx.say(
+        f"{ctx.name(seat)} owes {dollars(-state.cash[seat])} and must auction, sell to the bank "
+        "or downgrade."
+    )
+    decide(ctx, "debt")
+
+
+def _bankrupt(ctx: Ctx, seat: Seat) -> None:
+    state = ctx.state
+    state.bankrupt[seat] = True
+    if state.cash[seat] < 0:
+        ctx.pay(seat, -state.cash[seat], "written_off")
+    ctx.say(f"{ctx.name(seat)} cannot pay and is bankrupt: out of the game. Better luck next time!")
+
+
+def release(state: BusinessGoState, asset: str) -> None:
+    """An asset goes back to the bank: the licence (and corporation) or the Service Industry."""
+    state.corporations.pop(asset, None)
+    state.licences.pop(asset, None)
+    state.services.pop(asset, None)
+
+
+def sell_to_bank(ctx: Ctx, seat: Seat, asset: str) -> None:
+    value = asset_value(ctx.state, asset)
+    label = asset_name(ctx.state, asset)
+    release(ctx.state, asset)
+    ctx.pay(seat, value // 2, "bank_sale")
+    ctx.say(f"{ctx.name(seat)} sells {label} to the bank for {dollars(value // 2)}.")
+
+
+def downgrade(ctx: Ctx, seat: Seat, country_id: str) -> None:
+    country = board().countries[country_id]
+    ctx.state.corporations[country_id].international = False
+    ctx.pay(seat, country.conversion // 2, "downgrade")
+    ctx.say(
+        f"{ctx.name(seat)} downgrades the corporation in {country.name} to National and gets "
+        f"{dollars(country.conversion // 2)} back."
+    )
+
+
+def settle_debt_by_default(ctx: Ctx) -> None:
+    """On a timeout: downgrade, then sell the cheapest assets to the bank, until out of debt."""
+    state = ctx.state
+    seat = state.turn
+    while state.cash[seat] < 0:
+        internationals = [c for c in state.corporations_of(seat) if c.international]
+        assets = assets_of(state, seat)
+        if internationals:
+            downgrade(ctx, seat, internationals[0].country)
+        elif assets:
+            sell_to_bank(ctx, seat, min(assets, key=lambda a: (asset_value(state, a), a)))
+        else:
+            break
+    continue_debt(ctx)
+
+
+def open_auction(ctx: Ctx, seat: Seat, asset: str, eligible: list[Seat]) -> None:
+    state = ctx.state
+    state.auction = Auction(seller=seat, asset=asset, eligible=eligible)
+    state.window += 1
+    ctx.say(
+        f"{ctx.name(seat)} auctions {asset_name(state, asset)} (it cost "
+        f"{dollars(asset_value(state, asset))}). {join([ctx.name(s) for s in eligible])} may "
+        "bid in secret."
+    )
+    decide(ctx, "auction", state.options.auction_seconds)
+
+
+def close_auction(ctx: Ctx) -> None:
+    state = ctx.state
+    auction = state.auction
+    assert auction is not None
+    for seat in auction.undecided:
+        auction.bids[seat] = 0
+    label = asset_name(state, auction.asset)
+    bids = [(amount, i, s) for i, s in enumerate(auction.eligible) if (amount := auction.bids[s])]
+    shown = ", ".join(
+        f"{ctx.name(s)} {dollars(auction.bids[s]) if auction.bids[s] else 'passed'}"
+        for s in auction.eligible
+    )
+    ctx.data["bids"] = {str(s): auction.bids[s] for s in auction.eligible}
+    if not bids:
+        ctx.say(f"Auction of {label}: {shown}. No bid; nothing is sold.")
+        state.unsold.append(auction.asset)
+    else:
+        amount, _, winner = max(bids, key=lambda b: (b[0], -b[1]))
+        asset = auction.asset
+        if asset in state.services:
+            state.services[asset] = winner
+        else:
+            state.licences[asset] = winner
+            if asset in state.corporations:
+                state.corporations[asset].owner = winner
+        ctx.transfer(winner, auction.seller, amount, "auction")
+        ctx.say(f"Auction of {label}: {shown}. {ctx.name(winner)} buys it for {dollars(amount)}.")
+    continue_debt(ctx)
+
+
+# --- the end -------------------------------------------------------------------------------
+
+
+def check_winner(ctx: Ctx) -> None:
+    """The first to reach the target wins at once (the richest, should two get there)."""
+    state = ctx.state
+    if state.finished:
+        return
+    goal = state.options.goal
+    rich = [s for s in state.active() if state.cash[s] >= goal]
+    if rich:
+        finish(ctx, "reached the target")
+
+
+def finish(ctx: Ctx, ended: str) -> None:
+    state = ctx.state
+    state.phase = "over"
+    state.deadline = None
+    state.sales = []
+    state.auction = None
+
+    def worth(seat: Seat) -> tuple[int, int]:
+        return (0 if state.bankrupt[seat] else 1, state.cash[seat])
+
+    order = sorted(state.seats, key=lambda s: (worth(s)[0], worth(s)[1], -s), reverse=True)
+    standings = [
+        Standing(
+            seat=s,
+            name=state.names[s],
+            score=float(state.cash[s]),
+            rank=1 + sum(1 for o in state.seats if worth(o) > worth(s)),
+        )
+        for s in order
+    ]
+    top = [st.name for st in standings if st.rank == 1]
+    best = dollars(state.cash[order[0]])
+    reason = {
+        "reached the target": f"reached {dollars(state.options.goal)}",
+        "last one standing": "is the last one standing",
+        "round limit": f"is the richest after {state.options.max_rounds} rounds",
+    }[ended]
+    if len(top) == 1:
+        summary = f"{top[0]} wins with {best}: {reason}."
+    else:
+        summary = f"{join(top)} tie for first with {best}."
+    table = "\n".join(
+        f"{st.rank}. {st.name} {dollars(state.cash[st.seat])}"
+        + (" (bankrupt)" if state.bankrupt[st.seat] else "")
+        for st in standings
+    )
+    state.outcome = Outcome(standings=standings, summary=summary, rounds=state.round, ended=ended)
+    ctx.say(f"Game over after {state.round} rounds. {summary}\n{table}")
+    ctx.data["standings"] = [st.model_dump() for st in standings]
+
+
+def private_note(ctx: Ctx, seat: Seat, text: str) -> None:
+    ctx.private.append(Event(kind="note", text=text, audience=Audience.only(seat)))

@@ -1,0 +1,84 @@
+"""Busine$$ GO as an engine :class:`~core.engine.Game`: it wires the modules together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, TypeAdapter
+
+from core import ui as neutral
+from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
+from core.games.businessgo import bots, commands, legal, rulebook, rules, ui, view
+from core.games.businessgo.actions import ACTION_MODELS, action_adapter
+from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
+
+__all__ = ["BusinessGo"]
+
+
+class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
+    """Busine$$ GO: buy licences, set up corporations, sell products around the world."""
+
+    name: ClassVar[str] = "businessgo"
+    title: ClassVar[str] = "Busine$$ GO"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+    state_model: ClassVar[type[GameState]] = BusinessGoState
+    options_model: ClassVar[type[GameOptions]] = BusinessGoOptions
+    action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
+    action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
+    text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
+    simulation_variants: ClassVar[dict[str, list[str]]] = {
+        "normal": [],
+        "short": ["short=yes"],
+    }
+
+    def new_game(
+        self, names: Sequence[str], bots: Sequence[bool], options: BusinessGoOptions, rng: Rng
+    ) -> BusinessGoState:
+        if not self.min_players <= len(names) <= self.max_players:
+            raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
+        return rules.new_state(names, bots, options, rng)
+
+    def _apply(self, state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+        return rules.apply_action(state, actor, action, rng)
+
+    def decision_key(self, state: BusinessGoState) -> str:
+        # In a sales competition or an auction one player's answer does not outdate the
+        # others' buttons; every other action is a new decision of the player on turn.
+        if state.phase in ("compete", "auction"):
+            return f"{state.phase}:{state.window}"
+        return str(state.version)
+
+    def legal_actions(self, state: BusinessGoState, actor: Seat) -> list[Any]:
+        return legal.legal_actions(state, actor)
+
+    def waiting_for(self, state: BusinessGoState) -> list[Seat]:
+        return legal.waiting_for(state)
+
+    def view(self, state: BusinessGoState, viewer: Seat | None) -> dict[str, Any]:
+        return view.view(state, viewer)
+
+    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+        return bots.bot_action(view, legal, rng)
+
+    def render_board(self, state: BusinessGoState) -> neutral.Message:
+        return ui.render_board(state)
+
+    def render_private(self, state: BusinessGoState, seat: Seat) -> neutral.Message:
+        return ui.render_private(state, seat)
+
+    def render_prompt(self, state: BusinessGoState) -> neutral.Message | None:
+        return ui.render_prompt(state)
+
+    def rules(self, topic: str | None) -> str:
+        return rulebook.rules_text(topic)
+
+    def rule_topics(self) -> list[str]:
+        return rulebook.topics()
+
+    def parse_text(self, state: BusinessGoState, seat: Seat, word: str, rest: str) -> Any | None:
+        return commands.parse_text(state, seat, word, rest)
+
+    def describe_action(self, state: BusinessGoState, action: Any) -> str:
+        return ui.describe_action(state, action)

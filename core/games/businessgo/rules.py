@@ -1,0 +1,502 @@
+"""The reducer: set-up, then each action validated and applied on the engine's private copy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core.engine import SYSTEM, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.games.businessgo import flow
+from core.games.businessgo.actions import (
+    AuctionOff,
+    Bet,
+    Bid,
+    Buy,
+    Convert,
+    Downgrade,
+    Join,
+    Pass,
+    Remove,
+    Roll,
+    Sell,
+    SellToBank,
+    Setup,
+    Travel,
+)
+from core.games.businessgo.board import board
+from core.games.businessgo.flow import Ctx
+from core.games.businessgo.legal import (
+    AUCTION_MINIMUM,
+    assets_of,
+    bidders,
+    boom_products,
+    landed_price,
+    selling_corporations,
+)
+from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
+from core.games.businessgo.text import dollars
+
+__all__ = ["apply_action", "new_state"]
+
+
+def new_state(
+    names: Sequence[str], bots: Sequence[bool], options: BusinessGoOptions, rng: Rng
+) -> BusinessGoState:
+    b = board()
+    n = len(names)
+    mail = [c.id for c in b.mail_card]
+    fees = [c.id for c in b.fee_card]
+    rng.shuffle(mail)
+    rng.shuffle(fees)
+    state = BusinessGoState(
+        names=list(names),
+        bots=list(bots),
+        options=options,
+        cash=[b.start_cash] * n,
+        position=[0] * n,
+        bankrupt=[False] * n,
+        burnout=[0] * n,
+        mail=mail,
+        fees=fees,
+    )
+    state.opening = flow.opening_roll(state, rng)
+    ctx = Ctx(state, rng)
+    flow.decide(ctx, "turn")
+    return state
+
+
+def apply_action(state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    ctx = Ctx(state, rng)
+    if isinstance(action, Timeout):
+        Game.check_timeout(state, action, actor)
+        _timeout(ctx)
+        kind = "timeout"
+    else:
+        _check_actor(state, actor, action)
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise IllegalAction("That is not an action this game knows.")
+        handler(ctx, actor, action)
+        kind = action.type
+    flow.check_winner(ctx)
+    return ctx.events(kind)
+
+
+def _check_actor(state: BusinessGoState, actor: Seat, action: Any) -> None:
+    if actor == SYSTEM or actor not in state.seats:
+        raise IllegalAction("Only a seated player can do that.")
+    if state.bankrupt[actor]:
+        raise IllegalAction("You are bankrupt and out of this game.")
+    if isinstance(action, Join):
+        if state.phase != "compete":
+            raise IllegalAction("No sales competition is open.")
+        return
+    if isinstance(action, Bid):
+        if state.phase != "auction":
+            raise IllegalAction("No auction is open.")
+        return
+    if isinstance(action, Pass) and state.phase in ("compete", "auction"):
+        return
+    if state.phase in ("compete", "auction"):
+        raise IllegalAction(
+            "Wait for the sales competition to close."
+            if state.phase == "compete"
+            else "Wait for the auction to close."
+        )
+    if actor != state.turn:
+        raise IllegalAction(f"It is {state.names[state.turn]}'s turn, not yours.")
+
+
+def _phase(state: BusinessGoState, *phases: str, doing: str) -> None:
+    if state.phase not in phases:
+        if state.phase == "turn":
+            raise IllegalAction(f"You cannot {doing} now: roll the dice first.")
+        if "turn" in phases:
+            raise IllegalAction(
+                f"You cannot {doing} after rolling the dice; wait for your next turn."
+            )
+        raise IllegalAction(f"You cannot {doing} now.")
+
+
+# --- before rolling ------------------------------------------------------------------------
+
+
+def _country(country_id: str) -> str:
+    key = country_id.strip().lower().replace(" ", "_").replace("-", "_")
+    countries = board().countries
+    if key in countries:
+        return key
+    for cid, country in countries.items():
+        if country.name.lower() == country_id.strip().lower():
+            return cid
+    raise IllegalAction(f"There is no country called “{country_id}”.")
+
+
+def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
+    state = ctx.state
+    _phase(state, "turn", doing="set up a corporation")
+    cid = _country(action.country)
+    country = board().countries[cid]
+    if state.licences.get(cid) != seat:
+        raise IllegalAction(f"You need the {country.name} Business Licence to set up there.")
+    if cid in state.corporations:
+        raise IllegalAction(
+            f"There is already a corporation in {country.name}; a country never takes a second."
+        )
+    if state.cash[seat] < country.start_up:
+        raise IllegalAction(
+            f"A National Corporation in {country.name} costs {dollars(country.start_up)}; "
+            f"you have {dollars(state.cash[seat])}."
+        )
+    state.corporations[cid] = Corporation(country=cid, owner=seat)
+    ctx.pay(seat, -country.start_up, "start_up")
+    product = board().products[country.product].name
+    ctx.say(
+        f"{ctx.name(seat)} sets up a National Corporation in {country.name} "
+        f"({product}) for {dollars(country.start_up)}."
+    )
+    flow.decide(ctx, "turn")
+
+
+def _convert(ctx: Ctx, seat: Seat, action: Convert) -> None:
+    state = ctx.state
+    _phase(state, "turn", doing="convert a corporation")
+    cid = _country(action.country)
+    country = board().countries[cid]
+    corp = state.corporations.get(cid)
+    if corp is None or corp.owner != seat:
+        raise IllegalAction(f"You own no corporation in {country.name}.")
+    if corp.international:
+        raise IllegalAction(f"Your corporation in {country.name} is already International.")
+    if not corp.chimney:
+        raise IllegalAction(
+            f"Your corporation in {country.name} has not made a sale yet (no white chimney), "
+            "so it cannot go International."
+        )
+    if state.cash[seat] < country.conversion:
+        raise IllegalAction(
+            f"Converting {country.name} costs {dollars(country.conversion)}; "
+            f"you have {dollars(state.cash[seat])}."
+        )
+    corp.international = True
+    ctx.pay(seat, -country.conversion, "conversion")
+    ctx.say(
+        f"{ctx.name(seat)} converts the corporation in {country.name} into an International "
+        f"Corporation for {dollars(country.conversion)}."
+    )
+    flow.decide(ctx, "turn")
+
+
+def _roll(ctx: Ctx, seat: Seat, action: Roll) -> None:
+    state = ctx.state
+    _phase(state, "turn", doing="roll")
+    a, b = ctx.dice()
+    state.dice = [a, b]
+    ctx.data["dice"] = [a, b]
+    ctx.say(f"{ctx.name(seat)} rolls {a}+{b} = {a + b}.")
+    flow.move(ctx, a + b)
+
+
+# --- on a space ----------------------------------------------------------------------------
+
+
+def _buy(ctx: Ctx, seat: Seat, action: Buy) -> None:
+    state = ctx.state
+    _phase(state, "licence", "service", doing="buy anything")
+    b = board()
+    space = b.spaces[state.position[seat]]
+    price = landed_price(state)
+    label = (
+        f"the {b.countries[space].name} Business Licence"
+        if state.phase == "licence"
+        else b.services[space].name
+    )
+    if state.cash[seat] < price:
+        raise IllegalAction(
+            f"{label[0].upper()}{label[1:]} costs {dollars(price)}; you have "
+            f"{dollars(state.cash[seat])}."
+        )
+    if state.phase == "licence":
+        state.licences[space] = seat
+        ctx.pay(seat, -price, "licence")
+    else:
+        state.services[space] = seat
+        ctx.pay(seat, -price, "service")
+    ctx.say(f"{ctx.name(seat)} buys {label} for {dollars(price)}.")
+    flow.end_turn(ctx)
+
+
+def _pass(ctx: Ctx, seat: Seat, action: Pass) -> None:
+    state = ctx.state
+    name = ctx.name(seat)
+    if state.phase == "compete":
+        sale = state.sales[0]
+        if seat not in sale.undecided:
+            raise IllegalAction("You are not deciding on this sales competition.")
+        sale.declined.append(seat)
+        ctx.say(f"{name} stays out of the competition.")
+        if not sale.undecided:
+            flow.continue_sales(ctx)
+        return
+    if state.phase == "auction":
+        _bid_or_pass(ctx, seat, 0)
+        return
+    if state.phase == "turn":
+        raise IllegalAction(
+            "Roll the dice to play your turn (set up and convert first if you like)."
+        )
+    if state.phase in ("debt", "mail"):
+        raise IllegalAction(
+            "You must raise money first."
+            if state.phase == "debt"
+            else "Choose the corporation that goes bankrupt."
+        )
+    said = {
+        "licence": f"{name} does not buy the licence.",
+        "service": f"{name} does not buy the Service Industry.",
+        "boom": f"{name} ends the Boom.",
+        "casino": f"{name} leaves the Casino.",
+        "travel": f"{name} stays at the Travel Agency.",
+    }
+    ctx.say(said.get(state.phase, f"{name} passes."))
+    flow.end_turn(ctx)
+
+
+def _sell(ctx: Ctx, seat: Seat, action: Sell) -> None:
+    state = ctx.state
+    _phase(state, "boom", doing="choose a Boom sale")
+    product = action.product
+    products = board().products
+    if product not in products:
+        raise IllegalAction(f"There is no product called “{product}”.")
+    if product in state.boom_sold:
+        raise IllegalAction(f"You already sold {products[product].name} in this Boom.")
+    if not selling_corporations(state, seat, product, None):
+        raise IllegalAction(f"You own no corporation that can sell {products[product].name} here.")
+    assert product in boom_products(state, seat)
+    state.boom_sold.append(product)
+    state.boom_left -= 1
+    state.sales = []
+    flow.queue_sale(ctx, product, None)
+    state.after_sales = "boom"
+    flow.continue_sales(ctx)
+
+
+def _bet(ctx: Ctx, seat: Seat, action: Bet) -> None:
+    state = ctx.state
+    _phase(state, "casino", doing="bet")
+    b = board()
+    amount = action.amount
+    if amount < b.casino_minimum:
+        raise IllegalAction(f"The smallest bet is {dollars(b.casino_minimum)}.")
+    if amount > b.casino_limit:
+        raise IllegalAction(f"The largest bet is {dollars(b.casino_limit)}.")
+    if amount > state.cash[seat]:
+        raise IllegalAction(
+            f"You cannot bet {dollars(amount)}: you have {dollars(state.cash[seat])}."
+        )
+    ctx.pay(seat, -amount, "casino_bet")
+    d1, d2 = ctx.dice()
+    ctx.data["casino"] = [d1, d2]
+    state.casino_bets += 1
+    name = ctx.name(seat)
+    if d1 == d2:
+        ctx.pay(seat, 3 * amount, "casino_win")
+        ctx.say(
+            f"{name} bets {dollars(amount)} and rolls {d1}+{d2}, doubles: "
+            f"wins {dollars(3 * amount)}!"
+        )
+    elif (d1 + d2) % 2 == 0:
+        ctx.pay(seat, 2 * amount, "casino_win")
+        ctx.say(
+            f"{name} bets {dollars(amount)} and rolls {d1}+{d2} = {d1 + d2}, even: "
+            f"wins {dollars(2 * amount)}."
+        )
+    else:
+        ctx.say(
+            f"{name} bets {dollars(amount)} and rolls {d1}+{d2} = {d1 + d2}, odd: loses the bet. "
+            "The Casino is closed until the next visit."
+        )
+        flow.end_turn(ctx)
+        return
+    if state.cash[seat] >= b.casino_minimum:
+        flow.decide(ctx, "casino")
+    else:
+        flow.end_turn(ctx)
+
+
+def _travel(ctx: Ctx, seat: Seat, action: Travel) -> None:
+    state = ctx.state
+    _phase(state, "travel", doing="travel")
+    b = board()
+    cid = _country(action.country)
+    if state.cash[seat] < b.travel_fare:
+        raise IllegalAction(
+            f"The fare is {dollars(b.travel_fare)}; you have {dollars(state.cash[seat])}."
+        )
+    ctx.pay(seat, -b.travel_fare, "travel")
+    ctx.say(
+        f"{ctx.name(seat)} pays {dollars(b.travel_fare)} and travels to {b.countries[cid].name}."
+    )
+    target = b.index_of(cid)
+    steps = (target - state.position[seat]) % len(b.spaces)
+    flow.move(ctx, steps)
+
+
+# --- windows -------------------------------------------------------------------------------
+
+
+def _join(ctx: Ctx, seat: Seat, action: Join) -> None:
+    state = ctx.state
+    sale = state.sales[0]
+    product = board().products[sale.product].name
+    if seat == sale.seller:
+        raise IllegalAction("You are the seller; the others compete with you.")
+    if seat not in sale.eligible:
+        if state.burnout[seat]:
+            raise IllegalAction("You are on Burnout and cannot enter a sales competition.")
+        raise IllegalAction(f"You own no corporation that can sell {product} here.")
+    if seat not in sale.undecided:
+        raise IllegalAction("You have already answered this sales competition.")
+    sale.joined.append(seat)
+    ctx.say(f"{ctx.name(seat)} joins the sales competition for {product}.")
+    if not sale.undecided:
+        flow.continue_sales(ctx)
+
+
+def _bid(ctx: Ctx, seat: Seat, action: Bid) -> None:
+    if action.amount < AUCTION_MINIMUM:
+        raise IllegalAction(f"The smallest bid is {dollars(AUCTION_MINIMUM)}.")
+    _bid_or_pass(ctx, seat, action.amount)
+
+
+def _bid_or_pass(ctx: Ctx, seat: Seat, amount: int) -> None:
+    state = ctx.state
+    auction = state.auction
+    assert auction is not None
+    if seat == auction.seller:
+        raise IllegalAction("You cannot bid in your own auction.")
+    if seat not in auction.eligible:
+        raise IllegalAction("You cannot bid in this auction.")
+    if seat not in auction.undecided:
+        raise IllegalAction("You have already answered this auction.")
+    if amount > state.cash[seat]:
+        raise IllegalAction(
+            f"You cannot bid {dollars(amount)}: you have {dollars(state.cash[seat])}."
+        )
+    auction.bids[seat] = amount
+    ctx.say(f"{ctx.name(seat)} {'has bid' if amount else 'passes'}.")
+    if amount:
+        flow.private_note(ctx, seat, f"Your sealed bid: {dollars(amount)}.")
+    if not auction.undecided:
+        flow.close_auction(ctx)
+
+
+# --- debts ---------------------------------------------------------------------------------
+
+
+def _asset(state: BusinessGoState, seat: Seat, asset: str) -> str:
+    b = board()
+    key = asset.strip().lower().replace(" ", "_").replace("-", "_")
+    for sid, service in b.services.items():
+        if key in (sid, service.name.lower().replace(" ", "_").replace("-", "_")):
+            key = sid
+    if key not in b.services:
+        key = _country(asset)
+    if key not in assets_of(state, seat):
+        raise IllegalAction("You do not own that.")
+    return key
+
+
+def _auction_off(ctx: Ctx, seat: Seat, action: AuctionOff) -> None:
+    state = ctx.state
+    _phase(state, "debt", doing="auction")
+    asset = _asset(state, seat, action.asset)
+    if asset in state.unsold:
+        raise IllegalAction("Nobody bid for that; sell it to the bank or offer something else.")
+    eligible = bidders(state, seat)
+    if not eligible:
+        raise IllegalAction("Nobody can bid now; sell to the bank or downgrade instead.")
+    flow.open_auction(ctx, seat, asset, eligible)
+
+
+def _sell_to_bank(ctx: Ctx, seat: Seat, action: SellToBank) -> None:
+    state = ctx.state
+    _phase(state, "debt", doing="sell to the bank")
+    asset = _asset(state, seat, action.asset)
+    flow.sell_to_bank(ctx, seat, asset)
+    flow.continue_debt(ctx)
+
+
+def _downgrade(ctx: Ctx, seat: Seat, action: Downgrade) -> None:
+    state = ctx.state
+    _phase(state, "debt", doing="downgrade")
+    cid = _country(action.country)
+    corp = state.corporations.get(cid)
+    if corp is None or corp.owner != seat or not corp.international:
+        raise IllegalAction("You own no International Corporation there.")
+    flow.downgrade(ctx, seat, cid)
+    flow.continue_debt(ctx)
+
+
+def _remove(ctx: Ctx, seat: Seat, action: Remove) -> None:
+    state = ctx.state
+    _phase(state, "mail", doing="remove a corporation")
+    cid = _country(action.country)
+    corp = state.corporations.get(cid)
+    if corp is None or corp.owner != seat:
+        raise IllegalAction("You own no corporation there.")
+    flow.remove_corporation(ctx, seat, cid)
+    flow.end_turn(ctx)
+
+
+# --- timeouts ------------------------------------------------------------------------------
+
+
+def _timeout(ctx: Ctx) -> None:
+    """The least harmful choice: roll, decline, stop, stay; close windows; sell to cover debts."""
+    state = ctx.state
+    seat = state.turn
+    phase = state.phase
+    if phase == "compete":
+        flow.close_competition(ctx)
+    elif phase == "auction":
+        auction = state.auction
+        assert auction is not None
+        late = auction.undecided
+        if late:
+            ctx.say(f"Time is up for bids: {', '.join(ctx.name(s) for s in late)} pass.")
+        flow.close_auction(ctx)
+    elif phase == "turn":
+        ctx.say(f"Time is up: {ctx.name(seat)} rolls.")
+        _roll(ctx, seat, Roll())
+    elif phase == "debt":
+        ctx.say(f"Time is up: {ctx.name(seat)}'s debts are covered from the bank.")
+        flow.settle_debt_by_default(ctx)
+    elif phase == "mail":
+        corps = state.corporations_of(seat)
+        cheapest = min(corps, key=lambda c: (board().countries[c.country].start_up, c.country))
+        ctx.say(f"Time is up: {ctx.name(seat)} loses the cheapest corporation.")
+        flow.remove_corporation(ctx, seat, cheapest.country)
+        flow.end_turn(ctx)
+    else:
+        ctx.say(f"Time is up for {ctx.name(seat)}.")
+        _pass(ctx, seat, Pass())
+
+
+_HANDLERS: dict[type, Any] = {
+    Roll: _roll,
+    Setup: _setup,
+    Convert: _convert,
+    Buy: _buy,
+    Pass: _pass,
+    Sell: _sell,
+    Bet: _bet,
+    Travel: _travel,
+    Join: _join,
+    Bid: _bid,
+    AuctionOff: _auction_off,
+    SellToBank: _sell_to_bank,
+    Downgrade: _downgrade,
+    Remove: _remove,
+}

@@ -1,0 +1,165 @@
+"""The options and the full state of a game of Busine$$ GO."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, Field
+
+from core.engine import GameOptions, GameState, Seat
+
+__all__ = [
+    "NORMAL_TARGET",
+    "SHORT_TARGET",
+    "Auction",
+    "BusinessGoOptions",
+    "BusinessGoState",
+    "Corporation",
+    "Phase",
+    "Sale",
+]
+
+NORMAL_TARGET = 10_000_000
+SHORT_TARGET = 5_000_000
+
+Phase = Literal[
+    "turn",  # before rolling: set up, convert, roll
+    "licence",  # landed on an unsold country: buy its licence or not
+    "service",  # landed on an unsold Service Industry: buy it or not
+    "boom",  # choose up to three different products to sell
+    "casino",  # bet or stop
+    "travel",  # travel to a country or stay
+    "compete",  # a sales competition is open: owners of the product may join
+    "debt",  # cash below zero: raise money
+    "auction",  # a debtor's asset is up for sealed bids
+    "mail",  # a Mail card: choose the corporation to remove
+    "over",
+]
+
+
+class BusinessGoOptions(GameOptions):
+    """Table options. The attribute docstrings are the lobby's option help."""
+
+    short: bool = False
+    """Short game: the first to $5,000,000 wins instead of $10,000,000."""
+    target: int | None = Field(default=None, ge=1_000_000, le=100_000_000)
+    """A custom winning amount in dollars (overrides `short`)."""
+    advanced: bool = False
+    """Advanced rule: a National Corporation sells only on its own continent."""
+    turn_seconds: int = Field(default=60, ge=0)
+    """Seconds for each of your decisions before the least harmful choice is made; 0 waits."""
+    compete_seconds: int = Field(default=20, ge=0)
+    """Seconds to join a sales competition (you snooze, you lose); 0 waits for every answer."""
+    auction_seconds: int = Field(default=30, ge=0)
+    """Seconds to bid in an auction; 0 waits for every answer."""
+    max_rounds: int = Field(default=100, ge=1, le=1000)
+    """Round cap: after this many rounds the richest player wins."""
+
+    @property
+    def goal(self) -> int:
+        if self.target is not None:
+            return self.target
+        return SHORT_TARGET if self.short else NORMAL_TARGET
+
+
+class Corporation(BaseModel):
+    """A corporation on a COUNTRY space (the licence is owned by the same player)."""
+
+    country: str
+    owner: Seat
+    international: bool = False
+    chimney: bool = False
+    """Has made a sale (the first white chimney)."""
+
+
+class Sale(BaseModel):
+    """A sale announced by the player on turn, with its sales competition."""
+
+    product: str
+    country: str | None
+    """Where the sale is made; None during a Boom."""
+    seller: Seat
+    eligible: list[Seat] = Field(default_factory=list)
+    """Other owners of the product who may join the competition."""
+    joined: list[Seat] = Field(default_factory=list)
+    declined: list[Seat] = Field(default_factory=list)
+
+    @property
+    def undecided(self) -> list[Seat]:
+        return [s for s in self.eligible if s not in self.joined and s not in self.declined]
+
+
+class Auction(BaseModel):
+    """A debtor's asset offered to the other players for sealed bids."""
+
+    seller: Seat
+    asset: str
+    eligible: list[Seat]
+    bids: dict[int, int] = Field(default_factory=dict)
+    """Seat -> bid in dollars (0: passed). Secret until the auction closes."""
+
+    @property
+    def undecided(self) -> list[Seat]:
+        return [s for s in self.eligible if s not in self.bids]
+
+
+class BusinessGoState(GameState):
+    """Everything about a game; only auction bids and the card order are secret."""
+
+    options: BusinessGoOptions
+    phase: Phase = "turn"
+    cash: list[int]
+    position: list[int]
+    bankrupt: list[bool]
+    burnout: list[int]
+    """Turns each seat still has to skip."""
+    licences: dict[str, Seat] = Field(default_factory=dict)
+    """Country id -> licence owner."""
+    corporations: dict[str, Corporation] = Field(default_factory=dict)
+    services: dict[str, Seat] = Field(default_factory=dict)
+    mail: list[str]
+    """Mail card ids, top first."""
+    fees: list[str]
+    """Operating Fees card ids, top first."""
+    opening: str = ""
+    """How the opening roll went."""
+    unsold: list[str] = Field(default_factory=list)
+    """Assets that drew no bid in the current debt: they cannot be auctioned again."""
+    starter: Seat = 0
+    turn: Seat = 0
+    round: int = 1
+    dice: list[int] = Field(default_factory=list)
+    """The last movement roll."""
+    sales: list[Sale] = Field(default_factory=list)
+    """Pending sales; the first is the one being settled."""
+    after_sales: Literal["licence", "boom", "end"] = "end"
+    boom_sold: list[str] = Field(default_factory=list)
+    boom_left: int = 0
+    casino_bets: int = 0
+    auction: Auction | None = None
+    window: int = 0
+    """Numbers each competition or auction, so its buttons stay current while others answer."""
+    bank_paid: int = 0
+    """Dollars the bank paid to players (sales, grants, casino wins, sold assets...)."""
+    bank_received: int = 0
+    """Dollars players paid to the bank (licences, fees, bets, debts written off count here)."""
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        # The engine deep-copies the state before every action; a validated round trip is a
+        # faithful copy of plain data and quicker than copy.deepcopy.
+        return self.model_validate(self.model_dump())
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    def active(self) -> list[Seat]:
+        return [s for s in self.seats if not self.bankrupt[s]]
+
+    def corporations_of(self, seat: Seat) -> list[Corporation]:
+        return [c for c in self.corporations.values() if c.owner == seat]
+
+    def units(self, seat: Seat, national: int = 1, international: int = 3) -> int:
+        return sum(
+            international if c.international else national for c in self.corporations_of(seat)
+        )

@@ -1,0 +1,38 @@
+"""Small formatting helpers shared by the rules, the views and the UI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["dollars", "join", "parse_amount"]
+
+
+def dollars(amount: int) -> str:
+    """``$1,250,000``; negative amounts as ``-$20,000``."""
+    sign = "-" if amount < 0 else ""
+    return f"{sign}${abs(amount):,}"
+
+
+def join(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def parse_amount(text: str) -> int | None:
+    """``250000``, ``$250,000``, ``250k``, ``1.5m`` -> dollars; None when it is not an amount."""
+    word = text.strip().lower().replace(",", "").replace("_", "").removeprefix("$")
+    factor = 1
+    if word.endswith("k"):
+        factor, word = 1_000, word[:-1]
+    elif word.endswith("m"):
+        factor, word = 1_000_000, word[:-1]
+    try:
+        value = float(word)
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    amount = round(value * factor)
+    return amount if amount == value * factor else None
