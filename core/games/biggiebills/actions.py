@@ -1,0 +1,112 @@
+"""The actions of BiggieBills$$$: one discriminated union, the engine's Timeout included.
+
+A team acts through its seat; any member of the team may send the team's action.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+
+from core.engine import Seat, Timeout
+
+__all__ = [
+    "ACTION_MODELS",
+    "Accept",
+    "Action",
+    "Block",
+    "Challenge",
+    "Done",
+    "Exchange",
+    "PlayGrowth",
+    "ReturnCard",
+    "Skip",
+    "action_adapter",
+]
+
+
+def _single(value: Any) -> Any:
+    # A menu (ui.Select) fills its field with the list of chosen values; one choice is one value.
+    if isinstance(value, list) and len(value) == 1:
+        return value[0]
+    return value
+
+
+def _copy_tags(value: Any) -> Any:
+    # The exchange menu tells two copies of one card apart as "id#1", "id#2".
+    if isinstance(value, list):
+        return [v.split("#", 1)[0] if isinstance(v, str) else v for v in value]
+    return value
+
+
+CardId = Annotated[str, BeforeValidator(_single)]
+SeatArg = Annotated[int, BeforeValidator(_single)]
+OptionalSeat = Annotated[Seat | None, BeforeValidator(_single)]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PlayGrowth(_Action):
+    """Play a Growth card from the hand, paying its cost; ``target`` names the team to take
+    over with "Acquire a Competitor"."""
+
+    type: Literal["play"] = "play"
+    card: CardId
+    target: OptionalSeat = None
+
+
+class Challenge(_Action):
+    """Challenge the active Growth card ``active`` (its number on the board) with a Challenge
+    card or a Flexible Challenge bonus card (``flex_12`` / ``flex_34``)."""
+
+    type: Literal["challenge"] = "challenge"
+    active: SeatArg
+    card: CardId
+
+
+class Exchange(_Action):
+    """Exchange two Growth/Challenge cards for two new ones of the same kinds."""
+
+    type: Literal["exchange"] = "exchange"
+    cards: Annotated[list[str], BeforeValidator(_copy_tags)]
+
+
+class Skip(_Action):
+    """Skip the turn and pay the fine."""
+
+    type: Literal["skip"] = "skip"
+
+
+class Done(_Action):
+    """End the turn after playing (e.g. not using a second play or a Flexible Challenge)."""
+
+    type: Literal["done"] = "done"
+
+
+class Block(_Action):
+    """Block the pending challenge with a Block a Challenge bonus card."""
+
+    type: Literal["block"] = "block"
+
+
+class Accept(_Action):
+    """Let the pending challenge stand."""
+
+    type: Literal["accept"] = "accept"
+
+
+class ReturnCard(_Action):
+    """After an acquisition: return one card to the moderator (until 6 Growth and 4
+    Challenge cards are left)."""
+
+    type: Literal["return"] = "return"
+    card: CardId
+
+
+Action = PlayGrowth | Challenge | Exchange | Skip | Done | Block | Accept | ReturnCard | Timeout
+ACTION_MODELS = (PlayGrowth, Challenge, Exchange, Skip, Done, Block, Accept, ReturnCard, Timeout)
+
+action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])

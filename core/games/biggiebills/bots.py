@@ -1,0 +1,150 @@
+"""A sensible bot team: it reads only its own view and chooses from the legal actions.
+
+It grows first (the best payoff for the money, opening new stages early), challenges when
+the penalty and the damage to a rival are worth more than its own next Growth card, always
+uses a free Flexible Challenge, blocks every challenge it can, and takes over a competitor
+when it may.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import Rng
+from core.games.biggiebills.actions import (
+    Accept,
+    Block,
+    Challenge,
+    Done,
+    Exchange,
+    PlayGrowth,
+    ReturnCard,
+    Skip,
+)
+
+__all__ = ["RESERVE", "bot_action"]
+
+RESERVE = 15
+"""$M a bot keeps after paying for a Growth card when it can (a cushion against penalties)."""
+
+
+def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    if not legal:
+        raise ValueError("bot_action needs at least one legal action")
+    if any(isinstance(a, Block) for a in legal):
+        return next(a for a in legal if isinstance(a, Block))
+    if all(isinstance(a, Accept) for a in legal):
+        return legal[0]
+    if isinstance(legal[0], ReturnCard):
+        return _choose_return(view, legal)
+    return _choose_turn(view, legal, rng)
+
+
+def _me(view: dict[str, Any]) -> dict[str, Any]:
+    me: dict[str, Any] = view["teams"][view["you"]]
+    return me
+
+
+def _growth_value(view: dict[str, Any], card: dict[str, Any]) -> float:
+    """Net gain of playing a hand card, plus a premium for opening the next stage."""
+    stages = _me(view)["stages"]
+    value = float(card["payoff"] - card["cost"])
+    stage = card["stage"]
+    if stages[stage - 1] == 0:
+        value += 15 * stage  # the first card of a stage opens the next one
+    return value
+
+
+def _challenge_value(view: dict[str, Any], action: Challenge) -> float:
+    active = next(a for a in view["active"] if a["id"] == action.active)
+    owner = view["teams"][active["owner"]]
+    leader = max(t["cash"] for t in view["teams"] if t["alive"])
+    damage = 0.0 if active["challengers"] else 0.5 * active["payoff"]
+    if owner["cash"] == leader:
+        damage *= 1.5
+    risk = 0.5 * active["penalty"] if owner["bonus_cards"] else 0.0
+    return float(active["penalty"]) + damage - risk
+
+
+def _acquire_value(view: dict[str, Any], action: PlayGrowth) -> float:
+    assert action.target is not None
+    target = view["teams"][action.target]
+    card = next(c for c in view["hand"]["growth"] if c["id"] == action.card)
+    return float(card["payoff"] - card["cost"] + target["cash"] / 4 + 200)
+
+
+def _choose_turn(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    me = _me(view)
+    flex = [a for a in legal if isinstance(a, Challenge) and a.card.startswith("flex")]
+    if flex:
+        return max(flex, key=lambda a: _challenge_value(view, a))
+    hand = {c["id"]: c for c in view["hand"]["growth"]}
+    scored: list[tuple[float, Any]] = []
+    for action in legal:
+        if isinstance(action, PlayGrowth) and action.target is not None:
+            scored.append((_acquire_value(view, action), action))
+        elif isinstance(action, PlayGrowth):
+            card = hand[action.card]
+            value = _growth_value(view, card)
+            if me["cash"] - card["cost"] < RESERVE:
+                value -= 40
+            scored.append((value, action))
+        elif isinstance(action, Challenge):
+            scored.append((_challenge_value(view, action), action))
+    if scored:
+        best = max(value for value, _ in scored)
+        if best > 0:
+            return rng.choice([a for value, a in scored if value == best])
+    done = next((a for a in legal if isinstance(a, Done)), None)
+    if done is not None:
+        return done
+    exchange = _choose_exchange(view, legal)
+    if exchange is not None:
+        return exchange
+    return next((a for a in legal if isinstance(a, Skip)), legal[-1])
+
+
+def _useless(view: dict[str, Any]) -> list[str]:
+    """Hand cards this team cannot use soon, worst first."""
+    completed = {c["id"] for c in _me(view)["completed"]}
+    stages = _me(view)["stages"]
+    out: list[str] = []
+    seen: set[str] = set()
+    for card in view["hand"]["growth"]:
+        if card["id"] in completed or card["id"] in seen:
+            out.append(card["id"])
+        seen.add(card["id"])
+    for card in sorted(view["hand"]["growth"], key=lambda c: -c["stage"]):
+        opened = card["stage"] == 1 or stages[card["stage"] - 2] > 0
+        if not opened and card["id"] not in out:
+            out.append(card["id"])
+    for card in view["hand"]["challenges"]:
+        if stages[card["stage"] - 1] == 0:
+            out.append(card["id"])
+    return out
+
+
+def _choose_exchange(view: dict[str, Any], legal: list[Any]) -> Exchange | None:
+    exchanges = [a for a in legal if isinstance(a, Exchange)]
+    if not exchanges or _me(view)["cash"] < 4 * view["exchange_price"] + RESERVE:
+        return None
+    useless = _useless(view)
+    if len(useless) < 2:
+        return None
+    wanted = sorted(useless[:2])
+    return next((a for a in exchanges if sorted(a.cards) == wanted), None)
+
+
+def _choose_return(view: dict[str, Any], legal: list[Any]) -> Any:
+    useless = _useless(view)
+    for card in useless:
+        for action in legal:
+            if action.card == card:
+                return action
+    growth = {c["id"]: c for c in view["hand"]["growth"]}
+
+    def value(action: ReturnCard) -> float:
+        card = growth.get(action.card)
+        return card["payoff"] if card else 50.0
+
+    return min(legal, key=value)

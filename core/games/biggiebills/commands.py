@@ -1,0 +1,130 @@
+"""Text commands (``/biggiebills play Vendor Management``): what a console user types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import IllegalAction, Seat
+from core.games.biggiebills.actions import (
+    Accept,
+    Block,
+    Challenge,
+    Done,
+    Exchange,
+    PlayGrowth,
+    ReturnCard,
+    Skip,
+)
+from core.games.biggiebills.cards import (
+    ACQUIRE,
+    BONUS_NAMES,
+    FLEX_STAGES,
+    all_challenges,
+    all_growth,
+    challenge_id,
+    growth,
+)
+from core.games.biggiebills.state import BiggieBillsState
+
+__all__ = ["TEXT_COMMANDS", "parse_text"]
+
+TEXT_COMMANDS: dict[str, str] = {
+    "play": "play <card>: play a Growth card from your team's hand",
+    "acquire": "acquire <team>: play Acquire a Competitor against a team",
+    "challenge": "challenge <team> <card>: challenge a team's active Growth card "
+    "(add `flex` to use a Flexible Challenge)",
+    "exchange": "exchange <card>, <card>: exchange two cards for new ones",
+    "skip": "skip: skip your turn and pay the fine",
+    "done": "done: end your turn after playing",
+    "block": "block: block the challenge against your card",
+    "accept": "accept: let the challenge against your card stand",
+    "return": "return <card>: give back a card after an acquisition",
+}
+
+
+def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any | None:
+    """The action a text command means; None when a needed argument is missing."""
+    rest = rest.strip()
+    simple = {"skip": Skip, "done": Done, "block": Block, "accept": Accept}
+    if word in simple:
+        return simple[word]()
+    if not rest:
+        return None
+    if word == "play":
+        card = _card(rest, "growth")
+        if card == ACQUIRE:
+            raise IllegalAction("Name the team to take over: `acquire <team>`.")
+        return PlayGrowth(card=card)
+    if word == "acquire":
+        return PlayGrowth(card=ACQUIRE, target=_team(state, rest))
+    if word == "challenge":
+        return _challenge(state, seat, rest)
+    if word == "exchange":
+        names = [n for n in rest.split(",") if n.strip()]
+        if len(names) != 2:
+            raise IllegalAction("Name two cards separated by a comma: `exchange A, B`.")
+        return Exchange(cards=[_card(n, "any") for n in names])
+    if word == "return":
+        return ReturnCard(card=_card(rest, "any"))
+    return None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().replace("_", " ").split())
+
+
+def _card(text: str, kind: str) -> str:
+    """A card id from its id or name (a unique prefix will do)."""
+    key = _norm(text)
+    pool: list[tuple[str, str]] = []
+    if kind in ("growth", "any"):
+        pool += [(g.id, g.name) for g in all_growth()]
+    if kind == "any":
+        pool += [(c.id, c.name) for c in all_challenges()]
+    exact = [cid for cid, name in pool if key in (_norm(cid), _norm(name))]
+    if exact:
+        return exact[0]
+    prefix = [cid for cid, name in pool if _norm(name).startswith(key)]
+    if len(prefix) == 1:
+        return prefix[0]
+    raise IllegalAction(
+        f"There is no {'Growth ' if kind == 'growth' else ''}card called “{text.strip()}”."
+    )
+
+
+def _team(state: BiggieBillsState, text: str) -> Seat:
+    key = _norm(text).removeprefix("@")
+    matches = [s for s, name in enumerate(state.names) if _norm(name) == key]
+    if not matches:
+        matches = [s for s, name in enumerate(state.names) if _norm(name).startswith(key)]
+    if len(matches) == 1:
+        return matches[0]
+    raise IllegalAction(f"Name one of the teams: {', '.join(state.names)}.")
+
+
+def _challenge(state: BiggieBillsState, seat: Seat, rest: str) -> Challenge:
+    words = rest.split()
+    flex = bool(words) and words[-1].lower() in ("flex", "flexible")
+    if flex:
+        words = words[:-1]
+    # The team name may have several words: try the longest prefix that names a team.
+    for cut in range(len(words) - 1, 0, -1):
+        try:
+            team = _team(state, " ".join(words[:cut]))
+        except IllegalAction:
+            continue
+        card = _card(" ".join(words[cut:]), "growth")
+        actives = [a for a in state.active if a.owner == team and a.card == card]
+        if not actives:
+            raise IllegalAction(
+                f"{state.names[team]} has no active {growth(card).name} to challenge."
+            )
+        if flex:
+            stage = growth(card).stage
+            used = next(f for f, stages in FLEX_STAGES.items() if stage in stages)
+            return Challenge(active=actives[0].id, card=used)
+        return Challenge(active=actives[0].id, card=challenge_id(card))
+    raise IllegalAction(
+        "Write `challenge <team> <card>`, e.g. `challenge "
+        f"{state.names[0]} Vendor Management` ({', '.join(BONUS_NAMES.values())} via `flex`)."
+    )

@@ -1,0 +1,515 @@
+"""The moderator's automatic steps: cycles, turns, completions, bonuses, acquisitions, the end.
+
+Each function works in place on the reducer's private copy of the state and appends events.
+Money moves through :func:`pay` only, and every event that moves money lists its payments in
+``data["moves"]`` as ``[payer, payee, amount]`` (``-1`` is the bank).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import Deadline, Event, Outcome, Rng, Seat, Standing
+from core.games.biggiebills.cards import (
+    ACQUIRE,
+    all_industry,
+    bonus_deck,
+    card_name,
+    challenge_deck,
+    cycle_start_amount,
+    growth,
+    growth_deck,
+    is_growth,
+)
+from core.games.biggiebills.legal import excess, in_force, max_plays, payoff_of
+from core.games.biggiebills.state import (
+    CHALLENGE_HAND,
+    GROWTH_HAND,
+    MAX_BONUS_GAME,
+    MAX_BONUS_STAGE,
+    MAX_CYCLES,
+    START_CASH,
+    Active,
+    BiggieBillsOptions,
+    BiggieBillsState,
+)
+from core.games.biggiebills.text import join, money
+
+__all__ = [
+    "BANK",
+    "auto_returns",
+    "begin_cycle",
+    "declare_turn",
+    "discard_growth",
+    "draw",
+    "end_turn",
+    "new_state",
+    "pay",
+    "resume",
+    "settle",
+]
+
+BANK: Seat = -1
+"""The payer or payee of money that enters or leaves the game."""
+
+Moves = list[list[int]]
+
+
+def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: Moves) -> None:
+    """Move ``amount`` $M from ``payer`` to ``payee`` (either may be the bank)."""
+    if amount == 0:
+        return
+    if payer != BANK:
+        state.cash[payer] -= amount
+    if payee != BANK:
+        state.cash[payee] += amount
+    moves.append([payer, payee, amount])
+
+
+def _declare(state: BiggieBillsState, name: str, seconds: int) -> None:
+    # Cycle, turn and version make the key unique, so a timer left over from an earlier
+    # decision can never end a later one.
+    key = f"biggiebills:c{state.cycle}:t{state.turn_index}:{name}:v{state.version}"
+    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+
+
+def declare_turn(state: BiggieBillsState) -> None:
+    _declare(state, "turn", state.options.turn_seconds)
+
+
+def declare_block(state: BiggieBillsState) -> None:
+    _declare(state, "block", state.options.block_seconds)
+
+
+# --- cards ---------------------------------------------------------------------------------
+
+
+def draw(state: BiggieBillsState, kind: str, rng: Rng, events: list[Event]) -> str | None:
+    """The top card of the ``growth``, ``challenge`` or ``bonus`` deck; an empty deck is
+    refilled from its shuffled discards. None when both are empty."""
+    deck: list[str] = getattr(state, f"{kind}_deck")
+    discard: list[str] = getattr(state, f"{kind}_discard")
+    if not deck:
+        if not discard:
+            return None
+        deck.extend(discard)
+        discard.clear()
+        rng.shuffle(deck)
+        events.append(
+            Event(
+                kind="reshuffle",
+                text=f"The {kind} discards are shuffled into a new deck of {len(deck)} cards.",
+                data={"deck": kind, "size": len(deck)},
+            )
+        )
+    return deck.pop(0)
+
+
+def discard_growth(state: BiggieBillsState, active: Active) -> None:
+    state.active.remove(active)
+    state.growth_discard.append(active.card)
+
+
+# --- setup ---------------------------------------------------------------------------------
+
+
+def new_state(
+    names: list[str], bots: list[bool], options: BiggieBillsOptions, rng: Rng
+) -> BiggieBillsState:
+    """Shuffle the decks, give every team $200M, 6 Growth and 4 Challenge cards, start cycle 1."""
+    teams = len(names)
+    decks = [growth_deck(teams), challenge_deck(teams), bonus_deck(teams)]
+    industry_deck = [card.id for card in all_industry()]
+    for deck in [*decks, industry_deck]:
+        rng.shuffle(deck)
+    growth_pile, challenge_pile, bonus_pile = decks
+    state = BiggieBillsState(
+        names=list(names),
+        bots=list(bots),
+        options=options,
+        cash=[START_CASH] * teams,
+        alive=[True] * teams,
+        out=[None] * teams,
+        growth=[[growth_pile.pop(0) for _ in range(GROWTH_HAND)] for _ in range(teams)],
+        challenges=[[challenge_pile.pop(0) for _ in range(CHALLENGE_HAND)] for _ in range(teams)],
+        bonus=[[] for _ in range(teams)],
+        growth_deck=growth_pile,
+        challenge_deck=challenge_pile,
+        bonus_deck=bonus_pile,
+        industry_deck=industry_deck,
+        completed=[[] for _ in range(teams)],
+        bonus_earned=[[0, 0, 0, 0] for _ in range(teams)],
+        challenges_played=[0] * teams,
+    )
+    begin_cycle(state, rng, [])
+    return state
+
+
+# --- cycles and turns ----------------------------------------------------------------------
+
+
+def begin_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
+    """A new Business Cycle: a fresh random order and, after the first, an Industry card."""
+    state.cycle += 1
+    order = state.living()
+    rng.shuffle(order)
+    state.order = order
+    state.turn_index = 0
+    state.industry = None
+    text = f"Business Cycle {state.cycle} begins. Order: {join([state.names[s] for s in order])}"
+    text += " (each team plays twice in this order)."
+    moves: Moves = []
+    if state.cycle > 1:
+        if not state.industry_deck:
+            state.industry_deck = [card.id for card in all_industry()]
+            rng.shuffle(state.industry_deck)
+        state.industry = state.industry_deck.pop(0)
+        card = in_force(state)
+        assert card is not None
+        text += f" Industry Rules: {card.name}. {card.text}"
+        amounts = []
+        for seat in order:
+            amount = cycle_start_amount(card, state.completed[seat], state.challenges_played[seat])
+            if amount > 0:
+                pay(state, BANK, seat, amount, moves)
+                amounts.append(f"{state.names[seat]} receives {money(amount)}")
+            elif amount < 0:
+                pay(state, seat, BANK, -amount, moves)
+                amounts.append(f"{state.names[seat]} pays {money(-amount)}")
+        if amounts:
+            text += " " + "; ".join(amounts) + "."
+    events.append(
+        Event(
+            kind="cycle",
+            text=text,
+            data={
+                "cycle": state.cycle,
+                "order": order,
+                "industry": state.industry,
+                "moves": moves,
+            },
+        )
+    )
+    if settle(state, events):
+        return
+    start_turn(state, rng, events)
+
+
+def start_turn(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
+    """The next living team's turn: its active cards complete, then it plays."""
+    while True:
+        if state.turn_index >= 2 * len(state.order):
+            _end_cycle(state, rng, events)
+            return
+        seat = state.order[state.turn_index % len(state.order)]
+        if state.alive[seat]:
+            break
+        state.turn_index += 1
+    for active in [a for a in state.active if a.owner == seat]:
+        _complete(state, active, rng, events)
+    if settle(state, events):
+        return
+    if state.returns:
+        _open_returns(state, "turn")
+        return
+    _open_turn(state, events)
+
+
+def _open_turn(state: BiggieBillsState, events: list[Event]) -> None:
+    seat = state.turn_seat
+    assert seat is not None
+    state.phase = "turn"
+    state.plays_left = state.flex_left = max_plays(state)
+    state.acted = False
+    state.turn_cash = list(state.cash)
+    declare_turn(state)
+    n = len(state.order)
+    plays = " (two-card play)" if state.plays_left == 2 else ""
+    events.append(
+        Event(
+            kind="turn",
+            text=f"Cycle {state.cycle}, turn {state.turn_index + 1} of {2 * n}: "
+            f"{state.names[seat]} to play{plays}.",
+            data={"seat": seat, "cycle": state.cycle, "turn": state.turn_index},
+        )
+    )
+
+
+def end_turn(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
+    state.turn_index += 1
+    state.plays_left = state.flex_left = 0
+    state.acted = False
+    start_turn(state, rng, events)
+
+
+def _end_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
+    """Every card still active completes (or fails, if challenged) in the order played."""
+    for active in list(state.active):
+        if active in state.active:
+            _complete(state, active, rng, events)
+    events.append(Event(kind="cycle_end", text=f"Business Cycle {state.cycle} ends.", data={}))
+    if settle(state, events):
+        return
+    limit = state.options.cycles or MAX_CYCLES
+    if state.cycle >= limit:
+        _finish(state, "time limit", events)
+        return
+    if state.returns:
+        _open_returns(state, "cycle")
+        return
+    begin_cycle(state, rng, events)
+
+
+def _open_returns(state: BiggieBillsState, then: str) -> None:
+    state.phase = "returns"
+    state.resume = "turn" if then == "turn" else "cycle"
+    _declare(state, "returns", state.options.turn_seconds)
+
+
+def resume(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
+    """Continue after the returns of an acquisition are done."""
+    if state.returns:
+        _declare(state, "returns", state.options.turn_seconds)
+        return
+    if state.resume == "cycle":
+        begin_cycle(state, rng, events)
+    else:
+        _open_turn(state, events)
+
+
+# --- completion, bonuses, acquisitions ---------------------------------------------------------
+
+
+def _complete(state: BiggieBillsState, active: Active, rng: Rng, events: list[Event]) -> None:
+    seat, name = active.owner, card_name(active.card)
+    team = state.names[seat]
+    if active.challenged:
+        discard_growth(state, active)
+        events.append(
+            Event(
+                kind="failed",
+                text=f"{team}'s {name} was challenged and fails; its {money(active.cost)} is "
+                "lost and the team may play the card again.",
+                data={"seat": seat, "card": active.card, "active": active.id},
+            )
+        )
+        return
+    state.active.remove(active)
+    amount = payoff_of(state, active.card)
+    first = active.card not in state.firsts
+    if first:
+        state.firsts.append(active.card)
+    state.completed[seat].append(active.card)
+    moves: Moves = []
+    pay(state, BANK, seat, amount, moves)
+    how = "first to complete it" if first else "a later completion"
+    text = f"{team} completes {name} ({how}) and collects {money(amount)}."
+    data: dict[str, Any] = {
+        "seat": seat,
+        "card": active.card,
+        "active": active.id,
+        "first": first,
+        "moves": moves,
+    }
+    if active.card == ACQUIRE:
+        text += " " + _acquire(state, active, moves, data)
+    events.append(Event(kind="complete", text=text, data=data))
+    _earn_bonus(state, seat, growth(active.card).stage, rng, events)
+
+
+def _acquire(state: BiggieBillsState, active: Active, moves: Moves, data: dict[str, Any]) -> str:
+    seat, target = active.owner, active.target
+    if target is None or not state.alive[target]:
+        return "There is no one left to acquire: the payoff alone is paid."
+    cash = state.cash[target]
+    share = max(0, cash) // 4
+    pay(state, target, seat, share, moves)
+    pay(state, target, BANK, cash - share, moves)
+    state.growth[seat] += state.growth[target]
+    state.challenges[seat] += state.challenges[target]
+    state.bonus[seat] += state.bonus[target]
+    state.growth[target], state.challenges[target], state.bonus[target] = [], [], []
+    for other in [a for a in state.active if a.owner == target]:
+        discard_growth(state, other)
+    _eliminate(state, target, f"acquired by {state.names[seat]}")
+    if any(excess(state, seat)):
+        state.returns.append(seat)
+    data["acquired"] = target
+    return (
+        f"{state.names[seat]} acquires {state.names[target]}: {money(share)} (25% of its "
+        f"{money(cash)}) and all its cards. {state.names[target]} is out of the game."
+    )
+
+
+def _earn_bonus(
+    state: BiggieBillsState, seat: Seat, stage: int, rng: Rng, events: list[Event]
+) -> None:
+    """Three completions in a stage earn a Bonus card, a fourth another (2 a stage, 8 a game)."""
+    count = sum(1 for c in state.completed[seat] if growth(c).stage == stage)
+    earned = state.bonus_earned[seat]
+    if count not in (3, 4) or earned[stage - 1] >= MAX_BONUS_STAGE:
+        return
+    if sum(earned) >= MAX_BONUS_GAME:
+        return
+    card = draw(state, "bonus", rng, events)
+    team = state.names[seat]
+    if card is None:
+        events.append(
+            Event(
+                kind="bonus_none",
+                text=f"{team} has earned a Bonus card, but none are left.",
+                data={"seat": seat, "stage": stage},
+            )
+        )
+        return
+    earned[stage - 1] += 1
+    state.bonus[seat].append(card)
+    events.append(
+        Event(
+            kind="bonus",
+            text=f"{team} earns a Bonus card for completing {count} Stage {stage} cards.",
+            data={"seat": seat, "stage": stage},
+        )
+    )
+
+
+# --- leaving and the end -------------------------------------------------------------------
+
+
+def _eliminate(state: BiggieBillsState, seat: Seat, why: str) -> None:
+    state.alive[seat] = False
+    state.out[seat] = why
+    state.eliminated.append(seat)
+    if seat in state.returns:
+        state.returns.remove(seat)
+
+
+def _bankrupt(state: BiggieBillsState, seat: Seat) -> None:
+    # The hand goes back to the moderator (the discards, reshuffled when a deck runs dry).
+    state.growth_discard += state.growth[seat]
+    state.challenge_discard += state.challenges[seat]
+    state.bonus_discard += state.bonus[seat]
+    state.growth[seat], state.challenges[seat], state.bonus[seat] = [], [], []
+    for active in [a for a in state.active if a.owner == seat]:
+        discard_growth(state, active)
+    _eliminate(state, seat, "bankrupt")
+
+
+def settle(state: BiggieBillsState, events: list[Event]) -> bool:
+    """Bankruptcies, then the ways the game ends. True when the game is over."""
+    if state.phase == "over":
+        return True
+    broke = [s for s in state.living() if state.cash[s] <= 0]
+    for seat in broke:
+        _bankrupt(state, seat)
+        events.append(
+            Event(
+                kind="bankrupt",
+                text=f"{state.names[seat]} is bankrupt with {money(state.cash[seat])} and leaves "
+                "the game.",
+                data={"seat": seat},
+            )
+        )
+    living = state.living()
+    if not living:
+        _finish(state, "everyone bankrupt", events, final=broke)
+        return True
+    if len(living) == 1:
+        _finish(state, "last team standing", events)
+        return True
+    rich = [s for s in living if state.cash[s] >= state.options.target]
+    if len(rich) == 1:
+        _finish(state, "reached the target", events)
+        return True
+    if rich:
+        _finish(state, "reached the target together", events)
+        return True
+    return False
+
+
+def _finish(
+    state: BiggieBillsState, ended: str, events: list[Event], final: list[Seat] | None = None
+) -> None:
+    last = set(final or [])
+
+    def key(seat: Seat) -> tuple[int, int, int, int]:
+        if state.alive[seat] or seat in last:
+            return (1, 0, state.cash[seat], len(state.completed[seat]))
+        return (0, state.eliminated.index(seat), 0, 0)
+
+    order = sorted(state.seats, key=key, reverse=True)
+    standings = [
+        Standing(
+            seat=s,
+            name=state.names[s],
+            score=float(state.cash[s]),
+            rank=1 + sum(1 for o in state.seats if key(o) > key(s)),
+        )
+        for s in order
+    ]
+    top = [st.seat for st in standings if st.rank == 1]
+    best = money(state.cash[top[0]])
+    why = {
+        "reached the target": f"reached the {money(state.options.target)} target",
+        "reached the target together": f"reached the {money(state.options.target)} target in "
+        "the same turn as another team and has the most money",
+        "last team standing": "is the last team standing",
+        "time limit": f"has the most money when time is called after {state.cycle} cycles",
+        "everyone bankrupt": "went bankrupt last with the most money",
+    }[ended]
+    if len(top) == 1:
+        summary = f"{state.names[top[0]]} wins with {best}: it {why}."
+    else:
+        summary = f"{join([state.names[s] for s in top])} tie for first with {best}."
+    lines = [
+        f"{st.rank}. {st.name} {money(state.cash[st.seat])}"
+        + (f" ({state.out[st.seat]})" if state.out[st.seat] else "")
+        for st in standings
+    ]
+    state.phase = "over"
+    state.deadline = None
+    state.pending = None
+    state.outcome = Outcome(standings=standings, summary=summary, rounds=state.cycle, ended=ended)
+    events.append(
+        Event(
+            kind="game_over",
+            text=f"Game over. {summary}\n" + "\n".join(lines),
+            data={"ended": ended, "standings": [st.model_dump() for st in standings]},
+        )
+    )
+
+
+def auto_returns(state: BiggieBillsState, seat: Seat) -> list[str]:
+    """The cards the moderator returns for a team whose time ran out: cards it cannot use
+    first (completed, duplicates), then the lowest payoffs and stages."""
+    extra_growth, extra_challenge = excess(state, seat)
+    done = set(state.completed[seat])
+
+    def growth_rank(index_card: tuple[int, str]) -> tuple[int, int, int]:
+        index, card = index_card
+        dup = state.growth[seat].index(card) != index
+        return (0 if card in done or dup else 1, growth(card).first, -index)
+
+    def challenge_rank(index_card: tuple[int, str]) -> tuple[int, int, int]:
+        index, card = index_card
+        dup = state.challenges[seat].index(card) != index
+        stage = growth(card.removeprefix("challenge_")).stage
+        return (0 if dup else 1, stage, -index)
+
+    worst_growth = sorted(enumerate(state.growth[seat]), key=growth_rank)[:extra_growth]
+    worst_challenge = sorted(enumerate(state.challenges[seat]), key=challenge_rank)[
+        :extra_challenge
+    ]
+    return [c for _, c in worst_growth] + [c for _, c in worst_challenge]
+
+
+def return_card(state: BiggieBillsState, seat: Seat, card: str) -> None:
+    """Put one card back at the bottom of its deck."""
+    if is_growth(card):
+        state.growth[seat].remove(card)
+        state.growth_deck.append(card)
+    else:
+        state.challenges[seat].remove(card)
+        state.challenge_deck.append(card)
+    if not any(excess(state, seat)):
+        state.returns.remove(seat)

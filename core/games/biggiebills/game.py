@@ -1,0 +1,91 @@
+"""BiggieBills$$$ as an engine :class:`~core.engine.Game`: it wires the modules together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, TypeAdapter
+
+from core import ui as neutral
+from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
+from core.games.biggiebills import bots, commands, legal, rulebook, rules, ui, view
+from core.games.biggiebills.actions import ACTION_MODELS, action_adapter
+from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
+
+__all__ = ["BiggieBills"]
+
+MAX_TEAM = 6
+"""The document's largest team."""
+
+
+class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
+    """BiggieBills$$$: teams race from Stage 1 to Stage 4 and to a billion dollars."""
+
+    name: ClassVar[str] = "biggiebills"
+    title: ClassVar[str] = "BiggieBills$$$"
+    min_players: ClassVar[int] = 3
+    max_players: ClassVar[int] = 8
+    state_model: ClassVar[type[GameState]] = BiggieBillsState
+    options_model: ClassVar[type[GameOptions]] = BiggieBillsOptions
+    action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
+    action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
+    text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
+    teams: ClassVar[bool] = True
+    simulation_variants: ClassVar[dict[str, list[str]]] = {
+        "normal": [],
+        "target 1500": ["target=1500"],
+        "eight cycles": ["cycles=8"],
+    }
+
+    def new_game(
+        self, names: Sequence[str], bots: Sequence[bool], options: BiggieBillsOptions, rng: Rng
+    ) -> BiggieBillsState:
+        if not self.min_players <= len(names) <= self.max_players:
+            raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} teams.")
+        return rules.start(names, bots, options, rng)
+
+    def lobby_problem(self, options: BiggieBillsOptions, seat_sizes: list[int]) -> str | None:
+        small = [i + 1 for i, size in enumerate(seat_sizes) if 0 < size < options.min_team_size]
+        if small:
+            return (
+                f"Every human team needs at least {options.min_team_size} people "
+                f"(min_team_size); team {small[0]} has fewer. Bot teams are fine."
+            )
+        large = [i + 1 for i, size in enumerate(seat_sizes) if size > MAX_TEAM]
+        if large:
+            return f"A team has at most {MAX_TEAM} people; team {large[0]} has more."
+        return None
+
+    def _apply(self, state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+        return rules.apply_action(state, actor, action, rng)
+
+    def legal_actions(self, state: BiggieBillsState, actor: Seat) -> list[Any]:
+        return legal.legal_actions(state, actor)
+
+    def view(self, state: BiggieBillsState, viewer: Seat | None) -> dict[str, Any]:
+        return view.view(state, viewer)
+
+    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+        return bots.bot_action(view, legal, rng)
+
+    def render_board(self, state: BiggieBillsState) -> neutral.Message:
+        return ui.render_board(state)
+
+    def render_private(self, state: BiggieBillsState, seat: Seat) -> neutral.Message:
+        return ui.render_private(state, seat)
+
+    def render_prompt(self, state: BiggieBillsState) -> neutral.Message | None:
+        return ui.render_prompt(state)
+
+    def rules(self, topic: str | None) -> str:
+        return rulebook.rules_text(topic)
+
+    def rule_topics(self) -> list[str]:
+        return rulebook.topics()
+
+    def parse_text(self, state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any | None:
+        return commands.parse_text(state, seat, word, rest)
+
+    def describe_action(self, state: BiggieBillsState, action: Any) -> str:
+        return ui.describe_action(state, action)

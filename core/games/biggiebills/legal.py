@@ -1,0 +1,373 @@
+"""What each team may do now, and the prices that decide it.
+
+The reducer in ``rules.py`` refuses with the same ``*_problem`` helpers, so ``legal_actions``
+and ``apply`` cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from core.engine import Seat
+from core.games.biggiebills.actions import (
+    Accept,
+    Block,
+    Challenge,
+    Done,
+    Exchange,
+    PlayGrowth,
+    ReturnCard,
+    Skip,
+)
+from core.games.biggiebills.cards import (
+    ACQUIRE,
+    BLOCK,
+    FLEX_STAGES,
+    IndustryCard,
+    card_name,
+    challenge,
+    challenges_allowed,
+    exchange_price,
+    fine,
+    growth,
+    industry,
+    is_challenge,
+    is_growth,
+    percent_of,
+    two_cards,
+)
+from core.games.biggiebills.state import (
+    CHALLENGE_HAND,
+    GROWTH_HAND,
+    BiggieBillsState,
+)
+from core.games.biggiebills.text import money
+
+__all__ = [
+    "block_problem",
+    "challenge_problem",
+    "cost_of",
+    "done_problem",
+    "excess",
+    "exchange_problem",
+    "growth_problem",
+    "in_force",
+    "legal_actions",
+    "max_plays",
+    "payoff_of",
+    "penalty_of",
+    "return_problem",
+    "skip_fine",
+    "skip_problem",
+    "stage_open",
+    "turn_plays",
+    "turn_problem",
+]
+
+
+def in_force(state: BiggieBillsState) -> IndustryCard | None:
+    return industry(state.industry) if state.industry else None
+
+
+def cost_of(state: BiggieBillsState, card_id: str) -> int:
+    card = growth(card_id)
+    return percent_of(in_force(state), "cost", card.stage, card.cost)
+
+
+def payoff_of(state: BiggieBillsState, card_id: str) -> int:
+    """What completing ``card_id`` pays now: first or later payoff, after the Industry card."""
+    card = growth(card_id)
+    base = card.later if card_id in state.firsts else card.first
+    return percent_of(in_force(state), "payoff", card.stage, base)
+
+
+def penalty_of(state: BiggieBillsState, card_id: str) -> int:
+    card = growth(card_id)
+    return percent_of(in_force(state), "penalty", card.stage, card.penalty)
+
+
+def skip_fine(state: BiggieBillsState) -> int:
+    return fine(in_force(state))
+
+
+def max_plays(state: BiggieBillsState) -> int:
+    return 2 if two_cards(in_force(state)) else 1
+
+
+def stage_open(state: BiggieBillsState, seat: Seat, stage: int) -> bool:
+    """Stage 1 is always open; a higher stage needs a completed card of the stage below."""
+    return stage == 1 or any(growth(c).stage == stage - 1 for c in state.completed[seat])
+
+
+def _stages_done(state: BiggieBillsState, seat: Seat) -> set[int]:
+    return {growth(c).stage for c in state.completed[seat]}
+
+
+def turn_problem(state: BiggieBillsState, seat: Seat) -> str | None:
+    """Why ``seat`` cannot take a turn action now, or None."""
+    if state.finished or state.phase == "over":
+        return "This game is over."
+    if seat not in state.seats:
+        return "Only a seated team can do that."
+    if not state.alive[seat]:
+        return "Your team is out of the game."
+    if state.phase == "block" and state.pending is not None:
+        owner = _pending_owner(state)
+        return f"Waiting for {state.names[owner]} to block or accept a challenge."
+    if state.phase == "returns":
+        return f"Waiting for {state.names[state.returns[0]]} to return cards after an acquisition."
+    turn = state.turn_seat
+    if turn != seat:
+        return f"It is {state.names[turn or 0]}'s turn, not yours."
+    return None
+
+
+def _pending_owner(state: BiggieBillsState) -> Seat:
+    assert state.pending is not None
+    active = state.find_active(state.pending.active)
+    assert active is not None
+    return active.owner
+
+
+def growth_problem(
+    state: BiggieBillsState, seat: Seat, card_id: str, target: Seat | None
+) -> str | None:
+    if problem := turn_problem(state, seat):
+        return problem
+    if state.plays_left == 0:
+        return "Your team has no Growth or Challenge play left this turn."
+    if not is_growth(card_id):
+        return f"“{card_id}” is not a Growth card."
+    name = card_name(card_id)
+    if card_id not in state.growth[seat]:
+        return f"Your team does not hold {name}."
+    if card_id in state.completed[seat]:
+        return f"Your team has already completed {name}; each team completes a card only once."
+    if any(a.card == card_id and a.owner == seat for a in state.active):
+        return f"Your team already has {name} in play."
+    stage = growth(card_id).stage
+    if not stage_open(state, seat, stage):
+        return (
+            f"Stage {stage} is not open to your team yet: complete a Stage {stage - 1} Growth "
+            "card first."
+        )
+    if card_id == ACQUIRE:
+        if problem := _acquire_problem(state, seat, target):
+            return problem
+    elif target is not None:
+        return f"Only Acquire a Competitor takes a target team; {name} does not."
+    cost = cost_of(state, card_id)
+    if cost >= state.cash[seat]:
+        return (
+            f"{name} costs {money(cost)} and your team has {money(state.cash[seat])}: a team "
+            "must keep more than $0 after paying."
+        )
+    return None
+
+
+def _acquire_problem(state: BiggieBillsState, seat: Seat, target: Seat | None) -> str | None:
+    if target is None:
+        return "Name the team to acquire."
+    if target not in state.seats or target == seat:
+        return "Acquire another team at the table."
+    if not state.alive[target]:
+        return f"{state.names[target]} is already out of the game."
+    missing = [s for s in (1, 2, 3) if s not in _stages_done(state, seat)]
+    if missing:
+        return (
+            "To acquire a competitor your team must have completed stages 1, 2 and 3; it has "
+            f"not completed stage {missing[0]}."
+        )
+    mine, theirs = state.turn_cash[seat], state.turn_cash[target]
+    if 4 * mine < 3 * theirs:
+        return (
+            f"To acquire {state.names[target]} your team needed at least 75% of its cash at "
+            f"the start of this turn: {money(mine)} against {money(theirs)}."
+        )
+    return None
+
+
+def challenge_problem(state: BiggieBillsState, seat: Seat, active_id: int, card: str) -> str | None:
+    if problem := turn_problem(state, seat):
+        return problem
+    if not challenges_allowed(in_force(state)):
+        return "The Industry Rules card in force allows no challenges this cycle."
+    flex = card in FLEX_STAGES
+    if flex:
+        if state.flex_left == 0:
+            return "Your team has no Flexible Challenge play left this turn."
+        if card not in state.bonus[seat]:
+            return f"Your team does not hold a {card_name(card)}."
+    else:
+        if state.plays_left == 0:
+            return "Your team has no Growth or Challenge play left this turn."
+        if not is_challenge(card):
+            return f"“{card}” is not a Challenge card."
+        if card not in state.challenges[seat]:
+            return f"Your team does not hold {card_name(card)}."
+    active = state.find_active(active_id)
+    if active is None:
+        return f"There is no active Growth card #{active_id} on the board."
+    name = card_name(active.card)
+    if active.owner == seat:
+        return "Your team cannot challenge its own Growth card."
+    if active.sealed:
+        return f"{name} was protected by a Block a Challenge and cannot be challenged again."
+    if seat in active.challengers or seat in active.blocked:
+        return f"Your team has already challenged {state.names[active.owner]}'s {name}."
+    stage = growth(active.card).stage
+    if flex:
+        if stage not in FLEX_STAGES[card]:
+            return f"A {card_name(card)} cannot challenge a Stage {stage} card."
+    elif challenge(card).growth != active.card:
+        return f"{card_name(card)} does not match {name}."
+    if not active.challenged and not any(growth(c).stage == stage for c in state.completed[seat]):
+        return (
+            f"To be the first to challenge {name} your team must have completed a Stage "
+            f"{stage} Growth card."
+        )
+    return None
+
+
+def exchange_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> str | None:
+    if problem := turn_problem(state, seat):
+        return problem
+    if state.plays_left < max_plays(state):
+        return "An exchange is a whole turn: your team has already played a card this turn."
+    if len(cards) != 2:
+        return f"Exchange exactly two cards; you named {len(cards)}."
+    held = Counter(state.growth[seat] + state.challenges[seat])
+    for card, count in Counter(cards).items():
+        if held[card] < count:
+            what = card_name(card) if is_growth(card) or is_challenge(card) else f"“{card}”"
+            copies = " two copies of" if count > 1 else ""
+            return f"Your team does not hold{copies} {what} (only Growth and Challenge cards)."
+    price = exchange_price(in_force(state))
+    if price and price >= state.cash[seat]:
+        return (
+            f"An exchange costs {money(price)} and your team has {money(state.cash[seat])}: a "
+            "team must keep more than $0 after paying."
+        )
+    return None
+
+
+def skip_problem(state: BiggieBillsState, seat: Seat) -> str | None:
+    if problem := turn_problem(state, seat):
+        return problem
+    if state.acted:
+        return "Your team has already acted this turn: end it with done."
+    return None
+
+
+def done_problem(state: BiggieBillsState, seat: Seat) -> str | None:
+    if problem := turn_problem(state, seat):
+        return problem
+    if not state.acted:
+        return f"Your team has not acted yet: play a card, or skip for {money(skip_fine(state))}."
+    return None
+
+
+def block_problem(state: BiggieBillsState, seat: Seat, blocking: bool) -> str | None:
+    if state.finished or state.phase == "over":
+        return "This game is over."
+    if state.phase != "block" or state.pending is None:
+        return "No challenge is waiting to be blocked or accepted."
+    owner = _pending_owner(state)
+    if seat != owner:
+        return (
+            f"Only {state.names[owner]}, the challenged team, may block or accept this challenge."
+        )
+    if blocking and BLOCK not in state.bonus[seat]:
+        return "Your team holds no Block a Challenge card."
+    return None
+
+
+def excess(state: BiggieBillsState, seat: Seat) -> tuple[int, int]:
+    """Growth and Challenge cards ``seat`` holds above 6 and 4."""
+    return (
+        max(0, len(state.growth[seat]) - GROWTH_HAND),
+        max(0, len(state.challenges[seat]) - CHALLENGE_HAND),
+    )
+
+
+def return_problem(state: BiggieBillsState, seat: Seat, card: str) -> str | None:
+    if state.finished or state.phase == "over":
+        return "This game is over."
+    if state.phase != "returns" or not state.returns:
+        return "No team is returning cards now."
+    if state.returns[0] != seat:
+        return f"Only {state.names[state.returns[0]]} returns cards now."
+    extra_growth, extra_challenge = excess(state, seat)
+    if card in state.growth[seat] and extra_growth:
+        return None
+    if card in state.challenges[seat] and extra_challenge:
+        return None
+    if card in state.growth[seat] or card in state.challenges[seat]:
+        return "Your team already has no more of that kind of card than it may keep."
+    return f"Your team does not hold “{card_name(card)}”."
+
+
+def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
+    """Every action ``seat`` may apply now."""
+    if state.finished or seat not in state.seats or state.phase == "over":
+        return []
+    if state.phase == "block":
+        if block_problem(state, seat, False) is not None:
+            return []
+        out: list[Any] = []
+        if block_problem(state, seat, True) is None:
+            out.append(Block())
+        out.append(Accept())
+        return out
+    if state.phase == "returns":
+        return [
+            ReturnCard(card=c)
+            for c in dict.fromkeys(state.growth[seat] + state.challenges[seat])
+            if return_problem(state, seat, c) is None
+        ]
+    if turn_problem(state, seat) is not None:
+        return []
+    actions: list[Any] = turn_plays(state, seat)
+    if _can_exchange(state, seat):
+        actions.extend(_exchanges(state, seat))
+    if skip_problem(state, seat) is None:
+        actions.append(Skip())
+    if done_problem(state, seat) is None:
+        actions.append(Done())
+    return actions
+
+
+def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Any]:
+    """The Growth, Challenge and Flexible Challenge plays ``seat`` may make now."""
+    actions: list[Any] = []
+    for card in dict.fromkeys(state.growth[seat]):
+        if card == ACQUIRE:
+            actions.extend(
+                PlayGrowth(card=card, target=t)
+                for t in state.seats
+                if growth_problem(state, seat, card, t) is None
+            )
+        elif growth_problem(state, seat, card, None) is None:
+            actions.append(PlayGrowth(card=card))
+    held = list(dict.fromkeys(state.challenges[seat])) + [
+        f for f in FLEX_STAGES if f in state.bonus[seat]
+    ]
+    for active in state.active:
+        for card in held:
+            if challenge_problem(state, seat, active.id, card) is None:
+                actions.append(Challenge(active=active.id, card=card))
+    return actions
+
+
+def _can_exchange(state: BiggieBillsState, seat: Seat) -> bool:
+    hand = state.growth[seat] + state.challenges[seat]
+    return len(hand) >= 2 and exchange_problem(state, seat, hand[:2]) is None
+
+
+def _exchanges(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
+    hand = sorted(state.growth[seat] + state.challenges[seat])
+    pairs = dict.fromkeys(
+        (hand[i], hand[j]) for i in range(len(hand)) for j in range(i + 1, len(hand))
+    )
+    return [Exchange(cards=[a, b]) for a, b in pairs]

@@ -1,0 +1,417 @@
+"""The reducer: validate an action, apply it in place on the engine's private copy, and let
+the moderator's automatic steps (``flow.py``) run until the next decision."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.games.biggiebills.actions import (
+    Accept,
+    Block,
+    Challenge,
+    Done,
+    Exchange,
+    PlayGrowth,
+    ReturnCard,
+    Skip,
+    action_adapter,
+)
+from core.games.biggiebills.cards import (
+    ACQUIRE,
+    BLOCK,
+    BONUS_NAMES,
+    FLEX_STAGES,
+    card_name,
+    exchange_price,
+    growth,
+    is_growth,
+)
+from core.games.biggiebills.flow import (
+    BANK,
+    auto_returns,
+    declare_block,
+    declare_turn,
+    draw,
+    end_turn,
+    new_state,
+    pay,
+    resume,
+    return_card,
+    settle,
+)
+from core.games.biggiebills.legal import (
+    block_problem,
+    challenge_problem,
+    cost_of,
+    done_problem,
+    exchange_problem,
+    growth_problem,
+    in_force,
+    legal_actions,
+    penalty_of,
+    return_problem,
+    skip_fine,
+    skip_problem,
+)
+from core.games.biggiebills.state import Active, BiggieBillsOptions, BiggieBillsState, Pending
+from core.games.biggiebills.text import money
+
+__all__ = ["apply_action", "hand_text", "new_state", "start"]
+
+
+def start(
+    names: Sequence[str], bots: Sequence[bool], options: BiggieBillsOptions, rng: Rng
+) -> BiggieBillsState:
+    return new_state(list(names), list(bots), options, rng)
+
+
+def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    """Apply ``action`` in place or raise IllegalAction (the caller works on a copy).
+
+    Every team whose hand changed is sent its new hand privately, after the public events.
+    """
+    if isinstance(action, dict):
+        try:
+            action = action_adapter.validate_python(action)
+        except ValidationError as exc:
+            raise IllegalAction("That is not an action this game knows.") from exc
+    hands = [state.hand_of(s) for s in state.seats]
+    events = _dispatch(state, actor, action, rng)
+    for seat in state.seats:
+        if state.hand_of(seat) != hands[seat] and state.alive[seat]:
+            events.append(
+                Event(
+                    kind="hand",
+                    text=hand_text(state, seat),
+                    audience=Audience.only(seat),
+                    data={
+                        "growth": list(state.growth[seat]),
+                        "challenges": list(state.challenges[seat]),
+                        "bonus": list(state.bonus[seat]),
+                    },
+                )
+            )
+    return events
+
+
+def hand_text(state: BiggieBillsState, seat: Seat) -> str:
+    """The team's hand in one message, for every member of the team."""
+    parts = []
+    growth_cards = [
+        f"{card_name(c)} (S{growth(c).stage}, cost {money(cost_of(state, c))})"
+        for c in state.growth[seat]
+    ]
+    parts.append("Growth: " + (", ".join(growth_cards) or "none"))
+    parts.append(
+        "Challenge: " + (", ".join(card_name(c) for c in state.challenges[seat]) or "none")
+    )
+    parts.append("Bonus: " + (", ".join(BONUS_NAMES[c] for c in state.bonus[seat]) or "none"))
+    return "Your team's hand. " + ". ".join(parts) + "."
+
+
+def _dispatch(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    if isinstance(action, Timeout):
+        return _timeout(state, actor, action, rng)
+    if actor not in state.seats:
+        raise IllegalAction("Only a seated team can do that.")
+    if isinstance(action, PlayGrowth):
+        return _play(state, actor, action, rng)
+    if isinstance(action, Challenge):
+        return _challenge(state, actor, action, rng)
+    if isinstance(action, Exchange):
+        return _exchange(state, actor, action, rng)
+    if isinstance(action, Skip):
+        return _skip(state, actor, rng, "")
+    if isinstance(action, Done):
+        _refuse(done_problem(state, actor))
+        events = [Event(kind="done", text=f"{state.names[actor]} ends its turn.", data={})]
+        end_turn(state, rng, events)
+        return events
+    if isinstance(action, Block | Accept):
+        _refuse(block_problem(state, actor, isinstance(action, Block)))
+        resolved: list[Event] = []
+        _resolve(state, isinstance(action, Block), resolved, "")
+        _after(state, rng, resolved)
+        return resolved
+    if isinstance(action, ReturnCard):
+        return _return(state, actor, action.card, rng)
+    raise IllegalAction("That is not an action this game knows.")
+
+
+def _refuse(problem: str | None) -> None:
+    if problem is not None:
+        raise IllegalAction(problem)
+
+
+def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
+    """After a turn action: bankruptcies and the end, then end the turn once nothing is left."""
+    if settle(state, events) or state.phase != "turn":
+        return
+    seat = state.turn_seat
+    assert seat is not None
+    if not state.alive[seat]:
+        end_turn(state, rng, events)
+        return
+    more = [a for a in legal_actions(state, seat) if not isinstance(a, Done | Skip)]
+    if state.plays_left == 0:
+        more = [a for a in more if isinstance(a, Challenge) and a.card in FLEX_STAGES]
+    if state.acted and not more:
+        end_turn(state, rng, events)
+
+
+def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> list[Event]:
+    _refuse(growth_problem(state, seat, action.card, action.target))
+    cost = cost_of(state, action.card)
+    moves: list[list[int]] = []
+    pay(state, seat, BANK, cost, moves)
+    state.growth[seat].remove(action.card)
+    card = growth(action.card)
+    state.active.append(
+        Active(id=state.next_active, card=action.card, owner=seat, cost=cost, target=action.target)
+    )
+    state.next_active += 1
+    state.plays_left -= 1
+    state.acted = True
+    team = state.names[seat]
+    if action.card == ACQUIRE and action.target is not None:
+        text = (
+            f"{team} plays Acquire a Competitor against {state.names[action.target]} for "
+            f"{money(cost)}."
+        )
+    else:
+        text = f"{team} plays {card.name} (Stage {card.stage}) for {money(cost)}."
+    text += f" It completes at {team}'s next turn or when the cycle ends, unless challenged."
+    events = [
+        Event(
+            kind="play",
+            text=text,
+            data={
+                "seat": seat,
+                "card": action.card,
+                "active": state.next_active - 1,
+                "target": action.target,
+                "moves": moves,
+            },
+        )
+    ]
+    drawn = draw(state, "growth", rng, events)
+    if drawn is not None:
+        state.growth[seat].append(drawn)
+    _after(state, rng, events)
+    return events
+
+
+def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng) -> list[Event]:
+    _refuse(challenge_problem(state, seat, action.active, action.card))
+    active = state.find_active(action.active)
+    assert active is not None
+    flex = action.card in FLEX_STAGES
+    if flex:
+        state.bonus[seat].remove(action.card)
+        state.bonus_discard.append(action.card)
+        state.flex_left -= 1
+    else:
+        state.challenges[seat].remove(action.card)
+        state.challenge_discard.append(action.card)
+        state.plays_left -= 1
+    state.acted = True
+    state.challenges_played[seat] += 1
+    penalty = penalty_of(state, active.card)
+    state.pending = Pending(active=active.id, challenger=seat, card=action.card, penalty=penalty)
+    owner, name = active.owner, card_name(active.card)
+    text = (
+        f"{state.names[seat]} challenges {state.names[owner]}'s {name} (#{active.id}) with "
+        f"{card_name(action.card)}."
+    )
+    events: list[Event] = []
+    if not flex:
+        drawn = draw(state, "challenge", rng, events)
+        if drawn is not None:
+            state.challenges[seat].append(drawn)
+    if BLOCK in state.bonus[owner]:
+        state.phase = "block"
+        declare_block(state)
+        wait = state.options.block_seconds
+        text += f" {state.names[owner]} may block it with a Block a Challenge card" + (
+            f" within {wait} seconds." if wait else "."
+        )
+        events.insert(
+            0,
+            Event(
+                kind="challenge",
+                text=text,
+                data={"seat": seat, "active": active.id, "card": action.card, "moves": []},
+            ),
+        )
+        return events
+    challenge_event = Event(
+        kind="challenge",
+        text=text,
+        data={"seat": seat, "active": active.id, "card": action.card, "moves": []},
+    )
+    events.insert(0, challenge_event)
+    _resolve(state, False, events, "", merge=challenge_event)
+    _after(state, rng, events)
+    return events
+
+
+def _resolve(
+    state: BiggieBillsState,
+    blocked: bool,
+    events: list[Event],
+    prefix: str,
+    merge: Event | None = None,
+) -> None:
+    """Settle the pending challenge: blocked (the challenger pays the blocker) or standing
+    (the owner pays the challenger and the card will fail)."""
+    pending = state.pending
+    assert pending is not None
+    active = state.find_active(pending.active)
+    assert active is not None
+    owner, challenger, penalty = active.owner, pending.challenger, pending.penalty
+    name = card_name(active.card)
+    moves: list[list[int]] = []
+    if blocked:
+        state.bonus[owner].remove(BLOCK)
+        state.bonus_discard.append(BLOCK)
+        pay(state, challenger, owner, penalty, moves)
+        active.blocked.append(challenger)
+        if active.card == ACQUIRE:
+            active.sealed = True
+        text = (
+            f"{state.names[owner]} blocks {state.names[challenger]}'s challenge with a Block a "
+            f"Challenge card: {state.names[challenger]} pays {state.names[owner]} "
+            f"{money(penalty)} and {name} stays in play."
+        )
+        if active.sealed:
+            text += " The acquisition cannot be challenged again."
+        kind = "block"
+    else:
+        pay(state, owner, challenger, penalty, moves)
+        active.challengers.append(challenger)
+        text = (
+            f"The challenge stands: {state.names[owner]} pays {state.names[challenger]} "
+            f"{money(penalty)}, and {name} will not complete (its {money(active.cost)} is lost)."
+        )
+        kind = "accept"
+    state.pending = None
+    state.phase = "turn"
+    if merge is not None:
+        merge.text += " " + text
+        merge.data["moves"] = moves
+        merge.data["result"] = kind
+    else:
+        declare_turn(state)
+        events.append(
+            Event(
+                kind=kind,
+                text=prefix + text,
+                data={"seat": owner, "active": active.id, "moves": moves, "result": kind},
+            )
+        )
+
+
+def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -> list[Event]:
+    _refuse(exchange_problem(state, seat, list(action.cards)))
+    price = exchange_price(in_force(state))
+    moves: list[list[int]] = []
+    pay(state, seat, BANK, price, moves)
+    events: list[Event] = []
+    kinds = []
+    for card in action.cards:
+        kind = "growth" if is_growth(card) else "challenge"
+        kinds.append("Growth" if kind == "growth" else "Challenge")
+        hand = state.growth[seat] if kind == "growth" else state.challenges[seat]
+        drawn = draw(state, kind, rng, events)
+        hand.remove(card)
+        if drawn is not None:
+            hand.append(drawn)
+        # The returned card goes under its deck, after the draw, so it is not drawn back.
+        deck = state.growth_deck if kind == "growth" else state.challenge_deck
+        deck.append(card)
+    state.plays_left = 0
+    state.acted = True
+    what = " and ".join(sorted(kinds))
+    events.insert(
+        0,
+        Event(
+            kind="exchange",
+            text=f"{state.names[seat]} exchanges two cards ({what}) for {money(price)}.",
+            data={"seat": seat, "moves": moves},
+        ),
+    )
+    _after(state, rng, events)
+    return events
+
+
+def _skip(state: BiggieBillsState, seat: Seat, rng: Rng, prefix: str) -> list[Event]:
+    _refuse(skip_problem(state, seat))
+    amount = skip_fine(state)
+    moves: list[list[int]] = []
+    pay(state, seat, BANK, amount, moves)
+    events = [
+        Event(
+            kind="skip",
+            text=f"{prefix}{state.names[seat]} skips its turn and pays a {money(amount)} fine.",
+            data={"seat": seat, "moves": moves},
+        )
+    ]
+    state.acted = True
+    state.plays_left = state.flex_left = 0
+    if settle(state, events):
+        return events
+    end_turn(state, rng, events)
+    return events
+
+
+def _return(state: BiggieBillsState, seat: Seat, card: str, rng: Rng) -> list[Event]:
+    _refuse(return_problem(state, seat, card))
+    return_card(state, seat, card)
+    left = sum(
+        max(0, len(h) - limit)
+        for h, limit in ((state.growth[seat], 6), (state.challenges[seat], 4))
+    )
+    more = f" ({left} to go)" if seat in state.returns else ""
+    events = [
+        Event(
+            kind="return",
+            text=f"{state.names[seat]} returns a card to the moderator{more}.",
+            data={"seat": seat},
+        )
+    ]
+    if not state.returns:
+        resume(state, rng, events)
+    return events
+
+
+def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) -> list[Event]:
+    Game.check_timeout(state, action, actor)
+    events: list[Event] = []
+    if state.phase == "block":
+        _resolve(state, False, events, "Time is up: no block. ")
+        _after(state, rng, events)
+        return events
+    if state.phase == "returns":
+        seat = state.returns[0]
+        for card in auto_returns(state, seat):
+            return_card(state, seat, card)
+        events.append(
+            Event(
+                kind="return",
+                text=f"Time is up: the moderator returns {state.names[seat]}'s extra cards.",
+                data={"seat": seat},
+            )
+        )
+        resume(state, rng, events)
+        return events
+    turn = state.turn_seat
+    assert turn is not None
+    if not state.acted:
+        return _skip(state, turn, rng, "Time is up: ")
+    events.append(Event(kind="done", text=f"Time is up: {state.names[turn]}'s turn ends.", data={}))
+    end_turn(state, rng, events)
+    return events

@@ -1,0 +1,24 @@
+"""Small formatting helpers shared by the rules, the views and the UI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["join", "money"]
+
+
+def money(amount: int) -> str:
+    """``$200M``, ``$1.25B``, ``-$10M`` (amounts are whole $ millions)."""
+    sign = "-" if amount < 0 else ""
+    amount = abs(amount)
+    if amount >= 1000:
+        billions = f"{amount / 1000:.3f}".rstrip("0").rstrip(".")
+        return f"{sign}${billions}B"
+    return f"{sign}${amount}M"
+
+
+def join(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]

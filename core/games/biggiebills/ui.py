@@ -1,0 +1,266 @@
+"""Platform-neutral messages: the live team progress board and a team's private panel."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core import ui
+from core.engine import Seat
+from core.games.biggiebills.actions import (
+    Accept,
+    Block,
+    Challenge,
+    Done,
+    Exchange,
+    PlayGrowth,
+    ReturnCard,
+    Skip,
+)
+from core.games.biggiebills.cards import BONUS_NAMES, card_name, growth
+from core.games.biggiebills.legal import cost_of, legal_actions, payoff_of, penalty_of
+from core.games.biggiebills.rules import hand_text
+from core.games.biggiebills.state import BiggieBillsState
+from core.games.biggiebills.text import join, money
+from core.games.biggiebills.view import view
+
+__all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
+
+_ROW = 5
+"""Buttons per row (Discord's limit)."""
+_MAX_BUTTONS = 20
+"""Buttons before the panel switches to menus (Discord allows 25 a message)."""
+_MAX_OPTIONS = 25
+_MAX_LABEL = 75
+"""Characters per button or option label (Slack's limit; Discord allows 80)."""
+
+
+def _fit(label: str) -> str:
+    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1].rstrip() + "…"
+
+
+def _rows(buttons: Sequence[ui.Button]) -> list[list[ui.Button]]:
+    return [list(buttons[i : i + _ROW]) for i in range(0, len(buttons), _ROW)]
+
+
+def render_board(state: BiggieBillsState) -> ui.Message:
+    """The live team progress board, built from the public view only."""
+    public = view(state, None)
+    names = [t["name"] for t in public["teams"]]
+    head = [f"Business Cycle {public['cycle']} · target {money(public['target'])}"]
+    industry = public["industry"]
+    head.append(
+        f"Industry Rules: {industry['name']}. {industry['text']}"
+        if industry
+        else "Industry Rules: none in force."
+    )
+    if public["order"]:
+        head.append("Order: " + " → ".join(names[s] for s in public["order"]) + " (twice)")
+    if public["outcome"]:
+        head.append(public["outcome"]["summary"])
+    elif public["phase"] == "block" and public["pending"]:
+        pending = public["pending"]
+        owner = next(a["owner"] for a in public["active"] if a["id"] == pending["active"])
+        head.append(
+            f"Waiting for {names[owner]} to block or accept {names[pending['challenger']]}'s "
+            "challenge."
+        )
+    elif public["phase"] == "returns":
+        head.append(f"Waiting for {names[public['returns'][0]]} to return extra cards.")
+    elif public["turn"] is not None:
+        head.append(
+            f"Turn {public['turn_index'] + 1} of {2 * len(public['order'])}: "
+            f"{names[public['turn']]} to play."
+        )
+    lines = []
+    for a in public["active"]:
+        status = ""
+        if a["challengers"]:
+            status = " · challenged by " + join([names[s] for s in a["challengers"]])
+        if a["sealed"]:
+            status += " · protected"
+        target = f" → {names[a['target']]}" if a["target"] is not None else ""
+        lines.append(
+            f"#{a['id']} {names[a['owner']]}: {a['name']}{target} (S{a['stage']}, pays "
+            f"{money(a['payoff'])}, penalty {money(a['penalty'])}){status}"
+        )
+    head.append("Active Growth cards:\n" + "\n".join(lines) if lines else "No active Growth cards.")
+    fields = []
+    for t in public["teams"]:
+        if not t["alive"]:
+            fields.append(ui.Field_(name=t["name"], value=f"{t['cash_text']} · out ({t['out']})"))
+            continue
+        stages = " ".join(f"S{i + 1}:{n}" for i, n in enumerate(t["stages"]))
+        value = (
+            f"{t['cash_text']} · completed {stages} · bonus cards {t['bonus_cards']}"
+            f" (earned {t['bonus_earned']})"
+        )
+        if public["turn"] == t["seat"] and public["phase"] == "turn":
+            value += " · to play"
+        fields.append(ui.Field_(name=t["name"], value=value))
+    return ui.Message(title="BiggieBills$$$", text="\n".join(head), fields=fields)
+
+
+def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
+    """The team's hand and a control for each of its legal actions (for every member)."""
+    lines = [hand_text(state, seat), f"Your team has {money(state.cash[seat])}."]
+    legal = legal_actions(state, seat)
+    buttons: list[ui.Button] = []
+    selects: list[ui.Select] = []
+    if state.phase == "returns" and legal:
+        lines.append(
+            "Your acquisition is complete: return cards until 6 Growth and 4 Challenge remain."
+        )
+    elif state.phase == "block" and legal:
+        pending = state.pending
+        assert pending is not None
+        lines.append(
+            f"{state.names[pending.challenger]} challenges your card: block it (they pay you "
+            f"{money(pending.penalty)}) or accept (you pay them {money(pending.penalty)})."
+        )
+    elif legal:
+        lines.append(
+            f"Your turn: {state.plays_left} Growth/Challenge play(s) and {state.flex_left} "
+            "Flexible Challenge play(s) left."
+        )
+    elif not state.finished and state.alive[seat]:
+        turn = state.turn_seat
+        if turn is not None:
+            lines.append(f"Waiting for {state.names[turn]}.")
+    exchanges = [a for a in legal if isinstance(a, Exchange)]
+    others = [a for a in legal if not isinstance(a, Exchange)]
+    if len(others) <= _MAX_BUTTONS:
+        buttons = [_button(state, seat, a) for a in others]
+    else:
+        plain = [a for a in others if isinstance(a, Skip | Done | Block | Accept)]
+        buttons = [_button(state, seat, a) for a in plain]
+        selects += _menus(state, seat, [a for a in others if a not in plain])
+    if exchanges:
+        options = []
+        seen: dict[str, int] = {}
+        for card in state.growth[seat] + state.challenges[seat]:
+            seen[card] = seen.get(card, 0) + 1
+            options.append(
+                ui.SelectOption(label=_fit(card_name(card)), value=f"{card}#{seen[card]}")
+            )
+        selects.append(
+            ui.Select(
+                placeholder=f"Exchange two cards ({money(_exchange_price(state))})",
+                options=options[:_MAX_OPTIONS],
+                action={"type": "exchange", "cards": []},
+                field="cards",
+                version=state.version,
+                seat=seat,
+                min_values=2,
+                max_values=2,
+            )
+        )
+    return ui.Message(
+        title=f"BiggieBills$$$: {state.names[seat]}",
+        text="\n".join(lines),
+        buttons=_rows(buttons),
+        selects=selects,
+    )
+
+
+def _exchange_price(state: BiggieBillsState) -> int:
+    return int(view(state, None)["exchange_price"])
+
+
+def _button(state: BiggieBillsState, seat: Seat, action: Any) -> ui.Button:
+    style: ui.Style = "secondary"
+    if isinstance(action, PlayGrowth | Block):
+        style = "primary"
+    elif isinstance(action, Challenge):
+        style = "danger"
+    return ui.Button(
+        label=_fit(describe_action(state, action)),
+        style=style,
+        action=action.model_dump(mode="json"),
+        version=state.version,
+        seat=seat,
+    )
+
+
+def _menus(state: BiggieBillsState, seat: Seat, actions: list[Any]) -> list[ui.Select]:
+    """One menu per kind of play when there are too many for buttons."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a in actions:
+        if isinstance(a, PlayGrowth) and a.target is None:
+            key, value = ("play", ""), a.card
+        elif isinstance(a, PlayGrowth):
+            key, value = ("play", a.card), str(a.target)
+        elif isinstance(a, Challenge):
+            key, value = ("challenge", a.card), str(a.active)
+        elif isinstance(a, ReturnCard):
+            key, value = ("return", ""), a.card
+        else:
+            continue
+        groups.setdefault(key, []).append((_fit(describe_action(state, a)), value))
+    menus = []
+    for (kind, card), options in groups.items():
+        if kind == "play" and not card:
+            action: dict[str, Any] = {"type": "play"}
+            field, placeholder = "card", "Play a Growth card"
+        elif kind == "play":
+            action, field, placeholder = {"type": "play", "card": card}, "target", "Acquire..."
+        elif kind == "challenge":
+            action = {"type": "challenge", "card": card}
+            field, placeholder = "active", f"Challenge with {card_name(card)}"
+        else:
+            action, field, placeholder = {"type": "return"}, "card", "Return a card"
+        for start in range(0, len(options), _MAX_OPTIONS):
+            menus.append(
+                ui.Select(
+                    placeholder=_fit(placeholder),
+                    options=[
+                        ui.SelectOption(label=label, value=value)
+                        for label, value in options[start : start + _MAX_OPTIONS]
+                    ],
+                    action=action,
+                    field=field,
+                    version=state.version,
+                    seat=seat,
+                )
+            )
+    return menus
+
+
+def render_prompt(state: BiggieBillsState) -> ui.Message | None:
+    """Nothing is voted on in public: every decision is one team's, in its private panel."""
+    return None
+
+
+def describe_action(state: BiggieBillsState, action: Any) -> str:
+    """A short label for buttons and the log. A hand card is named only in the labels a team
+    sees privately; plays name cards that the play makes public anyway."""
+    if isinstance(action, PlayGrowth):
+        card = growth(action.card)
+        if action.target is not None and 0 <= action.target < len(state.names):
+            return f"Acquire {state.names[action.target]} ({money(cost_of(state, action.card))})"
+        return (
+            f"Play {card.name} (S{card.stage}, {money(cost_of(state, action.card))} → "
+            f"{money(payoff_of(state, action.card))})"
+        )
+    if isinstance(action, Challenge):
+        active = state.find_active(action.active)
+        if active is None:
+            return f"Challenge #{action.active}"
+        flex = " (Flexible)" if action.card in BONUS_NAMES else ""
+        return (
+            f"Challenge {state.names[active.owner]}'s {card_name(active.card)}{flex} "
+            f"(+{money(penalty_of(state, active.card))})"
+        )
+    if isinstance(action, Exchange):
+        return "Exchange " + join([card_name(c) for c in action.cards])
+    if isinstance(action, Skip):
+        return "Skip (pay the fine)"
+    if isinstance(action, Done):
+        return "End turn"
+    if isinstance(action, Block):
+        return "Block the challenge"
+    if isinstance(action, Accept):
+        return "Accept the challenge"
+    if isinstance(action, ReturnCard):
+        return f"Return {card_name(action.card)}"
+    return "Time is up"
