@@ -1,0 +1,210 @@
+"""Helpers for BiggieBills$$$ tests: a rigged rng, tables set up card by card, invariants."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable, MutableSequence, Sequence
+from typing import Any
+
+import pytest
+
+from core.engine import SYSTEM, Event, IllegalAction, Seat, Timeout, Transition
+from core.games.biggiebills import GAME
+from core.games.biggiebills.cards import (
+    all_challenges,
+    all_growth,
+    bonus_deck,
+    challenge_deck,
+    growth_deck,
+    growth_of_challenge,
+    is_growth,
+)
+from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
+
+NAMES = ["Red", "Blue", "Green", "Gold", "Ink", "Jade", "Kiwi", "Lime"]
+
+
+class RiggedRandom(random.Random):
+    """Decks keep their catalogue order (shuffles of cards do nothing); each shuffle of the
+    team order takes the next of ``orders`` (default: seat order)."""
+
+    def __init__(self, orders: Iterable[Sequence[int]] = ()) -> None:
+        super().__init__(0)
+        self.orders = [list(o) for o in orders]
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+        if x and all(isinstance(v, int) for v in x) and self.orders:
+            wanted = self.orders.pop(0)
+            assert sorted(wanted) == sorted(x), (wanted, x)
+            x[:] = wanted
+
+
+def new_game(
+    teams: int = 4, orders: Iterable[Sequence[int]] = (), **options: Any
+) -> BiggieBillsState:
+    return GAME.new_game(
+        NAMES[:teams], [False] * teams, BiggieBillsOptions(**options), RiggedRandom(orders)
+    )
+
+
+def act(
+    state: BiggieBillsState, actor: Seat, action: Any, rng: random.Random | None = None
+) -> tuple[BiggieBillsState, list[Event]]:
+    transition: Transition = GAME.apply(state, actor, action, rng or RiggedRandom())
+    assert transition.state.version == state.version + 1
+    return transition.state, transition.events
+
+
+def refused(state: BiggieBillsState, actor: Seat, action: Any, match: str | None = None) -> str:
+    """Assert ``action`` is an IllegalAction that leaves ``state`` exactly as it was."""
+    before = state.model_dump()
+    with pytest.raises(IllegalAction, match=match) as info:
+        GAME.apply(state, actor, action, RiggedRandom())
+    assert state.model_dump() == before
+    return str(info.value)
+
+
+def timeout(state: BiggieBillsState) -> tuple[BiggieBillsState, list[Event]]:
+    assert state.deadline is not None
+    return act(state, SYSTEM, Timeout(key=state.deadline.key))
+
+
+def kinds(events: Sequence[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of_kind(events: Sequence[Event], kind: str) -> list[Event]:
+    return [e for e in events if e.kind == kind]
+
+
+def public_text(events: Sequence[Event]) -> str:
+    return "\n".join(e.text for e in events if e.audience.is_public)
+
+
+# --- arranging a table ---------------------------------------------------------------------
+
+
+def _take(state: BiggieBillsState, card: str) -> None:
+    """Remove one copy of ``card`` from the decks or discards (to put it somewhere else)."""
+    piles: list[list[str]]
+    if is_growth(card):
+        piles = [state.growth_deck, state.growth_discard]
+    elif card.startswith("challenge_"):
+        piles = [state.challenge_deck, state.challenge_discard]
+    else:
+        piles = [state.bonus_deck, state.bonus_discard]
+    for pile in piles:
+        if card in pile:
+            pile.remove(card)
+            return
+    raise AssertionError(f"no free copy of {card}")
+
+
+def arrange(
+    state: BiggieBillsState,
+    seat: Seat,
+    growth: Sequence[str] | None = None,
+    challenges: Sequence[str] | None = None,
+    bonus: Sequence[str] | None = None,
+    completed: Sequence[str] | None = None,
+    cash: int | None = None,
+) -> BiggieBillsState:
+    """A copy of ``state`` where ``seat`` holds exactly these cards (the old ones go back under
+    the decks), has completed these cards, and has this much cash. Cards stay conserved."""
+    state = state.model_copy(deep=True)
+    if growth is not None:
+        state.growth_deck += state.growth[seat]
+        state.growth[seat] = []
+        for card in growth:
+            _take(state, card)
+            state.growth[seat].append(card)
+    if challenges is not None:
+        state.challenge_deck += state.challenges[seat]
+        state.challenges[seat] = []
+        for card in challenges:
+            _take(state, card)
+            state.challenges[seat].append(card)
+    if bonus is not None:
+        state.bonus_deck += state.bonus[seat]
+        state.bonus[seat] = []
+        for card in bonus:
+            _take(state, card)
+            state.bonus[seat].append(card)
+    if completed is not None:
+        state.growth_deck += state.completed[seat]
+        state.completed[seat] = []
+        for card in completed:
+            _take(state, card)
+            state.completed[seat].append(card)
+            if card not in state.firsts:
+                state.firsts.append(card)
+    if cash is not None:
+        state.cash[seat] = cash
+        if state.turn_cash:
+            state.turn_cash[seat] = cash
+    check_cards(state)
+    return state
+
+
+def play_to(state: BiggieBillsState, seat: Seat) -> BiggieBillsState:
+    """End turns with the team on turn (by a free 'done' after a skip costs money, so by
+    setting the turn as acted) until it is ``seat``'s turn."""
+    for _ in range(40):
+        if state.finished or (state.turn_seat == seat and state.phase != "block"):
+            return state
+        turn = state.turn_seat
+        assert turn is not None
+        work = state.model_copy(deep=True)
+        work.acted = True  # a free pass for arranging tables; its events are not under test
+        state, _ = act(work, turn, {"type": "done"})
+    raise AssertionError("never reached that seat")
+
+
+# --- invariants ----------------------------------------------------------------------------
+
+
+def check_cards(state: BiggieBillsState) -> None:
+    """Every card is in exactly one place: hands, decks, discards, the board or completed."""
+    teams = state.teams
+    growth = [c for h in state.growth for c in h] + state.growth_deck + state.growth_discard
+    growth += [a.card for a in state.active] + [c for done in state.completed for c in done]
+    assert Counter(growth) == Counter(growth_deck(teams))
+    challenges = [c for h in state.challenges for c in h]
+    challenges += state.challenge_deck + state.challenge_discard
+    assert Counter(challenges) == Counter(challenge_deck(teams))
+    bonus = [c for h in state.bonus for c in h] + state.bonus_deck + state.bonus_discard
+    assert Counter(bonus) == Counter(bonus_deck(teams))
+
+
+def identity(card: str) -> str:
+    """The Growth card a Growth or Challenge card is about (they share its name)."""
+    return growth_of_challenge(card)
+
+
+_NAMES = {g.id: g.name for g in all_growth()}
+_PATTERNS = {gid: re.compile(rf"(?<!\w){re.escape(name)}(?!\w)") for gid, name in _NAMES.items()}
+assert len(all_challenges()) == len(_NAMES)
+
+
+def hidden_identities(state: BiggieBillsState, public: set[str]) -> set[str]:
+    """Growth cards (by identity) held in some hand and never made public by a play."""
+    held = {identity(c) for h in state.growth + state.challenges for c in h}
+    return held - public
+
+
+def made_public(state: BiggieBillsState) -> set[str]:
+    """Identities shown on the board now: active and completed cards."""
+    return {a.card for a in state.active} | {c for done in state.completed for c in done}
+
+
+def leaks(hidden: set[str], texts: Iterable[str]) -> list[str]:
+    blob = "\n".join(texts)
+    found = []
+    for gid in hidden:
+        if _NAMES[gid] in blob and (m := _PATTERNS[gid].search(blob)):
+            found.append(f"{gid}: {blob[max(0, m.start() - 60) : m.end() + 60]!r}")
+        if gid in blob:
+            found.append(f"{gid} (id)")
+    return found
