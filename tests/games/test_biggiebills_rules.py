@@ -391,7 +391,7 @@ def test_bonus_cards_are_earned_for_three_and_four_completions_in_a_stage() -> N
     state = play_to(state, 0)
     assert len(state.bonus[0]) == 2 and state.bonus_earned[0] == [2, 0, 0, 0]
     fifth = arrange(state, 0, growth=["brand_identity"])
-    fifth, events = act(fifth, 0, PlayGrowth(card="brand_identity"))
+    fifth, _ = act(fifth, 0, PlayGrowth(card="brand_identity"))
     fifth = play_to(fifth, 0)
     assert len(fifth.bonus[0]) == 2  # at most two a stage
     check_cards(fifth)
@@ -477,7 +477,7 @@ def test_returns_timeout_keeps_the_best_cards() -> None:
     state, _ = act(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=1))
     state = play_to(state, 0)
     assert state.phase == "returns"
-    state, events = timeout(state)
+    state, _ = timeout(state)
     assert len(state.growth[0]) == 6 and len(state.challenges[0]) == 4
     assert state.phase == "turn"
 
