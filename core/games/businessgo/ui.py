@@ -86,6 +86,8 @@ def render_board(state: BusinessGoState) -> ui.Message:
     b = board()
     names = [p["name"] for p in public["players"]]
     head = [f"Round {public['round']} · Goal {dollars(public['goal'])}"]
+    if public["round"] == 1 and public["opening"]:
+        head.append(public["opening"])
     if public["outcome"]:
         head.append(public["outcome"]["summary"])
     else:

@@ -1,0 +1,83 @@
+"""Busine$$ GO in the console adapter, run as the real `boardroom` command in script mode."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def run_script(tmp_path: Path, lines: list[str], *args: str) -> tuple[str, list[dict[str, Any]]]:
+    """Run ``boardroom console --script`` on ``lines``; its stdout and transcript records."""
+    script = tmp_path / "game.txt"
+    script.write_text("\n".join(lines) + "\n")
+    transcript = tmp_path / "transcript.jsonl"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "console",
+            *("--script", str(script)),
+            *("--transcript", str(transcript)),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "BOARDROOM_LOG_LEVEL": "WARNING"},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    return result.stdout, records
+
+
+def test_a_human_plays_a_few_turns_then_bots_finish_the_short_game(tmp_path: Path) -> None:
+    lines = [
+        "# a whole short game of Busine$$ GO: alice types and clicks, then leaves it to bots",
+        "alice: /businessgo start short=yes turn_seconds=30",
+        "alice: /businessgo addbot 3",
+        "alice: click Begin",
+        "alice: /businessgo setup canada",  # refused: no licence
+        "alice: /businessgo roll",
+        "alice: click any",
+        "alice: click any",
+        "alice: click any",
+        "wait 31",  # a turn deadline passes: the least harmful choice is made
+        "alice: click any",
+        "alice: /businessgo leave",  # a bot takes the seat and the bots play to the end
+        "alice: /businessgo status",
+    ]
+    _, records = run_script(tmp_path, lines, "--seed", "7")
+
+    private = [r for r in records if r["audience"] in {"ephemeral", "dm"}]
+    channel = [r for r in records if r["audience"] == "channel"]
+    boards = [r for r in records if r["audience"] == "board"]
+    assert any("You need the Canada Business Licence" in r["text"] for r in private)
+    assert any("Opening roll" in r["text"] for r in boards)
+    assert any(" rolls " in r["text"] and " lands on " in r["text"] for r in channel)
+    assert any("Time is up" in r["text"] for r in channel)
+    assert any("Roll the dice" in r["buttons"] for r in private)
+    over = [r for r in channel if "Game over after" in r["text"]]
+    assert len(over) == 1
+    assert "wins with" in over[0]["text"] and "reached $5,000,000" in over[0]["text"]
+    assert "wins with" in boards[-1]["text"]
+    assert "wins with" in records[-1]["text"]  # the final status
+
+
+def test_the_same_seed_replays_the_same_bot_game(tmp_path: Path) -> None:
+    lines = [
+        "alice: /businessgo start short=yes turn_seconds=0",
+        "alice: /businessgo addbot 2",
+        "alice: /businessgo begin",
+        "alice: /businessgo leave",
+    ]
+    runs = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        runs.append(run_script(tmp_path / name, lines, "--seed", "3")[1])
+    assert runs[0] == runs[1]
+    assert any("Game over after" in r["text"] for r in runs[0])
