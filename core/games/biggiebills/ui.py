@@ -17,7 +17,7 @@ from core.games.biggiebills.actions import (
     ReturnCard,
     Skip,
 )
-from core.games.biggiebills.cards import BONUS_NAMES, card_name, growth
+from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, growth
 from core.games.biggiebills.legal import cost_of, legal_actions, payoff_of, penalty_of
 from core.games.biggiebills.rules import hand_text
 from core.games.biggiebills.state import BiggieBillsState
@@ -119,10 +119,10 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
             f"{money(pending.penalty)}) or accept (you pay them {money(pending.penalty)})."
         )
     elif legal:
-        lines.append(
-            f"Your turn: {state.plays_left} Growth/Challenge play(s) and {state.flex_left} "
-            "Flexible Challenge play(s) left."
-        )
+        plays = f"Your turn: {state.plays_left} Growth/Challenge play(s) left"
+        if any(c in FLEX_STAGES for c in state.bonus[seat]):
+            plays += f" and {state.flex_left} Flexible Challenge play(s)"
+        lines.append(plays + ".")
     elif not state.finished and state.alive[seat]:
         turn = state.turn_seat
         if turn is not None:
