@@ -10,20 +10,24 @@ __all__ = ["rules_page", "rules_text", "topics"]
 
 _HEADING = re.compile(r"^(#{2,3}) (.+)$", re.MULTILINE)
 _ALIASES = {
-    "pick": "seed",
-    "product": "seed",
-    "pitch": "pitches",
-    "secret": "venture",
-    "point": "venture",
-    "vote": "venture",
-    "open": "mezzanine",
-    "invest": "mezzanine",
-    "offering": "ipo",
-    "end": "end of the game",
-    "ending": "end of the game",
+    "roll": "turn",
+    "convert": "turn",
+    "corporation": "turn",
+    "licence": "licences",
+    "license": "licences",
+    "sale": "selling",
+    "sales": "selling",
+    "demand": "selling",
+    "compete": "competition",
+    "join": "competition",
+    "salary": "fees",
+    "debt": "debts",
+    "auction": "debts",
+    "bankruptcy": "debts",
+    "win": "winning",
     "decisions": "rulings",
-    "variant": "variants",
     "timeouts": "options",
+    "numbers": "simulation",
 }
 
 
