@@ -34,9 +34,11 @@ def _single(value: Any) -> Any:
 
 
 def _copy_tags(value: Any) -> Any:
-    # The exchange menu tells two copies of one card apart as "id#1", "id#2".
+    # The exchange menu tells two copies of one card apart as "id#1", "id#2"; the order of
+    # the two cards does not matter, so it is sorted (equal exchanges compare equal).
     if isinstance(value, list):
-        return [v.split("#", 1)[0] if isinstance(v, str) else v for v in value]
+        cards = [v.split("#", 1)[0] if isinstance(v, str) else v for v in value]
+        return sorted(cards, key=str)
     return value
 
 

@@ -15,7 +15,6 @@ _ALIASES = {
     "challenges": "challenge cards",
     "industry": "industry rules",
     "bonus": "bonus cards",
-    "block": "bonus cards",
     "flexible": "bonus cards",
     "acquire": "acquiring",
     "acquisition": "acquiring",

@@ -1,0 +1,187 @@
+"""The card data, the panels and board, typed commands and the rules page of BiggieBills$$$."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.engine import IllegalAction
+from core.games.biggiebills import GAME
+from core.games.biggiebills.actions import (
+    Accept,
+    Block,
+    Challenge,
+    Done,
+    Exchange,
+    PlayGrowth,
+    ReturnCard,
+    Skip,
+)
+from core.games.biggiebills.cards import (
+    ACQUIRE,
+    BLOCK,
+    FLEX_12,
+    all_challenges,
+    all_growth,
+    all_industry,
+    catalogue,
+    challenge_id,
+)
+from core.games.biggiebills.rulebook import rules_page, topics
+from core.registry import get_game
+from tests.games.biggiebills_support import act, arrange, new_game
+
+VM = "vendor_management"
+
+
+# --- data --------------------------------------------------------------------------------------
+
+
+def test_the_card_tables() -> None:
+    growth = all_growth()
+    assert len(growth) == 24
+    assert [sum(1 for g in growth if g.stage == s) for s in (1, 2, 3, 4)] == [6, 6, 6, 6]
+    names = {g.name: g.stage for g in growth}
+    assert names["Vendor Management"] == 1 and names["Acquire a Competitor"] == 4
+    assert all(g.first >= g.later > 0 and g.cost > 0 and g.penalty > 0 for g in growth)
+    assert len(all_challenges()) == 24
+    assert {c.growth for c in all_challenges()} == {g.id for g in growth}
+    assert len(all_industry()) == 24
+    # a small vocabulary, combined: every kind is used, and no card is a special case
+    kinds = {e.kind for card in all_industry() for e in card.effects}
+    assert kinds == {
+        "cost",
+        "payoff",
+        "penalty",
+        "two_cards",
+        "fine",
+        "exchange",
+        "no_challenges",
+        "per_completed",
+        "per_challenge",
+    }
+    assert catalogue() is catalogue()
+    assert get_game("biggiebills") is GAME
+
+
+# --- board and panels --------------------------------------------------------------------------
+
+
+def test_board_shows_progress_and_never_a_hand() -> None:
+    state = arrange(new_game(), 0, bonus=[BLOCK], completed=["business_plan"])
+    state, _ = act(state, 0, PlayGrowth(card=VM))
+    board = GAME.render_board(state).plain_text()
+    assert "Business Cycle 1" in board and "Industry Rules: none in force" in board
+    assert "#1 Red: Vendor Management" in board
+    assert "Red: $180M · completed S1:1 S2:0 S3:0 S4:0 · bonus cards 1" in board
+    assert "Blue to play" in board
+    public = GAME.view(state, None)
+    assert "hand" not in public
+    shown = {VM, "business_plan"}  # active and completed: on the board by right
+    held = {c for h in state.growth for c in h} - shown
+    assert held and not any(c in json.dumps(public) for c in held)
+
+
+def test_private_panel_has_a_stale_proof_control_for_every_legal_action() -> None:
+    state = new_game()
+    panel = GAME.render_private(state, 0)
+    assert "Your team's hand" in panel.text and "Vendor Management" in panel.text
+    buttons = panel.all_buttons()
+    assert all(b.version == state.version and b.seat == 0 for b in buttons)
+    assert {b.label for b in buttons} >= {"Skip (pay the fine)"}
+    pressed = [GAME.parse_action(b.action or {}) for b in buttons]
+    legal = GAME.legal_actions(state, 0)
+    exchanges = [a for a in legal if isinstance(a, Exchange)]
+    assert set(pressed) == {a for a in legal if not isinstance(a, Exchange)}
+    (menu,) = panel.selects
+    assert menu.field == "cards" and menu.min_values == menu.max_values == 2
+    # a menu answer such as two copies of a card ("id#1", "id#2") is a legal exchange
+    chosen = GAME.parse_action({**menu.action, "cards": [o.value for o in menu.options[:2]]})
+    assert chosen in exchanges
+    other = GAME.render_private(state, 1)
+    assert other.all_buttons() == [] and "Waiting for Red" in other.text
+
+
+def test_block_panel_and_many_choices_fall_back_to_menus() -> None:
+    state, _ = act(new_game(), 0, PlayGrowth(card=VM))
+    state = arrange(state, 0, bonus=[BLOCK])
+    state = arrange(state, 1, challenges=[challenge_id(VM)], completed=["business_plan"])
+    state, _ = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
+    panel = GAME.render_private(state, 0)
+    labels = [b.label for b in panel.all_buttons()]
+    assert labels == ["Block the challenge", "Accept the challenge"]
+    assert "Blue challenges your card" in panel.text
+
+
+def test_describe_action_labels() -> None:
+    state, _ = act(new_game(), 0, PlayGrowth(card=VM))
+    assert GAME.describe_action(state, PlayGrowth(card=VM)).startswith("Play Vendor Management")
+    assert GAME.describe_action(state, PlayGrowth(card=ACQUIRE, target=2)).startswith(
+        "Acquire Green"
+    )
+    assert GAME.describe_action(state, Challenge(active=1, card=FLEX_12)).startswith(
+        "Challenge Red's Vendor Management (Flexible)"
+    )
+    assert GAME.describe_action(state, Exchange(cards=[VM, "seed_funding"])) == (
+        "Exchange Seed Funding and Vendor Management"
+    )
+    assert GAME.describe_action(state, Skip()) == "Skip (pay the fine)"
+    assert GAME.describe_action(state, ReturnCard(card=VM)) == "Return Vendor Management"
+
+
+# --- typed commands ----------------------------------------------------------------------------
+
+
+def test_typed_commands() -> None:
+    state, _ = act(new_game(), 0, PlayGrowth(card=VM))
+    parse = GAME.parse_text
+    assert parse(state, 1, "play", "vendor management") == PlayGrowth(card=VM)
+    assert parse(state, 1, "play", "Vendor") == PlayGrowth(card=VM)
+    assert parse(state, 1, "acquire", "green") == PlayGrowth(card=ACQUIRE, target=2)
+    assert parse(state, 1, "challenge", "Red Vendor Management") == Challenge(
+        active=1, card=challenge_id(VM)
+    )
+    assert parse(state, 1, "challenge", "red vendor management flex") == Challenge(
+        active=1, card=FLEX_12
+    )
+    assert parse(state, 1, "exchange", "Vendor Management, Challenge Seed Funding") == Exchange(
+        cards=[VM, challenge_id("seed_funding")]
+    )
+    assert parse(state, 1, "skip", "") == Skip()
+    assert parse(state, 1, "done", "") == Done()
+    assert parse(state, 1, "block", "") == Block()
+    assert parse(state, 1, "accept", "") == Accept()
+    assert parse(state, 1, "return", "vendor management") == ReturnCard(card=VM)
+    assert parse(state, 1, "play", "") is None
+    for word, rest, match in [
+        ("play", "Flying Cars", "no Growth card called"),
+        ("play", "Acquire a Competitor", "acquire <team>"),
+        ("acquire", "Nobody", "Name one of the teams"),
+        ("challenge", "Blue Vendor Management", "Blue has no active Vendor Management"),
+        ("challenge", "xyz", "Write `challenge"),
+        ("exchange", "Vendor Management", "separated by a comma"),
+    ]:
+        with pytest.raises(IllegalAction, match=match):
+            parse(state, 1, word, rest)
+    assert set(GAME.text_commands) >= {"play", "challenge", "exchange", "skip", "block", "accept"}
+
+
+# --- rules page --------------------------------------------------------------------------------
+
+
+def test_rules_page_documents_every_card_and_topic() -> None:
+    page = rules_page()
+    for card in all_growth():
+        assert card.name in page, card.name
+        row = f"| {card.name} | {card.stage} | ${card.cost}M | ${card.first}M | ${card.later}M |"
+        assert row in page, row
+    for ind in all_industry():
+        assert f"| {ind.name} | {ind.text} |" in page, ind.name
+    assert "Challenge Vendor Management" in page
+    for topic in ("growth", "challenge", "acquire", "industry", "bonus", "win", "rulings"):
+        assert GAME.rules(topic).startswith("#"), topic
+    assert "Topics" in GAME.rules("nonsense")
+    assert GAME.rules("all") == page
+    assert topics()
+    assert "biggiebills rules" in GAME.rules(None)
