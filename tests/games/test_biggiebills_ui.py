@@ -29,6 +29,7 @@ from core.games.biggiebills.cards import (
     challenge_id,
 )
 from core.games.biggiebills.rulebook import rules_page, topics
+from core.games.biggiebills.state import Active
 from core.registry import get_game
 from tests.games.biggiebills_support import act, arrange, new_game
 
@@ -185,3 +186,28 @@ def test_rules_page_documents_every_card_and_topic() -> None:
     assert GAME.rules("all") == page
     assert topics()
     assert "biggiebills rules" in GAME.rules(None)
+
+
+def test_a_crowded_panel_uses_menus_and_fits_five_rows() -> None:
+    state = new_game(8)
+    cards = [VM, "business_plan", "seed_funding", "office_lease", "brand_identity"]
+    cards += ["first_hires", "product_launch", "sales_team", "supply_chain", "erp_system"]
+    cards += ["customer_support", "marketing_campaign", VM, "business_plan"]
+    for index, card in enumerate(cards):
+        seat = 1 + index % 7
+        state = arrange(state, seat, growth=[card, *state.growth[seat]][:6])
+        state.growth[seat].remove(card)
+        state.active.append(Active(id=state.next_active, card=card, owner=seat, cost=1))
+        state.next_active += 1
+    state = arrange(state, 0, bonus=[FLEX_12], completed=["business_plan", "sales_team"])
+    legal = [a for a in GAME.legal_actions(state, 0) if not isinstance(a, Exchange)]
+    assert len(legal) > 20
+    panel = GAME.render_private(state, 0)
+    assert len(panel.buttons) + len(panel.selects) <= 5
+    offered = {GAME.parse_action(b.action or {}) for b in panel.all_buttons()}
+    for menu in panel.selects:
+        if menu.field != "cards":
+            offered |= {
+                GAME.parse_action({**menu.action, menu.field: [o.value]}) for o in menu.options
+            }
+    assert offered == set(legal)

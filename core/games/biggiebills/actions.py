@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
 
 from core.engine import Seat, Timeout
 
@@ -44,6 +44,7 @@ def _copy_tags(value: Any) -> Any:
 
 CardId = Annotated[str, BeforeValidator(_single)]
 SeatArg = Annotated[int, BeforeValidator(_single)]
+"""A number, also accepted as the one-element list a menu sends."""
 OptionalSeat = Annotated[Seat | None, BeforeValidator(_single)]
 
 
@@ -67,6 +68,18 @@ class Challenge(_Action):
     type: Literal["challenge"] = "challenge"
     active: SeatArg
     card: CardId
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_menu(cls, data: Any) -> Any:
+        # The challenge menu fills one field, "choice", with "<active>|<card>".
+        if isinstance(data, dict) and "choice" in data:
+            data = dict(data)
+            choice = _single(data.pop("choice"))
+            if isinstance(choice, str) and "|" in choice:
+                active, card = choice.split("|", 1)
+                data["active"], data["card"] = active, card
+        return data
 
 
 class Exchange(_Action):

@@ -132,9 +132,15 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     if len(others) <= _MAX_BUTTONS:
         buttons = [_button(state, seat, a) for a in others]
     else:
-        plain = [a for a in others if isinstance(a, Skip | Done | Block | Accept)]
-        buttons = [_button(state, seat, a) for a in plain]
-        selects += _menus(state, seat, [a for a in others if a not in plain])
+        # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays
+        # and challenges become one menu each, so the panel never needs more than five rows.
+        listed = [
+            a
+            for a in others
+            if not isinstance(a, PlayGrowth | Challenge) or getattr(a, "target", None) is not None
+        ]
+        buttons = [_button(state, seat, a) for a in listed]
+        selects += _menus(state, seat, [a for a in others if a not in listed])
     if exchanges:
         options = []
         seen: dict[str, int] = {}
@@ -183,40 +189,27 @@ def _button(state: BiggieBillsState, seat: Seat, action: Any) -> ui.Button:
 
 
 def _menus(state: BiggieBillsState, seat: Seat, actions: list[Any]) -> list[ui.Select]:
-    """One menu per kind of play when there are too many for buttons."""
-    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for a in actions:
-        if isinstance(a, PlayGrowth) and a.target is None:
-            key, value = ("play", ""), a.card
-        elif isinstance(a, PlayGrowth):
-            key, value = ("play", a.card), str(a.target)
-        elif isinstance(a, Challenge):
-            key, value = ("challenge", a.card), str(a.active)
-        elif isinstance(a, ReturnCard):
-            key, value = ("return", ""), a.card
-        else:
-            continue
-        groups.setdefault(key, []).append((_fit(describe_action(state, a)), value))
+    """A menu of Growth plays and a menu of challenges (more menus past 25 options)."""
+    plays = [
+        ui.SelectOption(label=_fit(describe_action(state, a)), value=a.card)
+        for a in actions
+        if isinstance(a, PlayGrowth)
+    ]
+    challenges = [
+        ui.SelectOption(label=_fit(describe_action(state, a)), value=f"{a.active}|{a.card}")
+        for a in actions
+        if isinstance(a, Challenge)
+    ]
     menus = []
-    for (kind, card), options in groups.items():
-        if kind == "play" and not card:
-            action: dict[str, Any] = {"type": "play"}
-            field, placeholder = "card", "Play a Growth card"
-        elif kind == "play":
-            action, field, placeholder = {"type": "play", "card": card}, "target", "Acquire..."
-        elif kind == "challenge":
-            action = {"type": "challenge", "card": card}
-            field, placeholder = "active", f"Challenge with {card_name(card)}"
-        else:
-            action, field, placeholder = {"type": "return"}, "card", "Return a card"
+    for options, action, field, placeholder in (
+        (plays, {"type": "play"}, "card", "Play a Growth card"),
+        (challenges, {"type": "challenge"}, "choice", "Challenge an active card"),
+    ):
         for start in range(0, len(options), _MAX_OPTIONS):
             menus.append(
                 ui.Select(
-                    placeholder=_fit(placeholder),
-                    options=[
-                        ui.SelectOption(label=label, value=value)
-                        for label, value in options[start : start + _MAX_OPTIONS]
-                    ],
+                    placeholder=placeholder,
+                    options=options[start : start + _MAX_OPTIONS],
                     action=action,
                     field=field,
                     version=state.version,
