@@ -309,6 +309,7 @@ def test_players_are_found_by_mention_id_or_name() -> None:
     assert teams.find_player(rec, "<@U2|ben>")[0] == 1
     assert teams.find_player(rec, "<@!U1>")[0] == 0
     assert teams.find_player(rec, "ben")[0] == 1
+    assert teams.find_player(rec, "@Ben")[0] == 1
     assert teams.find_player(rec, "U2")[0] == 1
     with pytest.raises(teams.TeamError, match="Nobody called Ada"):
         teams.find_player(rec, "Ada")

@@ -58,6 +58,7 @@ def find_player(record: GameRecord, text: str) -> tuple[int, Member]:
     """The seat and member that ``text`` names: a mention, a user id or a display name."""
     typed = text.strip()
     mention = _MENTION.match(typed)
+    typed = typed.removeprefix("@")  # an unescaped mention (Slack without should_escape)
     user = mention.group(1) if mention else typed
     by_name: list[tuple[int, Member]] = []
     for index, seat in enumerate(record.seats):
