@@ -215,7 +215,9 @@ async def test_every_member_gets_the_team_panel_and_any_may_act(
     alice_button = first_button(began, "alice")
     bob_button = first_button(began, "bob")
     assert alice_button.seat == bob_button.seat == 0
-    assert not private(began, "carol")  # not the Sharks' turn yet
+    # At the deal the Sharks see their own secret too, without buttons: it isn't their turn.
+    sharks = private(began, "carol")
+    assert len(sharks) == 1 and sharks[0].text.startswith("Secret") and not sharks[0].buttons
 
     played = await authority.press(req("bob"), codec.encode_button(NAME, bob_button))
     assert "Alice adds 1: 1." in public_text(played)

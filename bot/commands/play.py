@@ -130,7 +130,8 @@ def publish(
 
     Public events become one channel post (with the public prompt's buttons when a new decision
     point opened one). Private events and, for each human seat that the game now waits for at a
-    new decision point, its private panel become one private message per member of the seat (a
+    new decision point (and for every seat at the deal), its private panel become one private
+    message per member of the seat (a
     team has several): an ephemeral reply to the requester, a DM to anyone else. ``note`` is a
     line for the seat's other members (a teammate's move on their behalf).
     """
@@ -157,7 +158,8 @@ def publish(
             continue
         lines = [e.text for e in events if e.audience.seat == seat]
         panel = None
-        if seat in waiting_after and (new_decision or seat not in waiting_before):
+        dealt = before is None  # at the deal every player sees their hand, whoever moves first
+        if dealt or (seat in waiting_after and (new_decision or seat not in waiting_before)):
             panel = game.render_private(after, seat)
         for user in users:
             told = [note[1]] if note is not None and note[0] == seat and user != requester else []
