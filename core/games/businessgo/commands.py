@@ -36,20 +36,18 @@ TEXT_COMMANDS: dict[str, str] = {
     "sell": "sell <product>: in a Boom, sell one of your products",
     "bet": "bet <amount>: bet at the Casino (e.g. `bet 250k`)",
     "travel": "travel <country>: at the Travel Agency, travel there",
-    "join": "join: join the open sales competition",
+    "compete": "compete: join the open sales competition for your product",
     "bid": "bid <amount>: a sealed bid in the open auction",
     "auction": "auction <country|service>: in debt, auction it to the other players",
     "bank": "bank <country|service>: in debt, sell it to the bank for half",
     "downgrade": "downgrade <country>: in debt, make an International National again",
     "remove": "remove <country>: the corporation a Mail card makes go bankrupt",
 }
-_NO_ARGUMENT = {"roll": Roll, "buy": Buy, "pass": Pass, "join": Join}
-_ALIASES = {"stop": "pass", "stay": "pass", "decline": "pass", "done": "pass", "end": "pass"}
+_NO_ARGUMENT = {"roll": Roll, "buy": Buy, "pass": Pass, "compete": Join}
 
 
 def parse_text(state: BusinessGoState, seat: Seat, word: str, rest: str) -> Any | None:
     """The action a text command means; None when its argument is missing."""
-    word = _ALIASES.get(word, word)
     rest = rest.strip()
     if word in _NO_ARGUMENT:
         return _NO_ARGUMENT[word]()
