@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from bot.commands import codec, teams
+from bot.commands import codec, play, teams
 from bot.commands.authority import STALE, Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord, SeatInfo
@@ -318,3 +318,31 @@ def test_players_are_found_by_mention_id_or_name() -> None:
     rec.seats[0].members.append(rec.seats[1].members[0].model_copy(update={"user": "U3"}))
     with pytest.raises(teams.TeamError, match="Several players are called ben"):
         teams.find_player(rec, "ben")
+
+
+# --- channel posts -----------------------------------------------------------------------------
+
+
+async def test_own_move_is_posted_alone_and_bot_moves_packed_after_it(
+    authority: Authority, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "alice", "addbot 2")
+    began = await say(authority, "alice", "begin")
+    played = await authority.press(
+        req("alice"), codec.encode_button(NAME, first_button(began, "alice"))
+    )
+    assert [m.text for m in played.public] == [
+        "Alice adds 1: 1.",
+        "Ada adds 2: 3.\nGrace adds 2: 5.",
+    ]
+    # A post never grows past the pack limit: then each bot move gets its own.
+    monkeypatch.setattr(play, "PACK_LIMIT", 20)
+    again = await authority.press(
+        req("alice"), codec.encode_button(NAME, first_button(played, "alice"))
+    )
+    assert [m.text for m in again.public] == [
+        "Alice adds 1: 6.",
+        "Ada adds 2: 8.",
+        "Grace adds 2: 10.",
+    ]

@@ -805,7 +805,7 @@ class Authority:
         """Store the new state in the record, set its deadline and fill the Outbox."""
         after = result.state
         members = [s.users for s in record.seats]
-        publish(game, before, after, result.events, members, requester, out, note)
+        publish(game, before, after, result.moves, members, requester, out, note)
         out.version = after.version
         record.state_json = after.model_dump_json()
         if after.finished:

@@ -18,6 +18,7 @@ from core.engine import Event, Game, GameState, IllegalAction, Seat
 
 __all__ = [
     "MAX_BOT_STEPS",
+    "PACK_LIMIT",
     "Advance",
     "action_rng",
     "advance",
@@ -28,6 +29,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+PACK_LIMIT = 1800
+"""Bot moves share a channel post while it stays under this many characters (Discord shows
+2000 in a plain message)."""
 
 MAX_BOT_STEPS = 10_000
 """A safety bound on bot moves applied after one command (a whole bot-only game fits)."""
@@ -48,7 +53,8 @@ class Advance:
 
     state: GameState
     log: list[list[Any]] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    moves: list[list[Event]] = field(default_factory=list)
+    """The events of each applied action, in order: the command's own action first (if any)."""
 
 
 def load_state(game: Game[Any, Any], data: str) -> GameState:
@@ -84,7 +90,7 @@ def advance(
 ) -> Advance:
     """Apply ``action`` (raises IllegalAction, changing nothing), then every bot move it allows."""
     transition = game.apply(state, actor, action, action_rng(seed, state.version))
-    result = Advance(state=transition.state, events=list(transition.events))
+    result = Advance(state=transition.state, moves=[list(transition.events)])
     result.log.append(encode_action(actor, action))
     run_bots(game, seed, bots, result)
     return result
@@ -111,7 +117,7 @@ def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance)
             choice = legal[0]
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
         result.state = transition.state
-        result.events.extend(transition.events)
+        result.moves.append(list(transition.events))
         result.log.append(encode_action(seat, choice))
     log.error("bots did not finish within %s moves", MAX_BOT_STEPS)
 
@@ -120,7 +126,7 @@ def publish(
     game: Game[Any, Any],
     before: GameState | None,
     after: GameState,
-    events: list[Event],
+    moves: list[list[Event]],
     members: list[list[str]],
     requester: str | None,
     out: Outbox,
@@ -128,8 +134,10 @@ def publish(
 ) -> None:
     """Turn events and the new state into channel posts, private messages and the board.
 
-    Public events become one channel post (with the public prompt's buttons when a new decision
-    point opened one). Private events and, for each human seat that the game now waits for at a
+    Each action's public events become one channel post: the first action's alone, the bot
+    moves after it packed together while a post stays short (``PACK_LIMIT``), so no post outgrows
+    what a platform shows. The last post carries the public prompt's buttons when a new decision
+    point opened one. Private events and, for each human seat that the game now waits for at a
     new decision point (and for every seat at the deal), its private panel become one private
     message per member of the seat (a
     team has several): an ephemeral reply to the requester, a DM to anyone else. ``note`` is a
@@ -139,19 +147,35 @@ def publish(
     waiting_before = set(game.waiting_for(before)) if before is not None else set()
     waiting_after = set(game.waiting_for(after))
 
-    public = [e.text for e in events if e.audience.is_public]
+    posts: list[str] = []
+    packing = False  # whether the last post holds bot moves that more may join
+    for index, move in enumerate(moves):
+        text = "\n".join(e.text for e in move if e.audience.is_public)
+        if not text:
+            continue
+        if packing and len(posts[-1]) + len(text) < PACK_LIMIT:
+            posts[-1] += "\n" + text
+        else:
+            posts.append(text)
+        packing = index > 0
     prompt = game.render_prompt(after) if new_decision else None
-    if public or prompt is not None:
-        text = "\n".join(public)
-        if prompt is not None:
-            text = "\n\n".join(part for part in (text, prompt.plain_text()) if part)
+    if prompt is not None:
+        text = prompt.plain_text()
+        if posts and len(posts[-1]) + len(text) < PACK_LIMIT:
+            posts[-1] = "\n\n".join(part for part in (posts[-1], text) if part)
+        else:
+            posts.append(text)
+    for number, text in enumerate(posts, start=1):
+        last = number == len(posts) and prompt is not None
         out.post(
             ui.Message(
                 text=text,
-                buttons=prompt.buttons if prompt else [],
-                selects=prompt.selects if prompt else [],
+                buttons=prompt.buttons if last and prompt else [],
+                selects=prompt.selects if last and prompt else [],
             )
         )
+
+    events = [event for move in moves for event in move]
 
     for seat, users in enumerate(members):
         if not users:
