@@ -106,7 +106,9 @@ class SlackAdapter:
             delivery=delivery_id("cmd", command.get("trigger_id"), command),
         )
         game = str(command["command"]).lstrip("/")
+        # Slack escapes &, < and > in what was typed; mentions (<@U1|bob>) arrive as real brackets.
         text = str(command.get("text") or "")
+        text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
         await ack()  # before any work: Slack shows an error after 3 seconds without it
 
         async def work() -> None:

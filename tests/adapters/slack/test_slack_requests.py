@@ -202,3 +202,21 @@ async def _begun_with(table: SlackTable) -> None:
     for user in USERS[1:]:
         await table.command(user, "join")
     await table.command(USERS[0], "begin")
+
+
+async def test_typed_text_is_unescaped_and_mentions_name_players(loop: Loopback) -> None:
+    """Slack sends `R&D` as `R&amp;D`, and with should_escape a mention as `<@UBOB|bob>`."""
+    for user, text in (
+        ("UALICE", "start"),
+        ("UBOB", "join R&amp;D"),
+        ("UALICE", "move <@UBOB|bob> to Labs &lt;3"),
+    ):
+        body = loop.slack.slash_body("/biggiebills", text, user, CHANNEL)
+        assert await loop.slack.post(body) == 200
+        await loop.adapter.settled()
+    record = await stored(loop)
+    assert record is not None
+    assert [(seat.name, seat.users) for seat in record.seats] == [
+        ("ualice", ["UALICE"]),
+        ("Labs <3", ["UBOB"]),
+    ]
