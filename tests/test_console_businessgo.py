@@ -2,37 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
-
-def run_script(tmp_path: Path, lines: list[str], *args: str) -> tuple[str, list[dict[str, Any]]]:
-    """Run ``boardroom console --script`` on ``lines``; its stdout and transcript records."""
-    script = tmp_path / "game.txt"
-    script.write_text("\n".join(lines) + "\n")
-    transcript = tmp_path / "transcript.jsonl"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bot",
-            "console",
-            *("--script", str(script)),
-            *("--transcript", str(transcript)),
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin", "BOARDROOM_LOG_LEVEL": "WARNING"},
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    records = [json.loads(line) for line in transcript.read_text().splitlines()]
-    return result.stdout, records
+from tests.test_console import run_script
 
 
 def test_a_human_plays_a_few_turns_then_bots_finish_the_short_game(tmp_path: Path) -> None:
