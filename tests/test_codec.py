@@ -46,3 +46,33 @@ def test_too_long_is_refused_at_encoding() -> None:
 def test_garbage_never_raises(text: str) -> None:
     press = codec.decode(text)
     assert press is None or text.startswith("br1|")
+
+
+def test_an_id_too_long_as_json_is_written_compactly_and_decodes_the_same() -> None:
+    # BiggieBills' longest choices: a Stage 4 challenge, in a DM (the id names a 19-digit
+    # channel), at a 5-digit version; as JSON these ids run past 100 characters.
+    challenge = {"active": 136, "card": "challenge_international_expansion", "type": "challenge"}
+    play = {"card": "initial_public_offering", "target": None, "type": "play"}
+    for action in (challenge, play):
+        button = ui.Button(label="x", action=action, version=99_999, seat=7)
+        for channel in (None, "1234567890123456789", "C0123456789"):
+            custom_id = codec.encode_button("biggiebills", button, channel)
+            assert len(custom_id) <= codec.MAX_ID_LENGTH
+            press = codec.decode(custom_id)
+            assert press is not None
+            assert (press.channel, press.version, press.seat) == (channel, 99_999, 7)
+            # A trailing default (target=None) is left out; the action model fills it back in.
+            assert {"target": None, **(press.resolved_action() or {})} == {"target": None, **action}
+
+
+def test_ids_that_fit_keep_the_json_form() -> None:
+    button = ui.Button(label="x", action={"type": "roll"}, version=5, seat=0)
+    assert codec.encode_button("businessgo", button, "1234567890123456789").endswith(
+        '|{"type":"roll"}'
+    )
+
+
+def test_a_compact_tail_of_an_unknown_action_is_garbage() -> None:
+    assert codec.decode('br1|a|biggiebills||3|0|["no-such-action",1]') is None
+    assert codec.decode('br1|a|biggiebills||3|0|["skip",1,2,3]') is None
+    assert codec.decode('br1|a|biggiebills|~!!|3|0|["skip"]') is None

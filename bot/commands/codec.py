@@ -3,16 +3,25 @@
 Discord custom ids and Slack action values are strings (Discord: at most 100 characters), and
 they must survive a restart, so everything needed to handle a press is inside the id: the game,
 the state version the choice was offered at, the seat it belongs to, and the action itself.
+
+The action is written as JSON (``{"card":"x","type":"play"}``). When that id would be too long
+(long card names, a DM's channel, a high version), it is written compactly instead: the action as
+a JSON list of its ``type`` and its other fields' values in the order of the game's action model
+(trailing defaults left out), and a numeric channel id in base 36 after a ``~``. Both forms
+decode to the same press.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic_core import PydanticUndefined
 
 from core import ui
+from core.registry import get_game
 
 __all__ = ["MAX_ID_LENGTH", "Press", "decode", "encode_button", "encode_select"]
 
@@ -55,22 +64,36 @@ def encode_button(game: str, button: ui.Button, channel: str | None = None) -> s
     elsewhere (a DM), so that pressing it acts on that channel's game."""
     where = channel or ""
     if button.command is not None:
-        custom_id = f"{_PREFIX}|c|{game}|{where}|{button.command}"
-    elif button.action is not None:
-        custom_id = (
-            f"{_PREFIX}|a|{game}|{where}|{button.version}|{_seat(button.seat)}|"
-            f"{_compact(button.action)}"
-        )
-    else:
+        return _checked(f"{_PREFIX}|c|{game}|{where}|{button.command}")
+    if button.action is None:
         raise ValueError("a button needs an action or a command")
-    return _checked(custom_id)
+
+    def build(where: str, action: str) -> str:
+        return f"{_PREFIX}|a|{game}|{where}|{button.version}|{_seat(button.seat)}|{action}"
+
+    return _fitted(game, button.action, where, build)
 
 
 def encode_select(game: str, select: ui.Select, channel: str | None = None) -> str:
-    custom_id = (
-        f"{_PREFIX}|s|{game}|{channel or ''}|{select.version}|{_seat(select.seat)}|"
-        f"{select.field}|{_compact(select.action)}"
-    )
+    def build(where: str, action: str) -> str:
+        return (
+            f"{_PREFIX}|s|{game}|{where}|{select.version}|{_seat(select.seat)}|"
+            f"{select.field}|{action}"
+        )
+
+    return _fitted(game, select.action, channel or "", build)
+
+
+def _fitted(game: str, action: dict[str, Any], where: str, build: Callable[[str, str], str]) -> str:
+    """The id in its JSON form, or in the compact form when only that one fits."""
+    custom_id = build(where, _compact(action))
+    if len(custom_id) <= MAX_ID_LENGTH:
+        return custom_id
+    listed = _positional(game, action)
+    if listed is not None:
+        shorter = build(_short_channel(where), listed)
+        if len(shorter) <= MAX_ID_LENGTH:
+            return shorter
     return _checked(custom_id)
 
 
@@ -80,24 +103,94 @@ def _checked(custom_id: str) -> str:
     return custom_id
 
 
+def _fields(game: str, kind: Any) -> list[tuple[str, Any]] | None:
+    """The fields after ``type`` of ``game``'s action model of that type, with their defaults
+    (``PydanticUndefined``: none)."""
+    found = get_game(game)
+    if found is None or not isinstance(kind, str):
+        return None
+    for model in found.action_models:
+        info = model.model_fields.get("type")
+        if info is not None and info.default == kind:
+            return [(name, f.default) for name, f in model.model_fields.items() if name != "type"]
+    return None
+
+
+def _positional(game: str, action: dict[str, Any]) -> str | None:
+    """``["challenge",36,"c_x"]`` for ``{"active":36,"card":"c_x","type":"challenge"}``, or None
+    when the action is not one of the game's models."""
+    fields = _fields(game, action.get("type"))
+    if fields is None or not set(action) <= {"type", *(name for name, _ in fields)}:
+        return None
+    values = []
+    for name, default in fields:
+        if name not in action and default is PydanticUndefined:
+            return None
+        values.append(action.get(name, default))
+    while values and _same(values[-1], fields[len(values) - 1][1]):
+        values.pop()  # a trailing default: decoding leaves it out and the model fills it in
+    try:
+        return json.dumps([action["type"], *values], separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _same(value: Any, default: Any) -> bool:
+    return type(value) is type(default) and bool(value == default)
+
+
+def _short_channel(channel: str) -> str:
+    """A numeric (Discord) channel id in base 36 after ``~``; anything else as it is."""
+    if not channel.isdigit() or channel.startswith("0"):
+        return channel
+    number, digits = int(channel), ""
+    while number:
+        number, rest = divmod(number, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[rest] + digits
+    return "~" + digits
+
+
+def _long_channel(channel: str) -> str | None:
+    if not channel:
+        return None
+    if channel.startswith("~"):
+        return str(int(channel[1:], 36))
+    return channel
+
+
+def _action(game: str, text: str) -> dict[str, Any]:
+    """The action of an id's JSON tail, in either form; ValueError when it is neither."""
+    loaded = json.loads(text)
+    if isinstance(loaded, dict):
+        return loaded
+    if not isinstance(loaded, list) or not loaded:
+        raise ValueError("not an action")
+    fields = _fields(game, loaded[0])
+    if fields is None or len(loaded) - 1 > len(fields):
+        raise ValueError("not an action of this game")
+    names = [name for name, _ in fields]
+    return {"type": loaded[0], **dict(zip(names, loaded[1:], strict=False))}
+
+
 def decode(custom_id: str, values: list[str] | None = None) -> Press | None:
     """Parse an id made by this module; anything else (or garbage) gives None."""
     head = custom_id.split("|", 4)
     if len(head) < 5 or head[0] != _PREFIX:
         return None
-    kind, game, channel = head[1], head[2], head[3] or None
+    kind, game = head[1], head[2]
     # Split only as far as the kind's fields go, so the JSON tail is never cut.
     parts = custom_id.split("|", {"c": 4, "a": 6, "s": 7}.get(kind, 4))
     try:
+        channel = _long_channel(head[3])
         if kind == "c":
             return Press(game=game, channel=channel, command=parts[4])
         version = int(parts[4])
         seat = int(parts[5]) if parts[5] else None
         if kind == "a":
-            action = json.loads(parts[6])
+            action = _action(game, parts[6])
             return Press(game=game, channel=channel, action=action, version=version, seat=seat)
         if kind == "s":
-            action = json.loads(parts[7])
+            action = _action(game, parts[7])
             return Press(
                 game=game,
                 channel=channel,
