@@ -1,0 +1,462 @@
+"""The two newest games through the real discord.py client and the fake Discord, unchanged adapter.
+
+BiggieBills$$$ seats teams: two users share the Sharks' hand and either of them acts for it.
+Busine$$ GO keeps one live board and every choice private. Nothing here knows a Discord detail
+the adapter does not already use: users type slash commands and press what they were shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from bot.adapters.discord.fake import FakeDiscord, FakeMessage, FakeUser
+from bot.adapters.discord.sim import Table, running_bot
+from bot.commands import codec
+from bot.commands.authority import STALE, Authority
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from core.games.biggiebills.cards import card_name
+from core.games.biggiebills.state import BiggieBillsState
+from core.games.biggiebills.ui import render_private
+from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
+from tests.adapters.discord.conftest import CHANNEL, USERS
+
+BIGGIE = "biggiebills"
+BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
+GO = "businessgo"
+GO_FAST = "short turn_seconds=0 compete_seconds=0 auction_seconds=0"
+ALICE, BOB, CAROL = USERS[:3]
+
+
+# --- what users were shown ---------------------------------------------------------------------
+
+
+def _press(custom_id: str) -> codec.Press:
+    press = codec.decode(custom_id)
+    assert press is not None, custom_id
+    return press
+
+
+def _actions(message: FakeMessage) -> list[dict[str, Any]]:
+    """The game's action buttons and menus of ``message`` (not lobby command buttons)."""
+    return [c for c in message.components if str(c.get("custom_id", "")).startswith("br1|a|")] + [
+        c for c in message.components if str(c.get("custom_id", "")).startswith("br1|s|")
+    ]
+
+
+def _seat_of(component: dict[str, Any]) -> int | None:
+    return _press(component["custom_id"]).seat
+
+
+def _team_panels(fake: FakeDiscord, user: FakeUser, seat: int) -> list[FakeMessage]:
+    """``user``'s private messages (ephemeral or DM) with choices for ``seat``, oldest first."""
+    return [
+        m
+        for m in fake.private(user)
+        if m.audience != "channel" and any(_seat_of(c) == seat for c in _actions(m))
+    ]
+
+
+def _titled(message: FakeMessage, title: str) -> bool:
+    """A message whose embed has exactly this title (the live board's)."""
+    embeds = message.data.get("embeds") or []
+    return bool(embeds) and embeds[0].get("title") == title
+
+
+def _turn_seat(state: BiggieBillsState) -> int | None:
+    return state.turn_seat if state.phase == "turn" else None
+
+
+class _Seen:
+    """Checks each message a user or the channel was shown once (again when edited)."""
+
+    def __init__(self, cards: Cards) -> None:
+        self.cards = cards
+        self._shown: dict[int, int] = {}
+
+    def channel(self, fake: FakeDiscord, state: BiggieBillsState) -> int:
+        """No channel message posted or edited since the last check names a hidden card."""
+        return self._check(fake.public(CHANNEL), self.cards.hidden(state))
+
+    def private(
+        self, fake: FakeDiscord, user: FakeUser, state: BiggieBillsState, own: int, other: int
+    ) -> int:
+        """``user`` (of seat ``own``) was shown none of seat ``other``'s secret cards."""
+        return self._check(fake.private(user), self.cards.only(state, other, own))
+
+    def _check(self, messages: list[FakeMessage], hidden: set[str]) -> int:
+        checked = 0
+        for message in messages:
+            if self._shown.get(message.id) == message.edits:
+                continue
+            self._shown[message.id] = message.edits
+            leaked = [name for name in hidden if names_card(message.text, name)]
+            assert not leaked, (leaked, message.text)
+            checked += 1
+        return checked
+
+
+async def _biggie_lobby(table: Table) -> None:
+    await table.slash(ALICE, "start", {"options": BIGGIE_FAST})
+    await table.slash(ALICE, "join", {"team": "Sharks"})
+    await table.slash(BOB, "join", {"team": "sharks"})  # a team name is found whatever its case
+    await table.slash(CAROL, "join", {"team": "Owls"})
+    await table.slash(ALICE, "addbot", {"n": "2"})
+    await table.slash(ALICE, "begin")
+
+
+async def _act_from_hand(table: Table, user: FakeUser) -> None:
+    """``user`` asks for the hand and presses a choice that moves the game on."""
+    answer = await table.slash(user, "hand")
+    panel = next(m for m in answer.messages if _actions(m))
+    buttons = [c for c in _actions(panel) if c["type"] == 2]
+    labels = [str(c["label"]) for c in buttons]
+    # Skip, accept or end the turn: each always moves on, so the Sharks get their turn soon.
+    chosen = next(
+        (
+            c
+            for wanted in ("Skip", "Accept", "End turn", "Return", "Play")
+            for c in buttons
+            if str(c["label"]).startswith(wanted)
+        ),
+        None,
+    )
+    assert chosen is not None, labels
+    before = await table.record()
+    await table.click(user, panel, chosen["custom_id"])
+    assert await table.record() != before, f"{user.name}'s {chosen['label']} changed nothing"
+
+
+# --- BiggieBills$$$ ----------------------------------------------------------------------------
+
+
+async def test_a_team_of_two_shares_one_hand_and_acts_once(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, [ALICE, BOB, CAROL], random.Random(1), BIGGIE)
+        await _biggie_lobby(table)
+        record = await table.record()
+        assert record is not None and record.status == "playing"
+        state = state_of(record)
+        sharks, owls = state.names.index("Sharks"), state.names.index("Owls")
+        assert [m.name for m in record.seats[sharks].members] == ["alice", "bob"]
+        assert [m.name for m in record.seats[owls].members] == ["carol"]
+        assert sum(s.is_bot for s in record.seats) == 2
+        cards = Cards()
+        seen = _Seen(cards)
+        assert seen.channel(fake, state) > 0
+
+        # At the deal both Sharks see the team's hand privately; nobody else ever does.
+        hand = cards.hand(state, sharks)
+        assert hand, "the Sharks hold no card that is still secret"
+        for member in (ALICE, BOB):
+            dealt = [m for m in fake.private(member) if m.text.startswith("BiggieBills$$$: Sharks")]
+            assert dealt, f"{member.name} never saw the team's hand"
+            assert all(name in dealt[0].text for name in hand), (hand, dealt[0].text)
+
+        # The Owls (carol) and the bots play until it is the Sharks' turn.
+        for _ in range(12):
+            state = state_of(await table.record())
+            if _turn_seat(state) == sharks:
+                break
+            assert _turn_seat(state) == owls or state.phase != "turn", state.phase
+            await _act_from_hand(table, CAROL)
+            now = state_of(await table.record())
+            seen.channel(fake, now)
+            seen.private(fake, CAROL, now, owls, sharks)
+        assert _turn_seat(state) == sharks, "the Sharks never got their turn"
+
+        # Both members hold the team's current panel, every choice rendered.
+        expected = render_private(state, sharks)
+        wanted = sum(len(row) for row in expected.buttons) + len(expected.selects)
+        panels = {}
+        for member in (ALICE, BOB):
+            mine = _team_panels(fake, member, sharks)
+            assert mine, f"{member.name} got no panel for the Sharks' turn"
+            panel = mine[-1]
+            versions = {_press(c["custom_id"]).version for c in _actions(panel)}
+            assert versions == {state.version}, (versions, state.version)
+            assert len(_actions(panel)) == wanted, (member.name, panel.text)
+            panels[member.name] = panel
+
+        # Carol presses a Sharks button (as if she had it): refused privately, nothing changes.
+        bob_panel = panels["bob"]
+        plays = [c for c in _actions(bob_panel) if str(c.get("label", "")).startswith("Play ")]
+        choice = plays[0] if plays else _actions(bob_panel)[0]
+        wrong = await table.click(CAROL, bob_panel, choice["custom_id"])
+        assert wrong.messages and all(m.audience == "ephemeral" for m in wrong.messages)
+        assert "belongs to Sharks" in wrong.messages[0].text
+        assert state_of(await table.record()).version == state.version
+
+        # Bob plays for the team: announced in the channel, Alice is told privately.
+        posts = len(fake.public(CHANNEL))
+        told_before = len(fake.private(ALICE))
+        await table.click(BOB, bob_panel, choice["custom_id"])
+        after = state_of(await table.record())
+        assert after.version > state.version
+        action = _press(choice["custom_id"])
+        assert action.action is not None
+        new_posts = [m.text for m in fake.public(CHANNEL)[posts:]]
+        if action.action["type"] == "play":
+            played = card_name(action.action["card"])
+            assert any(f"Sharks plays {played}" in text for text in new_posts), new_posts
+        else:
+            assert any("Sharks" in text for text in new_posts), new_posts
+        notes = [m for m in fake.private(ALICE)[told_before:] if "played for your team" in m.text]
+        assert notes, [m.text for m in fake.private(ALICE)[told_before:]]
+        assert notes[0].text.startswith(f"bob played for your team: {choice['label']}")
+        assert not [m for m in fake.private(BOB) if "played for your team" in m.text]
+
+        # Alice presses the same choice on her own (now old) panel: stale, nothing changes.
+        alice_panel = panels["alice"]
+        same = next(
+            c for c in _actions(alice_panel) if _press(c["custom_id"]).action == action.action
+        )
+        posts = len(fake.public(CHANNEL))
+        stale = await table.click(ALICE, alice_panel, same["custom_id"])
+        assert stale.messages and all(m.audience == "ephemeral" for m in stale.messages)
+        assert stale.messages[0].text.startswith(STALE)
+        assert state_of(await table.record()) == after
+        assert len(fake.public(CHANNEL)) == posts
+
+        # No hand card was named in the channel; Carol never saw the Sharks' cards.
+        seen.channel(fake, after)
+        assert seen.private(fake, CAROL, after, owls, sharks) > 0
+        for message in fake.private(CAROL):
+            assert not message.text.startswith("BiggieBills$$$: Sharks"), message.text
+            assert not [c for c in _actions(message) if _seat_of(c) == sharks]
+
+        # Everyone leaves: the bots play every team to the end.
+        carol_saw = len(fake.private(CAROL))
+        for user in (ALICE, BOB, CAROL):
+            await table.slash(user, "leave")
+        record = await table.record()
+        assert record is not None and record.status == "finished"
+        final = state_of(record)
+        seen.channel(fake, final)
+
+    public = fake.public(CHANNEL)
+    assert any("a bot plays Sharks now" in m.text for m in public)
+    over = [m.text for m in public if "Game over." in m.text]
+    assert len(over) == 1, over
+    assert final.outcome is not None
+    assert final.outcome.summary in over[0]
+    assert all(name in over[0] for name in final.names)
+    # One live board, edited in place as the game moved on.
+    boards = [m for m in public if _titled(m, "BiggieBills$$$")]
+    assert len(boards) == 1, [m.text[:40] for m in boards]
+    assert boards[0].edits >= 3
+    assert final.outcome.summary in boards[0].text
+    # Once she left, Carol was sent nothing private: no team's hand follows her out.
+    assert len(fake.private(CAROL)) == carol_saw
+
+
+async def _save(table: Table, record: GameRecord, state: BiggieBillsState) -> None:
+    """Write ``state`` into the channel's record, as a later moment of the same game."""
+    store = table.client.adapter.authority.store
+    _, loaded = await store.load(table.key)
+    assert loaded is not None
+    record.state_json = state.model_dump_json()
+    saved = await store.save(
+        table.key,
+        record.model_dump_json(),
+        expected=loaded.version,
+        version=loaded.version + 1,
+        ttl_s=3600,
+    )
+    assert saved
+
+
+async def test_late_game_choices_with_long_names_reach_every_member(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """Stage 3-4 plays and challenges make the longest button ids (a DM's also name the
+    channel): every member must still get every choice, in the channel and in a DM."""
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, [ALICE, BOB, CAROL], random.Random(2), BIGGIE)
+        await _biggie_lobby(table)
+        record = await table.record()
+        assert record is not None
+        state = state_of(record)
+        sharks, owls = state.names.index("Sharks"), state.names.index("Owls")
+        late_game(state, sharks, owls)
+        await _save(table, record, state)
+
+        expected = render_private(state, sharks)
+        wanted = sum(len(row) for row in expected.buttons) + len(expected.selects)
+        labels = [b.label for row in expected.buttons for b in row]
+        assert any(label.startswith("Challenge Owls's International Expansion") for label in labels)
+        assert any(label.startswith("Play Strategic Partnership") for label in labels)
+
+        in_channel = await table.slash(ALICE, "hand")
+        bob_dm = 900_000_000_000_000_002
+        in_dm = await table.settle(await fake.slash(BOB, bob_dm, "hand", "", dm=True))
+        shown = {}
+        for who, answer in (("alice", in_channel), ("bob", in_dm)):
+            panel = next(m for m in answer.messages if _actions(m))
+            got = [str(c.get("label") or c.get("placeholder")) for c in _actions(panel)]
+            assert len(got) == wanted, (who, sorted(set(labels) - set(got)))
+            shown[who] = panel
+
+        # Bob challenges from his DM: it acts on the channel's game.
+        panel = shown["bob"]
+        challenge = next(
+            c for c in _actions(panel) if str(c.get("label", "")).startswith("Challenge Owls")
+        )
+        assert f"|{CHANNEL}|" in challenge["custom_id"] or "|~" in challenge["custom_id"]
+        posts = len(fake.public(CHANNEL))
+        await table.click(BOB, panel, challenge["custom_id"])
+        after = state_of(await table.record())
+    assert after.challenges_played[sharks] == 1
+    new_posts = [m.text for m in fake.public(CHANNEL)[posts:]]
+    assert any("Sharks challenges Owls's International Expansion (#36)" in t for t in new_posts)
+
+
+# --- Busine$$ GO -------------------------------------------------------------------------------
+
+
+async def _go_state(table: Table) -> dict[str, Any]:
+    record = await table.record()
+    assert record is not None and record.state is not None
+    return record.state
+
+
+def _go_boards(fake: FakeDiscord) -> list[FakeMessage]:
+    return [m for m in fake.public(CHANNEL) if _titled(m, "Busine$$ GO")]
+
+
+def _newest_panel(fake: FakeDiscord, user: FakeUser, seat: int) -> FakeMessage:
+    panels = [m for m in fake.private(user) if any(_seat_of(c) == seat for c in _actions(m))]
+    assert panels, f"{user.name} has no private panel"
+    return panels[-1]
+
+
+def _button(message: FakeMessage, label: str) -> dict[str, Any]:
+    found = [c for c in _actions(message) if str(c.get("label", "")).startswith(label)]
+    assert found, (label, [c.get("label") for c in _actions(message)])
+    return found[0]
+
+
+async def _go_table(table: Table, options: str) -> None:
+    """Alice, Bob, Carol and a bot (seat 3) at a table of Busine$$ GO that has begun."""
+    await table.slash(ALICE, "start", {"options": options})
+    for user in table.users[1:]:
+        await table.slash(user, "join")
+    await table.slash(ALICE, "addbot")
+    await table.slash(ALICE, "begin")
+    record = await table.record()
+    assert record is not None and record.state is not None
+    assert record.state["names"][:3] == ["alice", "bob", "carol"] and record.seats[3].is_bot
+
+
+async def _until_a_person_may_compete(table: Table) -> dict[str, Any]:
+    """Everyone presses on until a sale opens a competition that a person may join; its sale."""
+    for _ in range(600):
+        record = await table.record()
+        state = record.state if record is not None else None
+        assert state is not None and state["outcome"] is None
+        sale = state["sales"][0] if state["sales"] else None
+        if state["phase"] == "compete" and sale and [s for s in sale["eligible"] if s < 3]:
+            return dict(sale)
+        assert await table.step()
+    raise AssertionError("no sales competition was open to a person")
+
+
+async def test_busine_go_roll_competition_and_bots_finish(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    users = [ALICE, BOB, CAROL]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, users, random.Random(4), GO)
+        await _go_table(table, GO_FAST)
+
+        # Whoever is on turn rolls with the button of their private panel.
+        for _ in range(20):
+            state = await _go_state(table)
+            if state["turn"] < 3 and state["phase"] == "turn":
+                break
+            assert await table.step()
+        seat = state["turn"]
+        roller = users[seat]
+        panel = _newest_panel(fake, roller, seat)
+        roll = _button(panel, "Roll the dice")
+        boards = _go_boards(fake)
+        assert len(boards) == 1
+        edits, posts = boards[0].edits, len(fake.public(CHANNEL))
+        await table.click(roller, panel, roll["custom_id"])
+        rolled = [m.text for m in fake.public(CHANNEL)[posts:]]
+        assert any(f"{roller.name} rolls " in text for text in rolled), rolled
+        assert _go_boards(fake) == boards and boards[0].edits > edits
+        dice = (await _go_state(table))["dice"]
+        assert f"Last roll: {dice[0]}+{dice[1]}." in boards[0].text
+
+        # Everyone plays on until a bot's or a player's sale opens a competition that a person
+        # may join: the Join button comes privately to each of them, never to the seller.
+        sale = await _until_a_person_may_compete(table)
+        window = [s for s in sale["eligible"] if s < 3 and s not in sale["joined"]]
+        for rival in window:
+            offer = _newest_panel(fake, users[rival], rival)
+            _button(offer, "Join the competition")
+            _button(offer, "Stay out")
+        seller = sale["seller"]
+        if seller < 3:
+            newest = _newest_panel(fake, users[seller], seller)
+            assert not [c for c in _actions(newest) if c.get("label") == "Join the competition"]
+        joiner = users[window[0]]
+        offer = _newest_panel(fake, joiner, window[0])
+        posts = len(fake.public(CHANNEL))
+        await table.click(joiner, offer, _button(offer, "Join the competition")["custom_id"])
+        joined = [m.text for m in fake.public(CHANNEL)[posts:]]
+        assert any(f"{joiner.name} joins the sales competition" in t for t in joined), joined
+
+        # The people leave; the bots play every seat to the end.
+        for user in users:
+            await table.slash(user, "leave")
+        record = await table.record()
+    assert record is not None and record.status == "finished"
+    outcome = (record.state or {})["outcome"]
+    over = [m.text for m in fake.public(CHANNEL) if "Game over after" in m.text]
+    assert len(over) == 1 and outcome["summary"] in over[0]
+    boards = _go_boards(fake)
+    assert len(boards) == 1 and outcome["summary"] in boards[0].text
+
+
+async def test_busine_go_competition_window_closes_on_its_deadline(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """A one-second Join window: nobody answers, the deadline runner closes it (you snooze,
+    you lose) and the Join button pressed afterwards is stale."""
+    users = [ALICE, BOB, CAROL]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, users, random.Random(4), GO)
+        await _go_table(table, GO_FAST.replace("compete_seconds=0", "compete_seconds=1"))
+        sale = await _until_a_person_may_compete(table)
+        late = [s for s in sale["eligible"] if s < 3 and s not in sale["joined"]]
+        offers = {s: _newest_panel(fake, users[s], s) for s in late}
+        for offer in offers.values():
+            _button(offer, "Join the competition")
+
+        def closed() -> list[str]:
+            return [m.text for m in fake.public(CHANNEL) if m.text.startswith("Too late to join")]
+
+        for _ in range(200):  # the deadline runner polls every 0.05 s and posts what it did
+            if closed():
+                break
+            await asyncio.sleep(0.05)
+        missed = ", ".join(users[s].name for s in late)
+        assert closed() and closed()[0].startswith(f"Too late to join: {missed}"), closed()
+        record = await table.record()
+        assert record is not None and record.state is not None
+        assert record.state["window"] > 0 and not [s for s in record.state["sales"] if s == sale], (
+            "the competition is still open"
+        )
+        seat = late[0]
+        pressed = await table.click(
+            users[seat], offers[seat], _button(offers[seat], "Join the competition")["custom_id"]
+        )
+        assert pressed.messages and pressed.messages[0].audience == "ephemeral"
+        assert pressed.messages[0].text.startswith(STALE)
+        assert (await table.record()) == record
