@@ -65,11 +65,16 @@ def test_an_id_too_long_as_json_is_written_compactly_and_decodes_the_same() -> N
             assert {"target": None, **(press.resolved_action() or {})} == {"target": None, **action}
 
 
-def test_ids_that_fit_keep_the_json_form() -> None:
+def test_ids_use_the_compact_form_and_old_json_ids_still_decode() -> None:
     button = ui.Button(label="x", action={"type": "roll"}, version=5, seat=0)
-    assert codec.encode_button("businessgo", button, "1234567890123456789").endswith(
-        '|{"type":"roll"}'
-    )
+    custom_id = codec.encode_button("businessgo", button, "1234567890123456789")
+    assert custom_id == 'br1|a|businessgo|~9do1sj396nf9|5|0|["roll"]'
+    # A button posted before the compact form existed still works.
+    old = 'br1|a|businessgo|1234567890123456789|5|0|{"type":"roll"}'
+    for posted in (custom_id, old):
+        press = codec.decode(posted)
+        assert press is not None and press.resolved_action() == {"type": "roll"}
+        assert press.channel == "1234567890123456789"
 
 
 def test_a_compact_tail_of_an_unknown_action_is_garbage() -> None:

@@ -4,11 +4,11 @@ Discord custom ids and Slack action values are strings (Discord: at most 100 cha
 they must survive a restart, so everything needed to handle a press is inside the id: the game,
 the state version the choice was offered at, the seat it belongs to, and the action itself.
 
-The action is written as JSON (``{"card":"x","type":"play"}``). When that id would be too long
-(long card names, a DM's channel, a high version), it is written compactly instead: the action as
-a JSON list of its ``type`` and its other fields' values in the order of the game's action model
-(trailing defaults left out), and a numeric channel id in base 36 after a ``~``. Both forms
-decode to the same press.
+The action is written compactly, as a JSON list of its ``type`` and its other fields' values in
+the order of the game's action model (trailing defaults left out): ``["challenge",36,"c_x"]``, and
+a numeric (Discord) channel id in base 36 after a ``~``, so that even BiggieBills' longest choices
+in a DM at a high version fit. Ids written before this form, with the action as a JSON object
+(``{"card":"x","type":"play"}``), still decode to the same press.
 """
 
 from __future__ import annotations
@@ -85,16 +85,11 @@ def encode_select(game: str, select: ui.Select, channel: str | None = None) -> s
 
 
 def _fitted(game: str, action: dict[str, Any], where: str, build: Callable[[str, str], str]) -> str:
-    """The id in its JSON form, or in the compact form when only that one fits."""
-    custom_id = build(where, _compact(action))
-    if len(custom_id) <= MAX_ID_LENGTH:
-        return custom_id
+    """The id in the compact form (JSON only for an action that is not one of the game's)."""
     listed = _positional(game, action)
-    if listed is not None:
-        shorter = build(_short_channel(where), listed)
-        if len(shorter) <= MAX_ID_LENGTH:
-            return shorter
-    return _checked(custom_id)
+    if listed is None:
+        return _checked(build(where, _compact(action)))
+    return _checked(build(_short_channel(where), listed))
 
 
 def _checked(custom_id: str) -> str:

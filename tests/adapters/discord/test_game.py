@@ -6,6 +6,7 @@ import random
 
 from bot.adapters.discord.fake import FakeDiscord
 from bot.adapters.discord.sim import Table, running_bot
+from bot.commands import codec
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from tests.adapters.discord.conftest import CHANNEL, USERS
@@ -53,7 +54,8 @@ async def test_hand_in_a_dm_lists_the_game_and_its_buttons_act_on_it(
         panels = [m for m in answer.messages if m.components]
         assert panels, [m.text for m in answer.messages]
         select = next(c for c in panels[0].components if c["custom_id"].startswith("br1|s|"))
-        assert f"|{CHANNEL}|" in select["custom_id"]  # names the game's channel
+        pressed = codec.decode(select["custom_id"])
+        assert pressed is not None and pressed.channel == str(CHANNEL)  # names the game's channel
         values = [o["value"] for o in select["options"]][:2]
         before = await table.record()
         await table.click(bob, panels[0], select["custom_id"], values)
