@@ -240,7 +240,7 @@ async def test_non_member_cannot_act_for_a_team(authority: Authority, store: Gam
     began = await two_teams(authority)
     before = (await record(store)).state_json
     out = await authority.press(req("carol"), codec.encode_button(NAME, first_button(began, "bob")))
-    assert "That button belongs to Alice's hand." in private_text(out, "carol")
+    assert "That button belongs to the team Alice; only its members" in private_text(out, "carol")
     assert not out.public and (await record(store)).state_json == before
 
 

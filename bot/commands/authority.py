@@ -741,9 +741,11 @@ class Authority:
             record, state, seat = self._require_playing(record, game, req)
             if press.seat is not None and press.seat != seat:
                 owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
+                whose = f"the team {owner}" if game.teams else f"{owner}'s hand"
+                mine = "your team's" if game.teams else "your own"
                 raise Refusal(
-                    f"That button belongs to {owner}'s hand. "
-                    f"`/{game.name} hand` shows your own choices."
+                    f"That button belongs to {whose}; only its members can use it. "
+                    f"`/{game.name} hand` shows {mine} choices."
                 )
             version = press.version if press.version is not None else -1
             if not state.decision_version <= version <= state.version:

@@ -7,6 +7,7 @@ component id (:mod:`bot.commands.codec`) is all the authority needs to handle th
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -14,6 +15,8 @@ from bot.commands import codec
 from core import ui
 
 __all__ = ["ACTION_PATTERN", "blocks", "component_id", "fallback_text"]
+
+log = logging.getLogger(__name__)
 
 Block = dict[str, Any]
 
@@ -81,11 +84,16 @@ class _Ids:
         return f"brd{self.count}:{custom_id}"
 
 
-def _button(game: str, button: ui.Button, channel: str | None, ids: _Ids) -> Block:
+def _button(game: str, button: ui.Button, channel: str | None, ids: _Ids) -> Block | None:
+    try:
+        custom_id = codec.encode_button(game, button, channel)
+    except ValueError:  # as on Discord: one choice left out rather than the whole message lost
+        log.warning("button %r of %s does not fit an action id; left out", button.label, game)
+        return None
     element: Block = {
         "type": "button",
         "text": _plain(button.label, MAX_BUTTON_TEXT),
-        "action_id": ids(codec.encode_button(game, button, channel)),
+        "action_id": ids(custom_id),
     }
     # Slack has two accent styles; the neutral "success" reads as the primary one.
     if button.style in ("primary", "success"):
@@ -102,12 +110,17 @@ def _option(option: ui.SelectOption) -> Block:
     return built
 
 
-def _select(game: str, select: ui.Select, channel: str | None, ids: _Ids) -> Block:
+def _select(game: str, select: ui.Select, channel: str | None, ids: _Ids) -> Block | None:
+    try:
+        custom_id = codec.encode_select(game, select, channel)
+    except ValueError:
+        log.warning("menu %r of %s does not fit an action id; left out", select.placeholder, game)
+        return None
     many = select.max_values > 1
     element: Block = {
         "type": "multi_static_select" if many else "static_select",
         "placeholder": _plain(select.placeholder, MAX_PLACEHOLDER),
-        "action_id": ids(codec.encode_select(game, select, channel)),
+        "action_id": ids(custom_id),
     }
     options = [_option(o) for o in select.options]
     if len(options) <= MAX_OPTIONS:
@@ -167,14 +180,16 @@ def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[B
         live = [b for b in row if not b.disabled]
         # Slack buttons cannot be disabled: a greyed-out choice becomes a line of context.
         dead = [b.label for b in row if b.disabled]
-        elements = [_button(game, b, channel, ids) for b in live]
+        elements = [e for e in (_button(game, b, channel, ids) for b in live) if e is not None]
         for start in range(0, len(elements), MAX_ELEMENTS):
             controls.append({"type": "actions", "elements": elements[start : start + MAX_ELEMENTS]})
         if dead:
             text = _cut(" · ".join(mrkdwn(label) for label in dead), MAX_SECTION_TEXT)
             controls.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
     for select in message.selects:
-        controls.append({"type": "actions", "elements": [_select(game, select, channel, ids)]})
+        menu = _select(game, select, channel, ids)
+        if menu is not None:
+            controls.append({"type": "actions", "elements": [menu]})
     # Components matter more than the tail of a long text: keep them when trimming to 50 blocks.
     room = MAX_BLOCKS - len(controls)
     if len(out) > room:

@@ -188,7 +188,7 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
         choice = plays[0] if plays else _actions(bob_panel)[0]
         wrong = await table.click(CAROL, bob_panel, choice["custom_id"])
         assert wrong.messages and all(m.audience == "ephemeral" for m in wrong.messages)
-        assert "belongs to Sharks" in wrong.messages[0].text
+        assert "belongs to the team Sharks" in wrong.messages[0].text
         assert state_of(await table.record()).version == state.version
 
         # Bob plays for the team: announced in the channel, Alice is told privately.

@@ -56,6 +56,18 @@ def test_blocks_respect_slack_limits() -> None:
     assert all(component_id(i) for i in ids)
 
 
+def test_a_choice_too_long_for_an_id_is_left_out_not_the_message() -> None:
+    too_long = ui.Button(label="long", action={"type": "x", "text": "y" * 120}, version=1)
+    menu = ui.Select(
+        placeholder="m", options=[], action={"type": "x", "t": "y" * 120}, field="f", version=1
+    )
+    message = ui.Message(text="Your hand.", buttons=[[_button("ok", 1), too_long]], selects=[menu])
+    built = blocks(message, "bigidea")
+    elements = [e for b in built if b["type"] == "actions" for e in b["elements"]]
+    assert [e["text"]["text"] for e in elements] == ["ok"]
+    assert built[0]["text"]["text"] == "Your hand."
+
+
 def test_manifest_has_every_game_and_only_the_scopes_used() -> None:
     manifest = json.loads(MANIFEST.read_text())
     commands = {c["command"] for c in manifest["features"]["slash_commands"]}

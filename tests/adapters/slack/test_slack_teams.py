@@ -149,7 +149,7 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
     wrong = Component(play.action_id, play.kind, [], 1, CHANNEL, "1.0", True)
     assert not await table.press(CAROL, wrong)
     said = [texts(c) for c in _private(loop, CAROL, since)]
-    assert said and "belongs to Sharks" in said[0], said
+    assert said and "belongs to the team Sharks" in said[0], said
     assert state_of(await stored(loop)) == state
 
     # Bob plays for the team: the channel hears it, Alice is told privately, Bob is not.
