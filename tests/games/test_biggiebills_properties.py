@@ -19,7 +19,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
 from core.games.biggiebills.cards import (
@@ -63,7 +63,7 @@ garbage = st.one_of(
     st.builds(Done),
     st.builds(Block),
     st.builds(Accept),
-    st.builds(ReturnCard, card=_cards),
+    st.builds(ReturnCards, cards=st.lists(_cards, max_size=7)),
     st.builds(Timeout, key=st.sampled_from(["", "x"])),
     st.dictionaries(
         st.sampled_from(["type", "card", "active"]), st.integers() | st.text(max_size=4)

@@ -13,10 +13,18 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
-from core.games.biggiebills.cards import ACQUIRE, BLOCK, FLEX_12, FLEX_34, challenge_id, growth
+from core.games.biggiebills.cards import (
+    ACQUIRE,
+    BLOCK,
+    FLEX_12,
+    FLEX_34,
+    card_name,
+    challenge_id,
+    growth,
+)
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from tests.games.biggiebills_support import (
     RiggedRandom,
@@ -340,7 +348,7 @@ def test_skip_and_done_refusals_and_stale_timeouts() -> None:
     refused(state, 0, Done(), "has not acted yet")
     refused(state, 0, Timeout(key=state.deadline.key if state.deadline else ""), "game clock")
     refused(state, SYSTEM, Timeout(key="old"), "already passed")
-    refused(state, 0, ReturnCard(card=VM), "No team is returning")
+    refused(state, 0, ReturnCards(cards=[VM]), "No team is returning")
     with pytest.raises(Exception, match="not an action"):
         GAME.apply(state, 0, {"type": "fly"}, RiggedRandom())
 
@@ -437,10 +445,27 @@ def test_successful_acquisition_pays_takes_the_cards_and_lets_the_acquirer_choos
     assert len(state.growth[0]) == 12 and len(state.challenges[0]) == 8
     assert state.bonus[0] == [FLEX_34]  # bonus cards are all kept
     legal = GAME.legal_actions(state, 0)
-    assert legal and all(isinstance(a, ReturnCard) for a in legal)
-    refused(state, 2, ReturnCard(card=PL), "Only Red returns")
-    while state.phase == "returns":
-        state, _ = act(state, 0, GAME.legal_actions(state, 0)[0])
+    # Every way to give back the 6 extra Growth cards, or the 4 extra Challenge cards, at once.
+    assert legal and all(isinstance(a, ReturnCards) for a in legal)
+    assert {len(a.cards) for a in legal} == {6, 4}
+    refused(state, 2, ReturnCards(cards=[PL]), "Only Red returns")
+    panel = GAME.render_private(state, 0)  # two menus: the press of each returns a whole kind
+    assert not panel.buttons
+    assert [(m.placeholder, m.min_values, m.max_values, len(m.options)) for m in panel.selects] == [
+        ("Return 6 Growth cards", 6, 6, 12),
+        ("Return 4 Challenge cards", 4, 4, 8),
+    ]
+    growth_hand = list(state.growth[0])
+    refused(state, 0, ReturnCards(cards=growth_hand[:5]), "Return exactly 6 Growth cards and 4")
+    refused(state, 0, ReturnCards(cards=["office_lease"] * 13), "does not hold")
+    state, events = act(state, 0, ReturnCards(cards=growth_hand[:6]))
+    assert "Red returns 6 cards to the moderator; 4 Challenge cards still to return." in (
+        public_text(events)
+    )
+    assert state.phase == "returns" and len(state.growth[0]) == 6
+    assert not any(card_name(c) in public_text(events) for c in growth_hand)  # which stays secret
+    state, events = act(state, 0, ReturnCards(cards=list(state.challenges[0][:4])))
+    assert "keeps 6 Growth and 4 Challenge cards" in public_text(events)
     assert len(state.growth[0]) == 6 and len(state.challenges[0]) == 4
     assert state.phase == "turn" and state.turn_seat == 0
     assert 1 not in state.order[state.turn_index :] or not state.alive[1]

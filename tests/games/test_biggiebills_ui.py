@@ -15,7 +15,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
 from core.games.biggiebills.cards import (
@@ -34,6 +34,7 @@ from core.registry import get_game
 from tests.games.biggiebills_support import act, arrange, new_game
 
 VM = "vendor_management"
+PL = "product_launch"
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -128,7 +129,9 @@ def test_describe_action_labels() -> None:
         "Exchange Seed Funding and Vendor Management"
     )
     assert GAME.describe_action(state, Skip()) == "Skip (pay the fine)"
-    assert GAME.describe_action(state, ReturnCard(card=VM)) == "Return Vendor Management"
+    assert GAME.describe_action(state, ReturnCards(cards=[VM, PL])) == (
+        "Return Product Launch and Vendor Management"
+    )
 
 
 # --- typed commands ----------------------------------------------------------------------------
@@ -153,7 +156,10 @@ def test_typed_commands() -> None:
     assert parse(state, 1, "done", "") == Done()
     assert parse(state, 1, "block", "") == Block()
     assert parse(state, 1, "accept", "") == Accept()
-    assert parse(state, 1, "return", "vendor management") == ReturnCard(card=VM)
+    assert parse(state, 1, "return", "vendor management") == ReturnCards(cards=[VM])
+    assert parse(state, 1, "return", "vendor management, product launch") == ReturnCards(
+        cards=[VM, PL]
+    )
     assert parse(state, 1, "play", "") is None
     for word, rest, match in [
         ("play", "Flying Cars", "no Growth card called"),

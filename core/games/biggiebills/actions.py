@@ -20,7 +20,7 @@ __all__ = [
     "Done",
     "Exchange",
     "PlayGrowth",
-    "ReturnCard",
+    "ReturnCards",
     "Skip",
     "action_adapter",
 ]
@@ -113,15 +113,15 @@ class Accept(_Action):
     type: Literal["accept"] = "accept"
 
 
-class ReturnCard(_Action):
-    """After an acquisition: return one card to the moderator (until 6 Growth and 4
-    Challenge cards are left)."""
+class ReturnCards(_Action):
+    """After an acquisition: give the moderator back the cards above 6 Growth and 4 Challenge,
+    all the extra cards of a kind at once (a menu per kind, so two presses at most)."""
 
     type: Literal["return"] = "return"
-    card: CardId
+    cards: Annotated[list[str], BeforeValidator(_copy_tags)]
 
 
-Action = PlayGrowth | Challenge | Exchange | Skip | Done | Block | Accept | ReturnCard | Timeout
-ACTION_MODELS = (PlayGrowth, Challenge, Exchange, Skip, Done, Block, Accept, ReturnCard, Timeout)
+Action = PlayGrowth | Challenge | Exchange | Skip | Done | Block | Accept | ReturnCards | Timeout
+ACTION_MODELS = (PlayGrowth, Challenge, Exchange, Skip, Done, Block, Accept, ReturnCards, Timeout)
 
 action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])

@@ -18,7 +18,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
 
@@ -35,7 +35,7 @@ def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
         return next(a for a in legal if isinstance(a, Block))
     if all(isinstance(a, Accept) for a in legal):
         return legal[0]
-    if isinstance(legal[0], ReturnCard):
+    if isinstance(legal[0], ReturnCards):
         return _choose_return(view, legal)
     return _choose_turn(view, legal, rng)
 
@@ -136,15 +136,14 @@ def _choose_exchange(view: dict[str, Any], legal: list[Any]) -> Exchange | None:
 
 
 def _choose_return(view: dict[str, Any], legal: list[Any]) -> Any:
-    useless = _useless(view)
-    for card in useless:
-        for action in legal:
-            if action.card == card:
-                return action
+    """Give back the cards worth least: ones the team cannot use, then the smallest payoffs."""
+    useless = set(_useless(view))
     growth = {c["id"]: c for c in view["hand"]["growth"]}
 
-    def value(action: ReturnCard) -> float:
-        card = growth.get(action.card)
-        return card["payoff"] if card else 50.0
+    def worth(card: str) -> float:
+        if card in useless:
+            return 0.0
+        known = growth.get(card)
+        return float(known["payoff"]) if known else 50.0
 
-    return min(legal, key=value)
+    return min(legal, key=lambda action: sum(worth(card) for card in action.cards))

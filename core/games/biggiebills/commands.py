@@ -12,7 +12,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
 from core.games.biggiebills.cards import (
@@ -38,7 +38,7 @@ TEXT_COMMANDS: dict[str, str] = {
     "done": "done: end your turn after playing",
     "block": "block: block the challenge against your card",
     "accept": "accept: let the challenge against your card stand",
-    "return": "return <card>: give back a card after an acquisition",
+    "return": "return <cards>: after an acquisition, give back the extra cards (`return A, B`)",
 }
 
 
@@ -65,7 +65,8 @@ def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any
             raise IllegalAction("Name two cards separated by a comma: `exchange A, B`.")
         return Exchange(cards=[_card(n, "any") for n in names])
     if word == "return":
-        return ReturnCard(card=_card(rest, "any"))
+        names = [n for n in rest.split(",") if n.strip()]
+        return ReturnCards(cards=[_card(n, "any") for n in names]) if names else None
     return None
 
 

@@ -7,6 +7,7 @@ and ``apply`` cannot drift apart.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations
 from typing import Any
 
 from core.engine import Seat
@@ -17,7 +18,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
 from core.games.biggiebills.cards import (
@@ -57,10 +58,13 @@ __all__ = [
     "max_plays",
     "payoff_of",
     "penalty_of",
+    "return_hint",
+    "return_options",
     "return_problem",
     "skip_fine",
     "skip_problem",
     "stage_open",
+    "to_return",
     "turn_plays",
     "turn_problem",
 ]
@@ -291,21 +295,64 @@ def excess(state: BiggieBillsState, seat: Seat) -> tuple[int, int]:
     )
 
 
-def return_problem(state: BiggieBillsState, seat: Seat, card: str) -> str | None:
+def return_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> str | None:
+    """Why ``seat`` may not return ``cards`` now: after an acquisition a team returns all its
+    extra Growth cards at once, and all its extra Challenge cards at once (or both together)."""
     if state.finished or state.phase == "over":
         return "This game is over."
     if state.phase != "returns" or not state.returns:
         return "No team is returning cards now."
     if state.returns[0] != seat:
         return f"Only {state.names[state.returns[0]]} returns cards now."
+    held = Counter(state.growth[seat] + state.challenges[seat])
+    wanted = Counter(cards)
+    for card, count in wanted.items():
+        if count > held[card]:
+            copies = "that many copies of " if held[card] else ""
+            return f"Your team does not hold {copies}“{card_name(card)}”."
     extra_growth, extra_challenge = excess(state, seat)
-    if card in state.growth[seat] and extra_growth:
-        return None
-    if card in state.challenges[seat] and extra_challenge:
-        return None
-    if card in state.growth[seat] or card in state.challenges[seat]:
-        return "Your team already has no more of that kind of card than it may keep."
-    return f"Your team does not hold “{card_name(card)}”."
+    growth_count = sum(count for card, count in wanted.items() if is_growth(card))
+    challenge_count = len(cards) - growth_count
+    if (
+        not cards
+        or growth_count not in (0, extra_growth)
+        or challenge_count not in (0, extra_challenge)
+    ):
+        return return_hint(state, seat)
+    return None
+
+
+def to_return(state: BiggieBillsState, seat: Seat) -> str:
+    """The extra cards ``seat`` still has to return: ``6 Growth cards and 1 Challenge card``."""
+    extra_growth, extra_challenge = excess(state, seat)
+    kinds = [
+        f"{count} {kind} card{'s' if count > 1 else ''}"
+        for count, kind in ((extra_growth, "Growth"), (extra_challenge, "Challenge"))
+        if count
+    ]
+    return " and ".join(kinds)
+
+
+def return_hint(state: BiggieBillsState, seat: Seat) -> str:
+    """What ``seat`` still has to return, as a sentence."""
+    return (
+        f"Return exactly {to_return(state, seat)}, so that your team keeps {GROWTH_HAND} Growth "
+        f"and {CHALLENGE_HAND} Challenge cards."
+    )
+
+
+def return_options(state: BiggieBillsState, seat: Seat) -> list[ReturnCards]:
+    """Every way to return all the extra cards of one kind (copies of a card are alike)."""
+    extra_growth, extra_challenge = excess(state, seat)
+    options: list[ReturnCards] = []
+    for hand, extra in (
+        (state.growth[seat], extra_growth),
+        (state.challenges[seat], extra_challenge),
+    ):
+        if extra:
+            chosen = dict.fromkeys(combinations(sorted(hand), extra))
+            options += [ReturnCards(cards=list(cards)) for cards in chosen]
+    return options
 
 
 def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
@@ -321,11 +368,9 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
         out.append(Accept())
         return out
     if state.phase == "returns":
-        return [
-            ReturnCard(card=c)
-            for c in dict.fromkeys(state.growth[seat] + state.challenges[seat])
-            if return_problem(state, seat, c) is None
-        ]
+        if not state.returns or state.returns[0] != seat:
+            return []
+        return return_options(state, seat)
     if turn_problem(state, seat) is not None:
         return []
     actions: list[Any] = turn_plays(state, seat)

@@ -16,7 +16,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
     action_adapter,
 )
@@ -56,8 +56,16 @@ from core.games.biggiebills.legal import (
     return_problem,
     skip_fine,
     skip_problem,
+    to_return,
 )
-from core.games.biggiebills.state import Active, BiggieBillsOptions, BiggieBillsState, Pending
+from core.games.biggiebills.state import (
+    CHALLENGE_HAND,
+    GROWTH_HAND,
+    Active,
+    BiggieBillsOptions,
+    BiggieBillsState,
+    Pending,
+)
 from core.games.biggiebills.text import money
 
 __all__ = ["apply_action", "hand_text", "new_state", "start"]
@@ -137,8 +145,8 @@ def _dispatch(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> li
         _resolve(state, isinstance(action, Block), resolved, "")
         _after(state, rng, resolved)
         return resolved
-    if isinstance(action, ReturnCard):
-        return _return(state, actor, action.card, rng)
+    if isinstance(action, ReturnCards):
+        return _return(state, actor, action.cards, rng)
     raise IllegalAction("That is not an action this game knows.")
 
 
@@ -368,19 +376,22 @@ def _skip(state: BiggieBillsState, seat: Seat, rng: Rng, prefix: str) -> list[Ev
     return events
 
 
-def _return(state: BiggieBillsState, seat: Seat, card: str, rng: Rng) -> list[Event]:
-    _refuse(return_problem(state, seat, card))
-    return_card(state, seat, card)
-    left = sum(
-        max(0, len(h) - limit)
-        for h, limit in ((state.growth[seat], 6), (state.challenges[seat], 4))
+def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> list[Event]:
+    _refuse(return_problem(state, seat, cards))
+    for card in cards:
+        return_card(state, seat, card)
+    # Which cards went back stays secret: the channel hears how many.
+    count = f"{len(cards)} card{'s' if len(cards) > 1 else ''}"
+    more = (
+        f"; {to_return(state, seat)} still to return"
+        if seat in state.returns
+        else f" and keeps {GROWTH_HAND} Growth and {CHALLENGE_HAND} Challenge cards"
     )
-    more = f" ({left} to go)" if seat in state.returns else ""
     events = [
         Event(
             kind="return",
-            text=f"{state.names[seat]} returns a card to the moderator{more}.",
-            data={"seat": seat},
+            text=f"{state.names[seat]} returns {count} to the moderator{more}.",
+            data={"seat": seat, "count": len(cards)},
         )
     ]
     if not state.returns:

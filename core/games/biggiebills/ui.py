@@ -14,11 +14,18 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
-    ReturnCard,
+    ReturnCards,
     Skip,
 )
 from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, growth
-from core.games.biggiebills.legal import cost_of, legal_actions, payoff_of, penalty_of
+from core.games.biggiebills.legal import (
+    cost_of,
+    excess,
+    legal_actions,
+    payoff_of,
+    penalty_of,
+    return_hint,
+)
 from core.games.biggiebills.rules import hand_text
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money
@@ -108,10 +115,13 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     buttons: list[ui.Button] = []
     selects: list[ui.Select] = []
     if state.phase == "returns" and legal:
-        lines.append(
-            "Your acquisition is complete: return cards until 6 Growth and 4 Challenge remain."
+        lines.append(f"Your acquisition is complete. {return_hint(state, seat)}")
+        return ui.Message(
+            title=f"BiggieBills$$$: {state.names[seat]}",
+            text="\n".join(lines),
+            selects=_return_menus(state, seat),
         )
-    elif state.phase == "block" and legal:
+    if state.phase == "block" and legal:
         pending = state.pending
         assert pending is not None
         lines.append(
@@ -142,13 +152,7 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
         buttons = [_button(state, seat, a) for a in listed]
         selects += _menus(state, seat, [a for a in others if a not in listed])
     if exchanges:
-        options = []
-        seen: dict[str, int] = {}
-        for card in state.growth[seat] + state.challenges[seat]:
-            seen[card] = seen.get(card, 0) + 1
-            options.append(
-                ui.SelectOption(label=_fit(card_name(card)), value=f"{card}#{seen[card]}")
-            )
+        options = _tagged(state.growth[seat] + state.challenges[seat])
         selects.append(
             ui.Select(
                 placeholder=f"Exchange two cards ({money(_exchange_price(state))})",
@@ -167,6 +171,41 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
         buttons=_rows(buttons),
         selects=selects,
     )
+
+
+def _tagged(cards: list[str]) -> list[ui.SelectOption]:
+    """Menu options for cards in a hand; two copies of a card are told apart as ``id#1``,
+    ``id#2`` (the action drops the tags)."""
+    seen: dict[str, int] = {}
+    options = []
+    for card in cards:
+        seen[card] = seen.get(card, 0) + 1
+        options.append(ui.SelectOption(label=_fit(card_name(card)), value=f"{card}#{seen[card]}"))
+    return options
+
+
+def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
+    """After an acquisition: one menu per kind of card the team holds too many of."""
+    extra_growth, extra_challenge = excess(state, seat)
+    menus = []
+    for kind, hand, extra in (
+        ("Growth", state.growth[seat], extra_growth),
+        ("Challenge", state.challenges[seat], extra_challenge),
+    ):
+        if extra:
+            menus.append(
+                ui.Select(
+                    placeholder=f"Return {extra} {kind} card{'s' if extra > 1 else ''}",
+                    options=_tagged(hand)[:_MAX_OPTIONS],
+                    action={"type": "return", "cards": []},
+                    field="cards",
+                    version=state.version,
+                    seat=seat,
+                    min_values=extra,
+                    max_values=extra,
+                )
+            )
+    return menus
 
 
 def _exchange_price(state: BiggieBillsState) -> int:
@@ -254,6 +293,6 @@ def describe_action(state: BiggieBillsState, action: Any) -> str:
         return "Block the challenge"
     if isinstance(action, Accept):
         return "Accept the challenge"
-    if isinstance(action, ReturnCard):
-        return f"Return {card_name(action.card)}"
+    if isinstance(action, ReturnCards):
+        return "Return " + join([card_name(c) for c in action.cards])
     return "Time is up"
