@@ -67,10 +67,15 @@ def _challenge_value(view: dict[str, Any], action: Challenge) -> float:
 
 
 def _acquire_value(view: dict[str, Any], action: PlayGrowth) -> float:
+    """What a take-over gains: the payoff less the cost plus a quarter of the target's cash, and
+    something for putting the strongest rival out. Taking over a poor team early is not worth
+    it; taking over the leader late, when its cash is large, is."""
     assert action.target is not None
     target = view["teams"][action.target]
     card = next(c for c in view["hand"]["growth"] if c["id"] == action.card)
-    return float(card["payoff"] - card["cost"] + target["cash"] / 4 + 200)
+    rivals = [t["cash"] for i, t in enumerate(view["teams"]) if t["alive"] and i != view["you"]]
+    leader = 60.0 if target["cash"] >= max(rivals) else 0.0
+    return float(card["payoff"] - card["cost"] + target["cash"] / 4) + leader
 
 
 def _choose_turn(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
