@@ -10,11 +10,24 @@ union validates) tagged with the state ``version`` it was built for, or a lobby 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Button", "Field_", "Message", "Select", "SelectOption"]
+__all__ = [
+    "MAX_BUTTONS",
+    "MAX_LABEL",
+    "MAX_OPTIONS",
+    "ROW",
+    "Button",
+    "Field_",
+    "Message",
+    "Select",
+    "SelectOption",
+    "fit",
+    "rows",
+]
 
 Style = Literal["primary", "secondary", "success", "danger"]
 
@@ -81,3 +94,25 @@ class Message(BaseModel):
 
     def all_buttons(self) -> list[Button]:
         return [b for row in self.buttons for b in row]
+
+
+# --- what every platform can show, for the games' presentation code --------------------------
+
+ROW = 5
+"""Buttons per row (Discord's limit)."""
+MAX_BUTTONS = 25
+"""Buttons per message (Discord: 5 rows of 5)."""
+MAX_OPTIONS = 25
+"""Options per menu (Discord's limit)."""
+MAX_LABEL = 75
+"""Characters per button or option label (Slack's limit; Discord allows 80)."""
+
+
+def fit(label: str) -> str:
+    """``label`` cut to :data:`MAX_LABEL` characters, with an ellipsis when cut."""
+    return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1].rstrip() + "…"
+
+
+def rows(buttons: Sequence[Button]) -> list[list[Button]]:
+    """``buttons`` laid out :data:`ROW` to a row."""
+    return [list(buttons[i : i + ROW]) for i in range(0, len(buttons), ROW)]

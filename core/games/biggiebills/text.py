@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from core.text import join
 
 __all__ = ["join", "money"]
 
@@ -15,10 +15,3 @@ def money(amount: int) -> str:
         billions = f"{amount / 1000:.3f}".rstrip("0").rstrip(".")
         return f"{sign}${billions}B"
     return f"{sign}${amount}M"
-
-
-def join(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]

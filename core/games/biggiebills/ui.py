@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from core import ui
@@ -33,21 +32,8 @@ from core.games.biggiebills.view import view
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
-_ROW = 5
-"""Buttons per row (Discord's limit)."""
 _MAX_BUTTONS = 20
 """Buttons before the panel switches to menus (Discord allows 25 a message)."""
-_MAX_OPTIONS = 25
-_MAX_LABEL = 75
-"""Characters per button or option label (Slack's limit; Discord allows 80)."""
-
-
-def _fit(label: str) -> str:
-    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1].rstrip() + "…"
-
-
-def _rows(buttons: Sequence[ui.Button]) -> list[list[ui.Button]]:
-    return [list(buttons[i : i + _ROW]) for i in range(0, len(buttons), _ROW)]
 
 
 def render_board(state: BiggieBillsState) -> ui.Message:
@@ -156,7 +142,7 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
         selects.append(
             ui.Select(
                 placeholder=f"Exchange two cards ({money(_exchange_price(state))})",
-                options=options[:_MAX_OPTIONS],
+                options=options[: ui.MAX_OPTIONS],
                 action={"type": "exchange", "cards": []},
                 field="cards",
                 version=state.version,
@@ -168,7 +154,7 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     return ui.Message(
         title=f"BiggieBills$$$: {state.names[seat]}",
         text="\n".join(lines),
-        buttons=_rows(buttons),
+        buttons=ui.rows(buttons),
         selects=selects,
     )
 
@@ -180,7 +166,7 @@ def _tagged(cards: list[str]) -> list[ui.SelectOption]:
     options = []
     for card in cards:
         seen[card] = seen.get(card, 0) + 1
-        options.append(ui.SelectOption(label=_fit(card_name(card)), value=f"{card}#{seen[card]}"))
+        options.append(ui.SelectOption(label=ui.fit(card_name(card)), value=f"{card}#{seen[card]}"))
     return options
 
 
@@ -196,7 +182,7 @@ def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
             menus.append(
                 ui.Select(
                     placeholder=f"Return {extra} {kind} card{'s' if extra > 1 else ''}",
-                    options=_tagged(hand)[:_MAX_OPTIONS],
+                    options=_tagged(hand)[: ui.MAX_OPTIONS],
                     action={"type": "return", "cards": []},
                     field="cards",
                     version=state.version,
@@ -219,7 +205,7 @@ def _button(state: BiggieBillsState, seat: Seat, action: Any) -> ui.Button:
     elif isinstance(action, Challenge):
         style = "danger"
     return ui.Button(
-        label=_fit(describe_action(state, action)),
+        label=ui.fit(describe_action(state, action)),
         style=style,
         action=action.model_dump(mode="json"),
         version=state.version,
@@ -230,12 +216,12 @@ def _button(state: BiggieBillsState, seat: Seat, action: Any) -> ui.Button:
 def _menus(state: BiggieBillsState, seat: Seat, actions: list[Any]) -> list[ui.Select]:
     """A menu of Growth plays and a menu of challenges (more menus past 25 options)."""
     plays = [
-        ui.SelectOption(label=_fit(describe_action(state, a)), value=a.card)
+        ui.SelectOption(label=ui.fit(describe_action(state, a)), value=a.card)
         for a in actions
         if isinstance(a, PlayGrowth)
     ]
     challenges = [
-        ui.SelectOption(label=_fit(describe_action(state, a)), value=f"{a.active}|{a.card}")
+        ui.SelectOption(label=ui.fit(describe_action(state, a)), value=f"{a.active}|{a.card}")
         for a in actions
         if isinstance(a, Challenge)
     ]
@@ -244,11 +230,11 @@ def _menus(state: BiggieBillsState, seat: Seat, actions: list[Any]) -> list[ui.S
         (plays, {"type": "play"}, "card", "Play a Growth card"),
         (challenges, {"type": "challenge"}, "choice", "Challenge an active card"),
     ):
-        for start in range(0, len(options), _MAX_OPTIONS):
+        for start in range(0, len(options), ui.MAX_OPTIONS):
             menus.append(
                 ui.Select(
                     placeholder=placeholder,
-                    options=options[start : start + _MAX_OPTIONS],
+                    options=options[start : start + ui.MAX_OPTIONS],
                     action=action,
                     field=field,
                     version=state.version,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from core.games.bigidea.cards import card, product_name
 from core.games.bigidea.state import BigIdeaState, Product
+from core.text import join
 
 __all__ = ["card_list", "dollars", "join", "product_label"]
 
@@ -15,13 +16,6 @@ def dollars(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     whole, rest = divmod(abs(cents), 100)
     return f"{sign}${whole}" if rest == 0 else f"{sign}${whole}.{rest:02d}"
-
-
-def join(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def product_label(state: BigIdeaState, product: Product) -> str:

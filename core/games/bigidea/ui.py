@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from core import ui
@@ -22,22 +21,6 @@ _PHASE_TITLES = {
     "mezzanine": "Mezzanine phase: invest, withdraw or pass in turn",
     "over": "Game over",
 }
-_ROW = 5
-"""Buttons per row (Discord's limit)."""
-_MAX_BUTTONS = 25
-"""Buttons per message (Discord: 5 rows of 5)."""
-_MAX_OPTIONS = 25
-"""Options per menu (Discord's limit)."""
-_MAX_LABEL = 75
-"""Characters per button or option label (Slack's limit; Discord allows 80)."""
-
-
-def _fit(label: str) -> str:
-    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1].rstrip() + "…"
-
-
-def _rows(buttons: Sequence[ui.Button]) -> list[list[ui.Button]]:
-    return [list(buttons[i : i + _ROW]) for i in range(0, len(buttons), _ROW)]
 
 
 def _chit_owners(public: dict[str, Any], chits: list[int]) -> str:
@@ -113,7 +96,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             ui.Select(
                 placeholder=f"Pick {wanted}",
                 options=[
-                    ui.SelectOption(label=c["name"], value=c["id"], description=_fit(c["text"]))
+                    ui.SelectOption(label=c["name"], value=c["id"], description=ui.fit(c["text"]))
                     for c in hand
                 ],
                 action=Pick(cards=[]).model_dump(mode="json"),
@@ -135,7 +118,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             lines.append(f"You may pitch your new product (up to {PITCH_LIMIT} characters).")
     elif state.phase == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
-        if len(legal) <= _MAX_BUTTONS:
+        if len(legal) <= ui.MAX_BUTTONS:
             buttons = [_button(state, seat, action) for action in legal]
         else:
             # Too many choices for buttons: one menu per kind, Pass stays a button.
@@ -149,14 +132,14 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     return ui.Message(
         title=f"The Big Idea: {state.names[seat]}",
         text="\n".join(lines),
-        buttons=_rows(buttons),
+        buttons=ui.rows(buttons),
         selects=selects,
     )
 
 
 def _button(state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass) -> ui.Button:
     return ui.Button(
-        label=_fit(describe_action(state, action)),
+        label=ui.fit(describe_action(state, action)),
         style="primary" if isinstance(action, Invest) else "secondary",
         action=action.model_dump(mode="json"),
         version=state.version,
@@ -171,15 +154,15 @@ def _menus(state: BigIdeaState, seat: Seat, legal: list[Any]) -> list[ui.Select]
         (Withdraw, "Withdraw a chit from..."),
     ):
         options = [
-            ui.SelectOption(label=_fit(describe_action(state, a)), value=str(a.product))
+            ui.SelectOption(label=ui.fit(describe_action(state, a)), value=str(a.product))
             for a in legal
             if isinstance(a, kind)
         ]
-        for start in range(0, len(options), _MAX_OPTIONS):
+        for start in range(0, len(options), ui.MAX_OPTIONS):
             menus.append(
                 ui.Select(
                     placeholder=placeholder,
-                    options=options[start : start + _MAX_OPTIONS],
+                    options=options[start : start + ui.MAX_OPTIONS],
                     action={"type": kind.model_fields["type"].default},
                     field="product",
                     version=state.version,
@@ -206,7 +189,7 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
         owner = state.names[product.owner]
         buttons.append(
             ui.Button(
-                label=_fit(f"Point at {owner}: {product_sentence(product.cards)}"),
+                label=ui.fit(f"Point at {owner}: {product_sentence(product.cards)}"),
                 style="primary",
                 action=Point(seat=product.owner).model_dump(mode="json"),
                 version=state.version,
@@ -227,7 +210,7 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
     ]
     if waiting:
         lines.append("Waiting for " + join(waiting) + ".")
-    return ui.Message(title="Venture phase", text="\n".join(lines), buttons=_rows(buttons))
+    return ui.Message(title="Venture phase", text="\n".join(lines), buttons=ui.rows(buttons))
 
 
 def describe_action(state: BigIdeaState, action: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from core.text import join
 
 __all__ = ["dollars", "join", "parse_amount"]
 
@@ -11,13 +11,6 @@ def dollars(amount: int) -> str:
     """``$1,250,000``; negative amounts as ``-$20,000``."""
     sign = "-" if amount < 0 else ""
     return f"{sign}${abs(amount):,}"
-
-
-def join(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def parse_amount(text: str) -> int | None:

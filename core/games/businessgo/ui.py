@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -38,10 +37,6 @@ from core.games.businessgo.view import view
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
-_ROW = 5
-_MAX_BUTTONS = 25
-_MAX_OPTIONS = 25
-_MAX_LABEL = 75
 
 _PHASES = {
     "turn": "before the roll: set up, convert, roll",
@@ -65,14 +60,6 @@ _PASS_LABELS = {
     "compete": "Stay out",
     "auction": "Pass",
 }
-
-
-def _fit(label: str) -> str:
-    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1].rstrip() + "…"
-
-
-def _rows(buttons: Sequence[ui.Button]) -> list[list[ui.Button]]:
-    return [list(buttons[i : i + _ROW]) for i in range(0, len(buttons), _ROW)]
 
 
 def _corp_tag(corp: dict[str, Any]) -> str:
@@ -169,7 +156,7 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     lines.append(_prompt_line(state, seat, legal))
     buttons: list[ui.Button] = []
     selects: list[ui.Select] = []
-    if len(legal) <= _MAX_BUTTONS:
+    if len(legal) <= ui.MAX_BUTTONS:
         buttons = [_button(state, seat, a) for a in legal]
     else:
         grouped: dict[type[BaseModel], list[Any]] = {}
@@ -183,7 +170,7 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     return ui.Message(
         title=f"Busine$$ GO: {state.names[seat]}",
         text="\n".join(line for line in lines if line),
-        buttons=_rows(buttons),
+        buttons=ui.rows(buttons),
         selects=selects,
     )
 
@@ -242,7 +229,7 @@ def _button(state: BusinessGoState, seat: Seat, action: Any) -> ui.Button:
     elif isinstance(action, SellToBank | AuctionOff | Downgrade | Remove):
         style = "danger"
     return ui.Button(
-        label=_fit(describe_action(state, action)),
+        label=ui.fit(describe_action(state, action)),
         style=style,
         action=action.model_dump(mode="json"),
         version=state.version,
@@ -268,19 +255,19 @@ def _menus(
     }
     placeholder = placeholders.get(kind, "Choose...")
     options = [
-        ui.SelectOption(label=_fit(describe_action(state, a)), value=str(getattr(a, field)))
+        ui.SelectOption(label=ui.fit(describe_action(state, a)), value=str(getattr(a, field)))
         for a in actions
     ]
     return [
         ui.Select(
             placeholder=placeholder,
-            options=options[start : start + _MAX_OPTIONS],
+            options=options[start : start + ui.MAX_OPTIONS],
             action={"type": kind.model_fields["type"].default},
             field=field,
             version=state.version,
             seat=seat,
         )
-        for start in range(0, len(options), _MAX_OPTIONS)
+        for start in range(0, len(options), ui.MAX_OPTIONS)
     ]
 
 
