@@ -276,6 +276,12 @@ class Game(ABC, Generic[S, OptionsT]):
     def rules(self, topic: str | None) -> str:
         """A short rules overview (``None``), one topic of the rules page, or ``all`` of it."""
 
+    def opening_events(self, state: S) -> list[Event]:
+        """What the channel is told as the game begins (the opening roll, the first order...).
+
+        ``new_game`` returns only a state; the authority posts these before any move."""
+        return []
+
     def rule_topics(self) -> list[str]:
         """The topics :meth:`rules` knows, for menus and autocomplete."""
         return []

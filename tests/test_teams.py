@@ -9,6 +9,7 @@ every member and nobody else.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -346,3 +347,21 @@ async def test_own_move_is_posted_alone_and_bot_moves_packed_after_it(
         "Ada adds 2: 8.",
         "Grace adds 2: 10.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("game", "opening"),
+    [
+        ("businessgo", r"Opening roll: .* starts\."),
+        ("biggiebills", r"Business Cycle 1 begins\. Order: .* No Industry Rules card .*"),
+    ],
+)
+async def test_the_channel_hears_how_a_game_opens(
+    authority: Authority, game: str, opening: str
+) -> None:
+    await authority.command(req("alice"), game, "start turn_seconds=0")
+    await authority.command(req("alice"), game, "addbot 2")
+    began = await authority.command(req("alice"), game, "begin")
+    posts = [m.text for m in began.public]
+    assert posts[0] == "Alice began the game. Good luck!"
+    assert re.fullmatch(opening, posts[1]), posts

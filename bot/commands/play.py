@@ -75,7 +75,7 @@ def start_state(
     state = game.new_game(names, bots, opts, action_rng(seed, first_version))
     state.version = first_version
     state.decision_version = first_version
-    result = Advance(state=state)
+    result = Advance(state=state, moves=[game.opening_events(state)])
     run_bots(game, seed, bots, result)
     return result
 

@@ -39,6 +39,7 @@ __all__ = [
     "BANK",
     "auto_returns",
     "begin_cycle",
+    "cycle_opening",
     "declare_turn",
     "discard_growth",
     "draw",
@@ -148,6 +149,15 @@ def new_state(
 # --- cycles and turns ----------------------------------------------------------------------
 
 
+def cycle_opening(state: BiggieBillsState) -> str:
+    """``Business Cycle 2 begins. Order: ...`` for the cycle that has just begun."""
+    order = join([state.names[s] for s in state.order])
+    return (
+        f"Business Cycle {state.cycle} begins. Order: {order} "
+        "(each team plays twice in this order)."
+    )
+
+
 def begin_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     """A new Business Cycle: a fresh random order and, after the first, an Industry card."""
     state.cycle += 1
@@ -156,8 +166,7 @@ def begin_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     state.order = order
     state.turn_index = 0
     state.industry = None
-    text = f"Business Cycle {state.cycle} begins. Order: {join([state.names[s] for s in order])}"
-    text += " (each team plays twice in this order)."
+    text = cycle_opening(state)
     moves: Moves = []
     if state.cycle > 1:
         if not state.industry_deck:

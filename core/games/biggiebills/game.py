@@ -9,7 +9,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from core import ui as neutral
 from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
-from core.games.biggiebills import bots, commands, legal, rulebook, rules, ui, view
+from core.games.biggiebills import bots, commands, flow, legal, rulebook, rules, ui, view
 from core.games.biggiebills.actions import ACTION_MODELS, action_adapter
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 
@@ -44,6 +44,10 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
         if not self.min_players <= len(names) <= self.max_players:
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} teams.")
         return rules.start(names, bots, options, rng)
+
+    def opening_events(self, state: BiggieBillsState) -> list[Event]:
+        text = flow.cycle_opening(state) + " No Industry Rules card is in force in the first cycle."
+        return [Event(kind="cycle", text=text, data={"cycle": state.cycle, "order": state.order})]
 
     def lobby_problem(self, options: BiggieBillsOptions, seat_sizes: list[int]) -> str | None:
         small = [i + 1 for i, size in enumerate(seat_sizes) if 0 < size < options.min_team_size]

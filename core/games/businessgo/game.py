@@ -33,6 +33,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
         "short": ["short=yes"],
     }
 
+    def opening_events(self, state: BusinessGoState) -> list[Event]:
+        return [Event(kind="opening", text=state.opening)] if state.opening else []
+
     def new_game(
         self, names: Sequence[str], bots: Sequence[bool], options: BusinessGoOptions, rng: Rng
     ) -> BusinessGoState:
