@@ -193,6 +193,8 @@ class Game(ABC, Generic[S, OptionsT]):
     teams: ClassVar[bool] = False
     """Seats are teams: several users may share a seat and any of them acts for it. The core
     still only knows seats; the authority maps members to them."""
+    max_team_size: ClassVar[int | None] = None
+    """In a team game, the most people one team may have (None: no limit)."""
     simulation_variants: ClassVar[dict[str, list[str]]] = {}
     """Named option sets (``key=value`` words) that ``boardroom simulate`` runs one after the
     other when it is given no options, e.g. ``{"normal": [], "short": ["short=yes"]}``."""

@@ -365,3 +365,17 @@ async def test_the_channel_hears_how_a_game_opens(
     posts = [m.text for m in began.public]
     assert posts[0] == "Alice began the game. Good luck!"
     assert re.fullmatch(opening, posts[1]), posts
+
+
+async def test_a_full_team_takes_nobody_else(
+    authority: Authority, store: GameStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(type(GAME), "max_team_size", 2)
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Alice")
+    full = await say(authority, "carol", "join alice")
+    assert "Alice is full: a team of Relay has at most 2 people." in private_text(full, "carol")
+    await say(authority, "carol", "join Sharks")
+    moved = await say(authority, "alice", "move carol to Alice")
+    assert "Alice is full" in private_text(moved, "alice")
+    assert roster(await record(store)) == {"Alice": ["alice", "bob"], "Sharks": ["carol"]}

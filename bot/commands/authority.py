@@ -440,6 +440,8 @@ class Authority:
                 where = f" with {record.seats[current].name}" if game.teams else ""
                 raise Refusal(f"You're already at the table{where}.")
             me = Member(user=req.user, name=req.name)
+            if target is not None:
+                self._check_room(game, record, target)
             if record.status != "lobby":
                 if target is None or current is not None:
                     raise Refusal(self._closed_table(game, record, current))
@@ -597,6 +599,8 @@ class Authority:
             seat, member = teams.find_player(record, who)
             team = wanted
             target = teams.find_team(record, team)
+            if target is not None and target != seat:
+                self._check_room(game, record, target)
             if target == seat:
                 raise Refusal(f"{member.name} already plays for {record.seats[seat].name}.")
             lobby = record.status == "lobby"
@@ -646,6 +650,15 @@ class Authority:
             return self._after_departure(game, record, seat, member.user, news, out, change)
 
         return step
+
+    @staticmethod
+    def _check_room(game: Game[Any, Any], record: GameRecord, seat: int) -> None:
+        limit = game.max_team_size
+        if limit is not None and len(record.seats[seat].members) >= limit:
+            raise Refusal(
+                f"{record.seats[seat].name} is full: a team of {game.title} has at most "
+                f"{limit} people."
+            )
 
     @staticmethod
     def _team_names(record: GameRecord) -> str:

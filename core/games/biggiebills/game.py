@@ -17,6 +17,7 @@ __all__ = ["BiggieBills"]
 
 MAX_TEAM = 6
 """The document's largest team."""
+"""The document's largest team."""
 
 
 class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
@@ -32,6 +33,7 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
     action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
     teams: ClassVar[bool] = True
+    max_team_size: ClassVar[int | None] = MAX_TEAM
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],
         "target 1500": ["target=1500"],
