@@ -379,3 +379,23 @@ async def test_a_full_team_takes_nobody_else(
     moved = await say(authority, "alice", "move carol to Alice")
     assert "Alice is full" in private_text(moved, "alice")
     assert roster(await record(store)) == {"Alice": ["alice", "bob"], "Sharks": ["carol"]}
+
+
+async def test_a_private_line_the_panel_repeats_is_said_once(authority: Authority) -> None:
+    # Playing a Growth card draws a new one: BiggieBills tells the team its new hand, and the
+    # panel for the rest of the turn shows the same hand.
+    await authority.command(req("alice"), "biggiebills", "start turn_seconds=0")
+    await authority.command(req("alice"), "biggiebills", "addbot 2")
+    out = await authority.command(req("alice"), "biggiebills", "begin")
+    for _ in range(10):
+        play = next(
+            (b for m in private(out, "alice") for b in buttons_of(m) if b.label.startswith("Play")),
+            None,
+        )
+        if play is not None:
+            break
+        out = await authority.command(req("alice"), "biggiebills", "skip")
+    assert play is not None, "alice never had a Growth card to play"
+    played = await authority.press(req("alice"), codec.encode_button("biggiebills", play))
+    (answer,) = private(played, "alice")
+    assert answer.text.count("Your team's hand") == 1 and answer.buttons

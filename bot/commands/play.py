@@ -185,6 +185,8 @@ def publish(
         dealt = before is None  # at the deal every player sees their hand, whoever moves first
         if dealt or (seat in waiting_after and (new_decision or seat not in waiting_before)):
             panel = game.render_private(after, seat)
+            # A private line the panel already shows (e.g. the new hand) is said once.
+            lines = [line for line in lines if line not in panel.text]
         for user in users:
             told = [note[1]] if note is not None and note[0] == seat and user != requester else []
             if not told and not lines and panel is None:
