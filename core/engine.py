@@ -298,6 +298,13 @@ class Game(ABC, Generic[S, OptionsT]):
 
     # --- helpers shared by every game ------------------------------------------------------
 
+    def action_model(self, kind: object) -> type[BaseModel] | None:
+        """The member of :attr:`action_models` whose ``type`` literal is ``kind``, if any."""
+        for model in self.action_models:
+            if model.model_fields["type"].default == kind:
+                return model
+        return None
+
     def parse_action(self, data: dict[str, Any]) -> Any:
         """Validate an action dict; an unknown or malformed action is an IllegalAction."""
         try:

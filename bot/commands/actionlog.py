@@ -31,11 +31,11 @@ def encode_action(actor: int, action: BaseModel) -> list[Any]:
 def decode_action(game: Game[Any, Any], entry: list[Any]) -> tuple[int, Any]:
     """The inverse of :func:`encode_action` for ``game``'s action union."""
     actor, kind, *values = entry
-    for model in game.action_models:
-        if model.model_fields["type"].default == kind:
-            fields = list(model.model_fields)
-            return int(actor), game.parse_action(dict(zip(fields, [kind, *values], strict=True)))
-    raise ValueError(f"unknown action type {kind!r} in the log")
+    model = game.action_model(kind)
+    if model is None:
+        raise ValueError(f"unknown action type {kind!r} in the log")
+    fields = list(model.model_fields)
+    return int(actor), game.parse_action(dict(zip(fields, [kind, *values], strict=True)))
 
 
 def line(entries: list[list[Any]]) -> str:

@@ -102,13 +102,10 @@ def _fields(game: str, kind: Any) -> list[tuple[str, Any]] | None:
     """The fields after ``type`` of ``game``'s action model of that type, with their defaults
     (``PydanticUndefined``: none)."""
     found = get_game(game)
-    if found is None or not isinstance(kind, str):
+    model = found.action_model(kind) if found is not None and isinstance(kind, str) else None
+    if model is None:
         return None
-    for model in found.action_models:
-        info = model.model_fields.get("type")
-        if info is not None and info.default == kind:
-            return [(name, f.default) for name, f in model.model_fields.items() if name != "type"]
-    return None
+    return [(name, f.default) for name, f in model.model_fields.items() if name != "type"]
 
 
 def _positional(game: str, action: dict[str, Any]) -> str | None:
