@@ -505,7 +505,7 @@ class Authority:
         state = self._running_state(record)
         tail = ", taking over from the bot" if took_over else ""
         out.post(ui.Message(text=f"{member.name} joined {team.name}{tail}."))
-        out.private(member.user, member.user, _game_of(record).render_private(state, seat))
+        out.reply(member.user, _game_of(record).render_private(state, seat))
         return _Change(record=record, joined=[member.user], log=[[member.user, "join", seat]])
 
     def _running_state(self, record: GameRecord) -> GameState:
@@ -519,9 +519,8 @@ class Authority:
             seat = self._require_seat(record, req)
             team = record.seats[seat].name
             teams.remove_member(record, req.user)
-            news = f"{req.name} left {team}" if game.teams else f"{req.name} left"
-            if record.status != "lobby" and not game.teams:
-                news = f"{req.name} left the table"
+            where = team if game.teams else "the table" if record.status != "lobby" else ""
+            news = f"{req.name} left {where}".rstrip()
             change = _Change(record=record, left=[req.user])
             return self._after_departure(game, record, seat, req.user, news, out, change)
 
@@ -541,7 +540,7 @@ class Authority:
         seat nobody is left in."""
         emptied = record.seats[seat].is_bot
         humans = [m for s in record.seats for m in s.members]
-        if humans and record.host not in record.humans:
+        if humans and record.host not in {m.user for m in humans}:
             record.host, record.host_name = humans[0].user, humans[0].name
             news += f"; {humans[0].name} is the host now"
         if record.status == "lobby":
@@ -597,36 +596,32 @@ class Authority:
         def step(record: GameRecord | None, out: Outbox) -> _Change:
             record = self._require_host(record, game, req, "move players")
             seat, member = teams.find_player(record, who)
-            team = wanted
-            target = teams.find_team(record, team)
-            if target is not None and target != seat:
-                self._check_room(game, record, target)
+            target = teams.find_team(record, wanted)
             if target == seat:
                 raise Refusal(f"{member.name} already plays for {record.seats[seat].name}.")
-            lobby = record.status == "lobby"
-            if target is None and not lobby:
+            if target is not None:
+                self._check_room(game, record, target)
+            elif record.status != "lobby":
                 raise Refusal(
-                    f"There is no team called {team} in this game: {self._team_names(record)}."
+                    f"There is no team called {wanted} in this game: {self._team_names(record)}."
                 )
             teams.remove_member(record, member.user)
-            if lobby:
+            if record.status == "lobby":
                 if record.seats[seat].is_bot:
                     del record.seats[seat]
-                target = teams.find_team(record, team)
+                target = teams.find_team(record, wanted)  # seats after it moved up
                 if target is None:
                     if len(record.seats) >= game.max_players:
                         raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
-                    record.seats.append(SeatInfo(name=team, members=[member]))
-                else:
-                    teams.add_member(record, target, member)
-                    team = record.seats[target].name
-                news = f"{req.name} moved {member.name} to {team}"
+                    record.seats.append(SeatInfo(name=wanted))
+                    target = len(record.seats) - 1
+                teams.add_member(record, target, member)
+                news = f"{req.name} moved {member.name} to {record.seats[target].name}"
                 out.post(self._lobby_message(game, record, f"{news}."))
                 return _Change(record=record)
-            assert target is not None
-            team = record.seats[target].name
-            news = f"{req.name} moved {member.name} to {team}"
+            assert target is not None  # refused above when the team does not exist
             teams.add_member(record, target, member)
+            news = f"{req.name} moved {member.name} to {record.seats[target].name}"
             change = _Change(record=record, log=[[member.user, "join", target]])
             state = self._running_state(record)
             out.dm(member.user, _game_of(record).render_private(state, target))
