@@ -6,7 +6,6 @@ import pytest
 
 from bot.adapters.discord.commands import MAX_SUBCOMMANDS
 from bot.commands.grammar import subcommands
-from core.engine import Game
 from core.registry import all_games
 
 GAMES = {game.name: game for game in all_games()}
@@ -15,11 +14,11 @@ GAMES = {game.name: game for game in all_games()}
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_game_words_do_not_shadow_the_lobby_words(name: str) -> None:
     # The authority reads lobby words first, so a game word with the same name is unreachable.
-    game: Game = GAMES[name]  # type: ignore[type-arg]
+    game = GAMES[name]
     assert not set(game.text_commands) & set(subcommands(game))
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_word_fits_in_a_discord_command_group(name: str) -> None:
-    game: Game = GAMES[name]  # type: ignore[type-arg]
+    game = GAMES[name]
     assert len({**subcommands(game), **game.text_commands}) <= MAX_SUBCOMMANDS

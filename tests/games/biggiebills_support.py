@@ -34,7 +34,7 @@ class RiggedRandom(random.Random):
         super().__init__(0)
         self.orders = [list(o) for o in orders]
 
-    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[Any]) -> None:
         if x and all(isinstance(v, int) for v in x) and self.orders:
             wanted = self.orders.pop(0)
             assert sorted(wanted) == sorted(x), (wanted, x)

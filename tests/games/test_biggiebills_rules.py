@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from core.engine import SYSTEM, Timeout
@@ -170,9 +172,9 @@ def test_a_team_completes_each_card_once_and_duplicates_are_dead_until_exchanged
 # --- challenges --------------------------------------------------------------------------------
 
 
-def red_plays_vm(**options: object) -> BiggieBillsState:
+def red_plays_vm(**options: Any) -> BiggieBillsState:
     """Red has Vendor Management active; Blue holds its Challenge card and is eligible."""
-    state = new_game(**options)  # type: ignore[arg-type]
+    state = new_game(**options)
     state, _ = act(state, 0, PlayGrowth(card=VM))
     return arrange(state, 1, challenges=[challenge_id(VM)], completed=[BP])
 
@@ -569,8 +571,8 @@ def test_time_limit_most_money_then_most_completed_cards() -> None:
 # --- industry rules ----------------------------------------------------------------------------
 
 
-def in_cycle_two(card: str, **options: object) -> BiggieBillsState:
-    state = new_game(**options)  # type: ignore[arg-type]
+def in_cycle_two(card: str, **options: Any) -> BiggieBillsState:
+    state = new_game(**options)
     state.industry_deck = [card]
     while state.cycle == 1:
         turn = state.turn_seat or 0

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from core import ui
 from core.engine import IllegalAction
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (
@@ -31,8 +34,8 @@ from tests.games.businessgo_support import (
 )
 
 
-def _actions(message: object) -> list[dict[str, object]]:
-    return [b.action for b in message.all_buttons() if b.action is not None]  # type: ignore[attr-defined]
+def _actions(message: ui.Message) -> list[dict[str, Any]]:
+    return [b.action for b in message.all_buttons() if b.action is not None]
 
 
 def test_turn_panel_has_a_stale_proof_button_per_legal_action() -> None:
