@@ -12,6 +12,8 @@ import re
 from functools import cached_property
 from importlib import resources
 
+from core.text import escape
+
 __all__ = ["RuleBook"]
 
 _HEADING = re.compile(r"^(#{2,3}) (.+)$", re.MULTILINE)
@@ -67,4 +69,5 @@ class RuleBook:
         for title, text in self.sections:
             if title.startswith(key):
                 return text
-        return f"There is no rules topic “{topic.strip()}”. Topics: {', '.join(self.topics())}."
+        typed = escape(topic.strip())
+        return f"There is no rules topic “{typed}”. Topics: {', '.join(self.topics())}."

@@ -1,10 +1,41 @@
-"""Small text helpers every game's sentences use."""
+"""Small text helpers every game's sentences use, and Boardroom's text markup.
+
+Every string in a :mod:`core.ui` message is written in one small markup that each platform's
+renderer translates: ``**bold**`` and backslash escapes (``\\*`` is a literal asterisk). Text that
+players typed (display names, team names, pitches) enters it only through :func:`escape`, so a
+name such as ``**BUY** @everyone`` can neither format a message nor mention anyone; renderers turn
+the markup into Discord markdown, Slack mrkdwn or plain text (:func:`plain`).
+"""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["join"]
+__all__ = [
+    "BOLD",
+    "PAGE_LIMIT",
+    "SPECIAL",
+    "escape",
+    "join",
+    "pages",
+    "plain",
+    "tokens",
+    "unescape",
+    "valid",
+]
+
+SPECIAL = frozenset("\\*_~`|><@#[]")
+"""Characters :func:`escape` protects: markdown, mrkdwn and mention syntax on either platform."""
+BOLD = "**"
+
+_TOKEN = re.compile(r"\\(.)|(\*\*)", re.DOTALL)
+_HEADING = re.compile(r"^#{1,6} +(.+?) *#*$", re.MULTILINE)
+
+PAGE_LIMIT = 1800
+"""Characters of one page of a long text: one plain Discord message (2,000) with room to spare,
+and well within a Slack section (3,000)."""
 
 
 def join(words: Sequence[str]) -> str:
@@ -12,3 +43,102 @@ def join(words: Sequence[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def escape(typed: str) -> str:
+    """``typed`` (a player's text) as literal markup: specials escaped, one line, valid unicode.
+
+    Line breaks and other control characters become spaces, so user text never breaks a
+    message's layout, and a lone surrogate (which no platform can send) becomes U+FFFD.
+    """
+    out = []
+    for char in valid(typed):
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            out.append(" ")
+        elif char in SPECIAL:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid(typed: str) -> str:
+    """``typed`` with any lone surrogate (text no platform can carry, nor JSON encode to UTF-8)
+    replaced by U+FFFD; everything else as it is."""
+    return _SURROGATE.sub("\ufffd", typed)
+
+
+def tokens(markup: str) -> list[tuple[str, str]]:
+    """``markup`` as ``("text", s)``, ``("literal", c)`` (an escaped character) and
+    ``("bold", "**")`` tokens, in order; renderers build their platform's text from these."""
+    out: list[tuple[str, str]] = []
+    last = 0
+    for match in _TOKEN.finditer(markup):
+        if match.start() > last:
+            out.append(("text", markup[last : match.start()]))
+        if match.group(1) is not None:
+            out.append(("literal", match.group(1)))
+        else:
+            out.append(("bold", BOLD))
+        last = match.end()
+    if last < len(markup):
+        out.append(("text", markup[last:]))
+    return out
+
+
+def unescape(markup: str) -> str:
+    """``markup`` with its escapes resolved and its bold marks kept (the terminal shows them)."""
+    return "".join(value for _, value in tokens(markup))
+
+
+def plain(markup: str) -> str:
+    """``markup`` as plain text: bold marks dropped, escapes resolved (labels, console)."""
+    return "".join(value for kind, value in tokens(markup) if kind != "bold")
+
+
+def pages(document: str, limit: int = PAGE_LIMIT) -> list[str]:
+    """A Markdown ``document`` (a rules page) as chat messages of at most ``limit`` characters.
+
+    Headings become bold lines (no chat platform shows ``## ``); pages break between paragraphs,
+    or between lines of a paragraph too long for one page, and only as a last resort mid-line.
+    """
+    text = _HEADING.sub(lambda m: f"{BOLD}{m.group(1)}{BOLD}", document.strip())
+    out: list[str] = []
+    page = ""
+    for block in _pieces(text, limit):
+        joined = f"{page}\n\n{block}" if page else block
+        if len(joined) <= limit:
+            page = joined
+        else:
+            out.append(page)
+            page = block
+    if page:
+        out.append(page)
+    return out
+
+
+def _pieces(text: str, limit: int) -> list[str]:
+    """Paragraphs of ``text``, those over ``limit`` split into lines (and lines into slices)."""
+    pieces: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = _unwrapped(paragraph)
+        if len(paragraph) <= limit:
+            pieces.append(paragraph)
+            continue
+        for line in paragraph.splitlines():
+            pieces.extend(line[i : i + limit] for i in range(0, max(len(line), 1), limit))
+    return [piece for piece in pieces if piece.strip()]
+
+
+_STRUCTURED = re.compile(r"^\s*([-*+|>]|\d+[.)]|```)")
+
+
+def _unwrapped(paragraph: str) -> str:
+    """A prose paragraph's lines joined (chat wraps them itself); lists and tables as they are."""
+    lines = paragraph.splitlines()
+    if any(_STRUCTURED.match(line) for line in lines):
+        return paragraph
+    return " ".join(line.strip() for line in lines)

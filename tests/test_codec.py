@@ -81,3 +81,24 @@ def test_a_compact_tail_of_an_unknown_action_is_garbage() -> None:
     assert codec.decode('br1|a|biggiebills||3|0|["no-such-action",1]') is None
     assert codec.decode('br1|a|biggiebills||3|0|["skip",1,2,3]') is None
     assert codec.decode('br1|a|biggiebills|~!!|3|0|["skip"]') is None
+
+
+def test_one_message_never_holds_two_equal_ids() -> None:
+    # Busine$$ GO's Travel Agency shows 26 countries as two menus of one choice.
+    menu = ui.Select(placeholder="Go to", options=[], action={"type": "x"}, field="to", version=4)
+    ids = codec.MessageIds("bigidea", "123456789012345678")
+    made = [ids.select(menu), ids.select(menu), ids.select(menu)]
+    assert len(set(made)) == 3
+    for custom_id in made:
+        press = codec.decode(custom_id, ["Japan"])
+        assert press is not None and press.field == "to" and press.values == ["Japan"]
+        assert press.channel == "123456789012345678" and press.version == 4
+    button = ui.Button(label="Join", command="join")
+    first, second = ids.button(button), ids.button(button)
+    assert first != second and codec.decode(second) == codec.decode(first)
+
+
+def test_a_slot_is_digits_only() -> None:
+    good = codec.encode_button("bigidea", ui.Button(label="Join", command="join"), slot=2)
+    assert codec.decode(good) is not None
+    assert codec.decode(good.replace("|c2|", "|cx|")) is None

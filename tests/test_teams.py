@@ -19,7 +19,7 @@ from bot.commands.authority import STALE, Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord, SeatInfo
 from bot.settings import Settings
-from core import registry, ui
+from core import registry, text, ui
 from storage import GameKey, GameStore
 from tests.team_game import GAME, RelayState
 
@@ -130,6 +130,31 @@ async def test_team_names_are_checked(authority: Authority, store: GameStore) ->
     assert roster(await record(store)) == {"Alice": ["alice"]}
 
 
+async def test_a_team_name_is_never_a_mention_or_markup(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start")
+    for name in ("<@&123456789012345678>", "@everyone", "**BUY**", "a|b", "`x`", "__x__"):
+        out = await say(authority, "bob", f"join {name}")
+        assert "can't hold a mention or formatting" in private_text(out, "bob"), name
+        assert not out.public
+    assert roster(await record(store)) == {"Alice": ["alice"]}
+
+
+async def test_a_team_name_with_underscores_reads_the_same_on_its_button(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start")
+    out = await say(authority, "bob", "join red_team")
+    (seat,) = [s for s in (await record(store)).seats if s.name != "Alice"]
+    assert text.plain(seat.name) == "red_team"
+    # The lobby's "Join red_team" button joins that same team again (no second team).
+    join = next(b for m in out.public for b in buttons_of(m) if b.command and "red" in b.command)
+    assert join.command is not None
+    await say(authority, "carol", join.command)
+    assert roster(await record(store))[seat.name] == ["bob", "carol"]
+
+
 async def test_host_renames_moves_and_removes(authority: Authority, store: GameStore) -> None:
     await say(authority, "alice", "start")
     await say(authority, "bob", "join Sharks")
@@ -164,7 +189,7 @@ async def test_host_renames_moves_and_removes(authority: Authority, store: GameS
 async def test_team_words_are_only_for_team_games(authority: Authority) -> None:
     await authority.command(req("alice"), "bigidea", "start")
     out = await authority.command(req("alice"), "bigidea", "rename A to B")
-    assert "I don't know `/bigidea rename`" in private_text(out, "alice")
+    assert "I don't know “rename” in /bigidea" in private_text(out, "alice")
 
 
 async def test_host_leaving_hands_the_lobby_on(authority: Authority, store: GameStore) -> None:

@@ -26,6 +26,7 @@ from typing import TextIO
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Delivery, Outbox
+from core import text as markup
 from core import ui
 from core.registry import all_games
 
@@ -221,7 +222,7 @@ class Console:
         else:
             where = f"{delivery.user} · {'private' if delivery.to == 'ephemeral' else 'DM'}"
         viewers = None if delivery.to == "channel" else {delivery.user or ""}
-        text_lines = message.plain_text().splitlines() or [""]
+        text_lines = markup.unescape(message.plain_text()).splitlines() or [""]
         lines = [f"[{where}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
         lines += self._number_components(message, game, viewers)
         self.write("\n".join(lines))
@@ -248,7 +249,7 @@ class Console:
             for button in row:
                 custom_id = codec.encode_button(game, button)
                 self.choices.append(_Choice(custom_id, button.label, viewers, self._deliveries))
-                cells.append(f"[{len(self.choices)}] {button.label}")
+                cells.append(f"[{len(self.choices)}] {markup.unescape(button.label)}")
             lines.append("  " + "   ".join(cells))
         for select in message.selects:
             custom_id = codec.encode_select(game, select)

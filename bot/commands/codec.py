@@ -23,7 +23,7 @@ from pydantic_core import PydanticUndefined
 from core import ui
 from core.registry import get_game
 
-__all__ = ["MAX_ID_LENGTH", "Press", "decode", "encode_button", "encode_select"]
+__all__ = ["MAX_ID_LENGTH", "MessageIds", "Press", "decode", "encode_button", "encode_select"]
 
 MAX_ID_LENGTH = 100
 _PREFIX = "br1"
@@ -59,42 +59,106 @@ def _seat(seat: int | None) -> str:
     return "" if seat is None else str(seat)
 
 
-def encode_button(game: str, button: ui.Button, channel: str | None = None) -> str:
+def _kind(letter: str, slot: int) -> str:
+    """The kind field: ``a``, ``c`` or ``s``, followed by the slot when it is not 0."""
+    return f"{letter}{slot}" if slot else letter
+
+
+def encode_button(
+    game: str,
+    button: ui.Button,
+    channel: str | None = None,
+    slot: int = 0,
+    limit: int = MAX_ID_LENGTH,
+) -> str:
     """The id of ``button``; ``channel`` names the game's channel when the button is shown
-    elsewhere (a DM), so that pressing it acts on that channel's game."""
+    elsewhere (a DM), so that pressing it acts on that channel's game. ``slot`` tells apart
+    components of one message that would otherwise share an id (see :class:`MessageIds`)."""
     where = channel or ""
     if button.command is not None:
-        return _checked(f"{_PREFIX}|c|{game}|{where}|{button.command}")
+        return _checked(f"{_PREFIX}|{_kind('c', slot)}|{game}|{where}|{button.command}", limit)
     if button.action is None:
         raise ValueError("a button needs an action or a command")
 
     def build(where: str, action: str) -> str:
-        return f"{_PREFIX}|a|{game}|{where}|{button.version}|{_seat(button.seat)}|{action}"
-
-    return _fitted(game, button.action, where, build)
-
-
-def encode_select(game: str, select: ui.Select, channel: str | None = None) -> str:
-    def build(where: str, action: str) -> str:
         return (
-            f"{_PREFIX}|s|{game}|{where}|{select.version}|{_seat(select.seat)}|"
-            f"{select.field}|{action}"
+            f"{_PREFIX}|{_kind('a', slot)}|{game}|{where}|{button.version}|"
+            f"{_seat(button.seat)}|{action}"
         )
 
-    return _fitted(game, select.action, channel or "", build)
+    return _fitted(game, button.action, where, build, limit)
 
 
-def _fitted(game: str, action: dict[str, Any], where: str, build: Callable[[str, str], str]) -> str:
+def encode_select(
+    game: str,
+    select: ui.Select,
+    channel: str | None = None,
+    slot: int = 0,
+    limit: int = MAX_ID_LENGTH,
+) -> str:
+    def build(where: str, action: str) -> str:
+        return (
+            f"{_PREFIX}|{_kind('s', slot)}|{game}|{where}|{select.version}|"
+            f"{_seat(select.seat)}|{select.field}|{action}"
+        )
+
+    return _fitted(game, select.action, channel or "", build, limit)
+
+
+class MessageIds:
+    """The component ids of one message, unique by construction.
+
+    Discord and Slack refuse a message in which two components share an id; two menus of one
+    choice split in parts (26 countries in two menus) would. The first component with a given
+    meaning keeps the plain id; each later one gets the next free slot, which decoding ignores.
+    """
+
+    def __init__(self, game: str, channel: str | None = None, limit: int = MAX_ID_LENGTH) -> None:
+        self.game = game
+        self.channel = channel
+        self.limit = limit
+        """The platform's longest id (Discord: 100; Slack allows 255)."""
+        self._used: set[str] = set()
+
+    def button(self, button: ui.Button) -> str:
+        """The id of ``button`` in this message; ValueError when it cannot fit."""
+        return self._unique(
+            lambda slot: encode_button(self.game, button, self.channel, slot, self.limit)
+        )
+
+    def select(self, select: ui.Select) -> str:
+        """The id of ``select`` in this message; ValueError when it cannot fit."""
+        return self._unique(
+            lambda slot: encode_select(self.game, select, self.channel, slot, self.limit)
+        )
+
+    def _unique(self, encode: Callable[[int], str]) -> str:
+        slot = 0
+        custom_id = encode(slot)
+        while custom_id in self._used:
+            slot += 1
+            custom_id = encode(slot)
+        self._used.add(custom_id)
+        return custom_id
+
+
+def _fitted(
+    game: str,
+    action: dict[str, Any],
+    where: str,
+    build: Callable[[str, str], str],
+    limit: int,
+) -> str:
     """The id in the compact form (JSON only for an action that is not one of the game's)."""
     listed = _positional(game, action)
     if listed is None:
-        return _checked(build(where, _compact(action)))
-    return _checked(build(_short_channel(where), listed))
+        return _checked(build(where, _compact(action)), limit)
+    return _checked(build(_short_channel(where), listed), limit)
 
 
-def _checked(custom_id: str) -> str:
-    if len(custom_id) > MAX_ID_LENGTH:
-        raise ValueError(f"component id longer than {MAX_ID_LENGTH} characters: {custom_id}")
+def _checked(custom_id: str, limit: int = MAX_ID_LENGTH) -> str:
+    if len(custom_id) > limit:
+        raise ValueError(f"component id longer than {limit} characters: {custom_id}")
     return custom_id
 
 
@@ -169,7 +233,9 @@ def decode(custom_id: str, values: list[str] | None = None) -> Press | None:
     head = custom_id.split("|", 4)
     if len(head) < 5 or head[0] != _PREFIX:
         return None
-    kind, game = head[1], head[2]
+    kind, game = head[1][:1], head[2]
+    if not head[1][1:].isdigit() and head[1][1:]:
+        return None  # a slot (see MessageIds) is digits only
     # Split only as far as the kind's fields go, so the JSON tail is never cut.
     parts = custom_id.split("|", {"c": 4, "a": 6, "s": 7}.get(kind, 4))
     try:

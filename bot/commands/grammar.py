@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from core.engine import Game, GameOptions
+from core.text import escape
 
 __all__ = [
     "SUBCOMMANDS",
@@ -80,7 +82,8 @@ def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
         key, sep, value = word.partition("=")
         key = key.strip().lower().replace("-", "_")
         if key not in fields:
-            raise CommandError(f"`{key}` is not an option of {game.title}.\n{options_help(game)}")
+            shown = escape(key)
+            raise CommandError(f"“{shown}” is not an option of {game.title}.\n{options_help(game)}")
         if not sep:
             value = "yes"
         lowered = value.lower()
@@ -88,17 +91,38 @@ def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(model, err) for err in exc.errors())
         raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
+
+
+def _bounds(info: FieldInfo) -> tuple[Any, Any]:
+    """The ``ge``/``le`` range pydantic keeps in the field's metadata (None where open)."""
+    low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
+    high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
+    return low, high
+
+
+def _problem(model: type[GameOptions], error: Any) -> str:
+    """One refused option as a sentence a player can act on, naming the allowed range."""
+    name = ".".join(str(part) for part in error["loc"])
+    info = model.model_fields.get(name)
+    if info is not None and info.annotation in (int, int | None):
+        low, high = _bounds(info)
+        if low is not None and high is not None:
+            return f"`{name}` takes a whole number from {low:,} to {high:,}"
+        return f"`{name}` takes a whole number"
+    if info is not None and info.annotation is bool:
+        return f"`{name}` takes yes or no"
+    return f"`{name}`: {error['msg']}"
 
 
 def options_help(game: Game[Any, Any]) -> str:
     lines = [f"Options for `/{game.name} start`:"]
     for name, info in game.options_model.model_fields.items():
         about = f" — {info.description}" if info.description else ""
-        lines.append(f"• `{name}` (default {info.default!r}){about}")
+        low, high = _bounds(info)
+        span = f", {low:,}-{high:,}" if low is not None and high is not None else ""
+        lines.append(f"• `{name}` (default {info.default!r}{span}){about}")
     return "\n".join(lines)
 
 

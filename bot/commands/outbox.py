@@ -30,6 +30,9 @@ class Outbox(BaseModel):
     platform: str
     channel: str
     game: str | None = None
+    table: str | None = None
+    """Which game of the channel this is (the game and its first version): adapters keep facts
+    that hold for one game, such as "told once that your DMs are closed", under it."""
     deliveries: list[Delivery] = Field(default_factory=list)
     board: ui.Message | None = None
     """When set, the channel's live board message should show this (edited in place)."""

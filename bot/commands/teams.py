@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from bot.commands.record import GameRecord, Member, SeatInfo
+from core import text as markup
 
 __all__ = [
     "MAX_TEAM_NAME",
@@ -35,21 +36,36 @@ class TeamError(Exception):
     """A team command that cannot be carried out; ``str()`` is a sentence for the user."""
 
 
+_MARKUP = re.compile(r"[*`~|<>\\]|__|@(everyone|here)\b", re.IGNORECASE)
+"""What would format a message or mention someone on Discord or Slack."""
+
+
 def clean_team_name(text: str) -> str:
-    """A team name as typed, tidied; refuses names that are empty or too long."""
-    name = " ".join(text.replace("`", "").replace("*", "").split())
+    """A team name as typed, tidied and escaped as markup (see :mod:`core.text`).
+
+    Refuses names that are empty, too long, or that are a mention or formatting: a team name is
+    shown in every message of the game and must read the same everywhere. ``text`` may be typed
+    or come back from a button (already escaped); both give the same name.
+    """
+    name = " ".join(markup.unescape(text).split())
     if not name:
         raise TeamError("A team needs a name.")
     if len(name) > MAX_TEAM_NAME:
-        raise TeamError(f"Team names are at most {MAX_TEAM_NAME} characters; `{name}` is longer.")
-    return name
+        shown = markup.escape(name)
+        raise TeamError(f"Team names are at most {MAX_TEAM_NAME} characters; {shown} is longer.")
+    if _MARKUP.search(name):
+        raise TeamError(
+            "A team name can't hold a mention or formatting (`*`, `_`, `~`, `|`, `<`, `>`, "
+            "a backslash or a backtick); try a plain name like Sharks."
+        )
+    return markup.escape(name)
 
 
 def find_team(record: GameRecord, name: str) -> int | None:
-    """The seat of the team called ``name`` (case and spacing ignored), or None."""
-    wanted = " ".join(name.split()).casefold()
+    """The seat of the team called ``name`` (typed, or as markup; case and spacing ignored)."""
+    wanted = " ".join(markup.plain(name).split()).casefold()
     for index, seat in enumerate(record.seats):
-        if seat.name.casefold() == wanted:
+        if markup.plain(seat.name).casefold() == wanted:
             return index
     return None
 
@@ -60,6 +76,7 @@ def find_player(record: GameRecord, text: str) -> tuple[int, Member]:
     mention = _MENTION.match(typed)
     typed = typed.removeprefix("@")  # an unescaped mention (Slack without should_escape)
     user = mention.group(1) if mention else typed
+    typed = markup.escape(typed)  # stored names are markup
     by_name: list[tuple[int, Member]] = []
     for index, seat in enumerate(record.seats):
         for member in seat.members:

@@ -124,10 +124,10 @@ def test_board_shows_positions_owners_cash_and_corporations() -> None:
     state = own(new_game(), 1, "canada", "japan", international=["japan"])
     state = own(state, 2, licence_only=["mexico"])
     text = GAME.render_board(state).plain_text()
-    assert "Canada [Bob N*]" not in text and "Canada [Bob N]" in text
-    assert "Japan [Bob I**]" in text and "Mexico [Cy licence]" in text
+    assert "Canada [Bob N+]" not in text and "Canada [Bob N]" in text
+    assert "Japan [Bob I]" in text and "Mexico [Cy licence]" in text
     assert "▶ Ann: $750,000 · on BUSINE$$ GO Start" in text
-    assert "Bob: $750,000 · on BUSINE$$ GO Start · Canada N, Japan I**" in text
+    assert "Bob: $750,000 · on BUSINE$$ GO Start · Canada N, Japan I" in text
     assert "Opening roll" in text
 
 

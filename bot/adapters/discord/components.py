@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["GameButton", "GameSelect"]
 
 # (?s): the JSON tail of an id never holds a newline, but a stray one must not stop the match.
-_BUTTON_ID = re.compile(r"(?s)br1\|[ac]\|.*")
-_SELECT_ID = re.compile(r"(?s)br1\|s\|.*")
+_BUTTON_ID = re.compile(r"(?s)br1\|[ac]\d*\|.*")
+_SELECT_ID = re.compile(r"(?s)br1\|s\d*\|.*")
 
 
 def _client(interaction: discord.Interaction[Any]) -> BoardroomClient:

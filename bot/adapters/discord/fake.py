@@ -2,31 +2,714 @@
 
 It speaks just enough of the protocol for the real discord.py client: HELLO, IDENTIFY, heartbeat
 ACKs, READY, RESUME and INTERACTION_CREATE on the gateway; login, command sync, interaction
-callbacks, followup webhooks, DM channels, channel messages and edits over REST. Every REST call
-is recorded, and every message the bot creates is kept with its audience (the channel, one user's
-ephemeral view, or one user's DMs), so a test can ask what a given user can see.
+callbacks, followup webhooks, DM channels, threads, channel messages, edits and deletions over
+REST. Every REST call is recorded, and every message the bot creates is kept with its audience (the
+channel, one user's ephemeral view, or one user's DMs), so a test can ask what a given user can see.
+
+It is at least as strict as Discord: a message Discord would refuse is refused here the same way
+(:func:`validate_message`: 400 with code 50035 and Discord's nested ``errors``; 50006 for an empty
+message), and so is a late or repeated interaction callback, a callback type the interaction does
+not take, an expired interaction token, a post where the bot lacks a permission (:meth:`deny`) and
+an edit of a deleted message. Every refused call is in :attr:`FakeDiscord.refused`. Faults Discord
+produces on its own can be injected: rate limits (:meth:`FakeDiscord.rate_limit`), closed DMs
+(:attr:`FakeDiscord.closed_dms`), a moderator deleting a message (:meth:`delete_message`).
+Notifications are counted as Discord computes them (:attr:`FakeDiscord.notifications`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
+import math
+import random
+import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import discord
 from aiohttp import WSMsgType, web
 
-__all__ = ["APP_ID", "BOT_ID", "Call", "FakeDiscord", "FakeMessage", "FakeUser", "Interaction"]
+__all__ = [
+    "APP_ID",
+    "BOT_ID",
+    "BOT_PERMISSIONS",
+    "DM_PERMISSIONS",
+    "GUILD_ID",
+    "Call",
+    "FakeDiscord",
+    "FakeMessage",
+    "FakeThread",
+    "FakeUser",
+    "Interaction",
+    "Notification",
+    "is_empty",
+    "validate_autocomplete",
+    "validate_message",
+    "validate_modal",
+]
 
 APP_ID = 900_000_000_000_000_001
 BOT_ID = 900_000_000_000_000_002
 GUILD_ID = 900_000_000_000_000_003
-_EPHEMERAL = 64
 _TIMESTAMP = "2024-01-01T00:00:00+00:00"
 
+# Message flags (https://discord.com/developers/docs/resources/message#message-object-message-flags)
+_SUPPRESS_EMBEDS = 1 << 2
+_EPHEMERAL = 1 << 6
+_LOADING = 1 << 7
+_SUPPRESS_NOTIFICATIONS = 1 << 12
+_COMPONENTS_V2 = 1 << 15
+
+BOT_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    embed_links=True,
+    read_message_history=True,
+    create_public_threads=True,
+    send_messages_in_threads=True,
+)
+"""What a normal bot role has in a channel nobody restricted (no Manage Messages, no Mention
+Everyone): the default ``app_permissions`` of a guild interaction."""
+DM_PERMISSIONS = discord.Permissions(
+    attach_files=True, embed_links=True, mention_everyone=True, use_external_emojis=True
+)
+"""``app_permissions`` in the bot's own DMs, as Discord documents it."""
+
+ACK_WINDOW_S = 3.0
+TOKEN_LIFETIME_S = 15 * 60.0
+RETRY_AFTER_S = 0.01
+
 Audience = Literal["channel", "ephemeral", "dm"]
+MentionKind = Literal["everyone", "here", "user", "role"]
+
+_SELECTS = frozenset({3, 5, 6, 7, 8})
+_INTERACTIVE = frozenset({2, *_SELECTS})
+_V2_TOP = frozenset({1, 9, 10, 12, 13, 14, 17})
+_V2_IN_CONTAINER = frozenset({1, 9, 10, 12, 13, 14})
+_PARSE = ("everyone", "roles", "users")
+_REGULAR_PARSE = frozenset(_PARSE)
+"""Without ``allowed_mentions``, a regular message (a channel post, a DM) parses everything..."""
+_INTERACTION_PARSE = frozenset({"users"})
+"""...and an interaction response or webhook message only user mentions (Discord's docs,
+"Default Settings for Allowed Mentions")."""
+_CALLBACKS: dict[int, frozenset[int]] = {
+    2: frozenset({4, 5, 9, 12}),  # application command
+    3: frozenset({4, 5, 6, 7, 9}),  # message component
+    4: frozenset({8}),  # autocomplete
+    5: frozenset({4, 5, 6, 7}),  # modal submit (6 and 7 only for a modal opened from a component)
+}
+_ARCHIVE_MINUTES = frozenset({60, 1440, 4320, 10080})
+_USER_MENTION = re.compile(r"<@!?(\d+)>")
+_ROLE_MENTION = re.compile(r"<@&(\d+)>")
+
+
+# --- what Discord refuses ------------------------------------------------------------------------
+
+
+class _Errors:
+    """Discord's nested form errors: ``{"a": {"0": {"b": {"_errors": [{code, message}]}}}}``."""
+
+    def __init__(self) -> None:
+        self.tree: dict[str, Any] = {}
+
+    def add(self, path: tuple[str | int, ...], code: str, message: str) -> None:
+        node = self.tree
+        for key in path:
+            node = node.setdefault(str(key), {})
+        node.setdefault("_errors", []).append({"code": code, "message": message})
+
+    def required(self, path: tuple[str | int, ...]) -> None:
+        self.add(path, "BASE_TYPE_REQUIRED", "This field is required")
+
+    def text(
+        self,
+        path: tuple[str | int, ...],
+        value: Any,
+        high: int,
+        *,
+        low: int = 0,
+        strip: bool = False,
+    ) -> int:
+        """Check an optional string of ``low``..``high`` characters; returns its length."""
+        if value is None:
+            if low:
+                self.required(path)
+            return 0
+        if not isinstance(value, str):
+            self.add(path, "BASE_TYPE_STRING", "Must be a string.")
+            return 0
+        length = len(value.strip() if strip else value)
+        if low and length == 0:
+            self.required(path)
+        elif length < low or length > high:
+            if low:
+                message = f"Must be between {low} and {high} in length."
+                self.add(path, "BASE_TYPE_BAD_LENGTH", message)
+            else:
+                self.add(path, "BASE_TYPE_MAX_LENGTH", f"Must be {high} or fewer in length.")
+        return length
+
+    def array(
+        self, path: tuple[str | int, ...], value: Any, high: int, *, low: int = 0
+    ) -> list[Any]:
+        """Check an optional array of ``low``..``high`` items; returns it (or [])."""
+        if value is None:
+            if low:
+                self.required(path)
+            return []
+        if not isinstance(value, list):
+            self.add(path, "BASE_TYPE_ARRAY", "Must be an array.")
+            return []
+        if len(value) < low or len(value) > high:
+            if low:
+                message = f"Must be between {low} and {high} in length."
+                self.add(path, "BASE_TYPE_BAD_LENGTH", message)
+            else:
+                self.add(path, "BASE_TYPE_MAX_LENGTH", f"Must be {high} or fewer in length.")
+        return value
+
+    def integer(self, path: tuple[str | int, ...], value: Any, low: int, high: int) -> int | None:
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.add(path, "NUMBER_TYPE_COERCE", f'Value "{value}" is not int.')
+            return None
+        if value < low:
+            self.add(
+                path, "NUMBER_TYPE_MIN", f"int value should be greater than or equal to {low}."
+            )
+        elif value > high:
+            self.add(path, "NUMBER_TYPE_MAX", f"int value should be less than or equal to {high}.")
+        return value
+
+    def choice(self, path: tuple[str | int, ...], value: Any, allowed: tuple[Any, ...]) -> bool:
+        if value in allowed:
+            return True
+        self.add(path, "BASE_TYPE_CHOICES", f"Value must be one of {allowed}.")
+        return False
+
+    def url(self, path: tuple[str | int, ...], value: Any, schemes: tuple[str, ...]) -> None:
+        if value is None:
+            return
+        if not isinstance(value, str) or "://" not in value:
+            self.add(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
+            return
+        scheme = value.split("://", 1)[0].lower()
+        if scheme not in schemes:
+            message = f'Scheme "{scheme}" is not supported. Scheme must be one of {schemes}.'
+            self.add(path, "URL_TYPE_INVALID_SCHEME", message)
+
+
+@dataclass
+class _Seen:
+    """What one message (or modal) holds across all its components."""
+
+    custom_ids: set[str] = field(default_factory=set)
+    ids: set[int] = field(default_factory=set)
+    count: int = 0
+    text: int = 0
+
+
+def validate_message(body: dict[str, Any], *, components_v2: bool | None = None) -> dict[str, Any]:
+    """Discord's form errors for a message body, nested as Discord nests them; {} when valid.
+
+    ``body`` is what goes to ``POST``/``PATCH /channels/{id}/messages``, an interaction callback's
+    ``data`` (types 4 and 7) or a webhook message. ``components_v2`` overrides the body's
+    ``IS_COMPONENTS_V2`` flag (an edited message keeps the flag it was created with). Emptiness is
+    not checked here: Discord answers it with its own code (50006, see :func:`is_empty`).
+    """
+    errors = _Errors()
+    flags = body.get("flags")
+    flags = flags if isinstance(flags, int) else 0
+    v2 = bool(flags & _COMPONENTS_V2) if components_v2 is None else components_v2
+    content = body.get("content")
+    if v2:
+        for key in ("content", "embeds", "sticker_ids", "poll"):
+            if body.get(key):
+                errors.add(
+                    (key,),
+                    "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
+                    f"The '{key}' field cannot be used when using MessageFlags.IS_COMPONENTS_V2",
+                )
+    else:
+        errors.text(("content",), content, 2000)
+        _check_embeds(errors, body.get("embeds"))
+    components = errors.array(("components",), body.get("components"), 10**6)
+    if v2:
+        _check_v2(errors, components)
+    else:
+        _check_rows(errors, components)
+    mentions = body.get("allowed_mentions")
+    if mentions is not None:
+        _check_allowed_mentions(errors, mentions)
+    return errors.tree
+
+
+def is_empty(body: dict[str, Any]) -> bool:
+    """A message with nothing to show: Discord refuses it with 400 / 50006."""
+    content = body.get("content")
+    shown = isinstance(content, str) and content.strip() != ""
+    return not (
+        shown
+        or body.get("embeds")
+        or body.get("components")
+        or body.get("attachments")
+        or body.get("sticker_ids")
+        or body.get("poll")
+    )
+
+
+def _check_embeds(errors: _Errors, value: Any) -> None:
+    embeds = errors.array(("embeds",), value, 10)
+    total = 0
+    for i, embed in enumerate(embeds):
+        path: tuple[str | int, ...] = ("embeds", i)
+        if not isinstance(embed, dict):
+            errors.add(path, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+            continue
+        # Discord trims leading and trailing whitespace before measuring.
+        total += errors.text((*path, "title"), embed.get("title"), 256, strip=True)
+        total += errors.text((*path, "description"), embed.get("description"), 4096, strip=True)
+        fields = errors.array((*path, "fields"), embed.get("fields"), 25)
+        for k, item in enumerate(fields):
+            at = (*path, "fields", k)
+            if not isinstance(item, dict):
+                errors.add(at, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+                continue
+            total += errors.text((*at, "name"), item.get("name"), 256, low=1, strip=True)
+            total += errors.text((*at, "value"), item.get("value"), 1024, low=1, strip=True)
+        footer = embed.get("footer")
+        if isinstance(footer, dict):
+            total += errors.text(
+                (*path, "footer", "text"), footer.get("text"), 2048, low=1, strip=True
+            )
+            errors.url((*path, "footer", "icon_url"), footer.get("icon_url"), _IMAGE_SCHEMES)
+        author = embed.get("author")
+        if isinstance(author, dict):
+            total += errors.text(
+                (*path, "author", "name"), author.get("name"), 256, low=1, strip=True
+            )
+            errors.url((*path, "author", "url"), author.get("url"), _LINK_SCHEMES)
+            errors.url((*path, "author", "icon_url"), author.get("icon_url"), _IMAGE_SCHEMES)
+        errors.url((*path, "url"), embed.get("url"), _LINK_SCHEMES)
+        for key in ("image", "thumbnail"):
+            media = embed.get(key)
+            if isinstance(media, dict):
+                errors.url((*path, key, "url"), media.get("url"), _IMAGE_SCHEMES)
+    if total > 6000:
+        errors.add(
+            ("embeds",), "MAX_EMBED_SIZE_EXCEEDED", "Embed size exceeds maximum size of 6000"
+        )
+
+
+_LINK_SCHEMES = ("http", "https")
+_IMAGE_SCHEMES = ("http", "https", "attachment")
+_BUTTON_URL_SCHEMES = ("http", "https", "discord")
+
+
+def _check_rows(errors: _Errors, rows: list[Any]) -> None:
+    """Classic components: up to 5 action rows at the top."""
+    if len(rows) > 5:
+        errors.add(("components",), "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.")
+    seen = _Seen()
+    for i, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("components", i)
+        if not isinstance(row, dict) or row.get("type") != 1:
+            errors.add(
+                (*path, "type"), "UNION_TYPE_CHOICES", 'Value of field "type" must be one of (1,).'
+            )
+            continue
+        _check_row(errors, path, row, seen)
+
+
+def _check_id(
+    errors: _Errors, path: tuple[str | int, ...], component: dict[str, Any], seen: _Seen
+) -> None:
+    ident = component.get("id")
+    if isinstance(ident, int) and ident > 0:
+        if ident in seen.ids:
+            errors.add(
+                (*path, "id"), "COMPONENT_ID_DUPLICATED", "Component id cannot be duplicated"
+            )
+        seen.ids.add(ident)
+
+
+def _check_row(
+    errors: _Errors, path: tuple[str | int, ...], row: dict[str, Any], seen: _Seen
+) -> None:
+    _check_id(errors, path, row, seen)
+    children = errors.array((*path, "components"), row.get("components"), 5, low=1)
+    width = 0
+    for j, child in enumerate(children):
+        at = (*path, "components", j)
+        seen.count += 1
+        kind = child.get("type") if isinstance(child, dict) else None
+        if kind == 2:
+            width += 1
+            _check_button(errors, at, child, seen)
+        elif kind in _SELECTS:
+            width += 5
+            _check_select(errors, at, child, seen, modal=False)
+        else:
+            errors.add(
+                (*at, "type"),
+                "UNION_TYPE_CHOICES",
+                'Value of field "type" must be one of (2, 3, 5, 6, 7, 8).',
+            )
+            continue
+        if width > 5:
+            message = "The specified component exceeds the maximum width"
+            errors.add(at, "COMPONENT_LAYOUT_WIDTH_EXCEEDED", message)
+
+
+def _check_custom_id(
+    errors: _Errors, path: tuple[str | int, ...], component: dict[str, Any], seen: _Seen
+) -> None:
+    custom_id = component.get("custom_id")
+    errors.text((*path, "custom_id"), custom_id, 100, low=1)
+    if isinstance(custom_id, str) and custom_id:
+        if custom_id in seen.custom_ids:
+            errors.add(
+                (*path, "custom_id"),
+                "COMPONENT_CUSTOM_ID_DUPLICATED",
+                "Component custom id cannot be duplicated",
+            )
+        seen.custom_ids.add(custom_id)
+
+
+def _check_button(
+    errors: _Errors, path: tuple[str | int, ...], button: dict[str, Any], seen: _Seen
+) -> None:
+    _check_id(errors, path, button, seen)
+    style = button.get("style")
+    if not errors.choice((*path, "style"), style, (1, 2, 3, 4, 5, 6)):
+        return
+    label = button.get("label")
+    errors.text((*path, "label"), label, 80)
+    if style == 6:  # premium: a SKU and nothing else
+        if button.get("sku_id") is None:
+            errors.required((*path, "sku_id"))
+        for key in ("custom_id", "url", "label", "emoji"):
+            if button.get(key) is not None:
+                errors.add(
+                    (*path, key),
+                    "BUTTON_COMPONENT_PREMIUM_FIELD_INVALID",
+                    f"A premium button cannot have a {key}",
+                )
+        return
+    if style == 5:  # link: a URL, no custom id
+        errors.text((*path, "url"), button.get("url"), 512, low=1)
+        errors.url((*path, "url"), button.get("url"), _BUTTON_URL_SCHEMES)
+        if button.get("custom_id") is not None:
+            errors.add(
+                (*path, "custom_id"),
+                "BUTTON_COMPONENT_CUSTOM_ID_URL_MUTUALLY_EXCLUSIVE",
+                "A link button cannot have a custom id",
+            )
+    else:
+        _check_custom_id(errors, path, button, seen)
+        if button.get("url") is not None:
+            errors.add(
+                (*path, "url"),
+                "BUTTON_COMPONENT_CUSTOM_ID_URL_MUTUALLY_EXCLUSIVE",
+                "Only a link button can have a url",
+            )
+    if not label and not button.get("emoji"):
+        errors.add(
+            (*path, "label"),
+            "BUTTON_COMPONENT_LABEL_OR_EMOJI_REQUIRED",
+            "A button needs a label or an emoji",
+        )
+
+
+def _check_select(
+    errors: _Errors,
+    path: tuple[str | int, ...],
+    select: dict[str, Any],
+    seen: _Seen,
+    *,
+    modal: bool,
+) -> None:
+    _check_id(errors, path, select, seen)
+    _check_custom_id(errors, path, select, seen)
+    errors.text((*path, "placeholder"), select.get("placeholder"), 150)
+    low = errors.integer((*path, "min_values"), select.get("min_values"), 0, 25)
+    high = errors.integer((*path, "max_values"), select.get("max_values"), 1, 25)
+    low = 1 if low is None and "min_values" not in select else low
+    high = 1 if high is None and "max_values" not in select else high
+    if modal:
+        if select.get("disabled"):
+            errors.add(
+                (*path, "disabled"),
+                "COMPONENT_DISABLED_IN_MODAL",
+                "Modals cannot have disabled components",
+            )
+        if low == 0 and select.get("required", True) is not False:
+            errors.add(
+                (*path, "min_values"),
+                "NUMBER_TYPE_MIN",
+                "int value should be greater than or equal to 1.",
+            )
+    if low is not None and high is not None and low > high:
+        errors.add(
+            (*path, "min_values"),
+            "NUMBER_TYPE_MAX",
+            f"int value should be less than or equal to {high}.",
+        )
+    if select.get("type") != 3:
+        errors.array((*path, "default_values"), select.get("default_values"), high or 25)
+        return
+    options = errors.array((*path, "options"), select.get("options"), 25, low=1)
+    values: set[str] = set()
+    defaults = 0
+    for k, option in enumerate(options):
+        at = (*path, "options", k)
+        if not isinstance(option, dict):
+            errors.add(at, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+            continue
+        errors.text((*at, "label"), option.get("label"), 100, low=1)
+        errors.text((*at, "value"), option.get("value"), 100, low=1)
+        errors.text((*at, "description"), option.get("description"), 100)
+        value = option.get("value")
+        if isinstance(value, str):
+            if value in values:
+                errors.add(
+                    (*at, "value"),
+                    "SELECT_COMPONENT_OPTION_VALUE_DUPLICATED",
+                    "Component select option value cannot be duplicated",
+                )
+            values.add(value)
+        defaults += bool(option.get("default"))
+    if options and high is not None and high > len(options):
+        message = f"int value should be less than or equal to {len(options)}."
+        errors.add((*path, "max_values"), "NUMBER_TYPE_MAX", message)
+    if high is not None and defaults > high:
+        errors.add(
+            (*path, "options"),
+            "SELECT_COMPONENT_TOO_MANY_DEFAULT_VALUES",
+            f"Must have {high} or fewer default options",
+        )
+
+
+def _check_v2(errors: _Errors, components: list[Any]) -> None:
+    """Components V2: layout and content components, 40 in all, 4000 characters of text."""
+    seen = _Seen()
+    for i, component in enumerate(components):
+        _check_v2_component(errors, ("components", i), component, _V2_TOP, seen)
+    if seen.count > 40:
+        errors.add(
+            ("components",),
+            "MESSAGE_COMPONENTS_V2_TOO_MANY_COMPONENTS",
+            "Must be 40 or fewer components in total, nested components included.",
+        )
+    if seen.text > 4000:
+        errors.add(
+            ("components",),
+            "MESSAGE_COMPONENTS_V2_CONTENT_TOO_LONG",
+            "The text displays of a message must be 4000 or fewer characters in total.",
+        )
+
+
+def _check_v2_component(
+    errors: _Errors,
+    path: tuple[str | int, ...],
+    component: Any,
+    allowed: frozenset[int],
+    seen: _Seen,
+) -> None:
+    kind = component.get("type") if isinstance(component, dict) else None
+    if kind not in allowed:
+        types = ", ".join(str(t) for t in sorted(allowed))
+        errors.add(
+            (*path, "type"),
+            "UNION_TYPE_CHOICES",
+            f'Value of field "type" must be one of ({types}).',
+        )
+        return
+    seen.count += 1
+    if kind == 1:
+        _check_row(errors, path, component, seen)
+        return
+    if kind == 2:
+        _check_button(errors, path, component, seen)
+        return
+    _check_id(errors, path, component, seen)
+    if kind == 9:  # section: 1-3 text displays and an accessory
+        children = errors.array((*path, "components"), component.get("components"), 3, low=1)
+        for j, child in enumerate(children):
+            _check_v2_component(errors, (*path, "components", j), child, frozenset({10}), seen)
+        accessory = component.get("accessory")
+        if accessory is None:
+            errors.required((*path, "accessory"))
+        else:
+            _check_v2_component(errors, (*path, "accessory"), accessory, frozenset({2, 11}), seen)
+    elif kind == 10:
+        seen.text += errors.text((*path, "content"), component.get("content"), 4000, low=1)
+    elif kind == 11:
+        _check_media(errors, (*path, "media"), component.get("media"))
+        errors.text((*path, "description"), component.get("description"), 1024)
+    elif kind == 12:
+        items = errors.array((*path, "items"), component.get("items"), 10, low=1)
+        for k, item in enumerate(items):
+            at = (*path, "items", k)
+            _check_media(
+                errors, (*at, "media"), item.get("media") if isinstance(item, dict) else None
+            )
+            if isinstance(item, dict):
+                errors.text((*at, "description"), item.get("description"), 1024)
+    elif kind == 13:
+        media = component.get("file")
+        _check_media(errors, (*path, "file"), media, ("attachment",))
+    elif kind == 14:
+        if component.get("spacing") is not None:
+            errors.choice((*path, "spacing"), component.get("spacing"), (1, 2))
+    elif kind == 17:
+        children = errors.array((*path, "components"), component.get("components"), 40, low=1)
+        for j, child in enumerate(children):
+            _check_v2_component(errors, (*path, "components", j), child, _V2_IN_CONTAINER, seen)
+        colour = component.get("accent_color")
+        if colour is not None:
+            errors.integer((*path, "accent_color"), colour, 0, 0xFFFFFF)
+
+
+def _check_media(
+    errors: _Errors,
+    path: tuple[str | int, ...],
+    media: Any,
+    schemes: tuple[str, ...] = _IMAGE_SCHEMES,
+) -> None:
+    if not isinstance(media, dict) or not media.get("url"):
+        errors.required((*path, "url"))
+        return
+    errors.url((*path, "url"), media["url"], schemes)
+
+
+def _check_allowed_mentions(errors: _Errors, mentions: Any) -> None:
+    path: tuple[str | int, ...] = ("allowed_mentions",)
+    if not isinstance(mentions, dict):
+        errors.add(path, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+        return
+    parse = errors.array((*path, "parse"), mentions.get("parse"), 3)
+    for k, kind in enumerate(parse):
+        errors.choice((*path, "parse", k), kind, _PARSE)
+    for key in ("users", "roles"):
+        ids = errors.array((*path, key), mentions.get(key), 100)
+        # An empty or null list is fine; a list next to the same type in "parse" is ambiguous.
+        if ids and key in parse:
+            errors.add(
+                path,
+                "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                f'parse:["{key}"] and {key}: [ids...] are mutually exclusive.',
+            )
+
+
+def validate_modal(data: dict[str, Any]) -> dict[str, Any]:
+    """Form errors for a modal (callback type 9 ``data``): title 1-45, 1-5 components."""
+    errors = _Errors()
+    seen = _Seen()
+    errors.text(("custom_id",), data.get("custom_id"), 100, low=1)
+    errors.text(("title",), data.get("title"), 45, low=1)
+    components = errors.array(("components",), data.get("components"), 5, low=1)
+    inputs = 0
+    for i, component in enumerate(components):
+        path: tuple[str | int, ...] = ("components", i)
+        kind = component.get("type") if isinstance(component, dict) else None
+        if kind == 1:  # the older form: an action row holding one text input
+            children = errors.array((*path, "components"), component.get("components"), 1, low=1)
+            for j, child in enumerate(children):
+                at = (*path, "components", j)
+                if not isinstance(child, dict) or child.get("type") != 4:
+                    errors.add(
+                        (*at, "type"),
+                        "UNION_TYPE_CHOICES",
+                        'Value of field "type" must be one of (4,).',
+                    )
+                    continue
+                errors.text((*at, "label"), child.get("label"), 45, low=1)
+                _check_text_input(errors, at, child, seen)
+                inputs += 1
+        elif kind == 18:  # a label around one input
+            errors.text((*path, "label"), component.get("label"), 45, low=1)
+            errors.text((*path, "description"), component.get("description"), 100)
+            child = component.get("component")
+            at = (*path, "component")
+            child_kind = child.get("type") if isinstance(child, dict) else None
+            if child_kind == 4:
+                _check_text_input(errors, at, child, seen)
+            elif child_kind in _SELECTS:
+                _check_select(errors, at, child, seen, modal=True)
+            elif child_kind in (19, 21, 22, 23):
+                _check_custom_id(errors, at, child, seen)
+            else:
+                errors.add(
+                    (*at, "type"),
+                    "UNION_TYPE_CHOICES",
+                    'Value of field "type" must be one of (3, 4, 5, 6, 7, 8, 19, 21, 22, 23).',
+                )
+                continue
+            inputs += 1
+        elif kind == 10:
+            errors.text((*path, "content"), component.get("content"), 4000, low=1)
+        else:
+            errors.add(
+                (*path, "type"),
+                "UNION_TYPE_CHOICES",
+                'Value of field "type" must be one of (1, 10, 18).',
+            )
+    if components and not inputs:
+        errors.add(("components",), "MODAL_REQUIRES_INPUT", "A modal needs at least one input")
+    return errors.tree
+
+
+def _check_text_input(
+    errors: _Errors, path: tuple[str | int, ...], text_input: dict[str, Any], seen: _Seen
+) -> None:
+    _check_custom_id(errors, path, text_input, seen)
+    errors.choice((*path, "style"), text_input.get("style"), (1, 2))
+    low = errors.integer((*path, "min_length"), text_input.get("min_length"), 0, 4000)
+    high = errors.integer((*path, "max_length"), text_input.get("max_length"), 1, 4000)
+    if low is not None and high is not None and low > high:
+        errors.add(
+            (*path, "min_length"),
+            "NUMBER_TYPE_MAX",
+            f"int value should be less than or equal to {high}.",
+        )
+    errors.text((*path, "value"), text_input.get("value"), 4000)
+    errors.text((*path, "placeholder"), text_input.get("placeholder"), 100)
+
+
+def validate_autocomplete(data: dict[str, Any]) -> dict[str, Any]:
+    """Form errors for autocomplete choices (callback type 8 ``data``): up to 25."""
+    errors = _Errors()
+    choices = errors.array(("choices",), data.get("choices"), 25)
+    for i, choice in enumerate(choices):
+        path: tuple[str | int, ...] = ("choices", i)
+        if not isinstance(choice, dict):
+            errors.add(path, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+            continue
+        errors.text((*path, "name"), choice.get("name"), 100, low=1)
+        if isinstance(choice.get("value"), str):
+            errors.text((*path, "value"), choice.get("value"), 100)
+    return errors.tree
+
+
+def _walk(components: Any) -> Iterator[dict[str, Any]]:
+    """Every component of a tree (action rows, containers, sections, labels), depth first."""
+    for component in components if isinstance(components, list) else []:
+        if not isinstance(component, dict):
+            continue
+        yield component
+        yield from _walk(component.get("components"))
+        for key in ("accessory", "component"):
+            if isinstance(component.get(key), dict):
+                yield from _walk([component[key]])
+
+
+# --- who is there and what they see --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -48,12 +731,20 @@ class FakeUser:
 
 @dataclass
 class Call:
-    """One REST call the bot made."""
+    """One REST call the bot made, and how the fake answered it."""
 
     method: str
     path: str
     body: Any
     at: float
+    status: int = 200
+    reply: Any = None
+    """The JSON the fake answered when it refused the call (``code``, ``message``, ``errors``)."""
+
+    @property
+    def code(self) -> int | None:
+        """Discord's JSON error code of a refusal (50035, 50013, 10008...)."""
+        return self.reply.get("code") if isinstance(self.reply, dict) else None
 
 
 @dataclass
@@ -67,18 +758,27 @@ class FakeMessage:
     """The one user who sees it (ephemeral or DM); None for a channel message."""
     data: dict[str, Any]
     edits: int = 0
+    deleted: bool = False
 
     @property
     def content(self) -> str:
         return str(self.data.get("content") or "")
 
     @property
+    def loading(self) -> bool:
+        """A deferred response still "thinking": nothing was put in it yet."""
+        return bool(int(self.data.get("flags") or 0) & _LOADING)
+
+    @property
     def text(self) -> str:
-        """Content, embed titles, descriptions and fields, and component labels, as one string."""
+        """Content, embed titles, descriptions and fields, text displays and component labels."""
         parts = [self.content]
         for embed in self.data.get("embeds") or []:
             parts += [embed.get("title") or "", embed.get("description") or ""]
             parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields") or []]
+        for component in _walk(self.data.get("components")):
+            if component.get("type") == 10:
+                parts.append(str(component.get("content") or ""))
         for component in self.components:
             parts.append(str(component.get("label") or component.get("placeholder") or ""))
             parts += [str(o.get("label")) for o in component.get("options") or []]
@@ -86,8 +786,34 @@ class FakeMessage:
 
     @property
     def components(self) -> list[dict[str, Any]]:
-        """Buttons and selects, flattened out of their action rows."""
-        return [c for row in self.data.get("components") or [] for c in row.get("components", [])]
+        """Buttons and selects, flattened out of their action rows (and containers, sections)."""
+        return [c for c in _walk(self.data.get("components")) if c.get("type") in _INTERACTIVE]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """Someone Discord would notify of a new message (a mention that pings)."""
+
+    message_id: int
+    channel_id: int
+    kind: MentionKind
+    target: int | None
+    """The user or role id; None for @everyone and @here."""
+    silent: bool = False
+    """Sent with SUPPRESS_NOTIFICATIONS: a badge, no push notification."""
+
+
+@dataclass
+class FakeThread:
+    """A thread the bot started."""
+
+    id: int
+    parent_id: int
+    name: str
+    type: int = 11
+    auto_archive_duration: int = 1440
+    archived: bool = False
+    message_id: int | None = None
 
 
 @dataclass
@@ -100,10 +826,44 @@ class Interaction:
     channel_id: int
     sent_at: float
     answered: asyncio.Future[float]
-    """Resolves to the time the bot's callback arrived."""
+    """Resolves to the time the bot's (first) callback arrived, even one that was refused."""
     callback: dict[str, Any] | None = None
+    """The accepted callback body."""
     messages: list[FakeMessage] = field(default_factory=list)
     """Messages created for this interaction (its response and followups)."""
+    kind: int = 2
+    """Interaction type: 2 command, 3 component, 4 autocomplete, 5 modal submit."""
+    message: FakeMessage | None = None
+    """The message whose component was used (component and modal-submit interactions)."""
+    dm: bool = False
+    app_permissions: int = 0
+    original: FakeMessage | None = None
+    """The original response: created by type 4, the "thinking" message of type 5, the
+    component's message for types 6 and 7."""
+    followups: list[FakeMessage] = field(default_factory=list)
+    acknowledged_at: float | None = None
+    modal: dict[str, Any] | None = None
+    """The modal opened by a type 9 callback."""
+    choices: list[Any] | None = None
+    """Autocomplete choices of a type 8 callback."""
+    late: bool = False
+    """The callback came after the acknowledgement window: Discord answered 10062."""
+
+    @property
+    def resolved(self) -> bool:
+        """The user is not left waiting: answered, and a deferred "thinking" response filled."""
+        kind = (self.callback or {}).get("type")
+        if kind is None:
+            return False
+        if kind == 5:
+            original = self.original
+            return bool(self.followups) or (
+                original is not None and not original.loading and not is_empty(original.data)
+            )
+        return True
+
+
+# --- the server ----------------------------------------------------------------------------------
 
 
 class FakeDiscord:
@@ -112,7 +872,12 @@ class FakeDiscord:
     def __init__(self, guild_id: int = GUILD_ID) -> None:
         self.guild_id = guild_id
         self.calls: list[Call] = []
+        self.refused: list[Call] = []
+        """Calls answered with a 4xx other than 429: Discord would not have done what they asked."""
+        self.rate_limited: list[Call] = []
+        """Calls answered 429 (see :meth:`rate_limit`); discord.py waits and retries them."""
         self.messages: dict[int, FakeMessage] = {}
+        self.deleted: dict[int, FakeMessage] = {}
         self._channel_messages: dict[int, list[FakeMessage]] = {}
         self._private_messages: dict[int, list[FakeMessage]] = {}
         self._tokens: dict[str, Interaction] = {}
@@ -123,8 +888,28 @@ class FakeDiscord:
         """Channel messages posted or edited, by channel: a press that changed the game shows."""
         self.closed_dms: set[int] = set()
         """Users whose DMs are closed: sending them a message answers 403 / 50007."""
+        self.notifications: list[Notification] = []
+        """Everyone Discord would notify of the messages created so far (edits never notify)."""
+        self.updates = 0
+        """Messages replaced by an UPDATE_MESSAGE (type 7) callback."""
+        self.embeds_dropped: list[FakeMessage] = []
+        """Messages whose embeds Discord left out: the bot lacked Embed Links there."""
+        self.threads: dict[int, FakeThread] = {}
+        self.bot_permissions = BOT_PERMISSIONS
+        """The bot's permissions in a channel nobody restricted."""
+        self.ack_window = ACK_WINDOW_S
+        """Seconds the bot has for an interaction's callback; later ones answer 10062."""
+        self.token_lifetime = TOKEN_LIFETIME_S
+        """Seconds an interaction token works for followups and edits; then 401 / 50027."""
+        self.retry_after = RETRY_AFTER_S
+        """``retry_after`` of an injected 429 (small: discord.py sleeps it before retrying)."""
         self.identified = asyncio.Event()
+        self._denied: dict[int, set[str]] = {}
         self._dm_channels: dict[int, int] = {}
+        self._post_times: dict[int, list[float]] = {}
+        self._rate_ratio = 0.0
+        self._rate_rng = random.Random(0)
+        self._retrying: set[str] = set()
         self._ids = itertools.count(1_000_000_000_000_000_000)
         self._sockets: list[tuple[web.WebSocketResponse, list[int]]] = []
         self._runner: web.AppRunner | None = None
@@ -162,12 +947,90 @@ class FakeDiscord:
     # --- what users see --------------------------------------------------------------------
 
     def private(self, user: FakeUser) -> list[FakeMessage]:
-        """Ephemeral messages and DMs ``user`` received, oldest first."""
+        """Ephemeral messages and DMs ``user`` received, oldest first (deleted ones gone)."""
         return self._private_messages.get(user.id, [])
 
     def public(self, channel_id: int) -> list[FakeMessage]:
-        """The channel's messages, oldest first."""
+        """The channel's (or thread's) messages, oldest first (deleted ones gone)."""
         return self._channel_messages.get(channel_id, [])
+
+    @property
+    def invalid(self) -> list[Call]:
+        """Refused calls the bot alone is to blame for (400: a body or callback Discord refuses)."""
+        return [c for c in self.refused if c.status == 400]
+
+    def max_posts_per_5s(self, channel_id: int, window: float = 5.0) -> int:
+        """The most messages the bot posted to the channel within any ``window`` seconds.
+
+        Counts ``POST /channels/{id}/messages`` (Discord allows about 5 per 5 s per channel;
+        interaction responses and followups go to the interaction's webhook instead). Measured,
+        never refused.
+        """
+        times = self._post_times.get(channel_id, [])
+        best = start = 0
+        for end, at in enumerate(times):
+            while at - times[start] >= window:
+                start += 1
+            best = max(best, end - start + 1)
+        return best
+
+    # --- faults and moderators -------------------------------------------------------------
+
+    def rate_limit(self, ratio: float, seed: int = 0) -> None:
+        """Answer ``ratio`` of the bot's message calls with a 429, as Discord's buckets do.
+
+        Message calls: creating, editing and deleting channel messages, opening a DM channel and
+        every webhook call (followups, edits of responses); interaction callbacks are exempt, as on
+        Discord. The 429 has Discord's body and headers (including ``Via``, without which
+        discord.py takes a 429 for a Cloudflare ban and raises). The retry of a limited call is
+        let through, as it would be once its bucket reset, so a call is limited at most once in a
+        row (discord.py gives up after 5 tries). 0 turns it off.
+        """
+        self._rate_ratio = ratio
+        self._rate_rng = random.Random(seed)
+        self._retrying.clear()
+
+    def deny(self, channel_id: int, *permissions: str) -> None:
+        """Take permissions (discord.Permissions names, e.g. "send_messages") from the bot there."""
+        for name in permissions:
+            if name not in discord.Permissions.VALID_FLAGS:
+                raise ValueError(f"no such permission: {name}")
+        self._denied.setdefault(channel_id, set()).update(permissions)
+
+    def allow(self, channel_id: int, *permissions: str) -> None:
+        """Give back permissions :meth:`deny` took."""
+        self._denied.get(channel_id, set()).difference_update(permissions)
+
+    def permissions(self, channel_id: int) -> discord.Permissions:
+        """The bot's permissions in a channel: what interactions there carry as app_permissions.
+
+        A thread has its parent's, less what was denied on the thread itself. The bit field is
+        literal, as Discord sends it; what Discord implies on top is applied where the bot acts:
+        without View Channel every channel call answers 50001, without Send Messages (in a
+        thread: Send Messages in Threads) a post answers 50013.
+        """
+        if self._dm_recipient(channel_id) is not None:
+            return discord.Permissions(DM_PERMISSIONS.value)
+        denied = set(self._denied.get(channel_id, set()))
+        thread = self.threads.get(channel_id)
+        if thread is not None:
+            denied |= self._denied.get(thread.parent_id, set())
+        value = self.bot_permissions.value
+        for name in denied:
+            value &= ~discord.Permissions(**{name: True}).value
+        return discord.Permissions(value)
+
+    def delete_message(self, message_id: int) -> FakeMessage:
+        """A moderator (or the user, for an ephemeral one) deletes a message."""
+        message = self.messages.get(message_id)
+        if message is None:
+            raise KeyError(f"no message {message_id}")
+        self._forget(message)
+        return message
+
+    def archive_thread(self, thread_id: int) -> None:
+        """The thread goes quiet and is archived (the bot's next post in it revives it)."""
+        self.threads[thread_id].archived = True
 
     # --- sending interactions --------------------------------------------------------------
 
@@ -195,13 +1058,59 @@ class FakeDiscord:
     async def click(
         self, user: FakeUser, message: FakeMessage, custom_id: str, values: list[str] | None = None
     ) -> Interaction:
-        """``user`` presses the component ``custom_id`` of ``message`` (a select with values)."""
-        kind = next(c["type"] for c in message.components if c.get("custom_id") == custom_id)
+        """``user`` presses the component ``custom_id`` of ``message`` (a select with values).
+
+        Refused here (ValueError) when no Discord client could send it: the message was deleted,
+        the component is not on it (a link button has no custom id) or is disabled, or the values
+        are not a choice the menu offers.
+        """
+        if message.deleted:
+            raise ValueError(f"message {message.id} was deleted; nobody can press its components")
+        found = (c for c in message.components if c.get("custom_id") == custom_id)
+        component = next(found, None)
+        if component is None:  # link buttons have no custom id: the browser opens them
+            raise ValueError(f"message {message.id} has no component {custom_id!r}")
+        if component.get("disabled"):
+            raise ValueError(f"{custom_id!r} is disabled; Discord clients cannot press it")
+        kind = component["type"]
+        if kind == 3 and values is not None:
+            offered = {str(o.get("value")) for o in component.get("options") or []}
+            low, high = component.get("min_values", 1), component.get("max_values", 1)
+            if not set(values) <= offered or len(set(values)) != len(values):
+                raise ValueError(f"{values} are not options of {custom_id!r}")
+            if not low <= len(values) <= high:
+                raise ValueError(f"{custom_id!r} takes {low} to {high} values, not {len(values)}")
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": kind}
         if values is not None:
             data["values"] = values
         dm = message.audience == "dm"
         return await self._interact(user, message.channel_id, 3, data, message, dm)
+
+    async def submit(
+        self, user: FakeUser, opened: Interaction, values: dict[str, str | list[str]]
+    ) -> Interaction:
+        """``user`` submits the modal ``opened``'s callback showed, with ``values`` by custom id."""
+        modal = opened.modal
+        if modal is None:
+            raise ValueError(f"interaction {opened.id} opened no modal")
+        answers: list[dict[str, Any]] = []
+        for component in modal.get("components") or []:
+            if component.get("type") == 1:
+                inner = component["components"][0]
+                answer = {"type": 4, "custom_id": inner["custom_id"]}
+                answer["value"] = values.get(inner["custom_id"], "")
+                answers.append({"type": 1, "components": [answer]})
+            elif component.get("type") == 18:
+                inner = component["component"]
+                value = values.get(inner.get("custom_id", ""), "")
+                answer = {"type": inner["type"], "custom_id": inner.get("custom_id")}
+                if inner["type"] == 4:
+                    answer["value"] = value
+                else:
+                    answer["values"] = [value] if isinstance(value, str) else value
+                answers.append({"type": 18, "component": answer})
+        data = {"custom_id": modal["custom_id"], "components": answers}
+        return await self._interact(user, opened.channel_id, 5, data, opened.message, opened.dm)
 
     async def _interact(
         self,
@@ -214,6 +1123,7 @@ class FakeDiscord:
     ) -> Interaction:
         interaction_id = next(self._ids)
         token = f"token-{interaction_id}"
+        permissions = DM_PERMISSIONS.value if dm else self.permissions(channel_id).value
         payload: dict[str, Any] = {
             "id": str(interaction_id),
             "application_id": str(APP_ID),
@@ -224,7 +1134,7 @@ class FakeDiscord:
             "data": data,
             "channel_id": str(channel_id),
             "locale": "en-US",
-            "app_permissions": "0",
+            "app_permissions": str(permissions),
             "entitlements": [],
             "authorizing_integration_owners": {},
         }
@@ -235,13 +1145,7 @@ class FakeDiscord:
         else:
             payload["guild_id"] = str(self.guild_id)
             payload["guild_locale"] = "en-US"
-            payload["channel"] = {
-                "id": str(channel_id),
-                "type": 0,
-                "guild_id": str(self.guild_id),
-                "name": f"table-{channel_id}",
-                "position": 0,
-            }
+            payload["channel"] = self._channel_payload(channel_id)
             payload["member"] = {
                 "user": user.payload(),
                 "roles": [],
@@ -261,11 +1165,27 @@ class FakeDiscord:
             channel_id=channel_id,
             sent_at=time.perf_counter(),
             answered=asyncio.get_running_loop().create_future(),
+            kind=kind,
+            message=message,
+            dm=dm,
+            app_permissions=permissions,
         )
         self.interactions[interaction_id] = record
         self._tokens[token] = record
         await self.dispatch("INTERACTION_CREATE", payload)
         return record
+
+    def _channel_payload(self, channel_id: int) -> dict[str, Any]:
+        thread = self.threads.get(channel_id)
+        if thread is not None:
+            return self._thread_payload(thread)
+        return {
+            "id": str(channel_id),
+            "type": 0,
+            "guild_id": str(self.guild_id),
+            "name": f"table-{channel_id}",
+            "position": 0,
+        }
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send a dispatch to the newest identified gateway connection."""
@@ -317,12 +1237,35 @@ class FakeDiscord:
     # --- REST ------------------------------------------------------------------------------
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
-        raw = await request.read()
-        body = json.loads(raw) if raw and request.content_type == "application/json" else None
+        # Every await comes before the call is recorded, and none after (remote.WatchedDiscord
+        # reads the newest call as this request's).
+        body: Any = None
+        if request.content_type == "multipart/form-data":  # files: the JSON is payload_json
+            form = await request.post()
+            payload = form.get("payload_json")
+            body = json.loads(payload) if isinstance(payload, str) else {}
+            for attachment in body.get("attachments") or []:
+                upload = form.get(f"files[{attachment.get('id')}]")
+                if isinstance(upload, web.FileField):
+                    attachment["size"] = len(upload.file.read())
+        else:
+            raw = await request.read()
+            if raw and request.content_type == "application/json":
+                body = json.loads(raw)
         path = "/" + request.match_info["path"]
-        self.calls.append(Call(request.method, path, body, time.perf_counter()))
+        call = Call(request.method, path, body, time.perf_counter())
+        self.calls.append(call)
+        response = self._limited(request.method, path) or self._route(request.method, path, body)
+        call.status = response.status
+        if response.status == 429:
+            self.rate_limited.append(call)
+        elif 400 <= response.status < 500:
+            call.reply = response.data if isinstance(response, _Reply) else None
+            self.refused.append(call)
+        return response
+
+    def _route(self, method: str, path: str, body: Any) -> web.Response:
         parts = path.strip("/").split("/")
-        method = request.method
         if path == "/users/@me" and method == "GET":
             return _json({**self._bot_user(), "bot": True})
         if path == "/oauth2/applications/@me":
@@ -350,12 +1293,14 @@ class FakeDiscord:
             ]
             self.commands[scope] = synced
             return _json(synced)
-        if parts[0] == "interactions" and parts[-1] == "callback":
-            return self._callback(int(parts[1]), body or {})
+        data = body if isinstance(body, dict) else {}
+        callback = parts[0] == "interactions" and len(parts) == 4 and parts[3] == "callback"
+        if callback and method == "POST":
+            return self._callback(_snowflake(parts[1]), parts[2], data)
         if parts[0] == "webhooks":
-            return self._webhook(method, parts, body or {})
+            return self._webhook(method, parts, data)
         if path == "/users/@me/channels" and method == "POST":
-            recipient = int((body or {})["recipient_id"])
+            recipient = _snowflake(str(data.get("recipient_id", "")))
             channel = self._dm_channels.setdefault(recipient, next(self._ids))
             return _json(
                 {
@@ -365,84 +1310,379 @@ class FakeDiscord:
                     "last_message_id": None,
                 }
             )
-        if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
-            channel_id = int(parts[1])
-            if method == "POST":
-                return self._channel_post(channel_id, body or {})
-            if method == "PATCH" and len(parts) == 4:
-                return self._edit(int(parts[3]), body or {})
+        if parts[0] == "channels" and len(parts) >= 3:
+            channel_id = _snowflake(parts[1])
+            if parts[2] == "messages":
+                if len(parts) == 3 and method == "POST":
+                    return self._channel_post(channel_id, data)
+                if len(parts) == 4:
+                    return self._channel_message(method, channel_id, _snowflake(parts[3]), data)
+                if len(parts) == 5 and parts[4] == "threads" and method == "POST":
+                    return self._thread_from_message(channel_id, _snowflake(parts[3]), data)
+            if parts[2] == "threads" and len(parts) == 3 and method == "POST":
+                return self._thread(channel_id, data)
         return _json({"message": f"fake Discord has no route {method} {path}", "code": 0}, 404)
 
-    def _callback(self, interaction_id: int, body: dict[str, Any]) -> web.Response:
+    def _limited(self, method: str, path: str) -> web.Response | None:
+        """A 429 for a message call, when :meth:`rate_limit` says so."""
+        if self._rate_ratio <= 0 or method not in ("POST", "PATCH", "DELETE"):
+            return None
+        parts = path.strip("/").split("/")
+        messages = parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages"
+        if not (messages or parts[0] == "webhooks" or path == "/users/@me/channels"):
+            return None
+        key = f"{method} {path}"
+        if key in self._retrying:
+            self._retrying.discard(key)
+            return None
+        if self._rate_rng.random() >= self._rate_ratio:
+            return None
+        self._retrying.add(key)
+        route = "/".join("{id}" if p.isdigit() or p.startswith("token-") else p for p in parts)
+        bucket = hashlib.sha1(f"{method} {route}".encode()).hexdigest()[:16]
+        after = self.retry_after
+        response = _json(
+            {"message": "You are being rate limited.", "retry_after": after, "global": False}, 429
+        )
+        response.headers.update(
+            {
+                "Retry-After": str(max(1, math.ceil(after))),
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{time.time() + after:.3f}",
+                "X-RateLimit-Reset-After": f"{after:.3f}",
+                "X-RateLimit-Bucket": bucket,
+                "X-RateLimit-Scope": "user",
+                # Discord's responses come through Google's front end; discord.py checks for it.
+                "Via": "1.1 google",
+            }
+        )
+        return response
+
+    # --- interactions ------------------------------------------------------------------------
+
+    def _callback(self, interaction_id: int, token: str, body: dict[str, Any]) -> web.Response:
         interaction = self.interactions.get(interaction_id)
-        if interaction is None:
-            return _json({"message": "Unknown interaction", "code": 10062}, 404)
-        if interaction.callback is not None:
-            acknowledged = {"message": "Interaction has already been acknowledged.", "code": 40060}
-            return _json(acknowledged, 400)
-        interaction.callback = body
+        if interaction is None or interaction.token != token:
+            return _error(404, 10062, "Unknown interaction")
+        now = time.perf_counter()
         if not interaction.answered.done():
-            interaction.answered.set_result(time.perf_counter())
+            interaction.answered.set_result(now)
+        if interaction.callback is not None:
+            return _error(400, 40060, "Interaction has already been acknowledged.")
+        if interaction.late or now - interaction.sent_at > self.ack_window:
+            # Too late: Discord has shown the user "The application did not respond" and
+            # invalidated the token.
+            interaction.late = True
+            return _error(404, 10062, "Unknown interaction")
         kind = body.get("type")
         data = body.get("data") or {}
-        resource: dict[str, Any] = {"type": kind}
-        message_id = None
+        allowed = _CALLBACKS.get(interaction.kind, frozenset())
+        if kind in (6, 7) and interaction.message is None:
+            allowed = allowed - {6, 7}  # a modal opened from a slash command has no message
+        if kind not in allowed:
+            message = (
+                f"Callback type {kind} is not valid for an interaction of type {interaction.kind}"
+            )
+            return _invalid_at(("type",), "INTERACTION_CALLBACK_TYPE_INVALID", message)
+        target = interaction.message
         if kind == 4:
-            message = self._create(interaction, data)
-            resource["message"] = message.data
-            message_id = message.id
+            errors = validate_message(data)
+            if errors:
+                return _invalid({"data": errors})
+            if is_empty(data):
+                return _error(400, 50006, "Cannot send an empty message")
+        elif kind == 5:
+            flags = data.get("flags") or 0
+            if flags & ~_EPHEMERAL:
+                message = "A deferred response may only set the EPHEMERAL flag"
+                return _invalid_at(("data", "flags"), "MESSAGE_FLAGS_INVALID", message)
+        elif kind == 7 and target is not None:
+            if target.deleted:
+                return _error(404, 10008, "Unknown Message")
+            refusal = self._check_edit(target, data, under="data")
+            if refusal is not None:
+                return refusal
+        elif kind == 8:
+            errors = validate_autocomplete(data)
+            if errors:
+                return _invalid({"data": errors})
+        elif kind == 9:
+            errors = validate_modal(data)
+            if errors:
+                return _invalid({"data": errors})
+
+        interaction.callback = body
+        interaction.acknowledged_at = now
+        resource: dict[str, Any] = {"type": kind}
+        if kind == 4:
+            interaction.original = self._respond(interaction, data)
+        elif kind == 5:
+            loading = {"flags": (int(data.get("flags") or 0) & _EPHEMERAL) | _LOADING}
+            interaction.original = self._respond(interaction, loading)
+        elif kind in (6, 7):
+            interaction.original = target
+            if kind == 7 and target is not None:
+                self._apply_edit(target, data, self._can_embed(interaction))
+                self.updates += 1
+        elif kind == 8:
+            interaction.choices = list(data.get("choices") or [])
+        elif kind == 9:
+            interaction.modal = data
+        original = interaction.original
+        if original is not None and kind in (4, 5, 7):
+            resource["message"] = original.data
         return _json(
             {
                 "interaction": {
                     "id": str(interaction_id),
-                    "type": 2,
-                    "response_message_id": str(message_id) if message_id else None,
+                    "type": interaction.kind,
+                    "activity_instance_id": None,
+                    "response_message_id": str(original.id) if original else None,
                     "response_message_loading": kind == 5,
-                    "response_message_ephemeral": bool(data.get("flags", 0) & _EPHEMERAL),
+                    "response_message_ephemeral": bool(
+                        original is not None and original.audience == "ephemeral"
+                    ),
                 },
                 "resource": resource,
             }
         )
 
     def _webhook(self, method: str, parts: list[str], body: dict[str, Any]) -> web.Response:
-        token = parts[2]
-        interaction = self._tokens.get(token)
+        if len(parts) < 3 or parts[1] != str(APP_ID):
+            return _error(404, 10015, "Unknown Webhook")
+        interaction = self._tokens.get(parts[2])
         if interaction is None:
-            return _json({"message": "Unknown webhook", "code": 10015}, 404)
-        if method == "POST":
-            return _json(self._create(interaction, body).data)
-        if method == "PATCH" and len(parts) == 5:
+            return _error(404, 10015, "Unknown Webhook")
+        age = time.perf_counter() - interaction.sent_at
+        if age > self.token_lifetime or (interaction.callback is None and age > self.ack_window):
+            return _error(401, 50027, "Invalid Webhook Token")
+        if interaction.callback is None:
+            return _error(404, 10015, "Unknown Webhook")
+        if len(parts) == 3 and method == "POST":
+            return self._followup(interaction, body)
+        if len(parts) == 5 and parts[3] == "messages":
             if parts[4] == "@original":
-                if not interaction.messages:
-                    message = self._create(interaction, body)
-                    return _json(message.data)
-                return self._edit(interaction.messages[0].id, body)
-            return self._edit(int(parts[4]), body)
+                target = interaction.original
+            else:
+                wanted = _snowflake(parts[4])
+                own = [interaction.original, *interaction.messages]
+                target = next((m for m in own if m is not None and m.id == wanted), None)
+            if target is None or target.deleted:
+                return _error(404, 10008, "Unknown Message")
+            if method == "GET":
+                return _json(target.data)
+            if method == "DELETE":
+                self._forget(target)
+                return web.Response(status=204)
+            if method == "PATCH":
+                refusal = self._check_edit(target, body)
+                if refusal is not None:
+                    return refusal
+                filled = target.loading
+                self._apply_edit(target, body, self._can_embed(interaction))
+                if filled:
+                    # The "thinking" message is only now really sent: its mentions ping.
+                    self._notify(target, body, _INTERACTION_PARSE, self._dm_of(interaction))
+                return _json(target.data)
         return _json({"message": "fake Discord: unsupported webhook call", "code": 0}, 404)
 
-    def _create(self, interaction: Interaction, data: dict[str, Any]) -> FakeMessage:
-        ephemeral = bool(data.get("flags", 0) & _EPHEMERAL)
+    def _followup(self, interaction: Interaction, body: dict[str, Any]) -> web.Response:
+        errors = validate_message(body)
+        if errors:
+            return _invalid(errors)
+        if is_empty(body):
+            return _error(400, 50006, "Cannot send an empty message")
+        original = interaction.original
+        if original is not None and original.loading and not original.deleted:
+            # Discord: the first followup after a deferred "thinking" response edits that message
+            # instead of creating one, and keeps the defer's ephemeral choice.
+            self._apply_edit(original, body, self._can_embed(interaction))
+            self._notify(original, body, _INTERACTION_PARSE, self._dm_of(interaction))
+            interaction.followups.append(original)
+            return _json(original.data)
+        message = self._respond(interaction, body)
+        interaction.followups.append(message)
+        return _json(message.data)
+
+    def _respond(self, interaction: Interaction, data: dict[str, Any]) -> FakeMessage:
+        """A response or followup message of ``interaction`` (ephemeral if its flags say so)."""
+        ephemeral = bool(int(data.get("flags") or 0) & _EPHEMERAL)
         message = self._message(
             interaction.channel_id,
             "ephemeral" if ephemeral else "channel",
             interaction.user.id if ephemeral else None,
             data,
+            self._can_embed(interaction),
         )
         interaction.messages.append(message)
+        if not ephemeral and not message.loading:
+            self._notify(message, data, _INTERACTION_PARSE, self._dm_of(interaction))
         return message
 
+    def _can_embed(self, interaction: Interaction) -> bool:
+        return bool(interaction.app_permissions & discord.Permissions(embed_links=True).value)
+
+    def _dm_of(self, interaction: Interaction) -> int | None:
+        return interaction.user.id if interaction.dm else None
+
+    # --- channels ----------------------------------------------------------------------------
+
+    def _dm_recipient(self, channel_id: int) -> int | None:
+        return next((u for u, c in self._dm_channels.items() if c == channel_id), None)
+
+    def _may_see(self, channel_id: int) -> web.Response | None:
+        if self._dm_recipient(channel_id) is None and not self.permissions(channel_id).view_channel:
+            return _error(403, 50001, "Missing Access")
+        return None
+
     def _channel_post(self, channel_id: int, body: dict[str, Any]) -> web.Response:
-        recipient = next((u for u, c in self._dm_channels.items() if c == channel_id), None)
-        if recipient is not None and recipient in self.closed_dms:
-            return _json({"message": "Cannot send messages to this user", "code": 50007}, 403)
+        recipient = self._dm_recipient(channel_id)
+        perms = self.permissions(channel_id)
+        if recipient is not None:
+            if recipient in self.closed_dms:
+                return _error(403, 50007, "Cannot send messages to this user")
+        else:
+            refusal = self._may_see(channel_id)
+            if refusal is not None:
+                return refusal
+            thread = self.threads.get(channel_id)
+            may_send = perms.send_messages_in_threads if thread else perms.send_messages
+            if not may_send:
+                return _error(403, 50013, "Missing Permissions")
+        errors = validate_message(body)
+        if errors:
+            return _invalid(errors)
+        if is_empty(body):
+            return _error(400, 50006, "Cannot send an empty message")
+        thread = self.threads.get(channel_id)
+        if thread is not None:
+            thread.archived = False  # a post by someone who may post revives an archived thread
         audience: Audience = "dm" if recipient is not None else "channel"
-        return _json(self._message(channel_id, audience, recipient, body).data)
+        message = self._message(channel_id, audience, recipient, body, perms.embed_links)
+        self._post_times.setdefault(channel_id, []).append(time.perf_counter())
+        self._notify(message, body, _REGULAR_PARSE, recipient)
+        return _json(message.data)
+
+    def _channel_message(
+        self, method: str, channel_id: int, message_id: int, body: dict[str, Any]
+    ) -> web.Response:
+        refusal = self._may_see(channel_id)
+        if refusal is not None:
+            return refusal
+        message = self.messages.get(message_id)
+        # Ephemeral messages exist only behind their interaction's token.
+        if message is None or message.channel_id != channel_id or message.audience == "ephemeral":
+            return _error(404, 10008, "Unknown Message")
+        if method == "GET":
+            return _json(message.data)
+        if method == "DELETE":
+            self._forget(message)
+            return web.Response(status=204)
+        if method == "PATCH":
+            thread = self.threads.get(channel_id)
+            if thread is not None and thread.archived:
+                return _error(400, 50083, "Thread is archived")
+            refusal = self._check_edit(message, body)
+            if refusal is not None:
+                return refusal
+            self._apply_edit(message, body, self.permissions(channel_id).embed_links)
+            return _json(message.data)
+        return _json(
+            {"message": f"fake Discord has no route {method} for a message", "code": 0}, 405
+        )
+
+    def _thread_from_message(
+        self, channel_id: int, message_id: int, body: dict[str, Any]
+    ) -> web.Response:
+        refusal = self._may_see(channel_id)
+        if refusal is not None:
+            return refusal
+        message = self.messages.get(message_id)
+        if message is None or message.channel_id != channel_id or message.audience != "channel":
+            return _error(404, 10008, "Unknown Message")
+        if not self.permissions(channel_id).create_public_threads:
+            return _error(403, 50013, "Missing Permissions")
+        if message_id in self.threads:
+            return _error(400, 160004, "A thread has already been created for this message")
+        refusal = self._check_thread(body)
+        if refusal is not None:
+            return refusal
+        # Discord gives a thread started from a message the message's id.
+        return self._open_thread(message_id, channel_id, body, 11, message_id)
+
+    def _thread(self, channel_id: int, body: dict[str, Any]) -> web.Response:
+        refusal = self._may_see(channel_id)
+        if refusal is not None:
+            return refusal
+        kind = body.get("type", 12)
+        needed = "create_public_threads" if kind == 11 else "create_private_threads"
+        if kind not in (11, 12):
+            message = "Value must be one of (11, 12)."
+            return _invalid_at(("type",), "BASE_TYPE_CHOICES", message)
+        if not getattr(self.permissions(channel_id), needed):
+            return _error(403, 50013, "Missing Permissions")
+        refusal = self._check_thread(body)
+        if refusal is not None:
+            return refusal
+        return self._open_thread(next(self._ids), channel_id, body, kind, None)
+
+    def _check_thread(self, body: dict[str, Any]) -> web.Response | None:
+        errors = _Errors()
+        errors.text(("name",), body.get("name"), 100, low=1)
+        duration = body.get("auto_archive_duration")
+        if duration is not None:
+            errors.choice(("auto_archive_duration",), duration, tuple(sorted(_ARCHIVE_MINUTES)))
+        return _invalid(errors.tree) if errors.tree else None
+
+    def _open_thread(
+        self, thread_id: int, parent: int, body: dict[str, Any], kind: int, message_id: int | None
+    ) -> web.Response:
+        thread = FakeThread(
+            id=thread_id,
+            parent_id=parent,
+            name=str(body["name"]),
+            type=kind,
+            auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
+            message_id=message_id,
+        )
+        self.threads[thread_id] = thread
+        return _json(self._thread_payload(thread))
+
+    def _thread_payload(self, thread: FakeThread) -> dict[str, Any]:
+        return {
+            "id": str(thread.id),
+            "type": thread.type,
+            "guild_id": str(self.guild_id),
+            "parent_id": str(thread.parent_id),
+            "name": thread.name,
+            "owner_id": str(BOT_ID),
+            "message_count": len(self.public(thread.id)),
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+            "thread_metadata": {
+                "archived": thread.archived,
+                "auto_archive_duration": thread.auto_archive_duration,
+                "archive_timestamp": _TIMESTAMP,
+                "locked": False,
+            },
+        }
+
+    # --- messages ----------------------------------------------------------------------------
 
     def _message(
-        self, channel_id: int, audience: Audience, user: int | None, body: dict[str, Any]
+        self,
+        channel_id: int,
+        audience: Audience,
+        user: int | None,
+        body: dict[str, Any],
+        embed_links: bool = True,
     ) -> FakeMessage:
         message_id = next(self._ids)
         flags = int(body.get("flags") or 0)
+        if audience != "ephemeral":
+            flags &= ~_EPHEMERAL
         data = {
             "id": str(message_id),
             "channel_id": str(channel_id),
@@ -451,7 +1691,7 @@ class FakeDiscord:
             "content": body.get("content") or "",
             "embeds": body.get("embeds") or [],
             "components": body.get("components") or [],
-            "attachments": [],
+            "attachments": self._attachments(channel_id, body.get("attachments")),
             "mentions": [],
             "mention_roles": [],
             "mention_everyone": False,
@@ -462,6 +1702,7 @@ class FakeDiscord:
             "flags": flags,
         }
         message = FakeMessage(message_id, channel_id, audience, user, data)
+        self._drop_embeds(message, embed_links)
         self.messages[message_id] = message
         if user is not None:
             self._private_messages.setdefault(user, []).append(message)
@@ -471,22 +1712,174 @@ class FakeDiscord:
             self.activity[channel_id] = self.activity.get(channel_id, 0) + 1
         return message
 
-    def _edit(self, message_id: int, body: dict[str, Any]) -> web.Response:
-        message = self.messages.get(message_id)
-        if message is None:
-            return _json({"message": "Unknown Message", "code": 10008}, 404)
-        for key in ("content", "embeds", "components"):
+    def _attachments(self, channel_id: int, requested: Any) -> list[dict[str, Any]]:
+        """Attachment objects for a request's attachment list (new uploads get an id and URL)."""
+        made = []
+        for item in requested if isinstance(requested, list) else []:
+            ident = str(item.get("id", ""))
+            if len(ident) < 17:  # an upload's index in the request, not a kept attachment's id
+                ident = str(next(self._ids))
+            filename = str(item.get("filename") or "file")
+            url = f"https://cdn.discordapp.com/attachments/{channel_id}/{ident}/{filename}"
+            made.append(
+                {
+                    **item,
+                    "id": ident,
+                    "filename": filename,
+                    "size": int(item.get("size") or 0),
+                    "url": url,
+                    "proxy_url": url.replace("cdn.discordapp.com", "media.discordapp.net"),
+                }
+            )
+        return made
+
+    def _drop_embeds(self, message: FakeMessage, embed_links: bool) -> None:
+        # Without Embed Links Discord still takes the message but leaves its embeds out (it used
+        # to refuse it with 50013); the message may then show nothing at all.
+        if not embed_links and message.data.get("embeds"):
+            message.data["embeds"] = []
+            if not any(m is message for m in self.embeds_dropped):
+                self.embeds_dropped.append(message)
+
+    def _edited(self, message: FakeMessage, body: dict[str, Any]) -> dict[str, Any]:
+        """The message as it would be after the edit ``body`` (for validation)."""
+        data = message.data
+        merged: dict[str, Any] = {
+            k: data.get(k) for k in ("content", "embeds", "components", "attachments")
+        }
+        for key in merged:
             if key in body:
-                message.data[key] = body[key] if body[key] is not None else []
+                merged[key] = body[key]
+        flags = int(data.get("flags") or 0)
+        new = body.get("flags")
+        if isinstance(new, int):
+            # Only SUPPRESS_EMBEDS can change, and IS_COMPONENTS_V2 be set (never unset).
+            flags = (flags & ~_SUPPRESS_EMBEDS) | (new & (_SUPPRESS_EMBEDS | _COMPONENTS_V2))
+        merged["flags"] = flags
+        if "allowed_mentions" in body:
+            merged["allowed_mentions"] = body["allowed_mentions"]
+        return merged
+
+    def _check_edit(
+        self, message: FakeMessage, body: dict[str, Any], under: str | None = None
+    ) -> web.Response | None:
+        """The refusal of an edit (``under``: the key errors nest in, "data" for a callback)."""
+        merged = self._edited(message, body)
+        errors = validate_message(merged)
+        if errors:
+            return _invalid({under: errors} if under else errors)
+        if is_empty(merged):
+            return _error(400, 50006, "Cannot send an empty message")
+        return None
+
+    def _apply_edit(self, message: FakeMessage, body: dict[str, Any], embed_links: bool) -> None:
+        merged = self._edited(message, body)
+        data = message.data
+        for key in ("content", "embeds", "components", "attachments"):
+            if key in body:
+                value = merged[key]
+                data[key] = value if value is not None else ("" if key == "content" else [])
+        if "attachments" in body:
+            data["attachments"] = self._attachments(message.channel_id, data["attachments"])
+        data["flags"] = merged["flags"] & ~_LOADING
+        self._drop_embeds(message, embed_links)
         message.edits += 1
+        data["edited_timestamp"] = _TIMESTAMP
         if message.audience == "channel":
             self.activity[message.channel_id] = self.activity.get(message.channel_id, 0) + 1
-        message.data["edited_timestamp"] = _TIMESTAMP
-        return _json(message.data)
+
+    def _forget(self, message: FakeMessage) -> None:
+        message.deleted = True
+        self.messages.pop(message.id, None)
+        self.deleted[message.id] = message
+        for lists in (self._channel_messages, self._private_messages):
+            for messages in lists.values():
+                if message in messages:
+                    messages.remove(message)
+
+    def _notify(
+        self,
+        message: FakeMessage,
+        body: dict[str, Any],
+        default: frozenset[str],
+        dm_recipient: int | None,
+    ) -> None:
+        """Record whom Discord notifies of the new, non-ephemeral ``message``.
+
+        From its content only (embeds never ping; for Components V2 its text displays) and the
+        ``allowed_mentions`` exactly as sent (absent: Discord's default for the kind of message).
+        Permissions are not consulted: a server may well let the bot mention everyone and make its
+        roles mentionable, so what the message allows is what counts. In a DM only its recipient
+        can be notified.
+        """
+        if message.audience == "ephemeral":
+            return
+        text = message.content
+        if int(message.data.get("flags") or 0) & _COMPONENTS_V2:
+            text = "\n".join(
+                str(c.get("content") or "")
+                for c in _walk(message.data.get("components"))
+                if c.get("type") == 10
+            )
+        allowed = body.get("allowed_mentions")
+        if isinstance(allowed, dict):
+            parse = set(allowed.get("parse") or [])
+            users = {int(u) for u in allowed.get("users") or []}
+            roles = {int(r) for r in allowed.get("roles") or []}
+        else:
+            parse, users, roles = set(default), set(), set()
+        found: list[tuple[MentionKind, int | None]] = []
+        if dm_recipient is None and "everyone" in parse:
+            if "@everyone" in text:
+                found.append(("everyone", None))
+            if "@here" in text:
+                found.append(("here", None))
+        for match in _USER_MENTION.findall(text):
+            user = int(match)
+            if user == BOT_ID or (dm_recipient is not None and user != dm_recipient):
+                continue
+            if ("users" in parse or user in users) and ("user", user) not in found:
+                found.append(("user", user))
+        if dm_recipient is None:
+            for match in _ROLE_MENTION.findall(text):
+                role = int(match)
+                if ("roles" in parse or role in roles) and ("role", role) not in found:
+                    found.append(("role", role))
+        silent = bool(int(body.get("flags") or 0) & _SUPPRESS_NOTIFICATIONS)
+        for kind, target in found:
+            self.notifications.append(
+                Notification(message.id, message.channel_id, kind, target, silent)
+            )
+
+
+def _snowflake(text: str) -> int:
+    return int(text) if text.isdigit() else 0
+
+
+class _Reply(web.Response):
+    """A JSON response that keeps the data it was made of (for :attr:`Call.reply`)."""
+
+    def __init__(self, data: Any, status: int) -> None:
+        # discord.py parses JSON only when the content type is exactly application/json.
+        super().__init__(
+            body=json.dumps(data).encode(), status=status, content_type="application/json"
+        )
+        self.data = data
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
-    # discord.py parses JSON only when the content type is exactly application/json.
-    return web.Response(
-        body=json.dumps(data).encode(), status=status, content_type="application/json"
-    )
+    return _Reply(data, status)
+
+
+def _error(status: int, code: int, message: str) -> web.Response:
+    return _json({"message": message, "code": code}, status)
+
+
+def _invalid(errors: dict[str, Any]) -> web.Response:
+    return _json({"code": 50035, "message": "Invalid Form Body", "errors": errors}, 400)
+
+
+def _invalid_at(path: tuple[str | int, ...], code: str, message: str) -> web.Response:
+    errors = _Errors()
+    errors.add(path, code, message)
+    return _invalid(errors.tree)

@@ -2,9 +2,15 @@
 
 Discord's limits are applied here, so nothing else needs to know them: 2000 characters of
 content, 4096 in an embed description, 25 fields, 5 action rows of 5 buttons, 25 select options,
-80-character button labels and 100-character custom ids. Long text is cut with an ellipsis (the
-full text is always one `/<game> status` or `rules` away); components that do not fit are left out
-and logged, as are ids that the codec cannot fit in 100 characters.
+80-character button labels and 100-character custom ids, unique within a message
+(:class:`~bot.commands.codec.MessageIds`). Long text is cut with an ellipsis (the full text is
+always one `/<game> status` or `rules` away); components that do not fit are left out and logged,
+as are ids that the codec cannot fit in 100 characters.
+
+Text arrives as Boardroom markup (:mod:`core.text`) and leaves as Discord markdown: escaped
+characters stay escaped (a backslash, or a zero-width space after ``@`` so that nothing reads as
+a mention), and labels, which Discord shows as plain text, lose their marks. Every send also
+carries ``allowed_mentions`` that notify nobody (:data:`NO_MENTIONS`).
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ import discord
 
 from bot.adapters.discord.components import GameButton, GameSelect
 from bot.commands import codec
+from core import text as markup
 from core import ui
 
-__all__ = ["Rendered", "render"]
+__all__ = ["NO_MENTIONS", "Rendered", "markdown", "render"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,21 @@ _STYLES = {
 }
 
 
+NO_MENTIONS = discord.AllowedMentions.none()
+"""What every message may notify: nobody (a turn notice names its one user itself)."""
+
+
+def markdown(text: str) -> str:
+    """Boardroom markup as Discord markdown."""
+    out = []
+    for kind, value in markup.tokens(text):
+        if kind == "literal":
+            out.append("@\u200b" if value == "@" else "\\" + value)
+        else:
+            out.append(value)
+    return "".join(out)
+
+
 @dataclass
 class Rendered:
     """Keyword arguments for ``send``/``edit``: content, embeds and a view (or none)."""
@@ -60,34 +82,36 @@ def render(message: ui.Message, game: str, channel: str | None = None) -> Render
     """Render ``message`` of ``game``; ``channel`` is the game's channel when the message is
     shown anywhere else (a DM), so that its components act on that channel's game."""
     rendered = Rendered()
-    if message.title or message.fields or message.image_url or len(message.text) > CONTENT_LIMIT:
+    text = markdown(message.text)
+    if message.title or message.fields or message.image_url or len(text) > CONTENT_LIMIT:
         embed = discord.Embed(
-            title=cut(message.title, TITLE_LIMIT) if message.title else None,
-            description=cut(message.text, DESCRIPTION_LIMIT) if message.text else None,
+            title=cut(markdown(message.title), TITLE_LIMIT) if message.title else None,
+            description=cut(text, DESCRIPTION_LIMIT) if text else None,
         )
         for item in message.fields[:MAX_FIELDS]:
             embed.add_field(
-                name=cut(item.name, FIELD_NAME_LIMIT) or "\u200b",
-                value=cut(item.value, FIELD_VALUE_LIMIT) or "\u200b",
+                name=cut(markdown(item.name), FIELD_NAME_LIMIT) or "\u200b",
+                value=cut(markdown(item.value), FIELD_VALUE_LIMIT) or "\u200b",
                 inline=item.inline,
             )
         if message.image_url:
             embed.set_image(url=message.image_url)
         rendered.embeds.append(embed)
     else:
-        rendered.content = message.text or "\u200b"
+        rendered.content = text or "\u200b"
     rendered.view = _view(message, game, channel)
     return rendered
 
 
 def _view(message: ui.Message, game: str, channel: str | None) -> discord.ui.View | None:
+    ids = codec.MessageIds(game, channel)
     rows: list[list[GameButton | GameSelect]] = []
     for buttons in message.buttons:
         for start in range(0, len(buttons), ROW_WIDTH):
-            made = [_button(b, game, channel) for b in buttons[start : start + ROW_WIDTH]]
+            made = [_button(b, ids) for b in buttons[start : start + ROW_WIDTH]]
             rows.append([item for item in made if item is not None])
     for select in message.selects:
-        menu = _select(select, game, channel)
+        menu = _select(select, ids)
         rows.append([menu] if menu is not None else [])
     rows = [row for row in rows if row]
     if not rows:
@@ -102,15 +126,15 @@ def _view(message: ui.Message, game: str, channel: str | None) -> discord.ui.Vie
     return view
 
 
-def _button(button: ui.Button, game: str, channel: str | None) -> GameButton | None:
+def _button(button: ui.Button, ids: codec.MessageIds) -> GameButton | None:
     try:
-        custom_id = codec.encode_button(game, button, channel)
+        custom_id = ids.button(button)
     except ValueError:
-        log.warning("button %r of %s does not fit a custom id; left out", button.label, game)
+        log.warning("button %r of %s does not fit a custom id; left out", button.label, ids.game)
         return None
     return GameButton(
         discord.ui.Button(
-            label=cut(button.label, LABEL_LIMIT),
+            label=cut(markup.plain(button.label), LABEL_LIMIT) or "?",
             style=_STYLES[button.style],
             custom_id=custom_id,
             disabled=button.disabled,
@@ -118,17 +142,19 @@ def _button(button: ui.Button, game: str, channel: str | None) -> GameButton | N
     )
 
 
-def _select(select: ui.Select, game: str, channel: str | None) -> GameSelect | None:
+def _select(select: ui.Select, ids: codec.MessageIds) -> GameSelect | None:
     try:
-        custom_id = codec.encode_select(game, select, channel)
+        custom_id = ids.select(select)
     except ValueError:
-        log.warning("menu %r of %s does not fit a custom id; left out", select.placeholder, game)
+        log.warning(
+            "menu %r of %s does not fit a custom id; left out", select.placeholder, ids.game
+        )
         return None
     options = [
         discord.SelectOption(
-            label=cut(o.label, OPTION_LIMIT),
+            label=cut(markup.plain(o.label), OPTION_LIMIT) or "?",
             value=o.value[:OPTION_LIMIT],
-            description=cut(o.description, OPTION_LIMIT) if o.description else None,
+            description=cut(markup.plain(o.description), OPTION_LIMIT) if o.description else None,
         )
         for o in select.options[:MAX_OPTIONS]
     ]
@@ -139,7 +165,7 @@ def _select(select: ui.Select, game: str, channel: str | None) -> GameSelect | N
     return GameSelect(
         discord.ui.Select(
             custom_id=custom_id,
-            placeholder=cut(select.placeholder, PLACEHOLDER_LIMIT),
+            placeholder=cut(markup.plain(select.placeholder), PLACEHOLDER_LIMIT),
             options=options,
             min_values=low,
             max_values=high,

@@ -7,6 +7,10 @@ asks the authority; the authority's Outbox becomes Web API calls.
 
 Slack's redeliveries (``X-Slack-Retry-Num`` retries, repeated interaction payloads) carry the same
 ``trigger_id``, so the delivery id built from it lets the authority apply each of them once.
+
+Each part of an answer (a post, an ephemeral reply, a DM, the board) is delivered on its own: a
+part Slack refuses is logged with the game and the part and the others still go. Rate limits are
+slack_sdk's business: its retry handlers wait out a ``429`` and a dropped connection.
 """
 
 from __future__ import annotations
@@ -16,11 +20,20 @@ import contextlib
 import hashlib
 import json
 import logging
+import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.render import ACTION_PATTERN, blocks, component_id, fallback_text
@@ -32,7 +45,14 @@ from core import ui
 from core.registry import all_games
 from storage import GameKey, StorageUnavailable
 
-__all__ = ["PLATFORM", "SlackAdapter", "delivery_id"]
+__all__ = [
+    "PLATFORM",
+    "RATE_LIMIT_RETRIES",
+    "RetryAfterHandler",
+    "SlackAdapter",
+    "delivery_id",
+    "with_retries",
+]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +61,53 @@ SORRY = "Something went wrong on my side; nothing more was done. Please try agai
 NOT_IN_CHANNEL = "I can't post in that channel yet: invite me there (`/invite @Boardroom`)."
 # Errors meaning the bot may not speak in that conversation; the private answer goes by DM instead.
 _NOT_THERE = {"channel_not_found", "not_in_channel", "is_archived", "restricted_action"}
+# Errors meaning the board message is gone (or can no longer be edited): post a new one.
+_BOARD_GONE = {"message_not_found", "cant_update_message", "edit_window_closed"}
+RATE_LIMIT_RETRIES = 5
+"""How often one call is retried after ``429 ratelimited`` (each after its ``Retry-After``)."""
+MAX_JITTER_S = 0.25
+NAME_TTL_S = 3600.0
+"""How long a looked-up display name is trusted."""
+
+
+class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
+    """slack_sdk's rate-limit handler, waiting what ``Retry-After`` says.
+
+    The library's own waits ``Retry-After`` plus a random 0-1 s on every retry, a whole extra
+    second for a player in the worst case; here the jitter is a tenth of the wait (at most
+    :data:`MAX_JITTER_S`), which still spreads retries of several workers apart.
+    """
+
+    async def prepare_for_next_attempt_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        if response is None:
+            if error is not None:
+                raise error
+            return
+        state.next_attempt_requested = True
+        values = [v for k, v in response.headers.items() if k.lower() == "retry-after"]
+        try:
+            wait = max(0.0, float(values[0][0])) if values else 1.0
+        except (TypeError, ValueError):
+            wait = 1.0
+        await asyncio.sleep(wait + random.uniform(0, min(MAX_JITTER_S, wait / 10 + 0.01)))
+        state.increment_current_attempt()
+
+
+def with_retries(client: AsyncWebClient) -> AsyncWebClient:
+    """``client`` with retry handlers for dropped connections and ``429 ratelimited`` (once)."""
+    kinds = {type(handler) for handler in client.retry_handlers}
+    if AsyncConnectionErrorRetryHandler not in kinds:
+        client.retry_handlers.append(AsyncConnectionErrorRetryHandler())
+    if not any(issubclass(kind, AsyncRateLimitErrorRetryHandler) for kind in kinds):
+        client.retry_handlers.append(RetryAfterHandler(max_retry_count=RATE_LIMIT_RETRIES))
+    return client
 
 
 def delivery_id(kind: str, trigger_id: str | None, body: dict[str, Any]) -> str:
@@ -74,7 +141,7 @@ class SlackAdapter:
         board_ttl_s: int | None = None,
     ) -> None:
         self.authority = authority
-        self.client = client
+        self.client = with_retries(client)
         self.board_ttl_s = board_ttl_s or int(authority.settings.game_ttl_hours * 3600)
         self.app = AsyncApp(
             client=client,
@@ -88,6 +155,8 @@ class SlackAdapter:
         self.handled: list[Callable[[Request], None]] = []
         """Called with each request once its answer is delivered (bench, tests)."""
         self._dms: dict[str, str] = {}
+        self._names: dict[str, tuple[float, str]] = {}
+        """Display names looked up with users.info, with when they were."""
         self._locks: dict[str, asyncio.Lock] = {}
         self._busy = 0
         self._idle = asyncio.Event()
@@ -105,6 +174,7 @@ class SlackAdapter:
             name=command.get("user_name") or user,
             delivery=delivery_id("cmd", command.get("trigger_id"), command),
         )
+        handle = command.get("user_name") or user
         game = str(command["command"]).lstrip("/")
         # Slack escapes &, < and > in what was typed; mentions (<@U1|bob>) arrive as real brackets.
         text = str(command.get("text") or "")
@@ -112,12 +182,13 @@ class SlackAdapter:
         await ack()  # before any work: Slack shows an error after 3 seconds without it
 
         async def work() -> None:
+            named = await self._named(req, handle)
             if _is_dm(channel, command.get("channel_name")) and parse(text).word == "hand":
                 # DM hand management: every game the user sits in, each with its own buttons.
-                for out in await self.authority.hands(req):
+                for out in await self.authority.hands(named):
                     await self.deliver(out, requester=user, origin=channel)
             else:
-                out = await self.authority.command(req, game, text)
+                out = await self.authority.command(named, game, text)
                 await self.deliver(out, requester=user, origin=channel)
 
         self._start(req, work)
@@ -133,6 +204,7 @@ class SlackAdapter:
             name=user.get("name") or user.get("username") or user["id"],
             delivery=delivery_id("act", trigger and f"{trigger}:{action.get('action_ts')}", body),
         )
+        handle = user.get("name") or user.get("username") or user["id"]
         custom_id = component_id(str(action.get("action_id", ""))) or ""
         values: list[str] | None = None
         if "selected_options" in action:
@@ -142,10 +214,38 @@ class SlackAdapter:
         await ack()
 
         async def work() -> None:
-            out = await self.authority.press(req, custom_id, values)
+            named = await self._named(req, handle)
+            out = await self.authority.press(named, custom_id, values)
             await self.deliver(out, requester=req.user, origin=channel)
 
         self._start(req, work)
+
+    async def _named(self, req: Request, handle: str) -> Request:
+        """``req`` with the user's display name (validated, so escaped as markup)."""
+        name = await self._display_name(req.user, handle)
+        return Request.model_validate({**req.model_dump(), "name": name})
+
+    async def _display_name(self, user: str, handle: str) -> str:
+        """How Slack shows ``user``: the profile's display name, else the real name, else the
+        legacy ``handle``; looked up with ``users.info`` and cached for :data:`NAME_TTL_S`."""
+        now = time.monotonic()
+        cached = self._names.get(user)
+        if cached is not None and now - cached[0] < NAME_TTL_S:
+            return cached[1]
+        try:
+            found = (await self.client.users_info(user=user)).get("user") or {}
+        except SlackApiError as error:
+            log.info("users.info for %s failed (%s)", user, error.response.get("error"))
+            return cached[1] if cached else handle
+        profile = found.get("profile") or {}
+        name = str(
+            profile.get("display_name")
+            or profile.get("real_name")
+            or found.get("real_name")
+            or handle
+        )
+        self._names[user] = (now, name)
+        return name
 
     def _start(self, req: Request, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` after the listener returns (the HTTP answer goes out meanwhile)."""
@@ -195,16 +295,31 @@ class SlackAdapter:
             return  # a redelivery of something already answered
         game = out.game or ""
         from_dm = origin is not None and origin != out.channel and _is_dm(origin)
-        privates = []
+        parts: list[tuple[str, Awaitable[None]]] = []
         for delivery in out.deliveries:
             if delivery.to == "channel":
                 continue
             user = delivery.user or requester or ""
             if delivery.to == "dm" or from_dm:
-                privates.append(self._dm(user, delivery.message, game, out.channel))
+                send = self._dm(user, delivery.message, game, out.channel)
+                parts.append((f"a DM to {user}", send))
             else:
-                privates.append(self._private(out.channel, user, delivery.message, game, None))
-        await asyncio.gather(self._public(out, game, requester), *privates)
+                send = self._private(out.channel, user, delivery.message, game, None)
+                parts.append((f"the private reply to {user}", send))
+        parts.append(("the channel posts and board", self._public(out, game, requester)))
+        results = await asyncio.gather(*(send for _, send in parts), return_exceptions=True)
+        for (part, _), result in zip(parts, results, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result  # cancellation and the like are not a delivery failure
+                log.warning(
+                    "delivering %s in %s:%s (%s) failed: %s",
+                    part,
+                    PLATFORM,
+                    out.channel,
+                    game or "no game",
+                    _reason(result),
+                )
 
     async def _public(self, out: Outbox, game: str, requester: str | None) -> None:
         # One lock per channel keeps its posts and board edits in the order they were made.
@@ -254,8 +369,13 @@ class SlackAdapter:
                 )
                 return
             except SlackApiError as error:
-                # Deleted or too old to edit: post a new board below.
-                log.info("board %s could not be edited (%s)", ref, error.response.get("error"))
+                code = error.response.get("error")
+                if code not in _BOARD_GONE:
+                    # Still there (a rate limit outlasted the retries, a hiccup): the next
+                    # change edits it again; a second board would be worse than a late one.
+                    log.warning("board %s of %s could not be edited (%s)", ref, key, code)
+                    return
+                log.info("board %s of %s is gone (%s); posting a new one", ref, key, code)
         ts = await self._post(out.channel, Delivery(to="channel", message=board), game, requester)
         if ts is not None:
             with contextlib.suppress(StorageUnavailable):
@@ -294,3 +414,9 @@ class SlackAdapter:
             note = ui.Message(text=NOT_IN_CHANNEL)
             with contextlib.suppress(SlackApiError):
                 await self._dm(requester, note, "", channel)
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, SlackApiError):
+        return str(error.response.get("error"))
+    return repr(error)

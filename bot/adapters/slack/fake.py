@@ -2,7 +2,24 @@
 
 It ships with the bot (not only the tests) because ``boardroom bench --adapter slack`` drives the
 real Bolt app against it. It answers the methods the adapter uses the way Slack does (``ok``,
-``ts``, ``channel``) and nothing more.
+``ts``, ``channel``) and refuses what Slack would refuse, so that adapter tests catch it:
+
+- Block Kit beyond its documented limits (:func:`validate_blocks`, :func:`validate_message`,
+  :func:`validate_view`): HTTP 200 ``{"ok": false, "error": "invalid_blocks", "errors": [...],
+  "response_metadata": {"messages": ["[ERROR] ..."]}}`` (views: ``invalid_arguments``); no text
+  and no blocks: ``no_text``; text over 40,000 characters: ``msg_too_long``.
+- ``chat.update`` / ``chat.delete`` of a message it never posted in that channel, one deleted,
+  or an ephemeral one: ``message_not_found``.
+- Channels the bot is not in (:meth:`FakeSlackAPI.not_in`): ``not_in_channel``; channels it does
+  not know, when :attr:`FakeSlackAPI.channels` is set: ``channel_not_found``.
+- ``views.open`` without a fresh, unused ``trigger_id`` issued by :class:`SignedClient`.
+- Response URLs (:meth:`FakeSlackAPI.response_url`) used more than 5 times or after 30 minutes.
+- Rate limits on demand (:meth:`FakeSlackAPI.rate_limit`): HTTP 429 with ``Retry-After``.
+
+Only calls Slack accepted go to ``calls`` (and the ``on_call`` listeners); refused ones go to
+``refused`` (with ``Call.error``), 429s to ``rate_limited``, and everything to ``received``.
+Mentions are accounted as Slack notifies them (``notifications``), and every channel's posting
+rate is measured (:meth:`FakeSlackAPI.max_posts_per_s`).
 """
 
 from __future__ import annotations
@@ -11,34 +28,638 @@ import hashlib
 import hmac
 import itertools
 import json
+import random
+import re
+import secrets
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode
 
 from aiohttp import ClientSession, web
 
 from storage.local_server import free_port
 
-__all__ = ["HANDLED", "Call", "FakeSlackAPI", "SignedClient", "sign"]
+__all__ = [
+    "HANDLED",
+    "RATE_LIMITED_METHODS",
+    "Call",
+    "FakeSlackAPI",
+    "Message",
+    "Notification",
+    "PostRate",
+    "ResponseURL",
+    "SignedClient",
+    "sign",
+    "validate_blocks",
+    "validate_message",
+    "validate_view",
+]
 
 BOT_USER = "UBOARDROOM"
+BOT_ID = "B0BOARD"
 TEAM = "T0BOARD"
+APP = "A0BOARD"
 HANDLED = "boardroom.handled"
 """Not a Slack method: a bot under benchmark in another process calls it once it has answered
 a request (``{"user": ...}``), so the load generator knows when the answer is complete."""
+DEAD_URL = "http://127.0.0.1:9/unused"
+"""The response URL a :class:`SignedClient` without a fake to issue real ones puts in bodies."""
+
+RATE_LIMITED_METHODS = ("chat.*", "conversations.open", "users.info", "views.*")
+"""What :meth:`FakeSlackAPI.rate_limit` applies to (``*``: any method of that family)."""
+
+# --- Block Kit's documented limits --------------------------------------------------------------
+
+MAX_MESSAGE_BLOCKS = 50
+MAX_MODAL_BLOCKS = 100
+MAX_MESSAGE_TEXT = 40_000
+MAX_BLOCK_ID = 255
+MAX_ACTION_ID = 255
+MAX_SECTION_TEXT = 3000
+MAX_FIELDS = 10
+MAX_FIELD_TEXT = 2000
+MAX_HEADER = 150
+MAX_ACTIONS = 25
+MAX_CONTEXT = 10
+MAX_CONTEXT_TEXT = 3000
+MAX_URL = 3000
+MAX_ALT_TEXT = 2000
+MAX_IMAGE_TITLE = 2000
+MAX_BUTTON_TEXT = 75
+MAX_BUTTON_VALUE = 2000
+MAX_PLACEHOLDER = 150
+MAX_OPTIONS = 100
+MAX_OPTION_GROUPS = 100
+MAX_OPTION_TEXT = 75
+MAX_OPTION_VALUE = 150
+MAX_OPTION_DESCRIPTION = 75
+MAX_OVERFLOW_OPTIONS = 5
+MAX_CHOICE_OPTIONS = 10
+MAX_INPUT_LABEL = 2000
+MAX_VIEW_TITLE = 24
+MAX_VIEW_BUTTON = 24
+MAX_CALLBACK_ID = 255
+MAX_PRIVATE_METADATA = 3000
+MAX_EXTERNAL_ID = 255
+
+RESPONSE_URL_USES = 5
+RESPONSE_URL_TTL_S = 30 * 60.0
+TRIGGER_TTL_S = 3.0
+
+_TEXT_PROPS = {"plain_text": {"type", "text", "emoji"}, "mrkdwn": {"type", "text", "verbatim"}}
+_BLOCK_PROPS = {
+    "section": {"type", "block_id", "text", "fields", "accessory", "expand"},
+    "header": {"type", "block_id", "text"},
+    "actions": {"type", "block_id", "elements"},
+    "context": {"type", "block_id", "elements"},
+    "divider": {"type", "block_id"},
+    "image": {"type", "block_id", "image_url", "slack_file", "alt_text", "title"},
+    "input": {"type", "block_id", "label", "element", "dispatch_action", "hint", "optional"},
+    "rich_text": {"type", "block_id", "elements"},
+}
+_SELECT_PROPS = {
+    "type",
+    "action_id",
+    "placeholder",
+    "options",
+    "option_groups",
+    "initial_option",
+    "confirm",
+    "focus_on_load",
+}
+_ELEMENT_PROPS = {
+    "button": {"type", "text", "action_id", "url", "value", "style", "confirm"}
+    | {"accessibility_label"},
+    "static_select": _SELECT_PROPS,
+    "multi_static_select": (_SELECT_PROPS - {"initial_option"})
+    | {"initial_options", "max_selected_items"},
+    "overflow": {"type", "action_id", "options", "confirm"},
+    "image": {"type", "image_url", "slack_file", "alt_text"},
+}
+_OTHER_INTERACTIVE = {
+    "checkboxes",
+    "datepicker",
+    "datetimepicker",
+    "radio_buttons",
+    "external_select",
+    "users_select",
+    "conversations_select",
+    "channels_select",
+    "multi_external_select",
+    "multi_users_select",
+    "multi_conversations_select",
+    "multi_channels_select",
+    "timepicker",
+    "workflow_button",
+}
+_ACTION_ELEMENTS = {"button", "static_select", "multi_static_select", "overflow"}
+_ACTION_ELEMENTS |= _OTHER_INTERACTIVE
+_ACCESSORIES = (_ACTION_ELEMENTS - {"datetimepicker"}) | {"image"}
+_INPUT_ELEMENTS = (_ACTION_ELEMENTS - {"button", "overflow", "workflow_button"}) | {
+    "plain_text_input",
+    "email_text_input",
+    "url_text_input",
+    "number_input",
+    "rich_text_input",
+    "file_input",
+}
+_STYLES = ("primary", "danger")
+
+Node = dict[str, Any]
+
+
+def _one_of(values: tuple[str, ...]) -> str:
+    return "must match one of " + json.dumps(list(values))
+
+
+class _Checker:
+    """Walks one message's (or view's) blocks, collecting Slack's kind of error strings."""
+
+    def __init__(self, modal: bool) -> None:
+        self.modal = modal
+        self.errors: list[str] = []
+        self.action_ids: dict[str, str] = {}
+        self.block_ids: dict[str, str] = {}
+        self.inputs = 0
+
+    def error(self, message: str, path: str) -> None:
+        self.errors.append(f"{message} [json-pointer:{path}]")
+
+    # --- primitives ------------------------------------------------------------------------
+
+    def obj(self, node: object, path: str) -> Node | None:
+        if isinstance(node, dict):
+            return node
+        self.error("must provide an object", path)
+        return None
+
+    def props(self, node: Node, allowed: set[str], path: str) -> None:
+        for key in node:
+            if key not in allowed:
+                self.error(f"invalid additional property: {key}", path)
+
+    def string(
+        self, node: Node, key: str, path: str, limit: int, *, required: bool = False
+    ) -> str | None:
+        if key not in node:
+            if required:
+                self.error(f"missing required field: {key}", path)
+            return None
+        value = node[key]
+        where = f"{path}/{key}"
+        if not isinstance(value, str):
+            self.error("must be a string", where)
+            return None
+        if not value:
+            self.error("must be more than 0 characters", where)
+        elif len(value) > limit:
+            self.error(f"must be less than {limit + 1} characters", where)
+        return value
+
+    def url(self, node: Node, key: str, path: str, *, required: bool = False) -> None:
+        value = self.string(node, key, path, MAX_URL, required=required)
+        if value and not value.startswith(("http://", "https://")):
+            self.error("must be a valid URL", f"{path}/{key}")
+
+    def array(
+        self, node: Node, key: str, path: str, limit: int, *, required: bool = True
+    ) -> list[Any] | None:
+        if key not in node:
+            if required:
+                self.error(f"missing required field: {key}", path)
+            return None
+        value = node[key]
+        where = f"{path}/{key}"
+        if not isinstance(value, list):
+            self.error("must provide an array", where)
+            return None
+        if not value:
+            self.error("must provide at least 1 item", where)
+        elif len(value) > limit:
+            self.error(f"must be less than {limit + 1} items", where)
+        return value
+
+    def text(
+        self,
+        node: Node,
+        key: str,
+        path: str,
+        limit: int,
+        *,
+        plain: bool = False,
+        required: bool = True,
+    ) -> Node | None:
+        """A text object: plain_text (or mrkdwn unless ``plain``) with 1..limit characters."""
+        if key not in node:
+            if required:
+                self.error(f"missing required field: {key}", path)
+            return None
+        return self.text_object(node[key], f"{path}/{key}", limit, plain=plain)
+
+    def text_object(self, value: object, path: str, limit: int, *, plain: bool) -> Node | None:
+        node = self.obj(value, path)
+        if node is None:
+            return None
+        allowed = ("plain_text",) if plain else ("plain_text", "mrkdwn")
+        kind = node.get("type")
+        if kind not in allowed:
+            self.error(_one_of(allowed), f"{path}/type")
+            return None
+        self.props(node, _TEXT_PROPS[str(kind)], path)
+        self.string(node, "text", path, limit, required=True)
+        for flag in ("emoji", "verbatim"):
+            if flag in node and not isinstance(node[flag], bool):
+                self.error("must be a boolean", f"{path}/{flag}")
+        return node
+
+    def unique(self, seen: dict[str, str], value: str, what: str, path: str) -> None:
+        if value in seen:
+            self.error(f"{what} {value!r} is not unique (also at {seen[value]})", path)
+        else:
+            seen[value] = path
+
+    # --- blocks ----------------------------------------------------------------------------
+
+    def blocks(self, blocks: object, path: str) -> None:
+        if not isinstance(blocks, list):
+            self.error("must provide an array", path)
+            return
+        limit = MAX_MODAL_BLOCKS if self.modal else MAX_MESSAGE_BLOCKS
+        if len(blocks) > limit:
+            self.error(f"must be less than {limit + 1} items", path)
+        for index, block in enumerate(blocks):
+            self.block(block, f"{path}/{index}")
+
+    def block(self, value: object, path: str) -> None:
+        node = self.obj(value, path)
+        if node is None:
+            return
+        kind = node.get("type")
+        if (
+            not isinstance(kind, str)
+            or kind not in _BLOCK_PROPS
+            or (kind == "input" and not self.modal)
+        ):
+            self.error(f"unsupported block type: {kind!r}", f"{path}/type")
+            return
+        self.props(node, _BLOCK_PROPS[kind], path)
+        block_id = self.string(node, "block_id", path, MAX_BLOCK_ID)
+        if block_id:
+            self.unique(self.block_ids, block_id, "block_id", f"{path}/block_id")
+        getattr(self, f"block_{kind}")(node, path)
+
+    def block_section(self, node: Node, path: str) -> None:
+        if "text" not in node and "fields" not in node:
+            self.error("must provide text or fields", path)
+        self.text(node, "text", path, MAX_SECTION_TEXT, required=False)
+        fields = self.array(node, "fields", path, MAX_FIELDS, required=False) or []
+        for index, item in enumerate(fields):
+            self.text_object(item, f"{path}/fields/{index}", MAX_FIELD_TEXT, plain=False)
+        if "accessory" in node:
+            self.element(node["accessory"], f"{path}/accessory", _ACCESSORIES)
+        if "expand" in node and not isinstance(node["expand"], bool):
+            self.error("must be a boolean", f"{path}/expand")
+
+    def block_header(self, node: Node, path: str) -> None:
+        self.text(node, "text", path, MAX_HEADER, plain=True)
+
+    def block_actions(self, node: Node, path: str) -> None:
+        for index, item in enumerate(self.array(node, "elements", path, MAX_ACTIONS) or []):
+            self.element(item, f"{path}/elements/{index}", _ACTION_ELEMENTS)
+
+    def block_context(self, node: Node, path: str) -> None:
+        for index, item in enumerate(self.array(node, "elements", path, MAX_CONTEXT) or []):
+            where = f"{path}/elements/{index}"
+            if isinstance(item, dict) and item.get("type") == "image":
+                self.element(item, where, {"image"})
+            else:
+                self.text_object(item, where, MAX_CONTEXT_TEXT, plain=False)
+
+    def block_divider(self, node: Node, path: str) -> None:
+        pass
+
+    def block_image(self, node: Node, path: str) -> None:
+        self.image_source(node, path)
+        self.string(node, "alt_text", path, MAX_ALT_TEXT, required=True)
+        self.text(node, "title", path, MAX_IMAGE_TITLE, plain=True, required=False)
+
+    def block_input(self, node: Node, path: str) -> None:
+        self.inputs += 1
+        self.text(node, "label", path, MAX_INPUT_LABEL, plain=True)
+        self.text(node, "hint", path, MAX_INPUT_LABEL, plain=True, required=False)
+        if "element" not in node:
+            self.error("missing required field: element", path)
+        else:
+            self.element(node["element"], f"{path}/element", _INPUT_ELEMENTS)
+
+    def block_rich_text(self, node: Node, path: str) -> None:
+        for index, item in enumerate(self.array(node, "elements", path, 10_000) or []):
+            element = self.obj(item, f"{path}/elements/{index}")
+            if element is not None and not isinstance(element.get("type"), str):
+                self.error("missing required field: type", f"{path}/elements/{index}")
+
+    # --- elements --------------------------------------------------------------------------
+
+    def image_source(self, node: Node, path: str) -> None:
+        if "slack_file" in node:
+            self.obj(node["slack_file"], f"{path}/slack_file")
+            if "image_url" in node:
+                self.error("must provide either image_url or slack_file, not both", path)
+        else:
+            self.url(node, "image_url", path, required=True)
+
+    def element(self, value: object, path: str, allowed: set[str]) -> None:
+        node = self.obj(value, path)
+        if node is None:
+            return
+        kind = node.get("type")
+        if not isinstance(kind, str) or kind not in allowed:
+            self.error(f"unsupported element type: {kind!r}", f"{path}/type")
+            return
+        if kind in _ELEMENT_PROPS:
+            self.props(node, _ELEMENT_PROPS[kind], path)
+        if kind != "image":
+            action_id = self.string(node, "action_id", path, MAX_ACTION_ID)
+            if action_id:
+                # Slack refuses two interactive elements with one action_id in a message.
+                self.unique(self.action_ids, action_id, "action_id", f"{path}/action_id")
+        if "confirm" in node:
+            self.confirm(node["confirm"], f"{path}/confirm")
+        if kind == "button":
+            self.button(node, path)
+        elif kind in ("static_select", "multi_static_select"):
+            self.select(node, path, multi=kind.startswith("multi_"))
+        elif kind == "overflow":
+            for index, item in enumerate(
+                self.array(node, "options", path, MAX_OVERFLOW_OPTIONS) or []
+            ):
+                self.option(item, f"{path}/options/{index}", {}, overflow=True)
+        elif kind == "image":
+            self.image_source(node, path)
+            self.string(node, "alt_text", path, MAX_ALT_TEXT, required=True)
+        elif kind in ("checkboxes", "radio_buttons"):
+            self.array(node, "options", path, MAX_CHOICE_OPTIONS)
+
+    def button(self, node: Node, path: str) -> None:
+        self.text(node, "text", path, MAX_BUTTON_TEXT, plain=True)
+        self.string(node, "value", path, MAX_BUTTON_VALUE)
+        self.url(node, "url", path)
+        self.string(node, "accessibility_label", path, MAX_BUTTON_TEXT)
+        if "style" in node and node["style"] not in _STYLES:
+            self.error(_one_of(_STYLES), f"{path}/style")
+
+    def confirm(self, value: object, path: str) -> None:
+        node = self.obj(value, path)
+        if node is None:
+            return
+        self.props(node, {"title", "text", "confirm", "deny", "style"}, path)
+        self.text(node, "title", path, 100, plain=True)
+        self.text(node, "text", path, 300)
+        self.text(node, "confirm", path, 30, plain=True)
+        self.text(node, "deny", path, 30, plain=True)
+        if "style" in node and node["style"] not in _STYLES:
+            self.error(_one_of(_STYLES), f"{path}/style")
+
+    def select(self, node: Node, path: str, multi: bool) -> None:
+        self.text(node, "placeholder", path, MAX_PLACEHOLDER, plain=True, required=False)
+        values: dict[str, str] = {}
+        if "options" in node and "option_groups" in node:
+            self.error("must provide either options or option_groups, not both", path)
+        elif "options" not in node and "option_groups" not in node:
+            self.error("missing required field: options or option_groups", path)
+        for index, item in enumerate(
+            self.array(node, "options", path, MAX_OPTIONS, required=False) or []
+        ):
+            self.option(item, f"{path}/options/{index}", values)
+        groups = self.array(node, "option_groups", path, MAX_OPTION_GROUPS, required=False)
+        for index, item in enumerate(groups or []):
+            where = f"{path}/option_groups/{index}"
+            group = self.obj(item, where)
+            if group is None:
+                continue
+            self.props(group, {"label", "options"}, where)
+            self.text(group, "label", where, MAX_OPTION_TEXT, plain=True)
+            for number, option in enumerate(self.array(group, "options", where, MAX_OPTIONS) or []):
+                self.option(option, f"{where}/options/{number}", values)
+        if multi:
+            if "max_selected_items" in node:
+                most = node["max_selected_items"]
+                if isinstance(most, bool) or not isinstance(most, int):
+                    self.error("must be an integer", f"{path}/max_selected_items")
+                elif most < 1:
+                    self.error("must be at least 1", f"{path}/max_selected_items")
+            initial = node.get("initial_options")
+            chosen = initial if isinstance(initial, list) else []
+            for index, option in enumerate(chosen):
+                self.initial(option, values, f"{path}/initial_options/{index}")
+        elif "initial_option" in node:
+            self.initial(node["initial_option"], values, f"{path}/initial_option")
+
+    def initial(self, option: object, values: dict[str, str], path: str) -> None:
+        value = option.get("value") if isinstance(option, dict) else None
+        if value not in values:
+            self.error("must match one of the provided options", path)
+
+    def option(
+        self, value: object, path: str, values: dict[str, str], *, overflow: bool = False
+    ) -> None:
+        node = self.obj(value, path)
+        if node is None:
+            return
+        allowed = {"text", "value", "description"} | ({"url"} if overflow else set())
+        self.props(node, allowed, path)
+        self.text(node, "text", path, MAX_OPTION_TEXT, plain=True)
+        option_value = self.string(node, "value", path, MAX_OPTION_VALUE, required=True)
+        self.text(node, "description", path, MAX_OPTION_DESCRIPTION, plain=True, required=False)
+        if overflow:
+            self.url(node, "url", path)
+        if option_value is not None and not overflow:
+            self.unique(values, option_value, "option value", f"{path}/value")
+
+
+def _block_errors(blocks: object, path: str, modal: bool) -> tuple[list[str], int]:
+    checker = _Checker(modal)
+    checker.blocks(blocks, path)
+    return checker.errors, checker.inputs
+
+
+def validate_blocks(blocks: list[dict[str, Any]], *, modal: bool = False) -> list[str]:
+    """What Slack would refuse in ``blocks`` (of a message, or of a modal with ``modal``).
+
+    Each error reads like Slack's, ending with a JSON pointer:
+    ``must be less than 3001 characters [json-pointer:/blocks/0/text/text]``. Empty: valid.
+    """
+    return _block_errors(blocks, "/blocks", modal)[0]
+
+
+def _parsed_blocks(raw: object) -> tuple[list[Any] | None, str | None]:
+    """The blocks argument as a list (it may arrive as a JSON string); else why not."""
+    if raw is None or raw == "":
+        return None, None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            return None, "blocks is not valid JSON [json-pointer:/blocks]"
+    if not isinstance(raw, list):
+        return None, "must provide an array [json-pointer:/blocks]"
+    return raw, None
+
+
+def _message_refusal(args: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """The Slack error code and messages refusing a message's ``text``/``blocks``, or None."""
+    blocks, malformed = _parsed_blocks(args.get("blocks"))
+    if malformed:
+        return "invalid_blocks_format", [malformed]
+    if blocks is not None:
+        errors = validate_blocks(blocks)
+        if errors:
+            return "invalid_blocks", errors
+    text = args.get("text")
+    if text is not None and not isinstance(text, str):
+        return "invalid_arguments", ["must be a string [json-pointer:/text]"]
+    if text and len(text) > MAX_MESSAGE_TEXT:
+        return "msg_too_long", [f"text is longer than {MAX_MESSAGE_TEXT} characters"]
+    if not text and not blocks and not args.get("attachments"):
+        return "no_text", ["a message needs text or blocks"]
+    return None
+
+
+def validate_message(args: dict[str, Any]) -> list[str]:
+    """What Slack would refuse in a message's arguments (``chat.postMessage``,
+    ``chat.postEphemeral``, ``chat.update`` or a response URL payload): empty when valid.
+
+    Block errors read like :func:`validate_blocks`'; a message-level refusal starts with its
+    Slack error code (``no_text: ...``, ``msg_too_long: ...``).
+    """
+    refusal = _message_refusal(args)
+    if refusal is None:
+        return []
+    code, errors = refusal
+    if code in ("invalid_blocks", "invalid_blocks_format", "invalid_arguments"):
+        return errors
+    return [f"{code}: {e}" for e in errors]
+
+
+def validate_view(view: object) -> list[str]:
+    """What Slack would refuse in a modal view (``views.open`` / ``views.update``)."""
+    checker = _Checker(modal=True)
+    node = checker.obj(view, "/view")
+    if node is None:
+        return checker.errors
+    checker.props(
+        node,
+        {
+            "type",
+            "title",
+            "blocks",
+            "close",
+            "submit",
+            "private_metadata",
+            "callback_id",
+            "clear_on_close",
+            "notify_on_close",
+            "external_id",
+            "submit_disabled",
+        },
+        "/view",
+    )
+    if node.get("type") != "modal":
+        checker.error(_one_of(("modal",)), "/view/type")
+    checker.text(node, "title", "/view", MAX_VIEW_TITLE, plain=True)
+    checker.text(node, "submit", "/view", MAX_VIEW_BUTTON, plain=True, required=False)
+    checker.text(node, "close", "/view", MAX_VIEW_BUTTON, plain=True, required=False)
+    checker.string(node, "callback_id", "/view", MAX_CALLBACK_ID)
+    checker.string(node, "external_id", "/view", MAX_EXTERNAL_ID)
+    if node.get("private_metadata"):  # may be empty
+        checker.string(node, "private_metadata", "/view", MAX_PRIVATE_METADATA)
+    if "blocks" not in node:
+        checker.error("missing required field: blocks", "/view")
+    else:
+        checker.blocks(node["blocks"], "/view/blocks")
+    if checker.inputs and "submit" not in node:
+        checker.error("missing required field: submit (the view has input blocks)", "/view")
+    return checker.errors
+
+
+# --- mentions -----------------------------------------------------------------------------------
+
+_MENTION = re.compile(
+    r"<(?:@(?P<user>[UW][A-Z0-9]+)|!(?P<broadcast>here|channel|everyone|group)"
+    r"|!subteam\^(?P<group>[A-Z0-9]+))(?:\|[^<>]*)?>"
+)
+
+
+def _mentions(text: str) -> list[tuple[str, str]]:
+    """``(kind, target)`` of every mention that notifies in one mrkdwn string."""
+    found = []
+    for match in _MENTION.finditer(text):
+        if match["user"]:
+            found.append(("user", match["user"]))
+        elif match["group"]:
+            found.append(("group", match["group"]))
+        else:
+            word = "channel" if match["broadcast"] == "group" else str(match["broadcast"])
+            found.append((word, word))
+    return found
+
+
+def _pinging_texts(blocks: list[Any]) -> list[str]:
+    """Every mrkdwn string in ``blocks`` (section text and fields, context elements)."""
+    texts = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        candidates: list[Any] = []
+        if block.get("type") == "section":
+            candidates = [block.get("text"), *(block.get("fields") or [])]
+        elif block.get("type") == "context":
+            candidates = list(block.get("elements") or [])
+        for item in candidates:
+            if isinstance(item, dict) and item.get("type") == "mrkdwn":
+                texts.append(str(item.get("text", "")))
+    return texts
+
+
+def _rich_text_mentions(node: Any) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind == "user" and node.get("user_id"):
+            found.append(("user", str(node["user_id"])))
+        elif kind == "usergroup" and node.get("usergroup_id"):
+            found.append(("group", str(node["usergroup_id"])))
+        elif kind == "broadcast" and node.get("range") in ("here", "channel", "everyone"):
+            found.append((str(node["range"]), str(node["range"])))
+        for value in node.values():
+            found += _rich_text_mentions(value)
+    elif isinstance(node, list):
+        for item in node:
+            found += _rich_text_mentions(item)
+    return found
+
+
+# --- records ------------------------------------------------------------------------------------
 
 
 @dataclass
 class Call:
-    """One Web API call as the fake received it."""
+    """One Web API call (or response URL post) as the fake received it."""
 
     method: str
     args: dict[str, Any]
     at: float = field(default_factory=time.perf_counter)
     ts: str | None = None
-    """The message ts the fake answered with, for posts."""
+    """The message ts the fake answered with, for posts (and the one edited, for edits)."""
+    error: str | None = None
+    """The Slack error code it was refused with (``ratelimited`` for a 429); None if accepted."""
+    channel: str | None = None
+    """The conversation it acted on (for response URL posts: the interaction's)."""
+    url: str | None = None
+    """For ``method="response_url"``: the response URL posted to."""
 
     @property
     def blocks(self) -> list[dict[str, Any]]:
@@ -46,42 +667,296 @@ class Call:
         return list(json.loads(raw) if isinstance(raw, str) else raw)
 
 
+@dataclass
+class Message:
+    """A message the fake holds, as its readers see it now."""
+
+    channel: str
+    ts: str
+    text: str
+    blocks: list[dict[str, Any]]
+    posted: Call
+    ephemeral: bool = False
+    user: str | None = None
+    """An ephemeral message's only reader."""
+    deleted: bool = False
+    edits: list[Call] = field(default_factory=list)
+    """``chat.update`` calls and response URL ``replace_original`` posts applied to it."""
+
+
+@dataclass
+class Notification:
+    """Someone Slack notified because of a posted message."""
+
+    call: Call
+    channel: str
+    kind: str
+    """``user``, ``group`` (a user group), ``here``, ``channel`` or ``everyone``."""
+    target: str
+    """The user or user group id; for the three broadcasts, the same word as ``kind``."""
+
+
+@dataclass(frozen=True)
+class PostRate:
+    """How fast messages were posted in one conversation (measured, never refused)."""
+
+    posts: int
+    peak: int
+    """The most posts within any one second."""
+    sustained: float
+    """Posts per second over the time from the first post to the last (at least a second)."""
+
+
+@dataclass
+class ResponseURL:
+    """A response URL the fake issued, and the interaction it belongs to."""
+
+    token: str
+    url: str
+    channel: str | None
+    user: str | None
+    message_ts: str | None
+    """The message the interaction came from (None for a slash command)."""
+    ephemeral: bool
+    issued_at: float
+    uses: int = 0
+    last_ts: str | None = None
+    """The newest message posted through it (what a slash command's replace_original edits)."""
+
+
+def _trigger_tag(body: str) -> str:
+    return hmac.new(b"boardroom-fake-slack", body.encode(), hashlib.sha256).hexdigest()[:12]
+
+
+_USER_ID = re.compile(r"[UW][A-Z0-9]+")
+_TRIGGER = re.compile(r"(\d+)\.(\d+)\.([0-9a-f]{12})")
+
+
+def _normalized(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _json(body: dict[str, Any], status: int = 200, **headers: str) -> web.Response:
+    return web.json_response(body, status=status, headers=headers or None)
+
+
+def _refusal_body(code: str, errors: list[str] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"ok": False, "error": code}
+    if errors:
+        body["errors"] = errors
+        body["response_metadata"] = {"messages": [f"[ERROR] {e}" for e in errors]}
+    return body
+
+
 class FakeSlackAPI:
     """An aiohttp server speaking enough of ``https://slack.com/api/`` for the adapter.
 
-    ``calls`` holds every call in arrival order; ``on_call`` callbacks see each as it arrives
-    (the bench uses them to time answers). ``socket_url`` is what ``apps.connections.open`` hands
-    a Socket Mode client.
+    ``calls`` holds every accepted call in arrival order; ``on_call`` callbacks see each as it
+    is accepted (the bench uses them to time answers). ``socket_url`` is what
+    ``apps.connections.open`` hands a Socket Mode client. ``clock`` (monotonic seconds by
+    default) times response URLs, triggers issued through it and posting rates; a test may
+    replace it to move time on.
     """
 
-    def __init__(self) -> None:
+    running: ClassVar[list[FakeSlackAPI]] = []
+    """The fakes serving in this process (a :class:`SignedClient` without ``api`` uses the
+    only one, if exactly one is running)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.calls: list[Call] = []
+        self.refused: list[Call] = []
+        self.rate_limited: list[Call] = []
+        self.received: list[Call] = []
         self.on_call: list[Callable[[Call], None]] = []
         self.socket_url: str | None = None
         self.fail: dict[str, str] = {}
         """Method name -> Slack error code to answer with (e.g. ``message_not_found``)."""
-        self._ts = itertools.count(1)
-        self._runner: web.AppRunner | None = None
+        self.notifications: list[Notification] = []
+        self.messages: dict[tuple[str, str], Message] = {}
+        """(channel, ts) -> every message posted, ephemeral ones and deleted ones included."""
+        self.users: dict[str, dict[str, Any]] = {
+            BOT_USER: {"name": "boardroom", "real_name": "Boardroom", "is_bot": True}
+        }
+        """User id -> what ``users.info`` says (``name``, ``real_name``, ``display_name``, or a
+        ``profile``); anything left out defaults to the id's lowercase handle. Any well-formed
+        user id exists (Slack knows everyone who can press a button); ``missing_users`` and
+        malformed ids answer ``user_not_found``."""
+        self.missing_users: set[str] = set()
+        """Users ``users.info`` does not find (deleted, or from another workspace)."""
+        self.channels: set[str] | None = None
+        """When a set: the conversations that exist (with the DMs ``conversations.open``
+        opened); chat methods elsewhere answer ``channel_not_found``."""
+        self.views: dict[str, dict[str, Any]] = {}
+        self.response_urls: dict[str, ResponseURL] = {}
+        self.response_url_uses = RESPONSE_URL_USES
+        self.response_url_ttl_s = RESPONSE_URL_TTL_S
+        self.trigger_ttl_s = TRIGGER_TTL_S
+        self.clock = clock
         self.url = ""
+        self.root = ""
+        self._not_in: set[str] = set()
+        self._dms: dict[str, str] = {}
+        self._triggers: dict[str, float] = {}
+        self._exchanged: set[str] = set()
+        self._posts: dict[str, list[float]] = {}
+        self._limit: tuple[float, random.Random, int] | None = None
+        self._ts = itertools.count(1)
+        self._view_ids = itertools.count(1)
+        self._runner: web.AppRunner | None = None
 
     async def start(self, port: int = 0) -> str:
         """Serve on 127.0.0.1 (a free port by default); returns the base URL, with its slash."""
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/api/{method}", self._handle)
+        app.router.add_post("/response/{token}", self._respond)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         port = port or free_port()
         await web.TCPSite(self._runner, "127.0.0.1", port).start()
-        self.url = f"http://127.0.0.1:{port}/api/"
+        self.root = f"http://127.0.0.1:{port}/"
+        self.url = f"{self.root}api/"
+        FakeSlackAPI.running.append(self)
         return self.url
 
     async def close(self) -> None:
+        if self in FakeSlackAPI.running:
+            FakeSlackAPI.running.remove(self)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
 
+    # --- what a test arranges or reads ------------------------------------------------------
+
     def called(self, *methods: str) -> list[Call]:
         return [c for c in self.calls if c.method in methods]
+
+    def not_in(self, channel: str) -> None:
+        """The bot is not a member of ``channel`` (e.g. a private one, where
+        ``chat:write.public`` does not help): posts there answer ``not_in_channel``."""
+        self._not_in.add(channel)
+
+    def join(self, channel: str) -> None:
+        """Undo :meth:`not_in`."""
+        self._not_in.discard(channel)
+
+    def rate_limit(self, ratio: float, seed: int = 0, retry_after: int = 0) -> None:
+        """Answer that fraction of calls to :data:`RATE_LIMITED_METHODS` with HTTP 429
+        (``Retry-After: retry_after``, ``{"ok": false, "error": "ratelimited"}``), chosen by a
+        ``random.Random(seed)``; ``ratio=0`` stops it."""
+        self._limit = (ratio, random.Random(seed), retry_after) if ratio > 0 else None
+
+    def delete(self, channel: str, ts: str) -> None:
+        """Someone deleted the message ``ts`` in ``channel`` (a test's doing, not the bot's)."""
+        message = self.messages.get((channel, ts))
+        if message is None:
+            raise KeyError(f"no message {ts} in {channel}")
+        message.deleted = True
+
+    def message(self, channel: str, ts: str) -> Message | None:
+        return self.messages.get((channel, ts))
+
+    def add_user(
+        self,
+        user: str,
+        display_name: str | None = None,
+        real_name: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        """Make ``user`` known to ``users.info`` (with these names, when given)."""
+        entry = self.users.setdefault(user, {})
+        for key, value in (("display_name", display_name), ("real_name", real_name)):
+            if value is not None:
+                entry[key] = value
+        if name is not None:
+            entry["name"] = name
+
+    def handle(self, user: str) -> str:
+        """The user's handle (``name``), as a slash command's ``user_name`` carries it."""
+        return str(self.users.get(user, {}).get("name") or user.lower())
+
+    def user_exists(self, user: str) -> bool:
+        return bool(_USER_ID.fullmatch(user)) and user not in self.missing_users
+
+    def user_info(self, user: str) -> dict[str, Any]:
+        """The ``user`` object ``users.info`` answers for an existing user."""
+        entry = self.users.get(user, {})
+        profile = dict(entry.get("profile") or {})
+        name = self.handle(user)
+        display = str(entry.get("display_name") or profile.get("display_name") or name)
+        real = str(entry.get("real_name") or profile.get("real_name") or display)
+        profile.update(
+            {
+                "display_name": display,
+                "real_name": real,
+                "display_name_normalized": _normalized(display),
+                "real_name_normalized": _normalized(real),
+            }
+        )
+        return {
+            "id": user,
+            "team_id": TEAM,
+            "name": name,
+            "real_name": real,
+            "deleted": False,
+            "is_bot": bool(entry.get("is_bot", False)),
+            "profile": profile,
+        }
+
+    def response_url(
+        self,
+        token: str,
+        *,
+        channel: str | None = None,
+        user: str | None = None,
+        message_ts: str | None = None,
+        ephemeral: bool = False,
+    ) -> str:
+        """The response URL of ``token``, issued now (with its interaction) if it is new."""
+        if token not in self.response_urls:
+            url = f"{self.root}response/{token}"
+            self.response_urls[token] = ResponseURL(
+                token, url, channel, user, message_ts, ephemeral, self.clock()
+            )
+        return self.response_urls[token].url
+
+    def new_response_url(
+        self,
+        channel: str,
+        user: str,
+        message_ts: str | None = None,
+        ephemeral: bool = False,
+    ) -> str:
+        """A fresh response URL for an interaction by ``user`` in ``channel`` (from the
+        message ``message_ts``, or a slash command when None)."""
+        token = secrets.token_urlsafe(12)
+        return self.response_url(
+            token, channel=channel, user=user, message_ts=message_ts, ephemeral=ephemeral
+        )
+
+    def issue_trigger(self, trigger_id: str) -> None:
+        """``trigger_id`` was handed out now (by a :class:`SignedClient`)."""
+        self._triggers[trigger_id] = self.clock()
+
+    def max_posts_per_s(self, channel: str) -> PostRate:
+        """How fast messages were posted in ``channel`` (``chat.postMessage`` and in-channel
+        response URL posts), by ``clock``."""
+        times = sorted(self._posts.get(channel, []))
+        peak, start = 0, 0
+        for end, moment in enumerate(times):
+            while moment - times[start] >= 1.0:
+                start += 1
+            peak = max(peak, end - start + 1)
+        span = times[-1] - times[0] if times else 0.0
+        sustained = len(times) / max(span, 1.0)
+        return PostRate(len(times), peak, sustained)
+
+    def notified(self, kind: str | None = None) -> list[str]:
+        """The targets notified so far (of one ``kind``, or all), in order."""
+        return [n.target for n in self.notifications if kind is None or n.kind == kind]
+
+    # --- the HTTP side ----------------------------------------------------------------------
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -93,31 +968,385 @@ class FakeSlackAPI:
         # slack_sdk sends some methods' arguments in the query string.
         args = {**dict(request.query), **args}
         call = Call(method, args)
-        answer = self._answer(call)
-        self.calls.append(call)
-        for listener in self.on_call:
-            listener(call)
-        return web.json_response(answer)
+        self.received.append(call)
+        if self._limited(method):
+            assert self._limit is not None
+            call.error = "ratelimited"
+            self.rate_limited.append(call)
+            body = {"ok": False, "error": "ratelimited"}
+            return _json(body, 429, **{"Retry-After": str(self._limit[2])})
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        answer = self._auth_error(method, token or str(args.get("token", "")))
+        if answer is None:
+            answer = self._answer(call)
+        self._settle(call, answer)
+        return _json(answer)
+
+    def _settle(self, call: Call, answer: dict[str, Any]) -> None:
+        if answer.get("ok"):
+            self.calls.append(call)
+            for listener in self.on_call:
+                listener(call)
+        else:
+            call.error = str(answer.get("error"))
+            self.refused.append(call)
+
+    def _limited(self, method: str) -> bool:
+        if self._limit is None:
+            return False
+        family = method.split(".", 1)[0] + ".*"
+        if method not in RATE_LIMITED_METHODS and family not in RATE_LIMITED_METHODS:
+            return False
+        ratio, rng, _ = self._limit
+        return rng.random() < ratio
+
+    @staticmethod
+    def _auth_error(method: str, token: str) -> dict[str, Any] | None:
+        if method == HANDLED:
+            return None
+        if not token:
+            return _refusal_body("not_authed")
+        if not token.startswith(("xox", "xapp-")):
+            return _refusal_body("invalid_auth")
+        app_level = token.startswith("xapp-")
+        if app_level != (method == "apps.connections.open"):
+            return _refusal_body("not_allowed_token_type")
+        return None
 
     def _answer(self, call: Call) -> dict[str, Any]:
         if call.method in self.fail:
-            return {"ok": False, "error": self.fail[call.method]}
+            return _refusal_body(self.fail[call.method])
+        handler = self._methods().get(call.method)
+        if handler is None:
+            return _refusal_body("unknown_method")
+        return handler(call)
+
+    def _methods(self) -> dict[str, Callable[[Call], dict[str, Any]]]:
+        return {
+            "auth.test": self._auth_test,
+            "chat.postMessage": self._post_message,
+            "chat.postEphemeral": self._post_ephemeral,
+            "chat.update": self._update,
+            "chat.delete": self._delete,
+            "conversations.open": self._open,
+            "users.info": self._users_info,
+            "views.open": self._views_open,
+            "views.update": self._views_update,
+            "apps.connections.open": self._connections_open,
+            HANDLED: lambda call: {"ok": True},
+        }
+
+    # --- methods ----------------------------------------------------------------------------
+
+    def _auth_test(self, call: Call) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://boardroom.slack.com/",
+            "team": "Boardroom",
+            "user": "boardroom",
+            "team_id": TEAM,
+            "user_id": BOT_USER,
+            "bot_id": BOT_ID,
+        }
+
+    def _connections_open(self, call: Call) -> dict[str, Any]:
+        if not self.socket_url:
+            return _refusal_body("unknown_method")
+        return {"ok": True, "url": self.socket_url}
+
+    def _channel_error(self, channel: object, posting: bool) -> dict[str, Any] | None:
+        if not isinstance(channel, str) or not channel:
+            return _refusal_body("channel_not_found")
+        if self.channels is not None and channel not in self.channels and channel not in self._dms:
+            return _refusal_body("channel_not_found")
+        if posting and channel in self._not_in:
+            return _refusal_body("not_in_channel")
+        return None
+
+    def _content_error(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        refusal = _message_refusal(args)
+        if refusal is None:
+            return None
+        code, errors = refusal
+        detailed = code in ("invalid_blocks", "invalid_blocks_format", "invalid_arguments")
+        return _refusal_body(code, errors if detailed else None)
+
+    def _new_ts(self, ephemeral: bool = False) -> str:
+        return f"{next(self._ts)}.{'000200' if ephemeral else '000100'}"
+
+    def _store(self, call: Call, channel: str, ephemeral: bool, user: str | None) -> Message:
+        ts = self._new_ts(ephemeral)
+        call.ts, call.channel = ts, channel
+        blocks, _ = _parsed_blocks(call.args.get("blocks"))
+        message = Message(
+            channel, ts, str(call.args.get("text") or ""), blocks or [], call, ephemeral, user
+        )
+        self.messages[(channel, ts)] = message
+        return message
+
+    def _published(self, call: Call, message: Message) -> None:
+        """A message everyone in its conversation sees: count the post, note who is pinged."""
+        self._posts.setdefault(message.channel, []).append(self.clock())
+        pings = _mentions(message.text) if message.text else []
+        for text in _pinging_texts(message.blocks):
+            pings += _mentions(text)
+        pings += _rich_text_mentions([b for b in message.blocks if b.get("type") == "rich_text"])
+        seen: set[tuple[str, str]] = set()
+        for kind, target in pings:
+            if (kind, target) not in seen:
+                seen.add((kind, target))
+                self.notifications.append(Notification(call, message.channel, kind, target))
+
+    @staticmethod
+    def _message_body(message: Message) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": "message",
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "app_id": APP,
+            "text": message.text,
+            "ts": message.ts,
+        }
+        if message.blocks:
+            body["blocks"] = message.blocks
+        return body
+
+    def _post_message(self, call: Call) -> dict[str, Any]:
+        channel = call.args.get("channel")
+        refused = self._channel_error(channel, posting=True) or self._content_error(call.args)
+        if refused:
+            return refused
+        message = self._store(call, str(channel), ephemeral=False, user=None)
+        self._published(call, message)
+        return {
+            "ok": True,
+            "channel": channel,
+            "ts": message.ts,
+            "message": self._message_body(message),
+        }
+
+    def _post_ephemeral(self, call: Call) -> dict[str, Any]:
+        channel, user = call.args.get("channel"), call.args.get("user")
+        refused = self._channel_error(channel, posting=True)
+        if refused:
+            return refused
+        if not isinstance(user, str) or not user:
+            return _refusal_body("user_not_found")
+        refused = self._content_error(call.args)
+        if refused:
+            return refused
+        message = self._store(call, str(channel), ephemeral=True, user=user)
+        return {"ok": True, "message_ts": message.ts}
+
+    def _editable(self, channel: object, ts: object) -> Message | None:
+        """The bot's live, non-ephemeral message ``ts`` in ``channel``, if there is one."""
+        message = self.messages.get((str(channel), str(ts)))
+        if message is None or message.deleted or message.ephemeral:
+            return None
+        return message
+
+    def _update(self, call: Call) -> dict[str, Any]:
         args = call.args
-        if call.method == "auth.test":
-            return {"ok": True, "user_id": BOT_USER, "bot_id": "B0BOARD", "team_id": TEAM}
-        if call.method in ("chat.postMessage", "chat.update"):
-            call.ts = args.get("ts") or f"{next(self._ts)}.000100"
-            return {"ok": True, "channel": args.get("channel"), "ts": call.ts}
-        if call.method == "chat.postEphemeral":
-            call.ts = f"{next(self._ts)}.000200"
-            return {"ok": True, "message_ts": call.ts}
-        if call.method == "conversations.open":
-            return {"ok": True, "channel": {"id": f"D{args.get('users', '')}"}}
-        if call.method == HANDLED:
-            return {"ok": True}
-        if call.method == "apps.connections.open" and self.socket_url:
-            return {"ok": True, "url": self.socket_url}
-        return {"ok": False, "error": "unknown_method"}
+        refused = self._channel_error(args.get("channel"), posting=False)
+        if refused:
+            return refused
+        refused = self._content_error(args)
+        if refused:
+            return refused
+        message = self._editable(args.get("channel"), args.get("ts"))
+        if message is None:
+            return _refusal_body("message_not_found")
+        call.ts, call.channel = message.ts, message.channel
+        # Slack keeps what an update leaves out: the old text, or the old blocks.
+        if "text" in args:
+            message.text = str(args.get("text") or "")
+        if "blocks" in args:
+            blocks, _ = _parsed_blocks(args.get("blocks"))
+            message.blocks = blocks or []
+        message.edits.append(call)
+        return {
+            "ok": True,
+            "channel": message.channel,
+            "ts": message.ts,
+            "text": message.text,
+            "message": self._message_body(message),
+        }
+
+    def _delete(self, call: Call) -> dict[str, Any]:
+        args = call.args
+        refused = self._channel_error(args.get("channel"), posting=False)
+        if refused:
+            return refused
+        message = self._editable(args.get("channel"), args.get("ts"))
+        if message is None:
+            return _refusal_body("message_not_found")
+        message.deleted = True
+        call.ts, call.channel = message.ts, message.channel
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
+
+    def _open(self, call: Call) -> dict[str, Any]:
+        raw = str(call.args.get("users") or "")
+        users = [u.strip() for u in raw.split(",") if u.strip()]
+        if not users:
+            return _refusal_body("users_list_not_supplied")
+        dm = f"D{users[0]}" if len(users) == 1 else "G" + "".join(sorted(users))
+        already = dm in self._dms
+        self._dms[dm] = raw
+        call.channel = dm
+        return {"ok": True, "already_open": already, "channel": {"id": dm}}
+
+    def _users_info(self, call: Call) -> dict[str, Any]:
+        user = str(call.args.get("user") or "")
+        if not self.user_exists(user):
+            return _refusal_body("user_not_found")
+        return {"ok": True, "user": self.user_info(user)}
+
+    def _trigger_error(self, trigger: object) -> str | None:
+        match = _TRIGGER.fullmatch(trigger) if isinstance(trigger, str) else None
+        if match is None or match[3] != _trigger_tag(f"{match[1]}.{match[2]}"):
+            return "invalid_trigger_id"
+        if trigger in self._exchanged:
+            return "exchanged_trigger_id"
+        issued = self._triggers.get(str(trigger))
+        if issued is not None:
+            age = self.clock() - issued
+        else:  # issued by a client not linked to this fake: its id carries the wall clock
+            age = time.time() - int(match[2]) / 1e9
+        return "expired_trigger_id" if age > self.trigger_ttl_s else None
+
+    def _view_arg(self, call: Call) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        raw = call.args.get("view")
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError:
+                return None, _refusal_body("invalid_arguments", ["view is not valid JSON"])
+        errors = validate_view(raw)
+        if errors:
+            return None, _refusal_body("invalid_arguments", errors)
+        assert isinstance(raw, dict)
+        return raw, None
+
+    def _stored_view(self, view: dict[str, Any], view_id: str) -> dict[str, Any]:
+        stored = {
+            **view,
+            "id": view_id,
+            "team_id": TEAM,
+            "app_id": APP,
+            "bot_id": BOT_ID,
+            "hash": f"{int(time.time())}.{secrets.token_hex(4)}",
+            "state": {"values": {}},
+            "root_view_id": view_id,
+            "private_metadata": view.get("private_metadata", ""),
+            "callback_id": view.get("callback_id", ""),
+            "external_id": view.get("external_id", ""),
+        }
+        self.views[view_id] = stored
+        return stored
+
+    def _views_open(self, call: Call) -> dict[str, Any]:
+        view, refused = self._view_arg(call)
+        if refused:
+            return refused
+        assert view is not None
+        trigger = call.args.get("trigger_id") or call.args.get("interactivity_pointer")
+        problem = self._trigger_error(trigger)
+        if problem:
+            return _refusal_body(problem)
+        external = view.get("external_id")
+        if external and any(v.get("external_id") == external for v in self.views.values()):
+            return _refusal_body("duplicate_external_id")
+        self._exchanged.add(str(trigger))
+        return {"ok": True, "view": self._stored_view(view, f"V{next(self._view_ids):08d}")}
+
+    def _views_update(self, call: Call) -> dict[str, Any]:
+        view, refused = self._view_arg(call)
+        if refused:
+            return refused
+        assert view is not None
+        view_id, external = call.args.get("view_id"), call.args.get("external_id")
+        if not view_id and external:
+            view_id = next(
+                (i for i, v in self.views.items() if v.get("external_id") == external), None
+            )
+        if not view_id or view_id not in self.views:
+            return _refusal_body("not_found")
+        wanted = call.args.get("hash")
+        if wanted and wanted != self.views[view_id]["hash"]:
+            return _refusal_body("hash_conflict")
+        return {"ok": True, "view": self._stored_view(view, str(view_id))}
+
+    # --- response URLs ----------------------------------------------------------------------
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        token = request.match_info["token"]
+        raw = await request.read()
+        try:
+            if request.content_type == "application/json":
+                payload = json.loads(raw or b"{}")
+            else:
+                payload = json.loads(dict(parse_qsl(raw.decode())).get("payload", "{}"))
+        except json.JSONDecodeError:
+            payload = None
+        issued = self.response_urls.get(token)
+        call = Call("response_url", payload if isinstance(payload, dict) else {})
+        call.url = issued.url if issued else f"{self.root}response/{token}"
+        call.channel = issued.channel if issued else None
+        self.received.append(call)
+        if not isinstance(payload, dict):
+            status, answer = 400, _refusal_body("invalid_payload")
+        elif issued is None:
+            status, answer = 404, _refusal_body("no_service")
+        else:
+            status, answer = self._response_answer(issued, call)
+        self._settle(call, answer)
+        return _json(answer, status)
+
+    def _response_answer(self, issued: ResponseURL, call: Call) -> tuple[int, dict[str, Any]]:
+        payload = call.args
+        if self.clock() - issued.issued_at > self.response_url_ttl_s:
+            return 404, _refusal_body("expired_url")
+        if issued.uses >= self.response_url_uses:
+            return 404, _refusal_body("used_url")
+        for flag in ("replace_original", "delete_original"):
+            if flag in payload and not isinstance(payload[flag], bool):
+                return 400, _refusal_body("invalid_payload", [f"{flag} must be a boolean"])
+        kind = payload.get("response_type", "ephemeral")
+        if kind not in ("ephemeral", "in_channel"):
+            return 400, _refusal_body("invalid_payload", [_one_of(("ephemeral", "in_channel"))])
+        original = self.messages.get(
+            (str(issued.channel), str(issued.message_ts or issued.last_ts))
+        )
+        if original is not None and original.deleted:
+            original = None
+        if payload.get("delete_original"):
+            if original is None:
+                return 404, _refusal_body("message_not_found")
+            original.deleted = True
+            call.ts = original.ts
+            issued.uses += 1
+            return 200, {"ok": True}
+        refused = self._content_error(payload)
+        if refused:
+            return 400, refused
+        if payload.get("replace_original"):
+            if original is None:
+                return 404, _refusal_body("message_not_found")
+            original.text = str(payload.get("text") or "")
+            original.blocks = _parsed_blocks(payload.get("blocks"))[0] or []
+            original.edits.append(call)
+            call.ts = original.ts
+        elif issued.channel is None:
+            return 404, _refusal_body("channel_not_found")
+        else:
+            channel = issued.channel
+            in_channel = kind == "in_channel"
+            message = self._store(call, channel, ephemeral=not in_channel, user=issued.user)
+            if in_channel:
+                self._published(call, message)
+            issued.last_ts = message.ts
+        issued.uses += 1
+        return 200, {"ok": True}
 
 
 def sign(secret: str, body: bytes, timestamp: int) -> str:
@@ -127,16 +1356,54 @@ def sign(secret: str, body: bytes, timestamp: int) -> str:
 
 
 class SignedClient:
-    """Posts slash commands and block actions to a Bolt endpoint, signed as Slack would."""
+    """Posts slash commands and block actions to a Bolt endpoint, signed as Slack would.
 
-    def __init__(self, endpoint: str, secret: str, session: ClientSession) -> None:
+    With a fake (``api``, or else the only :class:`FakeSlackAPI` running in this process) the
+    bodies carry real response URLs and triggers from it, and users' handles as its
+    ``users.info`` names them; without one, a dead response URL.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        secret: str,
+        session: ClientSession,
+        api: FakeSlackAPI | None = None,
+    ) -> None:
         self.endpoint = endpoint
         self.secret = secret
         self.session = session
+        self._api = api
         self._triggers = itertools.count(1)
 
+    @property
+    def api(self) -> FakeSlackAPI | None:
+        if self._api is not None:
+            return self._api
+        running = FakeSlackAPI.running
+        return running[0] if len(running) == 1 else None
+
     def trigger_id(self) -> str:
-        return f"{next(self._triggers)}.{time.time_ns()}"
+        """A trigger in Slack's format (``132456.7890123.abcdef``) the fake will accept once."""
+        body = f"{next(self._triggers)}.{time.time_ns()}"
+        trigger = f"{body}.{_trigger_tag(body)}"
+        api = self.api
+        if api is not None:
+            api.issue_trigger(trigger)
+        return trigger
+
+    def _user(self, user: str) -> str:
+        """The user's handle (the fake's ``users.info`` name for it)."""
+        api = self.api
+        return user.lower() if api is None else api.handle(user)
+
+    def _response_url(
+        self, channel: str, user: str, message_ts: str | None = None, ephemeral: bool = False
+    ) -> str:
+        api = self.api
+        if api is None or not api.root:
+            return DEAD_URL
+        return api.new_response_url(channel, user, message_ts, ephemeral)
 
     def slash_body(
         self, command: str, text: str, user: str, channel: str, trigger_id: str | None = None
@@ -147,12 +1414,12 @@ class SignedClient:
             "channel_id": channel,
             "channel_name": "directmessage" if channel.startswith("D") else channel,
             "user_id": user,
-            "user_name": user.lower(),
+            "user_name": self._user(user),
             "command": command,
             "text": text,
-            "response_url": "http://127.0.0.1:9/unused",
+            "response_url": self._response_url(channel, user),
             "trigger_id": trigger_id or self.trigger_id(),
-            "api_app_id": "A0BOARD",
+            "api_app_id": APP,
         }
         return urlencode(form).encode()
 
@@ -164,11 +1431,12 @@ class SignedClient:
         message_ts: str = "1.0",
         ephemeral: bool = False,
     ) -> bytes:
-        payload = {
+        handle = self._user(user)
+        payload: dict[str, Any] = {
             "type": "block_actions",
             "team": {"id": TEAM},
-            "user": {"id": user, "username": user.lower(), "name": user.lower()},
-            "api_app_id": "A0BOARD",
+            "user": {"id": user, "username": handle, "name": handle, "team_id": TEAM},
+            "api_app_id": APP,
             "channel": {"id": channel, "name": channel},
             "container": {
                 "type": "message",
@@ -177,9 +1445,14 @@ class SignedClient:
                 "is_ephemeral": ephemeral,
             },
             "trigger_id": self.trigger_id(),
-            "response_url": "http://127.0.0.1:9/unused",
+            "response_url": self._response_url(channel, user, message_ts, ephemeral),
+            "state": {"values": {}},
             "actions": [{**action, "action_ts": f"{time.time():.6f}"}],
         }
+        api = self.api
+        shown = api.message(channel, message_ts) if api is not None and not ephemeral else None
+        if shown is not None and not shown.deleted:
+            payload["message"] = FakeSlackAPI._message_body(shown)
         return urlencode({"payload": json.dumps(payload)}).encode()
 
     async def post(

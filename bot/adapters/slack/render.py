@@ -3,6 +3,11 @@
 Every button and select gets an ``action_id`` of ``brd<n>:<component id>``: the index keeps
 action ids unique within a message (Slack refuses a message with two equal ones) and the
 component id (:mod:`bot.commands.codec`) is all the authority needs to handle the press.
+
+Text arrives as Boardroom markup (:mod:`core.text`): ``**bold**`` becomes Slack's ``*bold*``,
+``&``, ``<`` and ``>`` become entities (so nothing typed can mention anyone), and an escaped
+formatting character gets a zero-width space before it, which keeps Slack from reading it as a
+mark (mrkdwn has no backslash escape). Plain-text fields (buttons, headers, options) lose the marks.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import re
 from typing import Any
 
 from bot.commands import codec
+from core import text as markup
 from core import ui
 
 __all__ = ["ACTION_PATTERN", "blocks", "component_id", "fallback_text"]
@@ -35,22 +41,35 @@ MAX_OPTIONS = 100
 MAX_OPTION_TEXT = 75
 MAX_PLACEHOLDER = 150
 MAX_FALLBACK = 3000
+MAX_ACTION_ID = 255
 
-_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+_MARKS = frozenset("*_~`")
+"""mrkdwn's formatting characters."""
 
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _entities(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def mrkdwn(text: str) -> str:
-    """Escape Slack's control characters and turn ``**bold**`` into Slack's ``*bold*``."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _BOLD.sub(r"*\1*", escaped)
+    """Boardroom markup as Slack mrkdwn (see the module's docstring)."""
+    out = []
+    for kind, value in markup.tokens(text):
+        if kind == "bold":
+            out.append("*")
+        elif kind == "literal" and value in _MARKS:
+            out.append("\u200b" + value)
+        else:
+            out.append(_entities(value))
+    return "".join(out)
 
 
 def _plain(text: str, limit: int) -> Block:
-    return {"type": "plain_text", "text": _cut(text or " ", limit), "emoji": True}
+    return {"type": "plain_text", "text": _cut(markup.plain(text) or " ", limit), "emoji": True}
 
 
 def _chunks(text: str, limit: int) -> list[str]:
@@ -74,10 +93,11 @@ def component_id(action_id: str) -> str | None:
 
 
 class _Ids:
-    """Numbers the components of one message."""
+    """Numbers the components of one message (their action ids), over ids unique already."""
 
-    def __init__(self) -> None:
+    def __init__(self, game: str, channel: str | None) -> None:
         self.count = 0
+        self.codec = codec.MessageIds(game, channel, limit=MAX_ACTION_ID - len("brd99:"))
 
     def __call__(self, custom_id: str) -> str:
         self.count += 1
@@ -86,7 +106,7 @@ class _Ids:
 
 def _button(game: str, button: ui.Button, channel: str | None, ids: _Ids) -> Block | None:
     try:
-        custom_id = codec.encode_button(game, button, channel)
+        custom_id = ids.codec.button(button)
     except ValueError:  # as on Discord: one choice left out rather than the whole message lost
         log.warning("button %r of %s does not fit an action id; left out", button.label, game)
         return None
@@ -112,7 +132,7 @@ def _option(option: ui.SelectOption) -> Block:
 
 def _select(game: str, select: ui.Select, channel: str | None, ids: _Ids) -> Block | None:
     try:
-        custom_id = codec.encode_select(game, select, channel)
+        custom_id = ids.codec.select(select)
     except ValueError:
         log.warning("menu %r of %s does not fit an action id; left out", select.placeholder, game)
         return None
@@ -174,7 +194,7 @@ def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[B
     out.extend(_fields(message.fields))
     if message.image_url:
         out.append({"type": "image", "image_url": message.image_url, "alt_text": "board"})
-    ids = _Ids()
+    ids = _Ids(game, channel)
     controls: list[Block] = []
     for row in message.buttons:
         live = [b for b in row if not b.disabled]

@@ -25,6 +25,7 @@ from core.games.biggiebills.cards import (
     growth,
 )
 from core.games.biggiebills.state import BiggieBillsState
+from core.text import escape
 
 __all__ = ["TEXT_COMMANDS", "parse_text"]
 
@@ -89,7 +90,7 @@ def _card(text: str, kind: str) -> str:
     if len(prefix) == 1:
         return prefix[0]
     raise IllegalAction(
-        f"There is no {'Growth ' if kind == 'growth' else ''}card called “{text.strip()}”."
+        f"There is no {'Growth ' if kind == 'growth' else ''}card called “{escape(text.strip())}”."
     )
 
 

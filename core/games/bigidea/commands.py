@@ -8,6 +8,7 @@ from core.engine import IllegalAction, Seat
 from core.games.bigidea.actions import PITCH_LIMIT, Invest, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.cards import catalogue
 from core.games.bigidea.state import BigIdeaState
+from core.text import escape
 
 __all__ = ["TEXT_COMMANDS", "parse_text"]
 
@@ -49,7 +50,7 @@ def _card_id(text: str) -> str:
         names = {card.id, card.name, card.name.rstrip("-"), (card.printed or "").lower()}
         if key in names:
             return card.id
-    raise IllegalAction(f"There is no card called “{text}”.")
+    raise IllegalAction(f"There is no card called “{escape(text)}”.")
 
 
 def _seat(state: BigIdeaState, text: str) -> Seat | None:

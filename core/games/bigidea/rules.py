@@ -23,6 +23,7 @@ from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal
 from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
 from core.games.bigidea.text import card_list, dollars, join, product_label
+from core.text import escape
 
 __all__ = ["apply_action", "new_state"]
 
@@ -144,7 +145,7 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
     return [
         Event(
             kind="pitch",
-            text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{text}”",
+            text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{escape(text)}”",
             data={"seat": seat, "product": product.id, "text": text},
         )
     ]

@@ -12,6 +12,7 @@ from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import card_list, dollars, join
 from core.games.bigidea.view import seat_view, view
+from core.text import escape
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -38,7 +39,7 @@ def _product_lines(public: dict[str, Any]) -> list[str]:
             f"Chits {p['total_chits']}: {_chit_owners(public, p['chits'])}."
         )
         if p["pitch"]:
-            line += f" Pitch: “{p['pitch']}”"
+            line += f" Pitch: “{escape(p['pitch'])}”"
         lines.append(line)
     return lines
 

@@ -24,6 +24,7 @@ from core.games.businessgo.actions import (
 from core.games.businessgo.board import board
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import parse_amount
+from core.text import escape
 
 __all__ = ["TEXT_COMMANDS", "parse_text"]
 
@@ -85,4 +86,4 @@ def _product(text: str) -> str:
         if key in (product.id, product.name, product.name.rstrip("s")):
             return product.id
     names = ", ".join(p.name for p in board().product)
-    raise IllegalAction(f"There is no product called “{text}”; the products are {names}.")
+    raise IllegalAction(f"There is no product called “{escape(text)}”; the products are {names}.")

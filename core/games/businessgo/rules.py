@@ -35,6 +35,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from core.games.businessgo.text import dollars
+from core.text import escape
 
 __all__ = ["apply_action", "new_state"]
 
@@ -129,7 +130,7 @@ def _country(country_id: str) -> str:
     for cid, country in countries.items():
         if country.name.lower() == country_id.strip().lower():
             return cid
-    raise IllegalAction(f"There is no country called “{country_id}”.")
+    raise IllegalAction(f"There is no country called “{escape(country_id)}”.")
 
 
 def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
@@ -268,7 +269,7 @@ def _sell(ctx: Ctx, seat: Seat, action: Sell) -> None:
     product = action.product
     products = board().products
     if product not in products:
-        raise IllegalAction(f"There is no product called “{product}”.")
+        raise IllegalAction(f"There is no product called “{escape(product)}”.")
     if product in state.boom_sold:
         raise IllegalAction(f"You already sold {products[product].name} in this Boom.")
     if not selling_corporations(state, seat, product, None):

@@ -63,8 +63,10 @@ _PASS_LABELS = {
 
 
 def _corp_tag(corp: dict[str, Any]) -> str:
-    """``N`` a National, ``N*`` one that has sold (a white chimney), ``I**`` an International."""
-    return "I**" if corp["international"] else ("N*" if corp["chimney"] else "N")
+    """``N`` a National, ``N+`` one that has sold (a white chimney), ``I`` an International.
+
+    No markdown characters: the notation must read the same on Discord, Slack and the console."""
+    return "I" if corp["international"] else ("N+" if corp["chimney"] else "N")
 
 
 def render_board(state: BusinessGoState) -> ui.Message:
@@ -116,7 +118,7 @@ def render_board(state: BusinessGoState) -> ui.Message:
         for s in b.service
     ]
     lines.append("Service Industries: " + ", ".join(services))
-    lines.append("N = National, N* = has sold (white chimney), I** = International.")
+    lines.append("N = National, N+ = has sold (white chimney), I = International.")
     fields = []
     for p in public["players"]:
         corps = [

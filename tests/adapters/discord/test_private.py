@@ -147,27 +147,68 @@ async def test_a_user_with_closed_dms_still_plays(
     assert record is not None and record.status == "finished"
     assert not [m for m in fake.private(USERS[2]) if m.audience == "dm"]
     notes = [m for m in fake.public(CHANNEL) if f"<@{USERS[2].id}>" in m.content]
-    assert notes, "the table was never told that carol's DMs are closed"
+    assert len(notes) == 1, "the table hears once per game that carol's DMs are closed"
     told = [m for m in fake.private(USERS[2]) if "DMs are closed" in m.text]
-    assert told, "carol was never told how to open her DMs"
+    assert len(told) == 1, "carol is told once per game how to open her DMs"
+    assert fake.notifications == [], "the note shows carol's name but pings nobody"
 
 
-class _SlowAuthority(Authority):
-    """The real authority, each command made slower than the adapter's ack budget."""
+class _GatedAuthority(Authority):
+    """The real authority, each command held until the test opens the gate."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.gate = asyncio.Event()
 
     async def command(self, req: Request, game_name: str, text: str) -> Outbox:
-        await asyncio.sleep(0.3)
+        await self.gate.wait()
         return await super().command(req, game_name, text)
+
+
+async def _deferred(
+    fake: FakeDiscord, slow: _GatedAuthority, done: asyncio.Task[Any], before: int
+) -> Any:
+    """The interaction of ``done`` (the first after ``before`` others) once the bot deferred
+    it; only then may the work finish."""
+    while len(fake.interactions) <= before or list(fake.interactions.values())[-1].callback is None:
+        assert not done.done()
+        await asyncio.sleep(0.005)
+    interaction = list(fake.interactions.values())[-1]
+    assert interaction.callback is not None and interaction.callback["type"] == 5  # "thinking"
+    slow.gate.set()
+    return interaction
 
 
 async def test_slow_work_is_deferred_then_answered(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    slow = _SlowAuthority(authority.store, settings)
+    slow = _GatedAuthority(authority.store, settings)
     async with running_bot(fake, slow, settings) as client:
         client.adapter.ack_budget = 0.05
         table = Table(fake, client, CHANNEL, USERS, random.Random(29))
-        answer = await table.slash(USERS[0], "status")
-    assert answer.callback is not None and answer.callback["type"] == 5  # deferred, "thinking"
-    assert answer.answered.result() - answer.sent_at < 0.3  # acknowledged before the work ended
-    assert answer.messages and "No game here" in answer.messages[-1].text  # then the followup
+        before = len(fake.interactions)
+        task = asyncio.create_task(table.slash(USERS[0], "status"))
+        interaction = await _deferred(fake, slow, task, before)
+        await task
+    assert interaction.resolved
+    assert "No game here" in interaction.messages[-1].text  # then the answer
+
+
+async def test_a_slow_public_only_answer_still_resolves_the_thinking_message(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    slow = _GatedAuthority(authority.store, settings)
+    slow.gate.set()
+    async with running_bot(fake, slow, settings) as client:
+        table = Table(fake, client, CHANNEL, USERS, random.Random(29))
+        await table.slash(USERS[0], "start")
+        slow.gate.clear()
+        client.adapter.ack_budget = 0.05
+        # Joining answers only in public (the lobby card): nothing private for the joiner.
+        before = len(fake.interactions)
+        task = asyncio.create_task(table.slash(USERS[1], "join"))
+        interaction = await _deferred(fake, slow, task, before)
+        await task
+    assert interaction.resolved, "the deferred 'thinking…' reply was left unresolved"
+    assert any("Done" in m.text for m in interaction.messages)
+    assert any("joined" in m.text for m in fake.public(CHANNEL))

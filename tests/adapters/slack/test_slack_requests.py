@@ -197,6 +197,32 @@ async def test_fallbacks_when_slack_refuses_a_call(loop: Loopback) -> None:
     table.detach()
 
 
+async def test_a_board_edit_that_fails_otherwise_never_posts_a_second_board(
+    loop: Loopback,
+) -> None:
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
+    await _begun_with(table)
+    key = GameKey("slack", CHANNEL)
+    board = await loop.store.board_ref(key)
+    (first,) = [c for c in loop.api.called("chat.postMessage") if c.ts == board]
+    heading = first.blocks[0]
+    boards = len(loop.api.called("chat.postMessage"))
+    loop.api.fail["chat.update"] = "internal_error"  # the board is still there
+    await table.command("UBOB", "leave")
+    assert await loop.store.board_ref(key) == board
+    posts = loop.api.called("chat.postMessage")[boards:]
+    assert posts, "the leave was announced"
+    assert not [c for c in posts if c.blocks and c.blocks[0] == heading]  # no second board
+    del loop.api.fail["chat.update"]
+    # A moderator deletes the board: the next change posts a new one and edits that.
+    assert board is not None
+    loop.api.delete(CHANNEL, board)
+    await table.command("UCAROL", "leave")
+    new = await loop.store.board_ref(key)
+    assert new is not None and new != board
+    table.detach()
+
+
 async def _begun_with(table: SlackTable) -> None:
     await table.command(USERS[0], "start")
     for user in USERS[1:]:
@@ -209,7 +235,7 @@ async def test_typed_text_is_unescaped_and_mentions_name_players(loop: Loopback)
     for user, text in (
         ("UALICE", "start"),
         ("UBOB", "join R&amp;D"),
-        ("UALICE", "move <@UBOB|bob> to Labs &lt;3"),
+        ("UALICE", "move <@UBOB|bob> to Labs &amp; Co"),
     ):
         body = loop.slack.slash_body("/biggiebills", text, user, CHANNEL)
         assert await loop.slack.post(body) == 200
@@ -218,5 +244,5 @@ async def test_typed_text_is_unescaped_and_mentions_name_players(loop: Loopback)
     assert record is not None
     assert [(seat.name, seat.users) for seat in record.seats] == [
         ("ualice", ["UALICE"]),
-        ("Labs <3", ["UBOB"]),
+        ("Labs & Co", ["UBOB"]),
     ]

@@ -47,6 +47,7 @@ async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
         assert record is not None and record.host == "UALICE"
         assert [c.method for c in loop.api.calls if c.method != "auth.test"] == [
             "apps.connections.open",
+            "users.info",  # the host's display name, looked up once and cached
             "chat.postMessage",
         ]
     finally:

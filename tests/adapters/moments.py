@@ -1,0 +1,665 @@
+"""Every moment of many random games: a driver that plays through the real authority.
+
+:func:`play` seats the largest tables each registered game allows (and a few of the smallest),
+mostly people with the longest and most hostile display names a platform permits plus a bot or
+two, and plays each game to its end the way people would: pressing the buttons and menus the
+bot sent them (each encoded as its platform would carry it), typing commands, asking for
+``rules``, ``help``, ``status`` and ``hand``, leaving and joining mid-game, and letting deadlines
+pass on an injected clock. Every :class:`~bot.commands.outbox.Outbox` the authority hands back is
+yielded as a :class:`Moment`, with where the request came from, so that a test can render each
+message exactly as the platform adapters would and check it against the platform's limits.
+
+Everything is seeded, so a run is the same every time.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.commands import codec, teams
+from bot.commands.authority import Authority, Request
+from bot.commands.outbox import Outbox
+from bot.commands.play import load_state
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from core import ui
+from core.engine import Game, GameState
+from core.registry import all_games
+from storage import GameKey, GameStore
+
+__all__ = [
+    "DISCORD",
+    "HOSTILE",
+    "PLATFORMS",
+    "SLACK",
+    "Coverage",
+    "Moment",
+    "Origin",
+    "Platform",
+    "Run",
+    "Table",
+    "hostile_name",
+    "tables",
+    "team_names",
+    "twin_menus",
+]
+
+Origin = Literal["channel", "dm", "clock"]
+"""Where the request behind an Outbox came from: the game's channel, a DM with the bot (a
+button of a DM, ``/hand`` in a DM) or the deadline runner."""
+
+HOSTILE: tuple[str, ...] = (
+    "@everyone",
+    "<@999999999999999999>",
+    "<@&123456789012345678>",
+    "**BUY**",
+    "__x__",
+    "~~y~~",
+    "`code`",
+    "<!channel>",
+    "<!here>",
+    "&",
+    "<",
+    ">",
+    "@here",
+    "<@!999999999999999998>",
+    "<!everyone>",
+    "<@U0HOSTILE1>",
+    "<!subteam^S0HOSTILE>",
+    "||spoiler||",
+    "<#123456789012345678>",
+    "&amp;",
+)
+"""What people put in names and pitches to make a bot ping everyone or break its layout."""
+
+_PLAIN = "Bartholomew Maximilian Fitzgerald-Wolfenstein Ünïcødé 💸 von Aschenbach-Montgomery"
+
+
+@dataclass(frozen=True)
+class Platform:
+    """How a platform names people and places, and how long a display name may be."""
+
+    name: str
+    name_limit: int
+    """Longest display name (Discord 32, Slack 80)."""
+    user_format: str
+    channel_format: str
+    dm_format: str
+
+    def user(self, index: int) -> str:
+        return self.user_format.format(index)
+
+    def channel(self, index: int) -> str:
+        return self.channel_format.format(index)
+
+    def dm(self, user: str) -> str:
+        """The DM conversation of ``user`` with the bot."""
+        return self.dm_format.format(zlib.crc32(user.encode()) % 10**8)
+
+
+DISCORD = Platform(
+    name="discord",
+    name_limit=32,
+    user_format="1{:017d}",  # 18-digit snowflakes, like real user ids
+    channel_format="13{:017d}",  # 19 digits: the longest channel ids in use today
+    dm_format="12{:017d}",
+)
+SLACK = Platform(
+    name="slack",
+    name_limit=80,
+    user_format="U0B{:08d}",
+    channel_format="C0B{:08d}",
+    dm_format="D0B{:08d}",
+)
+PLATFORMS = (DISCORD, SLACK)
+
+
+def _rotation(start: int) -> str:
+    """The tricks of :data:`HOSTILE`, beginning with the ``start``-th."""
+    start %= len(HOSTILE)
+    return " ".join(HOSTILE[start:] + HOSTILE[:start])
+
+
+def hostile_name(index: int, limit: int) -> str:
+    """A distinct display name of exactly ``limit`` characters; most are full of mentions and
+    markup (each starting with a different trick), every fourth is merely long."""
+    plain = index % 4 == 3
+    text = (f"{index} {_PLAIN} " if plain else f"{_rotation(index * 3)} {index} ") * 3
+    name = text[:limit]
+    return name if not name.endswith(" ") else name[:-1] + "."
+
+
+def team_names(index: int) -> list[str]:
+    """Team names to try, most hostile first, each at
+    :data:`~bot.commands.teams.MAX_TEAM_NAME` characters: the game may refuse mentions and
+    formatting in a team name, and then people pick something it takes."""
+    limit = teams.MAX_TEAM_NAME
+    # Backticks and asterisks are dropped by the game (or refused); leave them out to stay at
+    # the limit once the game has tidied the name.
+    tidy = f"{_rotation(index)} {index}".replace("`", "").replace("*", "")
+    hostile = " ".join(tidy.split())[:limit].strip()
+    tame = f"#{index} & @Team Ünïcødé 💸 Wolfenstein-Aschenbach"[:limit].strip()
+    return [hostile, tame]
+
+
+def hostile_text(rng: random.Random, limit: int) -> str:
+    """Free text (a pitch, a typed argument) of ``limit`` characters full of tricks."""
+    words = list(HOSTILE)
+    rng.shuffle(words)
+    return ((" ".join(words) + " ") * (1 + limit // 40))[:limit].strip()
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One Outbox, and what a platform adapter needs to know to deliver it."""
+
+    platform: str
+    game: str
+    table: str
+    """Which game of the run, e.g. ``businessgo #3 (5 seats)``."""
+    step: str
+    """What was done: ``press Roll the dice``, ``command rules all``, ``deadline``..."""
+    origin: Origin
+    requester: str | None
+    """The user whose request it answers (None: the clock)."""
+    outbox: Outbox
+    users: frozenset[str]
+    """Every person the driver plays on this platform: the bot may mention them on purpose."""
+
+
+@dataclass
+class Coverage:
+    """What the driver reached, for tests to insist on."""
+
+    started: Counter[str] = field(default_factory=Counter)
+    finished: Counter[str] = field(default_factory=Counter)
+    moments: Counter[str] = field(default_factory=Counter)
+    presses: Counter[str] = field(default_factory=Counter)
+    deadlines: Counter[str] = field(default_factory=Counter)
+    twins: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(game, action type) of messages holding two or more menus of the same action."""
+    phases: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(game, phase) seen with a person's seat to move."""
+    origins: Counter[str] = field(default_factory=Counter)
+    """Moments per :data:`Origin`."""
+    unfinished: list[str] = field(default_factory=list)
+
+    def merge(self, other: Coverage) -> None:
+        counters = ("started", "finished", "moments", "presses", "deadlines", "twins", "phases")
+        for name in (*counters, "origins"):
+            getattr(self, name).update(getattr(other, name))
+        self.unfinished += other.unfinished
+
+
+@dataclass(frozen=True)
+class Table:
+    """One game to play: its seats (a list of team sizes; 0 is a bot seat) and options."""
+
+    game: Game[Any, Any]
+    seats: tuple[int, ...]
+    options: str = ""
+    churn: bool = False
+    """Have people leave, join and move during the game."""
+
+    @property
+    def label(self) -> str:
+        people = sum(self.seats)
+        bots = sum(1 for size in self.seats if size == 0)
+        return f"{len(self.seats)} seats, {people} people, {bots} bots"
+
+
+def tables(game: Game[Any, Any]) -> list[Table]:
+    """Two games at the most seats the game allows, then one at the fewest (all people)."""
+    most, fewest = game.max_players, game.min_players
+    if game.teams:
+        full = game.max_team_size or 3
+        big: list[tuple[int, ...]] = [
+            (2, full, 1, 1, 1, 1, 1, 0),
+            (2, 1, full, 1, 0, 1, 1, 1),
+        ]
+        sized = [tuple(s[:most]) + (1,) * (most - len(s)) for s in big]
+    else:
+        sized = [(1,) * (most - 1) + (0,), (1,) * (most - 2) + (0, 0)]
+    variants = list(game.simulation_variants.values()) or [[]]
+    picked = [
+        Table(game, seats, " ".join(variants[index % len(variants)]), churn=index == 0)
+        for index, seats in enumerate(sized)
+    ]
+    picked.append(Table(game, (1,) * fewest, " ".join(variants[-1])))
+    return picked
+
+
+def twin_menus(message: ui.Message) -> list[str]:
+    """The action types of which ``message`` holds two or more menus (one id for both, unless
+    the renderer tells them apart)."""
+    kinds = Counter(str(select.action.get("type")) for select in message.selects)
+    return sorted(kind for kind, count in kinds.items() if count > 1)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A button or menu as someone received it."""
+
+    item: ui.Button | ui.Select
+    where: Literal["channel", "ephemeral", "dm"]
+
+
+@dataclass
+class _Person:
+    user: str
+    name: str
+    panel: list[_Seen] = field(default_factory=list)
+    """The components of the newest private message to them that had any."""
+
+
+_READS = ("status", "hand", "help", "rules")
+MAX_STEPS = 5000
+
+
+class _Driver:
+    """Plays tables one after another in one channel per game, on one platform."""
+
+    def __init__(self, platform: Platform, seed: int) -> None:
+        self.platform = platform
+        self.rng = random.Random(seed)
+        seeds = random.Random(seed + 1)
+        self.clock = _Clock()
+        self.store = GameStore.from_url(None)
+        self.authority = Authority(
+            self.store, Settings(), clock=self.clock, new_seed=lambda: seeds.getrandbits(63)
+        )
+        self.people = [
+            _Person(platform.user(i), hostile_name(i, platform.name_limit)) for i in range(60)
+        ]
+        self.by_user = {p.user: p for p in self.people}
+        self.users = frozenset(self.by_user)
+        self.coverage = Coverage()
+        self.prompt: list[_Seen] = []
+        self.old: list[_Seen] = []
+        self.game: Game[Any, Any] | None = None
+        self.channel = ""
+        self.table = ""
+        self.read_rules: set[str] = set()
+        self.deliveries = 0
+
+    # --- requests --------------------------------------------------------------------------
+
+    def _req(self, person: _Person, channel: str | None = None) -> Request:
+        self.deliveries += 1
+        return Request(
+            platform=self.platform.name,
+            channel=channel or self.channel,
+            user=person.user,
+            name=person.name,
+            delivery=f"d{self.deliveries}",
+        )
+
+    def _moment(self, step: str, origin: Origin, requester: str | None, out: Outbox) -> Moment:
+        assert self.game is not None
+        self._remember(out)
+        self.coverage.moments[self.game.name] += 1
+        self.coverage.origins[origin] += 1
+        for delivery in out.deliveries:
+            for kind in twin_menus(delivery.message):
+                self.coverage.twins[(self.game.name, kind)] += 1
+        return Moment(
+            platform=self.platform.name,
+            game=self.game.name,
+            table=self.table,
+            step=step,
+            origin=origin,
+            requester=requester,
+            outbox=out,
+            users=self.users,
+        )
+
+    def _remember(self, out: Outbox) -> None:
+        """Keep the components each person now sees (older ones become stale presses)."""
+        for delivery in out.deliveries:
+            message = delivery.message
+            seen = [_Seen(b, delivery.to) for b in message.all_buttons() if not b.disabled]
+            seen += [_Seen(s, delivery.to) for s in message.selects]
+            if not seen:
+                continue
+            if delivery.to == "channel":
+                self.old += self.prompt
+                self.prompt = seen
+            elif delivery.user in self.by_user:
+                person = self.by_user[delivery.user]
+                self.old += person.panel
+                person.panel = seen
+        del self.old[:-200]
+
+    async def command(self, person: _Person, text: str) -> Moment:
+        assert self.game is not None
+        out = await self.authority.command(self._req(person), self.game.name, text)
+        return self._moment(f"command {text[:60]}", "channel", person.user, out)
+
+    async def press(self, person: _Person, seen: _Seen) -> Moment | None:
+        """Press ``seen`` as ``person`` from where it was shown; None if it cannot be encoded
+        (the renderers leave such components out, which the render test reports)."""
+        assert self.game is not None
+        from_dm = seen.where == "dm"
+        away = self.channel if from_dm else None
+        values: list[str] | None = None
+        try:
+            if isinstance(seen.item, ui.Button):
+                custom_id = codec.encode_button(self.game.name, seen.item, away)
+                label = seen.item.label
+            else:
+                custom_id = codec.encode_select(self.game.name, seen.item, away)
+                options = [o.value for o in seen.item.options]
+                low = max(0, min(seen.item.min_values, len(options)))
+                high = max(low, min(seen.item.max_values, len(options)))
+                values = self.rng.sample(options, self.rng.randint(max(low, 1), max(high, 1)))
+                label = seen.item.placeholder
+        except ValueError:
+            return None
+        channel = self.platform.dm(person.user) if from_dm else self.channel
+        out = await self.authority.press(self._req(person, channel), custom_id, values)
+        self.coverage.presses[self.game.name] += 1
+        return self._moment(f"press {label[:60]}", "dm" if from_dm else "channel", person.user, out)
+
+    async def fire(self) -> list[Moment]:
+        """Move the clock past the channel's deadline and let it fire."""
+        assert self.game is not None
+        record = await self.record()
+        if record is None or record.deadline_due is None:
+            return []
+        self.clock.now = max(self.clock.now, record.deadline_due) + 0.5
+        outs = await self.authority.fire_due(self.platform.name)
+        self.coverage.deadlines[self.game.name] += len(outs)
+        return [self._moment("deadline", "clock", None, out) for out in outs]
+
+    async def dm_hand(self, person: _Person) -> list[Moment]:
+        """``/hand`` typed in a DM: every game the person sits in."""
+        outs = await self.authority.hands(self._req(person, self.platform.dm(person.user)))
+        return [self._moment("dm hand", "dm", person.user, out) for out in outs]
+
+    async def record(self) -> GameRecord | None:
+        _, loaded = await self.store.load(GameKey(self.platform.name, self.channel))
+        return GameRecord.model_validate_json(loaded.data) if loaded else None
+
+    # --- a whole table ---------------------------------------------------------------------
+
+    async def play(self, number: int, table: Table) -> AsyncIterator[Moment]:
+        game = self.game = table.game
+        self.table = f"{game.name} #{number} ({table.label})"
+        self.prompt, self.old = [], []
+        self.coverage.started[game.name] += 1
+        rng = self.rng
+        seated = self.people[: sum(table.seats)]
+        for person in self.people:
+            person.panel = []
+        host = seated[0]
+        async for moment in self._lobby(table, seated):
+            yield moment
+        record = await self.record()
+        assert record is not None and record.status == "playing", self.table
+        if game.name not in self.read_rules:
+            self.read_rules.add(game.name)
+            for topic in ["", "all", *game.rule_topics(), "no-such-topic <@999999999999999999>"]:
+                yield await self.command(host, f"rules {topic}".strip())
+        churn_at = rng.randrange(20, 60) if table.churn else -1
+        steps = 0
+        while steps < MAX_STEPS:
+            steps += 1
+            record = await self.record()
+            assert record is not None
+            if record.status == "finished" or record.state_json is None:
+                break
+            state = load_state(game, record.state_json)
+            if steps == churn_at:
+                async for moment in self._churn(record, seated):
+                    yield moment
+                continue
+            async for moment in self._step(record, state, seated):
+                yield moment
+        record = await self.record()
+        final = load_state(game, record.state_json) if record and record.state_json else None
+        if record is not None and record.status == "finished" and final and final.finished:
+            self.coverage.finished[game.name] += 1
+        else:
+            self.coverage.unfinished.append(f"{self.platform.name} {self.table}")
+        yield await self.command(host, "status")
+        yield await self.command(seated[-1], "hand")  # the game is over: a refusal
+
+    async def _lobby(self, table: Table, seated: list[_Person]) -> AsyncIterator[Moment]:
+        game = self.table_game
+        host, rng = seated[0], self.rng
+        yield await self.command(host, f"start {table.options}".strip())
+        yield await self.command(host, "status")
+        if game.teams:
+            at = 0
+            for seat, size in enumerate(table.seats):
+                if size == 0:
+                    continue
+                members = seated[at : at + size]
+                at += size
+                if seat == 0:
+                    if rng.random() < 0.5:  # the host's team is named after them until renamed
+                        for team in team_names(seat):
+                            before = await self._team_name(0)
+                            yield await self.command(host, f"rename {host.name} to {team}")
+                            if await self._team_name(0) != before:
+                                break
+                else:
+                    for team in [*team_names(seat), ""]:
+                        yield await self.command(members[0], f"join {team}".strip())
+                        if await self._seated(members[0]):
+                            break
+                record = await self.record()
+                assert record is not None
+                seat_now = record.seat_of(members[0].user)
+                if seat_now is None:
+                    continue
+                name = record.seats[seat_now].name
+                for person in members[1:]:
+                    joined = await self._press_command(person, f"join {name}")
+                    if joined is not None:
+                        yield joined
+                    if joined is None or rng.random() < 0.3:
+                        yield await self.command(person, f"join {name}")
+        else:
+            for person in seated[1:]:
+                joined = await self._press_command(person, "join")
+                yield joined if joined is not None else await self.command(person, "join")
+        yield await self.command(seated[-1], "join")  # already seated: a refusal
+        bots = sum(1 for size in table.seats if size == 0)
+        if bots:
+            added = await self._press_command(host, "addbot")
+            yield added if added is not None else await self.command(host, "addbot")
+            if bots > 1:
+                yield await self.command(host, f"addbot {bots - 1}")
+        yield await self.command(seated[-1], "begin")  # not the host: a refusal
+        begun = await self._press_command(host, "begin")
+        yield begun if begun is not None else await self.command(host, "begin")
+        yield await self.command(host, "start")  # a game is running: a refusal
+
+    async def _seated(self, person: _Person) -> bool:
+        record = await self.record()
+        return record is not None and record.seat_of(person.user) is not None
+
+    async def _team_name(self, seat: int) -> str | None:
+        record = await self.record()
+        return record.seats[seat].name if record is not None else None
+
+    @property
+    def table_game(self) -> Game[Any, Any]:
+        assert self.game is not None
+        return self.game
+
+    async def _press_command(self, person: _Person, command: str) -> Moment | None:
+        """Press the channel's lobby button for ``command``, if it shows one."""
+        for seen in self.prompt:
+            if isinstance(seen.item, ui.Button) and seen.item.command == command:
+                return await self.press(person, seen)
+        return None
+
+    async def _step(
+        self, record: GameRecord, state: GameState, seated: list[_Person]
+    ) -> AsyncIterator[Moment]:
+        game, rng = self.table_game, self.rng
+        waiting = [s for s in game.waiting_for(state) if record.seats[s].users]
+        if waiting:
+            self.coverage.phases[(game.name, str(getattr(state, "phase", "")))] += 1
+        roll = rng.random()
+        if not waiting or (state.deadline is not None and roll < 0.04):
+            fired = await self.fire()
+            if fired or not waiting:
+                for moment in fired:
+                    yield moment
+                if not fired:
+                    raise AssertionError(f"{self.table}: nobody to move and no deadline")
+                return
+        seat = rng.choice(waiting)
+        person = self.by_user[rng.choice(record.seats[seat].users)]
+        anyone = self.by_user[rng.choice(record.humans)]
+        if roll < 0.06:
+            word = rng.choice(_READS)
+            if word == "rules":
+                topics = game.rule_topics()
+                word = f"rules {rng.choice(topics)}" if topics else "rules"
+            yield await self.command(anyone, word)
+            return
+        if roll < 0.07:
+            for moment in await self.dm_hand(anyone):
+                yield moment
+            return
+        if roll < 0.09 and self.old:
+            pressed = await self.press(anyone, rng.choice(self.old))  # stale or someone else's
+            if pressed is not None:
+                yield pressed
+                return
+        if roll < 0.11 and game.text_commands:
+            word = rng.choice(sorted(game.text_commands))
+            yield await self.command(anyone, f"{word} {hostile_text(rng, 100)}")
+            return
+        typed = _typed(game, state, seat, rng)
+        if typed is not None:
+            yield await self.command(person, typed)
+            return
+        choices = [s for s in person.panel + self.prompt if _current(s, seat, state)]
+        if not choices:
+            yield await self.command(person, "hand")
+            choices = [s for s in person.panel if _current(s, seat, state)]
+        if not choices:
+            fired = await self.fire()
+            if not fired:
+                raise AssertionError(f"{self.table}: {person.name} has nothing to press")
+            for moment in fired:
+                yield moment
+            return
+        weights = [_weight(game, s) for s in choices]
+        pressed = await self.press(person, rng.choices(choices, weights)[0])
+        if pressed is None:  # an id that cannot be carried: the clock decides instead
+            for moment in await self.fire():
+                yield moment
+            return
+        yield pressed
+
+    async def _churn(self, record: GameRecord, seated: list[_Person]) -> AsyncIterator[Moment]:
+        """People come and go mid-game: a player leaves; in a team game the host also moves one
+        player, takes another off, and a newcomer joins a team that is playing."""
+        game, rng = self.table_game, self.rng
+        host = self.by_user[record.host]
+        others = [self.by_user[u] for u in record.humans if u != record.host]
+        if not others:
+            return
+        leaver = rng.choice(others)
+        yield await self.command(leaver, "leave")
+        if not game.teams:
+            return
+        record = await self.record() or record
+        others = [self.by_user[u] for u in record.humans if u != record.host]
+        teams_now = [seat.name for seat in record.seats]
+        if others:
+            mover = rng.choice(others)
+            yield await self.command(host, f"move {mover.name} to {rng.choice(teams_now)}")
+        record = await self.record() or record
+        others = [self.by_user[u] for u in record.humans if u != record.host]
+        if len(others) > 1:
+            yield await self.command(host, f"remove {rng.choice(others).name}")
+        newcomer = self.people[len(seated)]
+        yield await self.command(newcomer, f"join {rng.choice(teams_now)}")
+        yield await self.command(newcomer, "join Brand New Team")  # no new teams mid-game
+
+
+def _current(seen: _Seen, seat: int, state: GameState) -> bool:
+    """Whether pressing ``seen`` now is a move of ``seat`` (not stale, not someone else's)."""
+    item = seen.item
+    if isinstance(item, ui.Button) and item.action is None:
+        return False
+    version = item.version if item.version is not None else -1
+    return (item.seat is None or item.seat == seat) and (
+        state.decision_version <= version <= state.version
+    )
+
+
+def _weight(game: Game[Any, Any], seen: _Seen) -> float:
+    """Steer play towards the rarer moments worth rendering: in BiggieBills$$$ a team that may
+    acquire a competitor does, and a team whose acquisition is challenged blocks."""
+    action = seen.item.action or {}
+    if game.name == "biggiebills":
+        if action.get("type") == "play" and action.get("target") is not None:
+            return 50.0
+        if action.get("type") == "block":
+            return 3.0
+        if action.get("type") == "skip":
+            return 0.3
+    return 1.0
+
+
+def _typed(game: Game[Any, Any], state: GameState, seat: int, rng: random.Random) -> str | None:
+    """A move only typing can make: a pitch in The Big Idea, long and hostile."""
+    if game.name != "bigidea" or getattr(state, "phase", None) != "venture":
+        return None
+    mine = state.new_product_of(seat)  # type: ignore[attr-defined]
+    if mine is None or mine.pitch is not None or rng.random() < 0.3:
+        return None
+    from core.games.bigidea.actions import PITCH_LIMIT
+
+    text = hostile_text(rng, PITCH_LIMIT)
+    return f"pitch {text[: PITCH_LIMIT if rng.random() < 0.8 else PITCH_LIMIT + 20]}"
+
+
+class Run:
+    """An async iterable of moments that keeps the :class:`Coverage` of what it played."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        seed: int = 1,
+        games: Sequence[Game[Any, Any]] | None = None,
+        plan: Callable[[Game[Any, Any]], list[Table]] = tables,
+    ) -> None:
+        self.platform = platform
+        self.seed = seed
+        self.games = list(games) if games is not None else all_games()
+        self.plan = plan
+        self.coverage = Coverage()
+
+    async def __aiter__(self) -> AsyncIterator[Moment]:
+        for index, game in enumerate(self.games):
+            driver = _Driver(self.platform, self.seed * 1000 + index)
+            driver.channel = self.platform.channel(index + 1)
+            try:
+                for number, table in enumerate(self.plan(game), start=1):
+                    async for moment in driver.play(number, table):
+                        yield moment
+            finally:
+                self.coverage.merge(driver.coverage)
+                await driver.store.close()

@@ -1,0 +1,349 @@
+"""Every message of many random games, rendered for Discord and Slack, within their limits.
+
+The driver (:mod:`tests.adapters.moments`) plays every registered game at its largest tables
+(and a few of its smallest) with the longest and most hostile display names each platform
+allows. Each message of each Outbox (posts, ephemeral replies, DMs and the board) is rendered
+the way the platform adapter renders it for that audience (``bot/adapters/discord/adapter.py``,
+``bot/adapters/slack/app.py``) and checked:
+
+- by the fake platform's validator of the documented limits (Discord's nested 50035 errors,
+  Slack's ``invalid_blocks`` reasons);
+- that the renderer left nothing out: as many buttons and menus (and menu options) as the
+  neutral message holds (on Slack a disabled button is shown as text, so only live ones count);
+- that nothing people typed mentions anyone: no unescaped ``@everyone``, ``@here``, ``<@id>``
+  or ``<@&id>`` in Discord content, no ``<@U…>``, ``<!channel>``, ``<!here>``, ``<!everyone>``
+  or ``<!subteam^…>`` in Slack mrkdwn or notification text (a mention of a person at the table
+  is the bot's own and allowed).
+
+Every problem of every moment is collected and reported at once, counted per game and per
+kind with a few examples; ``pytest -s`` prints the counts even when nothing is wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from bot.adapters.discord.fake import is_empty
+from bot.adapters.discord.fake import validate_message as discord_validate
+from bot.adapters.discord.render import render as discord_render
+from bot.adapters.slack.fake import validate_message as slack_validate
+from bot.adapters.slack.render import blocks as slack_blocks
+from bot.adapters.slack.render import fallback_text
+from core import ui
+from core.registry import all_games
+from tests.adapters.moments import DISCORD, PLATFORMS, SLACK, Coverage, Moment, Run, tables
+
+SEED = 20240601
+EXAMPLES = 3
+"""Examples shown per kind of problem."""
+
+# A mention is live unless an odd number of backslashes comes right before it; a zero-width
+# space after the "@" (discord.utils.escape_mentions) or "<" breaks the pattern itself.
+_DISCORD_MENTION = re.compile(r"@everyone|@here|<@!?(\d+)>|<@&\d+>")
+_SLACK_MENTION = re.compile(
+    r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|<!(?:channel|here|everyone)(?:\|[^>]*)?>|<!subteam\^[^>]*>"
+)
+_SLACK_CONTROLS = {"button", "static_select", "multi_static_select"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one rendered message."""
+
+    platform: str
+    game: str
+    kind: str
+    """What went wrong, without the particulars (so that problems can be counted)."""
+    where: str
+    detail: str
+
+
+@dataclass
+class Report:
+    """What the run played and rendered, and every problem found."""
+
+    problems: list[Problem] = field(default_factory=list)
+    coverage: dict[str, Coverage] = field(default_factory=dict)
+    moments: Counter[str] = field(default_factory=Counter)
+    messages: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        games = sum(sum(c.started.values()) for c in self.coverage.values())
+        done = sum(sum(c.finished.values()) for c in self.coverage.values())
+        lines = [
+            f"render limits: {games} games ({done} finished) on "
+            f"{', '.join(self.coverage)}, {sum(self.moments.values())} moments, "
+            f"{sum(self.messages.values())} messages rendered in {self.seconds:.1f} s",
+        ]
+        for platform, coverage in self.coverage.items():
+            twins = ", ".join(f"{g} {k} {n}" for (g, k), n in sorted(coverage.twins.items()))
+            lines.append(
+                f"  {platform}: moments {dict(sorted(self.moments_of(platform).items()))}, "
+                f"messages {self.messages[platform]}, presses {sum(coverage.presses.values())}, "
+                f"deadlines {sum(coverage.deadlines.values())}, two menus of one action: "
+                f"{twins or 'none'}"
+            )
+        lines.append(f"problems found: {len(self.problems)}")
+        if not self.problems:
+            return "\n".join(lines)
+        by_game = Counter(f"{p.platform} {p.game}" for p in self.problems)
+        lines.append("  by game: " + ", ".join(f"{g} {n}" for g, n in sorted(by_game.items())))
+        by_kind = Counter(p.kind for p in self.problems)
+        lines.append("  by kind:")
+        for kind, count in by_kind.most_common():
+            per_game = Counter(p.game for p in self.problems if p.kind == kind)
+            split = ", ".join(f"{g} {n}" for g, n in sorted(per_game.items()))
+            lines.append(f"    {count:6d}  {kind} ({split})")
+        lines.append("  examples:")
+        for kind, _ in by_kind.most_common():
+            lines.append(f"    {kind}:")
+            lines += [f"      - {p.where}: {p.detail}" for p in self._examples(kind)]
+        return "\n".join(lines)
+
+    def _examples(self, kind: str) -> list[Problem]:
+        """A few problems of ``kind``, from as many games as there are."""
+        of_kind = [p for p in self.problems if p.kind == kind]
+        by_game: dict[str, list[Problem]] = {}
+        for problem in of_kind:
+            by_game.setdefault(f"{problem.platform} {problem.game}", []).append(problem)
+        picked: list[Problem] = []
+        while len(picked) < min(EXAMPLES, len(of_kind)):
+            for found in by_game.values():
+                if found and len(picked) < EXAMPLES:
+                    picked.append(found.pop(0))
+        return picked
+
+    def moments_of(self, platform: str) -> Counter[str]:
+        prefix = f"{platform} "
+        return Counter(
+            {k.removeprefix(prefix): v for k, v in self.moments.items() if k.startswith(prefix)}
+        )
+
+
+# --- where each message goes, as the adapters decide ---------------------------------------
+
+
+def _placements(moment: Moment) -> Iterator[tuple[str, ui.Message, str | None]]:
+    """Each message of the moment's Outbox with its audience and the ``channel`` the adapter
+    renders it with (the game's channel for a message shown outside it, so that its components
+    act on that game; None in the channel itself)."""
+    out = moment.outbox
+    if out.duplicate:
+        return
+    for delivery in out.deliveries:
+        if delivery.to == "channel":
+            yield "channel", delivery.message, None
+            continue
+        mine = moment.requester is not None and delivery.user == moment.requester
+        if moment.platform == DISCORD.name:
+            # adapter._deliver: the requester's own replies go where they asked (the channel:
+            # no channel in the ids; a DM: the game's channel); everyone else's go by DM.
+            here = mine and moment.origin == "channel"
+            yield ("reply" if mine else "dm"), delivery.message, None if here else out.channel
+        else:
+            # SlackAdapter.deliver: a "dm" delivery, or any private answer to a request made in
+            # a DM, is a DM naming the game's channel; the rest are ephemeral in the channel.
+            if delivery.to == "dm" or moment.origin == "dm":
+                yield "dm", delivery.message, out.channel
+            else:
+                yield "ephemeral", delivery.message, None
+    if out.board is not None:
+        yield "board", out.board, None
+
+
+# --- checks ----------------------------------------------------------------------------------
+
+
+def _discord_errors(errors: Mapping[str, Any], path: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """Discord's nested form errors as (path, "CODE: message") pairs."""
+    if not path and isinstance(errors.get("errors"), Mapping):
+        return _discord_errors(errors["errors"])
+    found: list[tuple[str, str]] = []
+    for key, value in errors.items():
+        if key == "_errors" and isinstance(value, list):
+            for error in value:
+                item = error if isinstance(error, Mapping) else {"message": str(error)}
+                found.append((".".join(path), f"{item.get('code')}: {item.get('message')}"))
+        elif isinstance(value, Mapping):
+            found += _discord_errors(value, (*path, str(key)))
+    if not found and not path and errors:
+        found.append(("", f"{errors.get('code')}: {errors.get('message', errors)}"))
+    return found
+
+
+def _generic(text: str) -> str:
+    """``text`` without its particulars (quoted values, indices), to count problems by kind."""
+    return re.sub(r"\d+", "N", re.sub(r"'[^']*'", "'…'", text))
+
+
+def _live_mentions(text: str, pattern: re.Pattern[str], users: frozenset[str]) -> list[str]:
+    live = []
+    for match in pattern.finditer(text):
+        slashes = len(text[: match.start()]) - len(text[: match.start()].rstrip("\\"))
+        if slashes % 2:
+            continue
+        if match.lastindex and match.group(1) in users:
+            continue  # the bot naming a player at the table on purpose
+        live.append(match.group(0))
+    return live
+
+
+def _ui_counts(message: ui.Message, live_only: bool) -> tuple[int, int]:
+    buttons = [b for b in message.all_buttons() if not (live_only and b.disabled)]
+    options = sum(len(s.options) for s in message.selects)
+    return len(buttons) + len(message.selects), options
+
+
+def _check_discord(
+    moment: Moment, message: ui.Message, channel: str | None
+) -> Iterator[tuple[str, str]]:
+    rendered = discord_render(message, moment.game, channel)
+    body: dict[str, Any] = {
+        "content": rendered.content,
+        "embeds": [embed.to_dict() for embed in rendered.embeds],
+        "components": rendered.view.to_components() if rendered.view is not None else [],
+    }
+    if is_empty(body):
+        yield "discord 50006: empty message", repr(body)[:200]
+    for path, error in _discord_errors(discord_validate(body)):
+        code = error.split(":", 1)[0]
+        yield f"discord {code} at {_generic(path) or 'the message'}", f"{path}: {error}"
+    controls = [c for row in body["components"] for c in row.get("components", [])]
+    wanted, wanted_options = _ui_counts(message, live_only=False)
+    if len(controls) != wanted:
+        yield (
+            "discord: buttons or menus left out",
+            f"{len(controls)} of {wanted} shown ({_labels(message)})",
+        )
+    options = sum(len(c.get("options", [])) for c in controls)
+    if options != wanted_options:
+        yield "discord: menu options left out", f"{options} of {wanted_options} shown"
+    live = _live_mentions(rendered.content or "", _DISCORD_MENTION, moment.users)
+    if live:
+        yield "discord: live mention in content", f"{live[:4]} in {rendered.content!r:.200}"
+
+
+def _mrkdwn(value: Any) -> Iterator[str]:
+    """Every mrkdwn text in a Block Kit structure."""
+    if isinstance(value, Mapping):
+        if value.get("type") == "mrkdwn" and isinstance(value.get("text"), str):
+            yield value["text"]
+        for item in value.values():
+            yield from _mrkdwn(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _mrkdwn(item)
+
+
+def _slack_controls(built: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        element
+        for block in built
+        if block.get("type") == "actions"
+        for element in block.get("elements", [])
+        if element.get("type") in _SLACK_CONTROLS
+    ]
+
+
+def _slack_options(control: dict[str, Any]) -> int:
+    groups = control.get("option_groups", [])
+    return len(control.get("options", [])) + sum(len(g.get("options", [])) for g in groups)
+
+
+def _check_slack(
+    moment: Moment, message: ui.Message, channel: str | None
+) -> Iterator[tuple[str, str]]:
+    text = fallback_text(message)
+    built = slack_blocks(message, moment.game, channel)
+    for error in slack_validate({"text": text, "blocks": built}):
+        yield f"slack: {_generic(error)}", error
+    controls = _slack_controls(built)
+    wanted, wanted_options = _ui_counts(message, live_only=True)
+    if len(controls) != wanted:
+        yield (
+            "slack: buttons or menus left out",
+            f"{len(controls)} of {wanted} shown ({_labels(message)})",
+        )
+    options = sum(_slack_options(c) for c in controls)
+    if options != wanted_options:
+        yield "slack: menu options left out", f"{options} of {wanted_options} shown"
+    texts = [text, *_mrkdwn(built)]
+    live = [m for t in texts for m in _live_mentions(t, _SLACK_MENTION, moment.users)]
+    if live:
+        yield "slack: live mention in mrkdwn", f"{live[:4]} in {text!r:.200}"
+
+
+def _labels(message: ui.Message) -> str:
+    items = [b.label for b in message.all_buttons()] + [s.placeholder for s in message.selects]
+    return "; ".join(label[:40] for label in items)[:300]
+
+
+_CHECKS = {DISCORD.name: _check_discord, SLACK.name: _check_slack}
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+async def _collect() -> Report:
+    report = Report()
+    started = time.perf_counter()
+    for platform in PLATFORMS:
+        check = _CHECKS[platform.name]
+        run = Run(platform, seed=SEED, plan=tables)
+        async for moment in run:
+            report.moments[f"{platform.name} {moment.game}"] += 1
+            for audience, message, channel in _placements(moment):
+                report.messages[platform.name] += 1
+                where = f"{moment.table} · {moment.step} · {audience}"
+                try:
+                    found = list(check(moment, message, channel))
+                except Exception as error:  # a renderer that crashes is a problem like any other
+                    failed = f"{platform.name}: render failed ({type(error).__name__})"
+                    found = [(failed, str(error))]
+                report.problems += [
+                    Problem(platform.name, moment.game, kind, where, detail[:400])
+                    for kind, detail in found
+                ]
+        report.coverage[platform.name] = run.coverage
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    """One run for the whole module: every game played once per platform, every message
+    rendered and checked."""
+    result = asyncio.run(_collect())
+    print("\n" + result.summary())
+    return result
+
+
+def test_the_driver_reaches_the_moments_that_matter(report: Report) -> None:
+    """Every game finished, deadlines fired, and the messages that once held two menus with one
+    id (Busine$$ GO's Travel Agency, BiggieBills$$$' card returns after an acquisition) were
+    rendered, so the checks below cannot silently stop covering them."""
+    for platform in PLATFORMS:
+        coverage = report.coverage[platform.name]
+        assert not coverage.unfinished, coverage.unfinished
+        for game in all_games():
+            assert coverage.started[game.name] == len(tables(game)), (platform.name, game.name)
+            assert coverage.finished[game.name] == coverage.started[game.name], game.name
+            assert coverage.presses[game.name] > 0, (platform.name, game.name)
+            assert coverage.deadlines[game.name] > 0, (platform.name, game.name)
+        assert set(coverage.origins) == {"channel", "dm", "clock"}, coverage.origins
+        assert coverage.twins[("businessgo", "travel")] > 0, "no Travel Agency with two menus"
+        assert coverage.twins[("biggiebills", "return")] > 0, "no card return with two menus"
+        assert coverage.phases[("biggiebills", "returns")] > 0, "no acquisition by a team"
+
+
+def test_every_message_fits_its_platform(report: Report) -> None:
+    assert not report.problems, report.summary()

@@ -1,0 +1,56 @@
+"""Boardroom's text markup: what players type can neither format nor mention, pages fit."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.adapters.discord.render import markdown
+from bot.adapters.slack.render import mrkdwn
+from core import text
+from core.registry import all_games
+
+HOSTILE = "@everyone <@999999999999999999> <@&123456789012345678> **BUY** <!channel> <!here> & _x_"
+
+
+def test_escaped_text_reads_back_as_typed() -> None:
+    assert text.plain(text.escape(HOSTILE)) == HOSTILE
+    assert text.plain(f"**{text.escape('a*b')}** wins") == "a*b wins"
+
+
+@given(st.text())
+def test_any_typed_text_round_trips_on_one_line(typed: str) -> None:
+    escaped = text.escape(typed)
+    shown = text.plain(escaped)
+    assert "\n" not in shown and "\r" not in shown
+    assert len(shown) == len(typed)
+    shown.encode("utf-8")  # no lone surrogate left: every platform can carry it
+
+
+def test_discord_markdown_keeps_user_text_inert() -> None:
+    shown = markdown(f"**{text.escape(HOSTILE)}** joined")
+    assert shown.startswith("**") and "** joined" in shown
+    assert "@everyone" not in shown and "<@9" not in shown and "<@&" not in shown
+    assert "\\*\\*BUY\\*\\*" in shown
+
+
+def test_slack_mrkdwn_keeps_user_text_inert() -> None:
+    shown = mrkdwn(f"**{text.escape(HOSTILE)}** joined")
+    assert shown.startswith("*\\") is False and shown.startswith("*")
+    assert "<" not in shown and ">" not in shown  # no mention, no link, no <!channel>
+    assert "*BUY*" not in shown  # the typed asterisks are not Slack bold
+    assert "&amp;" in shown
+
+
+def test_rules_pages_fit_one_message_and_show_headings_bold() -> None:
+    for game in all_games():
+        whole = game.rules("all")
+        found = text.pages(whole)
+        assert len(found) > 1
+        assert all(len(page) <= text.PAGE_LIMIT for page in found)
+        assert not any(line.startswith("#") for page in found for line in page.splitlines())
+        # Nothing is lost: every word of the page is in some part.
+        words = {w for w in whole.split() if not w.startswith("#")}
+        assert words <= {w.strip("*") for page in found for w in page.split()} | {
+            w for page in found for w in page.split()
+        }
