@@ -38,6 +38,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -51,7 +52,7 @@ from bot.settings import Settings
 from bot.simulate import percentile
 from core import ui
 from core.registry import get_game
-from storage import GameKey, GameStore, Loaded, StorageUnavailable
+from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
 
 __all__ = ["CountingStore", "bench"]
 
@@ -96,46 +97,38 @@ class CountingStore(GameStore):
         self.log_bytes = 0
         self.logged = 0
 
-    async def load(
-        self, key: GameKey, dedupe: str | None = None, dedupe_ttl: int = 600
-    ) -> tuple[bool, Loaded | None]:
+    async def load(self, key: GameKey, dedupe: str | None = None) -> tuple[bool, Loaded | None]:
         self.calls["load+dedupe" if dedupe is not None else "load"] += 1
-        fresh, loaded = await super().load(key, dedupe, dedupe_ttl)
+        fresh, loaded = await super().load(key, dedupe)
         if loaded is not None:
             self.loaded_bytes += len(loaded.data.encode())
             self.loaded_blobs += 1
         return fresh, loaded
 
-    async def save(
-        self,
-        key: GameKey,
-        data: str,
-        *,
-        expected: int | None,
-        version: int,
-        log: str | None = None,
-        ttl_s: int,
-    ) -> bool:
+    async def save(self, key: GameKey, data: str, **kwargs: Any) -> SaveResult:
         self.calls["save"] += 1
         self.saved_bytes += len(data.encode())
+        log = kwargs.get("log")
         if log is not None:
             self.log_bytes += len(log.encode())
             self.logged += 1
-        return await super().save(
-            key, data, expected=expected, version=version, log=log, ttl_s=ttl_s
-        )
+        return await super().save(key, data, **kwargs)
 
-    async def schedule(self, key: GameKey, due: float | None) -> None:
-        self.calls["unschedule" if due is None else "schedule"] += 1
-        await super().schedule(key, due)
+    async def release(self, key: GameKey, token: str, due: float | None) -> bool:
+        self.calls["release"] += 1
+        return await super().release(key, token, due)
 
-    async def index_user(self, platform: str, user: str, key: GameKey, present: bool) -> None:
+    async def index_user(
+        self, platform: str, user: str, key: GameKey, present: bool, ttl_s: int
+    ) -> None:
         self.calls["index" if present else "unindex"] += 1
-        await super().index_user(platform, user, key, present)
+        await super().index_user(platform, user, key, present, ttl_s)
 
-    async def claim_due(self, platform: str, now: float, limit: int = 100) -> list[GameKey]:
+    async def claim_due(
+        self, platform: str, now: float, lease_s: float, token: str, limit: int = 100
+    ) -> list[GameKey]:
         self.calls["claim_due"] += 1
-        return await super().claim_due(platform, now, limit)
+        return await super().claim_due(platform, now, lease_s, token, limit)
 
     async def delete(self, key: GameKey) -> None:
         self.calls["delete"] += 1
@@ -365,13 +358,16 @@ async def _floor(
     log_size: int,
     dedupe_ttl: int,
     run: str,
+    cluster: bool = False,
 ) -> tuple[float, float]:
     """Replay ``calls`` as plain round trips from ``concurrency`` tasks.
 
     Returns the wall time and the process CPU time of the replay, in seconds.
     """
-    floor_store = GameStore.from_url(url)
+    floor_store = GameStore.from_url(url, cluster=cluster)
     client = floor_store.client
+    if cluster:  # set the cluster client up before many tasks use it at once
+        await cast(Any, client).initialize()
     save = client.register_script(_FLOOR_SAVE_LUA)
     blob = "x" * blob_size
     log_line = "x" * max(1, log_size)
@@ -507,9 +503,9 @@ async def _run(
     pace: tuple[float, float],
     own_server: bool,
 ) -> int:
-    store = CountingStore.from_url(url)
+    store = CountingStore.from_url(url, cluster=settings.redis_cluster)
     assert isinstance(store, CountingStore)  # from_url builds ``cls``
-    probe = GameStore.from_url(url)
+    probe = GameStore.from_url(url, cluster=settings.redis_cluster)
     try:
         await probe.ping()
     except StorageUnavailable:
@@ -531,7 +527,14 @@ async def _run(
         blob = store.loaded_bytes // max(1, store.loaded_blobs)
         log_size = store.log_bytes // max(1, store.logged)
         floor_times = await _floor(
-            url, calls, games, blob, log_size, settings.dedupe_ttl_seconds, run
+            url,
+            calls,
+            games,
+            blob,
+            log_size,
+            settings.dedupe_ttl_seconds,
+            run,
+            settings.redis_cluster,
         )
         think_s, window = pace
         if window > 0:
@@ -556,7 +559,7 @@ async def _clean_up(store: GameStore, tables: list[_Table]) -> None:
     for table in tables:
         await store.delete(table.key)
         for user in table.people:
-            await store.index_user(table.key.platform, user, table.key, False)
+            await store.index_user(table.key.platform, user, table.key, False, 60)
 
 
 def _report(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import sys
 
 from bot.commands.outbox import Outbox
@@ -11,7 +12,17 @@ from bot.settings import Settings
 from storage import GameKey, GameStore, StorageUnavailable
 from storage.local_server import LocalRedisServer, RedisServerError
 
-__all__ = ["EMBEDDED_NOTICE", "bench_redis", "board_to_draw", "freeze_startup", "open_store"]
+__all__ = [
+    "EMBEDDED_NOTICE",
+    "bench_redis",
+    "board_to_draw",
+    "first_time",
+    "freeze_startup",
+    "open_store",
+    "warn_about_policy",
+]
+
+log = logging.getLogger(__name__)
 
 EMBEDDED_NOTICE = (
     "No REDIS_URL set: using the embedded in-process store; games will not survive a restart."
@@ -19,11 +30,26 @@ EMBEDDED_NOTICE = (
 
 
 def open_store(settings: Settings, caveat: str = "") -> GameStore:
-    """The store REDIS_URL names, or the embedded one (announced once on stderr)."""
-    store = GameStore.from_url(settings.redis_url)
+    """The store REDIS_URL names (a Redis Cluster with REDIS_CLUSTER=true), or the embedded one
+    (announced once on stderr). Connects on first use; see :func:`warn_about_policy`."""
+    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
     if store.embedded:
         print(f"{EMBEDDED_NOTICE} {caveat}".strip(), file=sys.stderr)
     return store
+
+
+async def warn_about_policy(store: GameStore) -> None:
+    """Warn loudly, on stderr and in the log, when Redis would evict games to make room
+    (:meth:`GameStore.check_policy`); say nothing when it would not or will not tell. Once at
+    start, after :func:`open_store`, on the event loop the bot runs on."""
+    try:
+        warning = await store.check_policy()
+    except StorageUnavailable as exc:
+        log.warning("could not check Redis's maxmemory-policy: %s", exc)
+        return
+    if warning:
+        print(f"WARNING: {warning}", file=sys.stderr)
+        log.warning("%s", warning)
 
 
 def freeze_startup() -> None:
@@ -47,6 +73,15 @@ async def board_to_draw(store: GameStore, platform: str, out: Outbox) -> tuple[b
     if not claim.current:
         return False, None
     return True, None if out.board_fresh else claim.ref
+
+
+async def first_time(store: GameStore, platform: str, out: Outbox, what: str, ttl_s: int) -> bool:
+    """Whether a note ``what`` about ``out``'s game is due now: once per game, whichever worker
+    delivers. Storage down: no (a note can wait; repeating it is the flood this prevents)."""
+    try:
+        return await store.first_time(GameKey(platform, out.channel), f"{out.table}:{what}", ttl_s)
+    except StorageUnavailable:
+        return False
 
 
 async def bench_redis(stack: contextlib.AsyncExitStack, url: str | None) -> str | None:

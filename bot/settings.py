@@ -15,6 +15,8 @@ class Settings(BaseSettings):
 
     redis_url: str | None = Field(default=None, alias="REDIS_URL")
     """Redis to keep games in; unset or empty means the embedded in-process store."""
+    redis_cluster: bool = Field(default=False, alias="REDIS_CLUSTER")
+    """REDIS_URL names a node of a Redis Cluster (any one: the others are discovered from it)."""
     game_ttl_hours: float = Field(default=72, alias="BOARDROOM_GAME_TTL_HOURS")
     """A game nobody touches for this long is deleted (abandoned games expire)."""
     finished_ttl_hours: float = Field(default=24, alias="BOARDROOM_FINISHED_TTL_HOURS")
@@ -25,6 +27,10 @@ class Settings(BaseSettings):
     """How long a platform delivery id is remembered, so a retried delivery applies once."""
     deadline_poll_seconds: float = Field(default=0.5, alias="BOARDROOM_DEADLINE_POLL_SECONDS")
     """How often a worker looks for deadlines that have passed."""
+    deadline_lease_seconds: float = Field(
+        default=5.0, gt=0, alias="BOARDROOM_DEADLINE_LEASE_SECONDS"
+    )
+    """How long a worker holds a deadline it fires; if it dies, another fires it after this."""
     log_level: str = Field(default="INFO", alias="BOARDROOM_LOG_LEVEL")
 
     # Discord (bot/adapters/discord)

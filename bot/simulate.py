@@ -54,7 +54,7 @@ async def simulate(
     variants = (
         {"": options} if options or not game.simulation_variants else game.simulation_variants
     )
-    store = GameStore.from_url(settings.redis_url)
+    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
     status = 0
     try:
         for label, words in variants.items():

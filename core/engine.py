@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from core import ui
 
 __all__ = [
+    "MAX_SECONDS",
     "SYSTEM",
     "Audience",
     "Deadline",
@@ -131,8 +132,13 @@ class Outcome(BaseModel):
         return [s.seat for s in self.standings if s.rank == 1]
 
 
+MAX_SECONDS = 86_400
+"""The longest any deadline option may be (a day): longer would outlive a game nobody touches."""
+
+
 class GameOptions(BaseModel):
-    """Base class of each game's options; every field needs a default."""
+    """Base class of each game's options; every field needs a default and every number a
+    range (``ge``/``le``), which ``start`` states when a value is outside it."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 

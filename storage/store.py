@@ -8,28 +8,54 @@ its log stream live in one slot; the Lua scripts below therefore run on Redis Cl
 from __future__ import annotations
 
 import base64
+import enum
 import functools
+import logging
+import os
+import re
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar, cast
 
 import redis.asyncio as aioredis
 import redis.exceptions
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 
-__all__ = ["BoardClaim", "GameKey", "GameStore", "Loaded", "StorageUnavailable"]
+__all__ = [
+    "BoardClaim",
+    "GameKey",
+    "GameStore",
+    "History",
+    "Loaded",
+    "SaveResult",
+    "StorageFull",
+    "StorageRefused",
+    "StorageUnavailable",
+]
+
+log = logging.getLogger(__name__)
 
 _PREFIX = "boardroom"
-# Streams are trimmed approximately ("~"), which lets Redis drop whole macro nodes cheaply.
-_LOG_MAXLEN = 1000
+# A game's log holds at most this many entries past its latest snapshot (see _SAVE_LUA).
+_SNAPSHOT_EVERY = 1000
 
 # Short timeouts: a chat interaction has about three seconds before the platform gives up, so a
 # hung Redis must fail fast rather than hold the interaction for redis-py's default 5 s per try.
 _SOCKET_TIMEOUT_S = 2.0
 _HEALTH_CHECK_INTERVAL_S = 30
 _RETRIES = 2
+# On a cluster each retry first re-reads the cluster's layout (redis-py's RedisCluster); a
+# failover takes a few seconds, longer than an interaction can wait, so the store says
+# "unavailable" quickly and the next call, after the layout changed, finds the new master.
+_CLUSTER_RETRIES = 2
+# redis-py's cluster client opens at most this many connections per node and then fails at once
+# (MaxConnectionsError) rather than waiting; the single-server pool has no limit, so this is far
+# above what one worker's concurrent interactions need.
+_CLUSTER_MAX_CONNECTIONS = 1000
 
 
 @dataclass(frozen=True)
@@ -58,12 +84,31 @@ class GameKey:
         return cls(platform, channel)
 
 
+class SaveResult(enum.IntEnum):
+    """What :meth:`GameStore.save` did."""
+
+    WRITTEN = 1
+    CONFLICT = 0
+    """Someone else saved first: nothing was written; reload and try again."""
+    DUPLICATE = -1
+    """This delivery's move was saved before (by another worker, or by a lost reply's retry)."""
+
+
 @dataclass(frozen=True)
 class BoardClaim:
     """Whether a board drawing is the newest (``current``), and the board message's id."""
 
     current: bool
     ref: str | None
+
+
+@dataclass
+class History:
+    """A game's log: the record saved with its latest snapshot (None: the log is whole since
+    ``begin``) and the action lines after it."""
+
+    snapshot: str | None = None
+    lines: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -75,17 +120,140 @@ class Loaded:
 
 
 class StorageUnavailable(Exception):
-    """Redis could not be reached; the message is safe to show to a player."""
+    """Redis could not be reached or did not do what was asked; ``str()`` is a sentence safe to
+    show to a player (subclasses say why when it is not a passing outage)."""
 
     MESSAGE = "Storage is unavailable, try again shortly."
 
-    def __init__(self, message: str = MESSAGE) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or self.MESSAGE)
 
 
-# redis-py wraps socket failures in its own ConnectionError/TimeoutError, but a raw OSError can
-# still escape from DNS or connect paths, so all three count as an outage.
-_OUTAGES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+class StorageFull(StorageUnavailable):
+    """Redis refused a write because it reached ``maxmemory`` (with ``noeviction``)."""
+
+    MESSAGE = (
+        "The game store is full right now, so nothing was changed; please tell the bot's operator."
+    )
+
+
+class StorageRefused(StorageUnavailable):
+    """Redis refused a command for a reason only its operator can fix (permissions, a failing
+    disk); waiting does not help."""
+
+    MESSAGE = "The game store refused that, so nothing was changed; please tell the bot's operator."
+
+
+_RE = redis.exceptions
+# Outages: the server (or, on a cluster, a node or the slot's master) cannot be reached or cannot
+# serve right now, and the same call works again once it can. redis-py wraps socket failures in
+# its own ConnectionError/TimeoutError (loading, too many connections and failed authentication
+# are ConnectionErrors too), but a raw OSError can still escape from DNS or connect paths.
+# Cluster: ClusterError covers CLUSTERDOWN, MASTERDOWN and "TTL exhausted" (too many
+# redirections); MOVED/ASK/TRYAGAIN escape when redirections outlast redis-py's retries (a
+# resharding or failover in progress); READONLY is a master that just became a replica;
+# RedisClusterException is the client failing to learn the layout ("cannot be connected", a slot
+# not covered). redis-py's cluster client re-reads the layout on its next call after each of these,
+# so recovery needs nothing from us.
+_OUTAGES: tuple[type[BaseException], ...] = (
+    _RE.ConnectionError,
+    _RE.TimeoutError,
+    OSError,
+    _RE.InvalidResponse,
+    _RE.ClusterError,
+    _RE.AskError,
+    _RE.TryAgainError,
+    _RE.ReadOnlyError,
+    _RE.RedisClusterException,
+)
+# Never an outage: keys of one call in different slots is a bug in this module, which waiting would
+# not fix and a test must see.
+_BUGS: tuple[type[BaseException], ...] = (
+    _RE.ClusterCrossSlotError,
+    _RE.CrossSlotTransactionError,
+    _RE.InvalidPipelineStack,
+)
+# Other command errors, by the code the reply starts with. "ERR" (bad arguments, an unknown
+# command, a failing script), WRONGTYPE, NOSCRIPT and codes not listed are left as they are: they
+# are bugs or a server too old for a command, not a state of the server, and must show in logs
+# and tests rather than pass for an outage. (redis-py keeps the code in the text of codes it has
+# no class for, and drops it, "ERR" included, from the others, whose class then says it.)
+_FULL_CODES = frozenset({"OOM"})
+_BUSY_CODES = frozenset({"BUSY", "NOREPLICAS", "LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN"})
+_REFUSED_CODES = frozenset({"MISCONF", "NOPERM", "NOAUTH", "WRONGPASS"})
+# redis-py prefixes an error inside a pipeline with the command, and Redis < 7 wraps an error of a
+# command inside a script: "Error running script (call to f_..): @user_script:5: -OOM ...".
+_PIPELINE_PREFIX = re.compile(r"^Command # \d+ \(.*?\) of pipeline caused error: \(?['\"]?", re.S)
+_SCRIPT_INNER = re.compile(r"Error running script .*?@user_script: ?\d+: -([A-Z]+) ", re.S)
+# Redis 7 reports an ACL refusal inside a script as a plain ERR with this text.
+_SCRIPT_ACL = "The user executing the script can't run this command"
+
+
+def _error_code(exc: _RE.ResponseError) -> str:
+    text = _PIPELINE_PREFIX.sub("", str(exc.args[0]) if exc.args else "")
+    inner = _SCRIPT_INNER.search(text)
+    if inner:
+        return inner.group(1)
+    if text.startswith(_SCRIPT_ACL):
+        return "NOPERM"
+    return text.split(" ", 1)[0]
+
+
+_REDIS_PY = os.path.dirname(redis.exceptions.__file__) + os.sep
+
+
+def _raised_in_redis_py(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc`` is redis-py's own code."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.startswith(_REDIS_PY)
+
+
+def _as_unavailable(exc: BaseException) -> StorageUnavailable | None:
+    """The StorageUnavailable that ``exc`` from redis-py means, or None to let it through."""
+    if isinstance(exc, AttributeError):
+        # redis-py's cluster client (8.1) can drop a connection that another task is opening
+        # when commands race its (re)initialization ("'NoneType' object has no attribute
+        # 'writelines'"); ``_ready`` avoids most of it, and the next call is fine: an outage.
+        return StorageUnavailable() if _raised_in_redis_py(exc) else None
+    if isinstance(exc, _BUGS):
+        return None
+    if isinstance(exc, _RE.OutOfMemoryError):
+        return StorageFull()
+    if isinstance(exc, (_RE.NoPermissionError, _RE.AuthenticationError, _RE.AuthorizationError)):
+        return StorageRefused()
+    if isinstance(exc, _OUTAGES):
+        return StorageUnavailable()
+    if isinstance(exc, _RE.ResponseError):
+        code = _error_code(exc)
+        if code in _FULL_CODES:
+            return StorageFull()
+        if code in _REFUSED_CODES:
+            return StorageRefused()
+        if code in _BUSY_CODES:
+            return StorageUnavailable()
+    return None
+
+
+def _is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` is a passing outage (not a refusal, not a bug)."""
+    return type(_as_unavailable(exc)) is StorageUnavailable
+
+
+# One log line per kind of failure at most this often: an outage fails every call for seconds.
+_LOG_EVERY_S = 10.0
+_logged: dict[str, float] = {}
+
+
+def _log_failure(exc: BaseException, mapped: StorageUnavailable) -> None:
+    kind = f"{type(mapped).__name__}:{type(exc).__name__}"
+    now = time.monotonic()
+    if now - _logged.get(kind, -_LOG_EVERY_S) < _LOG_EVERY_S:
+        return
+    _logged[kind] = now
+    log.warning("storage: %s (%s: %s)", type(mapped).__name__, type(exc).__name__, exc)
+
 
 # decode_responses=True on every client we build, so replies are str, not bytes.
 _StreamEntries = list[tuple[str, dict[str, str]]]
@@ -97,14 +265,25 @@ _T = TypeVar("_T")
 def _outage_is_unavailable(
     method: Callable[_P, Awaitable[_T]],
 ) -> Callable[_P, Coroutine[Any, Any, _T]]:
-    """Turn any connection-level failure into StorageUnavailable, keeping the cause chained."""
+    """Turn outages, cluster failovers and refusals by the server (out of memory, permissions)
+    into StorageUnavailable or a subclass, keeping the cause chained (see ``_as_unavailable``);
+    a warning is logged (at most every few seconds per kind) for the operator."""
+
+    # Closing must not connect first.
+    ready_first = method.__name__ != "close"
 
     @functools.wraps(method)
     async def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         try:
+            if ready_first and args and isinstance(args[0], GameStore):
+                await args[0]._ready()
             return await method(*args, **kwargs)
-        except _OUTAGES as exc:
-            raise StorageUnavailable() from exc
+        except (_RE.RedisError, _RE.RedisClusterException, OSError, AttributeError) as exc:
+            mapped = _as_unavailable(exc)
+            if mapped is None:
+                raise
+            _log_failure(exc, mapped)
+            raise mapped from exc
 
     return wrapper
 
@@ -134,8 +313,12 @@ def _unpack(stored: str) -> str:
 
 def _deadlines_key(platform: str) -> str:
     # One sorted set per platform, so a Discord worker never claims a Slack game's deadline
-    # that it could not deliver.
-    return f"{_PREFIX}:deadlines:{platform}"
+    # that it could not deliver. Its lease hash shares its hash tag (one slot, one script).
+    return f"{_PREFIX}:{{deadlines:{platform}}}:due"
+
+
+def _leases_key(platform: str) -> str:
+    return f"{_PREFIX}:{{deadlines:{platform}}}:lease"
 
 
 def _game_key(key: GameKey) -> str:
@@ -150,36 +333,51 @@ def _board_key(key: GameKey) -> str:
     return f"{_PREFIX}:{{{key}}}:board"
 
 
-def _dedupe_key(delivery: str) -> str:
-    return f"{_PREFIX}:dedupe:{delivery}"
+def _once_key(key: GameKey, what: str) -> str:
+    return f"{_PREFIX}:{{{key}}}:once:{what}"
+
+
+def _dedupe_key(key: GameKey, delivery: str) -> str:
+    # In the game's slot, so the save script records the delivery with the move it made.
+    return f"{_PREFIX}:{{{key}}}:dedupe:{delivery}"
 
 
 def _user_key(platform: str, user: str) -> str:
     return f"{_PREFIX}:user:{{{platform}:{user}}}:games"
 
 
-# Compare-and-set of one game. KEYS = game hash, log stream: both carry the same hash tag, so the
-# script touches a single slot and is valid on Redis Cluster. ARGV = expected version ('' means
-# "only if absent"), new version, data, ttl in ms, and optionally the log entry.
-# If a reply is lost and the client retries, the re-run reports a conflict (the version already
-# moved) rather than writing twice.
-_SAVE_LUA = f"""
+# Compare-and-set of one game. KEYS = game hash, log stream and (optionally) the delivery's
+# de-duplication key: all carry the game's hash tag, so the script touches a single slot and is
+# valid on Redis Cluster. ARGV = expected version ('' means "only if absent"), new version, data,
+# ttl in ms, the log entry ('' for none), the de-duplication ttl in s, and the log length at which
+# a snapshot replaces the log.
+# Returns 1 (written), 0 (version conflict) or -1 (this delivery was saved before). If a reply is
+# lost and the client retries, the re-run reports 0 or -1 rather than writing twice.
+# The log keeps every action of a game: when it reaches ARGV[7] entries, the record just written
+# (which holds the state after them all) goes in as a snapshot and the entries before it are
+# trimmed, so a game of any length replays from its snapshot and stays bounded in size.
+_SAVE_LUA = """
+if #KEYS >= 3 and redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 if ARGV[1] == '' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 elseif redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
-if #ARGV >= 5 then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', {_LOG_MAXLEN}, '*', 'a', ARGV[5])
+if ARGV[5] ~= '' then
+  if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
+    local id = redis.call('XADD', KEYS[2], '*', 's', ARGV[3])
+    redis.call('XTRIM', KEYS[2], 'MINID', id)
+  else
+    redis.call('XADD', KEYS[2], '*', 'a', ARGV[5])
+  end
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if #KEYS >= 3 then redis.call('SET', KEYS[3], '1', 'EX', ARGV[6]) end
 return 1
 """
 
-# Take-and-remove in one script so two workers can never claim the same deadline. One key, so it
-# is Cluster-safe too. Caveat: if the reply is lost after the script ran, those deadlines are gone.
 # Board drawing order: KEYS[1] = the board hash (ref, v). Claims ARGV[1] if it is newer than the
 # version last drawn; always returns the ref so the caller needs no second round trip.
 _BOARD_LUA = """
@@ -190,34 +388,121 @@ redis.call('HSET', KEYS[1], 'v', ARGV[1])
 return {1, ref}
 """
 
+# The board message's id, with the board hash's TTL, atomically (KEYS[1] = board hash).
+_BOARD_REF_LUA = """
+redis.call('HSET', KEYS[1], 'ref', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# Deadlines. KEYS[1] = the platform's sorted set (game -> due time), KEYS[2] = its leases
+# (game -> token of the worker firing it); one hash tag, so one slot. The rule that keeps every
+# deadline: an entry is never later than the due time of the saved game, and never absent while
+# the game has one; firing early is harmless (a Timeout for a decision not yet due, or no longer
+# pending, changes nothing and re-arms the real time).
+#
+# Claim: take due games by pushing each entry to ARGV[3] (now + lease) under a token, instead of
+# removing it. A worker that dies mid-fire leaves the entry, which is due again when the lease ends.
 _CLAIM_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
-for i = 1, #due do redis.call('ZREM', KEYS[1], due[i]) end
+for i = 1, #due do
+  redis.call('ZADD', KEYS[1], ARGV[3], due[i])
+  redis.call('HSET', KEYS[2], due[i], ARGV[4])
+end
 return due
 """
 
+# Arm (ARGV = game, due, token or ''), sent with every save of a game that has a deadline, before
+# the save itself: only ever moves the entry earlier, and ends any lease so its holder cannot later
+# overwrite it with what it read before this save. The lease holder's own save (token equal) sets
+# the time exactly: nobody else wrote in between, or the lease would be gone.
+_ARM_LUA = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[3] then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+elseif (not cur) or tonumber(ARGV[2]) < tonumber(cur) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+
+# Release (ARGV = game, token, due or ''): the lease holder found nothing to fire; put the entry at
+# the game's real due time or remove it, unless someone armed the game since (the lease is gone).
+_RELEASE_LUA = """
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
+"""
+
+
+StoreClient = aioredis.Redis | RedisCluster
+"""What a store runs on: one Redis (or the embedded one), or a Redis Cluster."""
+
 
 class GameStore:
-    """The narrow storage interface the authority uses; one instance per process."""
+    """The narrow storage interface the authority uses; one instance per process.
 
-    def __init__(self, client: aioredis.Redis, *, embedded: bool = False) -> None:
+    Runs unchanged on one Redis and on Redis Cluster: every call touches the keys of one slot (a
+    game's keys share its hash tag; the deadlines of a platform and a user's list are one key
+    each), so each script and pipeline goes to one node. Where two slots meet in one call (a save
+    that arms its deadline) the cluster path says what it does instead.
+    """
+
+    def __init__(self, client: StoreClient, *, embedded: bool = False) -> None:
         self._client = client
         self.embedded = embedded
+        self.cluster = isinstance(client, RedisCluster)
+        """Whether the store runs on Redis Cluster."""
         self._save_script = client.register_script(_SAVE_LUA)
         self._claim_script = client.register_script(_CLAIM_LUA)
+        self._arm_script = client.register_script(_ARM_LUA)
+        self._release_script = client.register_script(_RELEASE_LUA)
+        self.snapshot_every = _SNAPSHOT_EVERY
+        """Log entries after which a snapshot replaces them (tests make it small)."""
         self._board_script = client.register_script(_BOARD_LUA)
+        self._board_ref_script = client.register_script(_BOARD_REF_LUA)
         # Some servers (the embedded one, locked-down managed Redis) refuse MEMORY USAGE.
         self._memory_command = True
 
     @classmethod
-    def from_url(cls, url: str | None) -> GameStore:
-        """A store on ``url``, or on an embedded in-process Redis when ``url`` is empty."""
+    def from_url(cls, url: str | None, cluster: bool = False) -> GameStore:
+        """A store on ``url``, or on an embedded in-process Redis when ``url`` is empty.
+
+        ``cluster``: ``url`` names any node of a Redis Cluster (``redis://host:port``, database
+        0), from which the client discovers the others; it keeps following the cluster's layout
+        through failovers and resharding. Nothing is connected until the first call.
+        """
         if not url:
             import fakeredis  # only the embedded mode needs it
 
             # A private FakeServer: stores built separately must not share state.
             fake = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), decode_responses=True)
             return cls(fake, embedded=True)
+        if cluster:
+            # The Retry only sets how many times a command is tried again (re-reading the layout
+            # first) after a connection error, a timeout, CLUSTERDOWN or an uncovered slot:
+            # redis-py's cluster client waits 0.25 s after CLUSTERDOWN and not otherwise, and
+            # opens node connections without retries of their own. Other options keep redis-py's
+            # defaults: reinitialize_steps=5 (MOVED replies patch the slot map, every fifth
+            # re-reads it whole), require_full_coverage (a layout with unserved slots is an
+            # outage) and dynamic_startup_nodes (every node found is a place to re-read the
+            # layout from, so losing the node in the URL loses nothing).
+            cluster_client = RedisCluster.from_url(
+                url,
+                decode_responses=True,
+                health_check_interval=_HEALTH_CHECK_INTERVAL_S,
+                socket_connect_timeout=_SOCKET_TIMEOUT_S,
+                socket_timeout=_SOCKET_TIMEOUT_S,
+                retry=Retry(NoBackoff(), _CLUSTER_RETRIES),
+                max_connections=_CLUSTER_MAX_CONNECTIONS,
+            )
+            return cls(cluster_client)
         client = aioredis.Redis.from_url(
             url,
             decode_responses=True,
@@ -228,8 +513,16 @@ class GameStore:
         )
         return cls(client)
 
+    async def _ready(self) -> None:
+        """On a cluster, learn its layout (once, or again after redis-py dropped it) before any
+        command. redis-py (8.1) resolves a command's node before it initializes, and commands
+        issued together on an uninitialized client race each other's connections; its
+        ``initialize()`` is a no-op once done and lets concurrent callers wait for one another."""
+        if isinstance(self._client, RedisCluster):
+            await self._client.initialize()
+
     @property
-    def client(self) -> aioredis.Redis:
+    def client(self) -> StoreClient:
         """The underlying client, for tests and admin tools; the authority should not need it."""
         return self._client
 
@@ -242,23 +535,76 @@ class GameStore:
         await self._client.ping()
 
     @_outage_is_unavailable
-    async def load(
-        self, key: GameKey, dedupe: str | None = None, dedupe_ttl: int = 600
-    ) -> tuple[bool, Loaded | None]:
-        """Claim the delivery id (when given) and read the game, in one round trip.
+    async def check_policy(self) -> str | None:
+        """A warning for the operator when Redis may evict keys once it is full (its
+        ``maxmemory-policy`` is not ``noeviction``, on any node of a cluster), else None.
 
-        Returns ``(fresh, loaded)``: ``fresh`` is False when ``dedupe`` was seen before.
+        An evicting Redis silently deletes games (and the deadlines and lists that go with them)
+        to make room; with ``noeviction`` it refuses writes instead, which players are told
+        (StorageFull). None as well when the server refuses CONFIG (managed services often do).
+        """
+        if self.embedded:
+            return None  # the embedded store has no memory limit
+        try:
+            policies = await self._memory_policies()
+        except redis.exceptions.ResponseError as exc:
+            if _is_outage(exc):
+                raise
+            return None  # CONFIG refused: renamed, not allowed by ACL, not offered
+        evicting = sorted({policy for policy in policies if policy != "noeviction"})
+        if not evicting:
+            return None
+        return (
+            f"Redis is set to evict keys when it runs out of memory (maxmemory-policy "
+            f"{', '.join(evicting)}): it would silently delete games in progress. Set "
+            "maxmemory-policy to noeviction, so that a full Redis refuses new writes instead "
+            "and players are told the game store is full."
+        )
+
+    async def _memory_policies(self) -> list[str]:
+        if not isinstance(self._client, RedisCluster):
+            reply = await self._client.config_get("maxmemory-policy")
+            return [str(value) for value in reply.values()]
+        # Every node, replicas too: a replica becomes a master in a failover. A node that does
+        # not answer is left out, unless none does.
+        await self._client.initialize()
+        policies, down = [], None
+        for node in self._client.get_nodes():
+            try:
+                reply = await self._client.config_get("maxmemory-policy", target_nodes=node)
+            except _OUTAGES as exc:
+                down = exc
+                continue
+            policies += [str(value) for value in reply.values()]
+        if not policies and down is not None:
+            raise down
+        return policies
+
+    @_outage_is_unavailable
+    async def load(self, key: GameKey, dedupe: str | None = None) -> tuple[bool, Loaded | None]:
+        """Read the game and whether the delivery ``dedupe`` (when given) was handled already,
+        in one round trip.
+
+        Returns ``(fresh, loaded)``: ``fresh`` is False when ``dedupe`` was handled before. A
+        delivery counts as handled once its move is saved (``save(..., dedupe=...)``) or its
+        answer given (:meth:`mark_handled`), so a retry after a failure is applied.
         """
         pipe = self._client.pipeline(transaction=False)
         if dedupe is not None:
-            pipe.set(_dedupe_key(dedupe), 1, nx=True, ex=dedupe_ttl)
+            pipe.exists(_dedupe_key(key, dedupe))
         pipe.hmget(_game_key(key), ["v", "data"])
         replies = await pipe.execute()
-        fresh = bool(replies[0]) if dedupe is not None else True
+        fresh = not replies[0] if dedupe is not None else True
         version, data = replies[-1]
         if version is None or data is None:
             return fresh, None
         return fresh, Loaded(int(version), _unpack(data))
+
+    @_outage_is_unavailable
+    async def mark_handled(self, key: GameKey, dedupe: str, ttl_s: int) -> bool:
+        """Record that the delivery ``dedupe`` was answered without a save (a refusal, a
+        status); False when another worker recorded it first (answer it once only)."""
+        return bool(await self._client.set(_dedupe_key(key, dedupe), "1", nx=True, ex=ttl_s))
 
     @_outage_is_unavailable
     async def save(
@@ -270,22 +616,52 @@ class GameStore:
         version: int,
         log: str | None = None,
         ttl_s: int,
-    ) -> bool:
+        due: float | None = None,
+        lease: str | None = None,
+        dedupe: str | None = None,
+        dedupe_ttl_s: int = 600,
+    ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
-        Appends ``log`` to the game's stream and refreshes both keys' TTL. Returns False on a
-        version conflict, in which case nothing was written.
+        Appends ``log`` to the game's stream and refreshes both keys' TTL. On a version conflict
+        (``CONFLICT``), or when the delivery ``dedupe`` was saved before (``DUPLICATE``), nothing
+        is written; ``WRITTEN`` also records ``dedupe`` as handled. ``due``: the saved game's
+        deadline, armed in the same round trip just before the write (see ``_ARM_LUA``), so that
+        no save can leave its deadline unscheduled; ``lease``: the token of the claim being fired.
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
             str(version),
             _pack(data),
             ttl_s * 1000,
+            log or "",
+            dedupe_ttl_s,
+            self.snapshot_every,
         ]
-        if log is not None:
-            args.append(log)
-        written = await self._save_script(keys=[_game_key(key), _log_key(key)], args=args)
-        return bool(written)
+        keys = [_game_key(key), _log_key(key)]
+        if dedupe is not None:
+            keys.append(_dedupe_key(key, dedupe))
+        if due is None:
+            return SaveResult(int(await self._save_script(keys=keys, args=args)))
+        if self.cluster:
+            # The deadlines and the game are in different slots, so on a cluster usually on
+            # different nodes: redis-py's cluster pipeline would send both scripts at once, in no
+            # order and with no NOSCRIPT reload. Arm first, then save (one more round trip): if
+            # arming fails nothing is saved, and a save that then fails or conflicts leaves only
+            # an early deadline, which is harmless.
+            await self._arm(self._client, key, due, lease)
+            return SaveResult(int(await self._save_script(keys=keys, args=args)))
+        pipe = cast(aioredis.Redis, self._client).pipeline(transaction=False)
+        # Awaiting a script call on a pipeline queues it (redis-py's AsyncScript).
+        await self._arm(pipe, key, due, lease)
+        await self._save_script(keys=keys, args=args, client=pipe)
+        _armed, written = await pipe.execute()
+        return SaveResult(int(written))
+
+    async def _arm(self, client: Any, key: GameKey, due: float, lease: str | None) -> Any:
+        keys = [_deadlines_key(key.platform), _leases_key(key.platform)]
+        args = [str(key), repr(due), lease or ""]
+        return await self._arm_script(keys=keys, args=args, client=client)
 
     @_outage_is_unavailable
     async def delete(self, key: GameKey) -> None:
@@ -298,10 +674,18 @@ class GameStore:
 
     @_outage_is_unavailable
     async def set_board_ref(self, key: GameKey, ref: str, ttl_s: int) -> None:
-        pipe = self._client.pipeline(transaction=True)
-        pipe.hset(_board_key(key), "ref", ref)
-        pipe.expire(_board_key(key), ttl_s)
-        await pipe.execute()
+        # A script rather than MULTI/EXEC: redis-py's cluster client has no transactions before
+        # 6.x, and the ref must never be stored without its TTL (it would outlive the game).
+        await self._board_ref_script(keys=[_board_key(key)], args=[ref, ttl_s])
+
+    @_outage_is_unavailable
+    async def first_time(self, key: GameKey, what: str, ttl_s: int) -> bool:
+        """True the first time ``what`` is claimed for the channel's game within ``ttl_s``.
+
+        For notes a player should read once however many workers deliver to them ("your DMs
+        are closed"); ``what`` names the note and the game it belongs to.
+        """
+        return bool(await self._client.set(_once_key(key, what), "1", nx=True, ex=ttl_s))
 
     @_outage_is_unavailable
     async def claim_board(self, key: GameKey, version: int) -> BoardClaim:
@@ -317,34 +701,70 @@ class GameStore:
 
     @_outage_is_unavailable
     async def read_log(self, key: GameKey) -> list[str]:
+        """The log's action lines (those after its latest snapshot)."""
+        return (await self.read_history(key)).lines
+
+    @_outage_is_unavailable
+    async def read_history(self, key: GameKey) -> History:
+        """The game's latest snapshot (the record as saved then), if any, and the action lines
+        logged after it: together they replay the game however long it ran."""
         entries = cast(_StreamEntries, await self._client.xrange(_log_key(key)))
-        return [fields["a"] for _id, fields in entries]
+        history = History()
+        for _id, fields in entries:
+            if "s" in fields:
+                history = History(snapshot=_unpack(fields["s"]))
+            else:
+                history.lines.append(fields["a"])
+        return history
 
     @_outage_is_unavailable
-    async def schedule(self, key: GameKey, due: float | None) -> None:
-        """Set (or with None, clear) the game's next deadline as a unix timestamp."""
-        if due is None:
-            await self._client.zrem(_deadlines_key(key.platform), str(key))
-        else:
-            await self._client.zadd(_deadlines_key(key.platform), {str(key): due})
+    async def arm(self, key: GameKey, due: float) -> None:
+        """Make sure the game's deadline fires no later than ``due`` (a unix timestamp)."""
+        await self._arm(self._client, key, due, None)
 
     @_outage_is_unavailable
-    async def claim_due(self, platform: str, now: float, limit: int = 100) -> list[GameKey]:
+    async def claim_due(
+        self, platform: str, now: float, lease_s: float, token: str, limit: int = 100
+    ) -> list[GameKey]:
         """Take up to ``limit`` of the platform's games whose deadline is <= ``now``.
 
-        A claimed deadline is removed; the caller fires it and schedules the next one.
+        Each stays claimed by ``token`` for ``lease_s`` seconds: the caller fires it, and its save
+        (``save(..., lease=token)``) or :meth:`release` sets the next time. If the caller dies,
+        the deadline is due again when the lease ends and another worker fires it.
         """
         if limit <= 0:
             return []
-        members = await self._claim_script(keys=[_deadlines_key(platform)], args=[now, limit])
+        keys = [_deadlines_key(platform), _leases_key(platform)]
+        members = await self._claim_script(keys=keys, args=[now, limit, now + lease_s, token])
         return [GameKey.parse(m) for m in cast(list[str], members)]
 
     @_outage_is_unavailable
-    async def index_user(self, platform: str, user: str, key: GameKey, present: bool) -> None:
+    async def release(self, key: GameKey, token: str, due: float | None) -> bool:
+        """End the claim ``token`` of the game's deadline, which is next at ``due`` (None: it
+        has none). False when the game was armed since (its entry is already right)."""
+        keys = [_deadlines_key(key.platform), _leases_key(key.platform)]
+        args = [str(key), token, "" if due is None else repr(due)]
+        return bool(await self._release_script(keys=keys, args=args))
+
+    @_outage_is_unavailable
+    async def deadline_of(self, key: GameKey) -> float | None:
+        """When the game's deadline entry fires next (tests and tools)."""
+        score = await self._client.zscore(_deadlines_key(key.platform), str(key))
+        return None if score is None else float(score)
+
+    @_outage_is_unavailable
+    async def index_user(
+        self, platform: str, user: str, key: GameKey, present: bool, ttl_s: int
+    ) -> None:
+        """Add the game to (or take it off) the user's list; the list expires ``ttl_s`` after
+        its last change, so it never outlives the games in it."""
+        pipe = self._client.pipeline(transaction=False)
         if present:
-            await self._client.sadd(_user_key(platform, user), str(key))
+            pipe.sadd(_user_key(platform, user), str(key))
         else:
-            await self._client.srem(_user_key(platform, user), str(key))
+            pipe.srem(_user_key(platform, user), str(key))
+        pipe.expire(_user_key(platform, user), ttl_s)
+        await pipe.execute()
 
     @_outage_is_unavailable
     async def games_of(self, platform: str, user: str) -> list[GameKey]:
@@ -362,7 +782,9 @@ class GameStore:
             pipe.memory_usage(log, samples=0)
             try:
                 sizes = await pipe.execute()
-            except redis.exceptions.ResponseError:
+            except redis.exceptions.ResponseError as exc:
+                if _is_outage(exc):
+                    raise  # CLUSTERDOWN and the like: a passing state, not a refused command
                 self._memory_command = False
             else:
                 return sum(int(size or 0) for size in sizes)

@@ -1,4 +1,5 @@
-"""Redis fixtures: a real redis-server on a free loopback port, and the embedded store."""
+"""Redis fixtures: a real redis-server on a free loopback port, the embedded store, and real
+Redis Clusters on loopback (3 masters for the session; 3 masters + 3 replicas to break)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from storage import GameStore
-from storage.local_server import LocalRedisServer, RedisServerError, free_port
+from storage.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
 
 __all__ = ["RedisServer", "free_port"]
 
@@ -19,6 +20,13 @@ RedisServer = LocalRedisServer
 def _started(server: LocalRedisServer) -> LocalRedisServer:
     try:
         return server.start()
+    except RedisServerError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def _started_cluster(cluster: LocalRedisCluster) -> LocalRedisCluster:
+    try:
+        return cluster.start()  # stops what it started when it fails
     except RedisServerError as exc:
         pytest.fail(str(exc), pytrace=False)
 
@@ -56,3 +64,31 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[GameStore]:
         game_store = GameStore.from_url(None)
     yield game_store
     await game_store.close()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedisCluster]:
+    """A Redis Cluster of 3 masters shared by the session; ``cluster_store`` flushes it per test.
+
+    Its nodes' logs stay in the session's temporary directory."""
+    cluster = _started_cluster(LocalRedisCluster(3, 0, tmp_path_factory.mktemp("cluster")))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+async def cluster_store(redis_cluster: LocalRedisCluster) -> AsyncIterator[GameStore]:
+    """A GameStore on the session's cluster, emptied first (every master)."""
+    game_store = GameStore.from_url(redis_cluster.url, cluster=True)
+    await game_store.client.flushdb()
+    yield game_store
+    await game_store.close()
+
+
+@pytest.fixture
+def failover_cluster(tmp_path: Path) -> Iterator[LocalRedisCluster]:
+    """A private cluster of 3 masters with a replica each, for a test to kill nodes in; a replica
+    takes over about a second (the node timeout) after its master stops answering."""
+    cluster = _started_cluster(LocalRedisCluster(3, 1, tmp_path / "cluster", node_timeout_ms=1000))
+    yield cluster
+    cluster.stop()

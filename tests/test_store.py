@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
-from storage import BoardClaim, GameKey, GameStore, Loaded, StorageUnavailable
+from storage import BoardClaim, GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
 from tests.conftest import RedisServer
 
 KEY = GameKey("discord", "123456")
@@ -161,74 +161,135 @@ async def test_delete_removes_game_and_log(store: GameStore) -> None:
 # de-duplication
 
 
-async def test_dedupe(store: GameStore) -> None:
+async def test_a_delivery_counts_as_handled_once_its_move_is_saved(store: GameStore) -> None:
     await _create(store)
-    fresh, loaded = await store.load(KEY, dedupe="interaction-1", dedupe_ttl=30)
+    fresh, loaded = await store.load(KEY, dedupe="interaction-1")
     assert fresh and loaded == Loaded(1, '{"n": 1}')
-    fresh, loaded = await store.load(KEY, dedupe="interaction-1", dedupe_ttl=30)
-    assert not fresh and loaded == Loaded(1, '{"n": 1}')
+    # Loading alone does not count: a retry after a failed save must be applied.
+    assert (await store.load(KEY, dedupe="interaction-1"))[0]
+    written = await store.save(
+        KEY, "2", expected=1, version=2, ttl_s=TTL_S, dedupe="interaction-1", dedupe_ttl_s=30
+    )
+    assert written is SaveResult.WRITTEN
+    assert not (await store.load(KEY, dedupe="interaction-1"))[0]
     assert (await store.load(KEY, dedupe="interaction-2"))[0]
-    ttl = await store.client.ttl("boardroom:dedupe:interaction-1")
+    # The same delivery saved again (another worker, a retried reply) writes nothing.
+    again = await store.save(KEY, "3", expected=2, version=3, ttl_s=TTL_S, dedupe="interaction-1")
+    assert again is SaveResult.DUPLICATE
+    assert await store.load(KEY) == (True, Loaded(2, "2"))
+    ttl = await store.client.ttl("boardroom:{discord:123456}:dedupe:interaction-1")
     assert 0 < ttl <= 30
+
+
+async def test_an_answer_without_a_save_is_marked_once(store: GameStore) -> None:
+    assert await store.mark_handled(KEY, "status-1", 30)
+    assert not await store.mark_handled(KEY, "status-1", 30)
+    assert not (await store.load(KEY, dedupe="status-1"))[0]
 
 
 async def test_load_without_dedupe_stores_no_id(store: GameStore) -> None:
     await store.load(KEY)
-    assert await store.client.keys("boardroom:dedupe:*") == []
+    await store.load(KEY, dedupe="x")
+    assert await store.client.keys("boardroom:*dedupe*") == []
 
 
 # deadlines
 
 
-async def test_schedule_then_unschedule(store: GameStore) -> None:
-    await store.schedule(KEY, 100.0)
-    assert await store.claim_due(KEY.platform, now=50.0) == []
-    await store.schedule(KEY, None)
-    assert await store.claim_due(KEY.platform, now=1000.0) == []
-    await store.schedule(KEY, None)  # unscheduling twice is fine
+async def _armed(store: GameStore, key: GameKey, due: float, version: int = 1) -> None:
+    """Save ``key`` with a deadline at ``due`` (as the authority does)."""
+    expected = None if version == 1 else version - 1
+    assert await store.save(
+        key, f"v{version}", expected=expected, version=version, ttl_s=TTL_S, due=due
+    )
 
 
-async def test_reschedule_replaces_due_time(store: GameStore) -> None:
-    await store.schedule(KEY, 10.0)
-    await store.schedule(KEY, 200.0)
-    assert await store.claim_due(KEY.platform, now=100.0) == []
-    assert await store.claim_due(KEY.platform, now=200.0) == [KEY]
-    assert await store.claim_due(KEY.platform, now=200.0) == []
+async def test_a_saved_deadline_is_due_at_its_time(store: GameStore) -> None:
+    await _armed(store, KEY, 100.0)
+    assert await store.deadline_of(KEY) == 100.0
+    assert await store.claim_due(KEY.platform, 50.0, 5.0, "w1") == []
+    assert await store.claim_due(KEY.platform, 100.0, 5.0, "w1") == [KEY]
+
+
+async def test_arming_only_moves_a_deadline_earlier(store: GameStore) -> None:
+    await _armed(store, KEY, 200.0)
+    await store.arm(KEY, 300.0)  # a later time never delays the entry (it would lose one)
+    assert await store.deadline_of(KEY) == 200.0
+    await store.arm(KEY, 10.0)
+    assert await store.deadline_of(KEY) == 10.0
+
+
+async def test_a_claimed_deadline_is_leased_not_removed(store: GameStore) -> None:
+    await _armed(store, KEY, 10.0)
+    assert await store.claim_due(KEY.platform, 20.0, 5.0, "w1") == [KEY]
+    assert await store.claim_due(KEY.platform, 24.0, 5.0, "w2") == []  # leased to w1
+    # w1 died: when the lease ends, another worker takes it.
+    assert await store.claim_due(KEY.platform, 25.0, 5.0, "w2") == [KEY]
+    assert not await store.release(KEY, "w1", None)  # the dead worker's token no longer counts
+    assert await store.release(KEY, "w2", 90.0)
+    assert await store.deadline_of(KEY) == 90.0
+
+
+async def test_the_lease_holders_save_sets_the_next_deadline(store: GameStore) -> None:
+    await _armed(store, KEY, 10.0)
+    assert await store.claim_due(KEY.platform, 20.0, 5.0, "w1") == [KEY]
+    assert await store.save(KEY, "v2", expected=1, version=2, ttl_s=TTL_S, due=80.0, lease="w1")
+    assert await store.deadline_of(KEY) == 80.0  # exactly, not the earlier lease time
+    assert not await store.release(KEY, "w1", None)  # the save ended the lease
+
+
+async def test_a_save_during_a_lease_wins_over_the_lease_holder(store: GameStore) -> None:
+    await _armed(store, KEY, 10.0)
+    assert await store.claim_due(KEY.platform, 20.0, 5.0, "w1") == [KEY]
+    # A player's move saves a new deadline while w1 is firing the old one.
+    assert await store.save(KEY, "v2", expected=1, version=2, ttl_s=TTL_S, due=60.0)
+    # w1 read the game before that move: whatever it says now must not remove the deadline.
+    assert not await store.release(KEY, "w1", None)
+    due = await store.deadline_of(KEY)
+    assert due is not None and due <= 60.0
+
+
+async def test_release_without_a_deadline_removes_the_entry(store: GameStore) -> None:
+    await _armed(store, KEY, 10.0)
+    assert await store.claim_due(KEY.platform, 20.0, 5.0, "w1") == [KEY]
+    assert await store.release(KEY, "w1", None)
+    assert await store.deadline_of(KEY) is None
+    assert await store.client.hlen("boardroom:{deadlines:discord}:lease") == 0
 
 
 async def test_claim_due_is_earliest_first_and_bounded(store: GameStore) -> None:
     keys = [GameKey("slack", f"C{i}") for i in range(5)]
     for i, key in enumerate(keys):
-        await store.schedule(key, 10.0 - i)
-    assert await store.claim_due("slack", now=10.0, limit=2) == [keys[4], keys[3]]
-    assert await store.claim_due("slack", now=10.0, limit=0) == []
-    assert await store.claim_due("slack", now=10.0) == [keys[2], keys[1], keys[0]]
+        await store.arm(key, 10.0 - i)
+    assert await store.claim_due("slack", 10.0, 5.0, "w", limit=2) == [keys[4], keys[3]]
+    assert await store.claim_due("slack", 10.0, 5.0, "w", limit=0) == []
+    assert await store.claim_due("slack", 10.0, 5.0, "w") == [keys[2], keys[1], keys[0]]
 
 
 async def test_claims_are_per_platform(store: GameStore) -> None:
     slack, discord = GameKey("slack", "C1"), GameKey("discord", "C1")
-    await store.schedule(slack, 5.0)
-    await store.schedule(discord, 5.0)
-    assert await store.claim_due("discord", now=10.0) == [discord]
-    assert await store.claim_due("discord", now=10.0) == []
-    assert await store.claim_due("slack", now=10.0) == [slack]
+    await store.arm(slack, 5.0)
+    await store.arm(discord, 5.0)
+    assert await store.claim_due("discord", 10.0, 5.0, "w") == [discord]
+    assert await store.claim_due("discord", 10.0, 5.0, "w") == []
+    assert await store.claim_due("slack", 10.0, 5.0, "w") == [slack]
 
 
 async def test_concurrent_claims_never_overlap(store: GameStore) -> None:
     due = {GameKey("discord", f"chan:{i}") for i in range(60)}
     future = {GameKey("discord", f"later{i}") for i in range(5)}
     for i, key in enumerate(sorted(due, key=str)):
-        await store.schedule(key, 1000.0 + i)
+        await store.arm(key, 1000.0 + i)
     for key in future:
-        await store.schedule(key, 5000.0)
+        await store.arm(key, 5000.0)
     batches = await asyncio.gather(
-        *(store.claim_due(KEY.platform, now=2000.0, limit=7) for _ in range(10))
+        *(store.claim_due(KEY.platform, 2000.0, 9_000.0, f"w{n}", limit=7) for n in range(10))
     )
     claimed = [key for batch in batches for key in batch]
     assert len(claimed) == len(set(claimed)) == len(due)
     assert set(claimed) == due
-    assert await store.claim_due(KEY.platform, now=2000.0) == []
-    assert set(await store.claim_due(KEY.platform, now=5000.0)) == future
+    assert await store.claim_due(KEY.platform, 2000.0, 9_000.0, "w") == []
+    assert set(await store.claim_due(KEY.platform, 5000.0, 9_000.0, "w")) == future
 
 
 # user index
@@ -236,17 +297,43 @@ async def test_concurrent_claims_never_overlap(store: GameStore) -> None:
 
 async def test_user_index(store: GameStore) -> None:
     other = GameKey("discord", "999")
-    await store.index_user("discord", "alice", KEY, True)
-    await store.index_user("discord", "alice", other, True)
-    await store.index_user("discord", "bob", KEY, True)
+    await store.index_user("discord", "alice", KEY, True, TTL_S)
+    await store.index_user("discord", "alice", other, True, TTL_S)
+    await store.index_user("discord", "bob", KEY, True, TTL_S)
     assert sorted(await store.games_of("discord", "alice"), key=str) == sorted(
         [KEY, other], key=str
     )
-    await store.index_user("discord", "alice", KEY, False)
-    await store.index_user("discord", "alice", KEY, False)
+    await store.index_user("discord", "alice", KEY, False, TTL_S)
+    await store.index_user("discord", "alice", KEY, False, TTL_S)
     assert await store.games_of("discord", "alice") == [other]
     assert await store.games_of("discord", "bob") == [KEY]
     assert await store.games_of("slack", "alice") == []
+    ttl = await store.client.ttl("boardroom:user:{discord:alice}:games")
+    assert 0 < ttl <= TTL_S  # a list never outlives the games in it
+
+
+# a long game's log
+
+
+async def test_a_log_longer_than_the_snapshot_interval_stays_bounded_and_whole(
+    store: GameStore,
+) -> None:
+    await _create(store)
+    for version in range(2, 2_500):
+        assert await store.save(
+            KEY,
+            f"v{version}",
+            expected=version - 1,
+            version=version,
+            log=f"m{version}",
+            ttl_s=TTL_S,
+        )
+    history = await store.read_history(KEY)
+    # The snapshot is the record saved at that moment; the lines after it continue from there.
+    assert history.snapshot is not None
+    covered = int(history.snapshot[1:])
+    assert history.lines == [f"m{v}" for v in range(covered + 1, 2_500)]
+    assert await store.client.xlen(_log_name(KEY)) <= 1_001
 
 
 # key layout and size
@@ -299,18 +386,21 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
     store = GameStore.from_url(server.url)
     try:
         await _create(store)
-        await store.schedule(KEY, 1.0)
+        await store.arm(KEY, 1.0)
         server.stop()
 
         calls: list[Callable[[], Awaitable[object]]] = [
             store.ping,
             lambda: store.load(KEY, dedupe="d1"),
+            lambda: store.mark_handled(KEY, "d1", 30),
             lambda: store.save(KEY, "x", expected=1, version=2, log="a", ttl_s=TTL_S),
             lambda: store.delete(KEY),
             lambda: store.read_log(KEY),
-            lambda: store.schedule(KEY, 5.0),
-            lambda: store.claim_due(KEY.platform, 10.0),
-            lambda: store.index_user("discord", "alice", KEY, True),
+            lambda: store.arm(KEY, 5.0),
+            lambda: store.claim_due(KEY.platform, 10.0, 5.0, "w"),
+            lambda: store.release(KEY, "w", None),
+            lambda: store.save(KEY, "x", expected=1, version=2, ttl_s=TTL_S, due=3.0),
+            lambda: store.index_user("discord", "alice", KEY, True, TTL_S),
             lambda: store.games_of("discord", "alice"),
             lambda: store.memory_usage(KEY),
         ]
@@ -321,11 +411,12 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
 
         spawn_redis(server.port)  # same port, empty data (no persistence)
         await _poll(store.ping)
-        # The restarted server has no scripts cached: both Lua scripts must reload themselves.
+        # The restarted server has no scripts cached: every Lua script must reload itself.
         await _create(store)
         assert await store.load(KEY) == (True, Loaded(1, '{"n": 1}'))
-        await store.schedule(KEY, 1.0)
-        assert await store.claim_due(KEY.platform, 10.0) == [KEY]
+        await _armed(store, KEY, 1.0, version=2)
+        assert await store.claim_due(KEY.platform, 10.0, 5.0, "w") == [KEY]
+        assert await store.release(KEY, "w", None)
     finally:
         await store.close()
 

@@ -19,8 +19,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.engine import Game, GameState
+from storage import History
 
-__all__ = ["decode_action", "encode_action", "line", "replay"]
+__all__ = ["decode_action", "encode_action", "line", "replay", "replay_history"]
 
 
 def encode_action(actor: int, action: BaseModel) -> list[Any]:
@@ -60,6 +61,25 @@ def replay(
     for entry in entries[begins[-1] + 1 :]:
         if not isinstance(entry[0], int):
             continue  # a lobby command during play (leave, end): no game action
+        actor, action = decode_action(game, entry)
+        state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+    return state
+
+
+def replay_history(
+    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, history: History
+) -> GameState | None:
+    """Rebuild a game's state from its stored history: from its latest snapshot (the record
+    saved then) when the log was long enough to have one, else from ``begin``."""
+    if history.snapshot is None:
+        return replay(game, seed, options, first_version, history.lines)
+    from bot.commands.play import action_rng
+
+    saved = json.loads(history.snapshot)["state_json"]
+    state: GameState = game.state_model.model_validate_json(saved)
+    for entry in (entry for text in history.lines for entry in json.loads(text)):
+        if not isinstance(entry[0], int):
+            continue
         actor, action = decode_action(game, entry)
         state = game.apply(state, actor, action, action_rng(seed, state.version)).state
     return state

@@ -6,12 +6,15 @@ Every command and button press goes through :meth:`Authority._transact`:
 2. authorize and apply in core (pure; an IllegalAction becomes a private sentence);
 3. save with compare-and-set on the record's version, logging the applied actions; on a conflict
    reload and try again, so two workers or two players clicking at once never both win;
-4. (re)schedule the deadline and update the user index when they changed;
+4. arm the game's deadline in the same round trip as the save (so no applied move can lose it),
+   and update the user index when it changed;
 5. return an :class:`Outbox` for the adapter to deliver.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -19,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from bot.commands import codec, teams
 from bot.commands.actionlog import line
@@ -35,10 +38,18 @@ from bot.commands.play import (
 )
 from bot.commands.record import GameRecord, Member, SeatInfo
 from bot.settings import Settings
+from core import text as markup
 from core import ui
 from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
 from core.registry import all_games, get_game
-from storage import GameKey, GameStore, StorageUnavailable
+from storage import (
+    GameKey,
+    GameStore,
+    SaveResult,
+    StorageFull,
+    StorageRefused,
+    StorageUnavailable,
+)
 
 __all__ = ["Authority", "Refusal", "Request"]
 
@@ -47,6 +58,16 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 8
 BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
 UNAVAILABLE = "Storage is unavailable, try again shortly."
+UNCERTAIN = (
+    "Storage stopped answering while I saved that, so I can't tell yet whether it counted. "
+    "`/{game} status` shows the game once storage is back; if your move isn't there, make it "
+    "again."
+)
+CONFIRM_S = 3.0
+"""How long an ambiguous save failure is read back before the player is told it is uncertain."""
+PARK_AFTER = 5
+"""Failures in a row after which a game's deadline is parked (retried only every PARK_S)."""
+PARK_S = 600.0
 STALE = "That button is from an earlier moment of the game, so I ignored it."
 BUSY = "The table was busy with other moves; please try again."
 
@@ -58,8 +79,19 @@ class Request(BaseModel):
     channel: str
     user: str
     name: str
+    """The display name as markup (:func:`core.text.escape` of what the platform says), so it
+    goes into messages and records as it is and can never format or mention anything."""
     delivery: str | None = None
     """Interaction id, Slack retry key, ...: a second delivery with the same id is dropped."""
+
+    @field_validator("name")
+    @classmethod
+    def _as_markup(cls, name: str) -> str:
+        return markup.escape(name)
+
+
+def _table(record: GameRecord) -> str:
+    return f"{record.game}:{record.first_version}"
 
 
 class Refusal(Exception):
@@ -99,12 +131,18 @@ class Authority:
         self.clock = clock
         self.new_seed = new_seed
         """Where each game's secret seed comes from (simulations pass a seeded generator)."""
-        self._unfired: list[GameKey] = []
+        self._failures: dict[GameKey, int] = {}
+        """Deadline firings that raised, in a row, by game (backoff, then parking)."""
+        self.parked: dict[GameKey, str] = {}
+        """Games whose deadline keeps failing, and why (shown by health checks and logs)."""
+        self._token = f"{secrets.token_hex(6)}:"
+        self._claims = 0
 
     # --- entry points ----------------------------------------------------------------------
 
     async def command(self, req: Request, game_name: str, text: str) -> Outbox:
         """Handle ``/<game_name> <text>``."""
+        text = markup.valid(text)  # typed text may hold anything, a lone surrogate included
         game = get_game(game_name)
         if game is None:
             names = ", ".join(f"/{g.name}" for g in all_games())
@@ -141,12 +179,14 @@ class Authority:
             return out
         if word in game.text_commands:
             return await self._transact(req, game, self._text_action(req, game, word, rest))
-        out.reply(req.user, f"I don't know `/{game.name} {word}`.\n{self._usage(game)}")
+        shown = markup.escape(word)
+        out.reply(req.user, f"I don't know “{shown}” in /{game.name}.\n{self._usage(game)}")
         return out
 
     async def press(self, req: Request, custom_id: str, values: list[str] | None = None) -> Outbox:
         """Handle a button or select press."""
-        press = codec.decode(custom_id, values)
+        values = [markup.valid(value) for value in values] if values is not None else None
+        press = codec.decode(markup.valid(custom_id), values)
         game = get_game(press.game) if press is not None else None
         if press is None or game is None:
             out = self._outbox(req)
@@ -174,8 +214,19 @@ class Authority:
             out.reply(req.user, UNAVAILABLE)
             return [out]
         for key in keys:
+            try:
+                _, loaded = await self.store.load(key)
+            except StorageUnavailable:
+                continue
+            record = GameRecord.model_validate_json(loaded.data) if loaded else None
+            if record is None or record.status == "finished" or record.seat_of(req.user) is None:
+                # Over, expired or left: a stale entry (e.g. an index update lost in an outage).
+                with contextlib.suppress(StorageUnavailable):
+                    ttl = int(self.settings.game_ttl_hours * 3600)
+                    await self.store.index_user(req.platform, req.user, key, False, ttl)
+                continue
             there = req.model_copy(update={"channel": key.channel, "delivery": None})
-            out = await self.command(there, await self._game_name(key) or "", "hand")
+            out = await self.command(there, record.game, "hand")
             if out.deliveries:
                 outboxes.append(out)
         if not outboxes:
@@ -195,104 +246,199 @@ class Authority:
             return []
         return [seat.name for seat in record.seats]
 
-    async def _game_name(self, key: GameKey) -> str | None:
-        _, loaded = await self.store.load(key)
-        return GameRecord.model_validate_json(loaded.data).game if loaded else None
-
     async def fire_due(self, platform: str) -> list[Outbox]:
         """Apply a Timeout to every game of ``platform`` whose deadline has passed.
 
-        Any worker of that platform may run this; the store hands each deadline to one of them.
+        Any worker of that platform may run this; the store leases each due deadline to one of
+        them until its Timeout is saved, so a worker that dies mid-way leaves it to the others.
+        Each game is fired on its own: one that raises is logged with its key and retried with
+        backoff (parked after :data:`PARK_AFTER` failures in a row) while the others run on.
+        Raises StorageUnavailable when the deadlines cannot be claimed at all.
         """
         now = self.clock()
+        self._claims += 1
+        token = f"{self._token}{self._claims}"
+        lease = self.settings.deadline_lease_seconds
+        due = await self.store.claim_due(platform, now, lease, token)
         outboxes = []
-        try:
-            due = await self.store.claim_due(platform, now)
-        except StorageUnavailable:
-            log.warning("storage unavailable; deadlines wait for it to come back")
-            return []
-        # Deadlines claimed while storage failed are kept here and tried again next time.
-        pending, self._unfired = [*self._unfired, *due], []
-        for key in pending:
-            game_req = Request(platform=key.platform, channel=key.channel, user="", name="clock")
-            out = await self._transact(game_req, None, self._timeout_step(now))
-            if out.unavailable:
-                self._unfired.append(key)
-            else:
+        for key in due:
+            try:
+                out = await self._fire(key, now, token)
+            except Exception as error:  # one bad game must not stop every other game's clock
+                await self._failed(key, token, now, error)
+                continue
+            self._failures.pop(key, None)
+            if self.parked.pop(key, None) is not None:
+                log.warning("the deadline of %s fires again", key)
+            if not out.unavailable:
                 outboxes.append(out)
         return outboxes
+
+    async def _fire(self, key: GameKey, now: float, token: str) -> Outbox:
+        game_req = Request(platform=key.platform, channel=key.channel, user="", name="clock")
+        return await self._transact(game_req, None, self._timeout_step(now), lease=token)
+
+    async def _failed(self, key: GameKey, token: str, now: float, error: Exception) -> None:
+        count = self._failures[key] = self._failures.get(key, 0) + 1
+        if count >= PARK_AFTER:
+            delay = PARK_S
+            self.parked[key] = f"{type(error).__name__}: {error}"[:300]
+            log.error(
+                "the deadline of %s failed %d times; parked for %.0f s",
+                key,
+                count,
+                delay,
+                exc_info=error,
+            )
+        else:
+            delay = min(PARK_S, 2.0**count)
+            log.warning(
+                "the deadline of %s failed (%d); retrying in %.0f s",
+                key,
+                count,
+                delay,
+                exc_info=error,
+            )
+        try:
+            await self.store.release(key, token, now + delay)
+        except StorageUnavailable:
+            log.warning("could not postpone the deadline of %s; its lease ends by itself", key)
 
     # --- the pipeline ----------------------------------------------------------------------
 
     def _outbox(self, req: Request, game: Game[Any, Any] | None = None) -> Outbox:
         return Outbox(platform=req.platform, channel=req.channel, game=game.name if game else None)
 
-    async def _transact(self, req: Request, game: Game[Any, Any] | None, step: _Step) -> Outbox:
+    async def _transact(
+        self,
+        req: Request,
+        game: Game[Any, Any] | None,
+        step: _Step,
+        lease: str | None = None,
+    ) -> Outbox:
+        """Load, step, save with compare-and-set (retrying on conflict), then the side effects.
+
+        ``lease``: the deadline claim this transaction fires; it is ended by the save, or set to
+        the game's real deadline when there was nothing to fire.
+        """
         key = GameKey(req.platform, req.channel)
-        for attempt in range(MAX_ATTEMPTS):
+        dedupe = f"{req.platform}:{req.delivery}" if req.delivery else None
+        for _attempt in range(MAX_ATTEMPTS):
             out = self._outbox(req, game)
             try:
-                fresh, loaded = await self.store.load(
-                    key,
-                    dedupe=f"{req.platform}:{req.delivery}"
-                    if req.delivery and attempt == 0
-                    else None,
-                    dedupe_ttl=self.settings.dedupe_ttl_seconds,
-                )
-                if not fresh:
-                    out.duplicate = True
-                    return out
-                record = GameRecord.model_validate_json(loaded.data) if loaded else None
-                if record is not None and out.game is None:
-                    out.game = record.game
-                # Steps edit the record they are given: note what _after_save compares first.
-                old_due = record.deadline_due if record and record.status != "finished" else None
-                try:
-                    change = step(record, out)
-                except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
-                    fresh_out = self._outbox(req, game)
-                    fresh_out.reply(req.user, str(refusal))
-                    return fresh_out
-                except _Reschedule as again:
-                    await self.store.schedule(key, again.due)
-                    return out
-                if change is None:
-                    return out
-                if change.record.status == "finished" and (
-                    record is None or record.status != "finished"
-                ):
-                    # A finished game leaves its players' "games I sit in" lists.
-                    change.left = sorted(set(change.left) | set(change.record.humans))
-                change.record.updated_at = self.clock()
-                data = change.record.model_dump_json()
-                version = (loaded.version if loaded else 0) + 1
-                saved = await self.store.save(
+                fresh, loaded = await self.store.load(key, dedupe=dedupe)
+            except StorageUnavailable as outage:
+                return self._unavailable(req, game, str(outage))
+            if not fresh:
+                out.duplicate = True
+                return out
+            record = GameRecord.model_validate_json(loaded.data) if loaded else None
+            if record is not None:
+                out.game = out.game or record.game
+                out.table = _table(record)
+            # Steps edit the record they are given: note what _after_save compares first.
+            was_finished = record is not None and record.status == "finished"
+            try:
+                change = step(record, out)
+            except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
+                refused = self._outbox(req, game)
+                refused.reply(req.user, str(refusal))
+                return await self._answered(key, dedupe, refused)
+            except _Reschedule as again:
+                await self._release(key, lease, again.due)
+                return out
+            if change is None:
+                live = record is not None and record.status == "playing"
+                await self._release(key, lease, record.deadline_due if live and record else None)
+                return await self._answered(key, dedupe, out)
+            out.table = _table(change.record)
+            if change.record.status == "finished" and not was_finished:
+                # A game that ends, however it ends, leaves its players' "games I sit in" lists.
+                change.left = sorted(set(change.left) | set(change.record.humans))
+            change.record.updated_at = self.clock()
+            data = change.record.model_dump_json()
+            version = (loaded.version if loaded else 0) + 1
+            due = change.record.deadline_due if change.record.status == "playing" else None
+            try:
+                result = await self.store.save(
                     key,
                     data,
                     expected=loaded.version if loaded else None,
                     version=version,
                     log=line(change.log) if change.log else None,
                     ttl_s=self._ttl(change.record),
+                    due=due,
+                    lease=lease,
+                    dedupe=dedupe,
+                    dedupe_ttl_s=self.settings.dedupe_ttl_seconds,
                 )
-                if not saved and not await self._already_saved(key, version, data):
-                    continue
-                await self._after_save(key, old_due, change)
-                return out
+            except (StorageFull, StorageRefused) as refused_by_redis:
+                # Redis refused the script outright: nothing of it was written.
+                return self._unavailable(req, game, str(refused_by_redis))
             except StorageUnavailable:
-                out = self._outbox(req, game)
-                out.unavailable = True
-                if req.user:
-                    out.reply(req.user, UNAVAILABLE)
-                return out
+                # The save may have run before Redis stopped answering: find out, and say so.
+                applied = await self._confirm(key, version, data)
+                if applied is None:
+                    return self._unavailable(req, game, UNCERTAIN.format(game=out.game or "game"))
+                if not applied:
+                    return self._unavailable(req, game, UNAVAILABLE)
+                result = SaveResult.WRITTEN
+            if result is not SaveResult.WRITTEN:
+                mine = await self._confirm(key, version, data)
+                if mine is None:
+                    sentence = UNCERTAIN if result is SaveResult.DUPLICATE else UNAVAILABLE
+                    return self._unavailable(req, game, sentence.format(game=out.game or "game"))
+                if not mine:
+                    if result is SaveResult.DUPLICATE:  # another worker applied this delivery
+                        return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
+                    continue
+            await self._after_save(key, change)
+            return out
         out = self._outbox(req, game)
         out.reply(req.user, BUSY)
         return out
+
+    def _unavailable(self, req: Request, game: Game[Any, Any] | None, sentence: str) -> Outbox:
+        out = self._outbox(req, game)
+        out.unavailable = True
+        if req.user:
+            out.reply(req.user, sentence)
+        return out
+
+    async def _answered(self, key: GameKey, dedupe: str | None, out: Outbox) -> Outbox:
+        """``out`` answers its delivery without a save: record that, so a retry is silent."""
+        if dedupe is None:
+            return out
+        try:
+            first = await self.store.mark_handled(key, dedupe, self.settings.dedupe_ttl_seconds)
+        except StorageUnavailable:
+            return out  # answering twice on a retry beats not answering
+        if not first:
+            return Outbox(platform=out.platform, channel=out.channel, duplicate=True)
+        return out
+
+    async def _release(self, key: GameKey, lease: str | None, due: float | None) -> None:
+        if lease is not None:
+            await self.store.release(key, lease, due)
 
     async def _already_saved(self, key: GameKey, version: int, data: str) -> bool:
         """After a lost reply, redis-py retries the save, which then sees its own write as a
         conflict; recognise that case instead of applying the action a second time."""
         _, stored = await self.store.load(key)
         return stored is not None and stored.version == version and stored.data == data
+
+    async def _confirm(self, key: GameKey, version: int, data: str) -> bool | None:
+        """Whether our save of ``version`` is stored, read back once Redis answers again;
+        None when it does not answer within :data:`CONFIRM_S` (the player is waiting)."""
+        try:
+            async with asyncio.timeout(CONFIRM_S):
+                while True:
+                    try:
+                        return await self._already_saved(key, version, data)
+                    except StorageUnavailable:
+                        await asyncio.sleep(0.1)
+        except TimeoutError:
+            return None
 
     def _ttl(self, record: GameRecord) -> int:
         hours = (
@@ -302,14 +448,17 @@ class Authority:
         )
         return max(1, int(hours * 3600))
 
-    async def _after_save(self, key: GameKey, old_due: float | None, change: _Change) -> None:
-        new = change.record
-        if new.deadline_due != old_due:
-            await self.store.schedule(key, new.deadline_due)
-        for user in change.joined:
-            await self.store.index_user(key.platform, user, key, True)
-        for user in change.left:
-            await self.store.index_user(key.platform, user, key, False)
+    async def _after_save(self, key: GameKey, change: _Change) -> None:
+        # The deadline was armed with the save itself; what is left are the user indexes.
+        ttl = int(self.settings.game_ttl_hours * 3600)
+        try:
+            for user in change.joined:
+                await self.store.index_user(key.platform, user, key, True, ttl)
+            for user in change.left:
+                await self.store.index_user(key.platform, user, key, False, ttl)
+        except StorageUnavailable:
+            # The move stands; `hands` drops games that are over from a stale list.
+            log.warning("could not update the player index of %s", key)
 
     # --- read-only commands ----------------------------------------------------------------
 
@@ -324,7 +473,14 @@ class Authority:
 
     def _rules(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
         def step(record: GameRecord | None, out: Outbox) -> None:
-            out.reply(req.user, game.rules(rest or None))
+            found = markup.pages(game.rules(rest or None))
+            for number, page in enumerate(found, 1):
+                # A long page comes in parts, each numbered, the topics said at the end.
+                head = f"({number}/{len(found)}) " if len(found) > 1 else ""
+                out.reply(req.user, head + page)
+            if len(found) > 1 and game.rule_topics():
+                topics = ", ".join(game.rule_topics())
+                out.reply(req.user, f"Topics: {topics} (`/{game.name} rules <topic>`).")
 
         return step
 
@@ -470,7 +626,9 @@ class Authority:
         """A player's own team is named after them, made unique (and short) if need be."""
         if not game.teams:
             return wanted
-        base = wanted[: teams.MAX_TEAM_NAME - 3].strip() or "Team"
+        # A display name may hold what a team name may not (formatting, mentions): leave it out.
+        shown = "".join(c for c in markup.plain(wanted) if c not in markup.SPECIAL)
+        base = markup.escape(" ".join(shown.split())[: teams.MAX_TEAM_NAME - 3].strip()) or "Team"
         name, number = base, 1
         while teams.find_team(record, name) is not None:
             number += 1
@@ -577,7 +735,9 @@ class Authority:
             record = self._require_host_lobby(record, game, req, "rename teams")
             seat = teams.find_team(record, old)
             if seat is None:
-                raise Refusal(f"There is no team called {old}: {self._team_names(record)}.")
+                raise Refusal(
+                    f"There is no team called {markup.escape(old)}: {self._team_names(record)}."
+                )
             other = teams.find_team(record, new)
             if other is not None and other != seat:
                 raise Refusal(f"There is already a team called {record.seats[other].name}.")

@@ -15,7 +15,8 @@ import discord
 
 from bot.adapters.discord.client import BoardroomClient, point_at
 from bot.commands.authority import Authority
-from bot.runtime import freeze_startup, open_store
+from bot.commands.deadlines import LOOP_DIED
+from bot.runtime import freeze_startup, open_store, warn_about_policy
 from bot.settings import Settings
 
 __all__ = ["PERMISSIONS", "SCOPES", "add_arguments", "bench", "invite_url", "run"]
@@ -96,6 +97,7 @@ async def _run(
     settings: Settings, token: str, shard_ids: list[int], shard_count: int | None
 ) -> int:
     store = open_store(settings, "Shard processes cannot share games without Redis.")
+    await warn_about_policy(store)
     seeds = random.Random(secrets.randbits(64))
     authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
     point_at(settings.discord_api_url, settings.discord_gateway_url)
@@ -109,7 +111,7 @@ async def _run(
         return 2
     finally:
         await store.close()
-    return 0
+    return LOOP_DIED if client.loop_died else 0
 
 
 async def bench(settings: Settings, games: int, seed: int) -> int:

@@ -15,7 +15,7 @@ from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.adapters.discord.commands import build_commands
 from bot.adapters.discord.components import GameButton, GameSelect
 from bot.commands.authority import Authority
-from bot.commands.deadlines import run_deadlines
+from bot.commands.deadlines import Heartbeat, run_deadlines
 from bot.settings import Settings
 
 __all__ = ["BoardroomClient", "point_at"]
@@ -58,6 +58,8 @@ class BoardroomClient(discord.AutoShardedClient):
             **sharding,
             # Nothing is waited for before READY counts: the bot needs no guild cache.
             guild_ready_timeout=0.0,
+            # Whatever a message holds, it notifies nobody unless a send says so itself.
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.settings = settings
         self.tree: app_commands.CommandTree[BoardroomClient] = app_commands.CommandTree(self)
@@ -66,6 +68,9 @@ class BoardroomClient(discord.AutoShardedClient):
         self._run_deadline_runner = run_deadline_runner
         self._stop = asyncio.Event()
         self._deadlines: asyncio.Task[None] | None = None
+        self.heartbeat = Heartbeat(settings.deadline_poll_seconds)
+        self.loop_died = False
+        """The deadline loop ended by itself: the process exits with LOOP_DIED."""
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(GameButton, GameSelect)
@@ -87,8 +92,19 @@ class BoardroomClient(discord.AutoShardedClient):
                     self.adapter.deliver,
                     self.settings.deadline_poll_seconds,
                     self._stop,
+                    self.heartbeat,
                 )
             )
+            self._deadlines.add_done_callback(self._loop_ended)
+
+    def _loop_ended(self, task: asyncio.Task[None]) -> None:
+        if self._stop.is_set():
+            return
+        # The clock of every game on this worker stopped: close, and exit non-zero (cli.py).
+        self.loop_died = True
+        error = None if task.cancelled() else task.exception()
+        log.critical("the deadline loop ended (%r); closing so a supervisor restarts", error)
+        asyncio.get_running_loop().create_task(self.close())
 
     async def close(self) -> None:
         self._stop.set()

@@ -31,7 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.fake import HANDLED, FakeSlackAPI, SignedClient
-from bot.adapters.slack.loopback import EVENTS_PATH, serve_http
+from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.adapters.slack.players import SlackTable
 from bot.commands.authority import Authority, Request
 from bot.commands.record import GameRecord

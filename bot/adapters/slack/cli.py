@@ -13,9 +13,11 @@ from aiohttp import ClientSession
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import PLATFORM, SlackAdapter
+from bot.adapters.slack.http import EVENTS_PATH, HEALTH_PATH, serve_http
 from bot.commands.authority import Authority
-from bot.commands.deadlines import run_deadlines
-from bot.runtime import freeze_startup, open_store
+from bot.commands.deadlines import Heartbeat, run_deadlines, until_stopped
+from bot.health import health
+from bot.runtime import freeze_startup, open_store, warn_about_policy
 from bot.settings import Settings
 
 __all__ = ["add_arguments", "bench", "run"]
@@ -67,6 +69,7 @@ def api_url(settings: Settings) -> str:
 
 async def _serve(settings: Settings, http: bool, port: int) -> int:
     store = open_store(settings)
+    await warn_about_policy(store)
     session = ClientSession()
     client = AsyncWebClient(
         token=settings.slack_bot_token, base_url=api_url(settings), session=session
@@ -79,16 +82,23 @@ async def _serve(settings: Settings, http: bool, port: int) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     freeze_startup()
+    heartbeat = Heartbeat(settings.deadline_poll_seconds)
     deadlines = asyncio.create_task(
-        run_deadlines(authority, PLATFORM, adapter.deliver, settings.deadline_poll_seconds, stop)
+        run_deadlines(
+            authority, PLATFORM, adapter.deliver, settings.deadline_poll_seconds, stop, heartbeat
+        )
     )
+    code = 0
     try:
         if http:
-            from bot.adapters.slack.loopback import EVENTS_PATH, serve_http
-
-            runner, bound = await serve_http(adapter, "0.0.0.0", port)
-            print(f"Slack HTTP mode: listening on :{bound}{EVENTS_PATH}", file=sys.stderr)
-            await stop.wait()
+            runner, bound = await serve_http(
+                adapter, "0.0.0.0", port, lambda: health(authority, heartbeat)
+            )
+            print(
+                f"Slack HTTP mode: listening on :{bound}{EVENTS_PATH} (health: {HEALTH_PATH})",
+                file=sys.stderr,
+            )
+            code = await until_stopped(stop, deadlines)
             await runner.cleanup()
         else:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -96,14 +106,15 @@ async def _serve(settings: Settings, http: bool, port: int) -> int:
             handler = AsyncSocketModeHandler(adapter.app, settings.slack_app_token)
             await handler.connect_async()  # type: ignore[no-untyped-call]
             print("Slack Socket Mode: connected.", file=sys.stderr)
-            await stop.wait()
+            code = await until_stopped(stop, deadlines)
             await handler.close_async()  # type: ignore[no-untyped-call]
     finally:
         stop.set()
-        await deadlines
+        with contextlib.suppress(Exception):
+            await deadlines
         await session.close()
         await store.close()
-    return 0
+    return code
 
 
 async def bench(settings: Settings, games: int, seed: int) -> int:

@@ -10,27 +10,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.fake import FakeSlackAPI, SignedClient
+from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from storage import GameStore
-from storage.local_server import free_port
 
 __all__ = ["EVENTS_PATH", "Loopback", "serve_http"]
 
-EVENTS_PATH = "/slack/events"
 SECRET = "loopback-signing-secret"
-
-
-async def serve_http(adapter: SlackAdapter, host: str, port: int) -> tuple[web.AppRunner, int]:
-    """Serve the Bolt app's Events and Interactivity endpoint (port 0: a free one).
-
-    Returns the runner (to clean up) and the port.
-    """
-    port = port or free_port()
-    runner = web.AppRunner(adapter.app.web_app(path=EVENTS_PATH), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, host, port).start()
-    return runner, port
 
 
 @dataclass

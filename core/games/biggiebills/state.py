@@ -9,7 +9,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
-from core.engine import GameOptions, GameState, Seat
+from core.engine import MAX_SECONDS, GameOptions, GameState, Seat
 
 __all__ = [
     "CHALLENGE_HAND",
@@ -45,9 +45,9 @@ class BiggieBillsOptions(GameOptions):
     """Money to win, in $ millions (1000 = $1 billion; the teams may agree on another)."""
     cycles: int = Field(default=0, ge=0, le=MAX_CYCLES)
     """Time limit in Business Cycles; then the richest team wins (0 = no limit)."""
-    turn_seconds: int = Field(default=180, ge=0)
+    turn_seconds: int = Field(default=180, ge=0, le=MAX_SECONDS)
     """Seconds a team has for its turn before it skips and pays the fine; 0 waits forever."""
-    block_seconds: int = Field(default=60, ge=0)
+    block_seconds: int = Field(default=60, ge=0, le=MAX_SECONDS)
     """Seconds a challenged team has to block before the challenge stands; 0 waits forever."""
     min_team_size: int = Field(default=1, ge=1, le=6)
     """Fewest people in a human team (the document plays with 3-6; 1 lets one person be a team)."""

@@ -6,7 +6,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
-from core.engine import GameOptions, GameState, Seat
+from core.engine import MAX_SECONDS, GameOptions, GameState, Seat
 
 __all__ = [
     "BASE_CHITS",
@@ -43,11 +43,11 @@ class BigIdeaOptions(GameOptions):
     """Variant: every player starts with 4 chits instead of 5."""
     safe_for_work: bool = False
     """Leave the erotic, unholy and smokes cards out of the deck."""
-    pick_seconds: int = Field(default=120, ge=0)
+    pick_seconds: int = Field(default=120, ge=0, le=MAX_SECONDS)
     """Seconds to pick a product before a random pick is made; 0 waits forever."""
-    vote_seconds: int = Field(default=60, ge=0)
+    vote_seconds: int = Field(default=60, ge=0, le=MAX_SECONDS)
     """Seconds to point before idle players point at nobody; 0 waits forever."""
-    turn_seconds: int = Field(default=90, ge=0)
+    turn_seconds: int = Field(default=90, ge=0, le=MAX_SECONDS)
     """Seconds for a mezzanine turn before the player passes; 0 waits forever."""
 
     @property

@@ -6,7 +6,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
-from core.engine import GameOptions, GameState, Seat
+from core.engine import MAX_SECONDS, GameOptions, GameState, Seat
 
 __all__ = [
     "NORMAL_TARGET",
@@ -46,11 +46,11 @@ class BusinessGoOptions(GameOptions):
     """A custom winning amount in dollars (overrides `short`)."""
     advanced: bool = False
     """Advanced rule: a National Corporation sells only on its own continent."""
-    turn_seconds: int = Field(default=60, ge=0)
+    turn_seconds: int = Field(default=60, ge=0, le=MAX_SECONDS)
     """Seconds for each of your decisions before the least harmful choice is made; 0 waits."""
-    compete_seconds: int = Field(default=20, ge=0)
+    compete_seconds: int = Field(default=20, ge=0, le=MAX_SECONDS)
     """Seconds to join a sales competition (you snooze, you lose); 0 waits for every answer."""
-    auction_seconds: int = Field(default=30, ge=0)
+    auction_seconds: int = Field(default=30, ge=0, le=MAX_SECONDS)
     """Seconds to bid in an auction; 0 waits for every answer."""
     max_rounds: int = Field(default=100, ge=1, le=1000)
     """Round cap: after this many rounds the richest player wins."""
