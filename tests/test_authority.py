@@ -499,3 +499,22 @@ async def test_finished_game_leaves_the_players_lists(
     await authority.command(req("alice"), "bigidea", "begin")
     await authority.command(req("alice"), "bigidea", "end")
     assert await store.games_of("console", "alice") == []
+
+
+async def test_status_after_end_says_the_game_is_over_and_other_games_see_a_free_channel(
+    authority: Authority,
+) -> None:
+    await lobby(authority, ["alice", "bob", "carol"])
+    await authority.command(req("alice"), "bigidea", "begin")
+    await authority.command(req("alice"), "bigidea", "end")
+    status = await authority.command(req("bob"), "bigidea", "status")
+    assert "is over" in reply_text(status, "bob")
+    other = await authority.command(req("bob"), "businessgo", "status")
+    assert "No game here" in reply_text(other, "bob")
+    assert "playing The Big Idea" not in reply_text(other, "bob")
+
+
+async def test_addbot_on_a_full_table_says_it_is_full(authority: Authority) -> None:
+    await lobby(authority, ["alice", "bob", "carol"], bots=3)
+    out = await authority.command(req("alice"), "bigidea", "addbot")
+    assert reply_text(out, "alice") == "The table is full: The Big Idea seats 6."

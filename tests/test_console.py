@@ -113,6 +113,16 @@ async def test_console_answers_bad_input_with_a_sentence(console: Any) -> None:
     assert await con.handle_line("quit") is False
 
 
+async def test_a_user_prefix_holds_for_its_line_only(console: Any) -> None:
+    con, written = console
+    await con.handle_line("as alice")
+    await con.handle_line("bob: /bigidea hand")
+    assert written[-1].startswith("[bob · private]")
+    assert con.user == "alice"  # the next line is alice's again
+    await con.handle_line("status:")  # a typo is no user called "status"
+    assert con.user == "alice"
+
+
 async def test_someone_elses_private_choice_is_not_clickable(console: Any) -> None:
     con, written = console
     await con.handle_line("alice: /bigidea start")

@@ -96,9 +96,14 @@ class Console:
         if not line or line.startswith("#"):
             return True
         head, sep, tail = line.partition(":")
-        if sep and " " not in head and not head.startswith("/"):
-            self.user = head.strip()
-            line = tail.strip()
+        if sep and tail.strip() and " " not in head and not head.startswith("/"):
+            # `<user>: <input>` acts as that user for this line only (`as` switches for good).
+            me, self.user = self.user, head.strip()
+            try:
+                return await self.handle_line(tail)
+            finally:
+                if self.user == head.strip():
+                    self.user = me
         word, _, rest = line.partition(" ")
         word = word.lower()
         if word in {"quit", "exit"}:

@@ -491,7 +491,14 @@ class Authority:
                 out.reply(req.user, self._lobby_message(game, record))
                 return
             running = _game_of(record)
-            out.reply(req.user, running.render_board(load_state(running, record.state_json)))
+            board = running.render_board(load_state(running, record.state_json))
+            if record.status == "finished":
+                # Over (by play, or ended by the host): say so above the last board.
+                ended = (
+                    f"This game of {running.title} is over; `/{game.name} start` opens a new one."
+                )
+                board = board.model_copy(update={"text": f"{ended}\n\n{board.text}".strip()})
+            out.reply(req.user, board)
 
         return step
 
@@ -830,8 +837,11 @@ class Authority:
         def step(record: GameRecord | None, out: Outbox) -> _Change:
             record = self._require_host_lobby(record, game, req, "add bots")
             free = game.max_players - len(record.seats)
+            if free <= 0:
+                raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
             if count < 1 or count > free:
-                raise Refusal(f"You can add 1 to {free} bots; the table seats {game.max_players}.")
+                many = "1 bot" if free == 1 else f"1 to {free} bots"
+                raise Refusal(f"You can add {many}; the table seats {game.max_players}.")
             taken = {seat.name for seat in record.seats}
             names = [n for n in BOT_NAMES if n not in taken]
             for index in range(count):
@@ -991,7 +1001,9 @@ class Authority:
     def _require_game(
         self, record: GameRecord | None, game: Game[Any, Any], allow_finished: bool = False
     ) -> GameRecord:
-        if record is None or (record.status == "finished" and not allow_finished):
+        over = record is not None and record.status == "finished"
+        if record is None or (over and (not allow_finished or record.game != game.name)):
+            # A finished game of another kind is no game here: the channel is free.
             raise Refusal(f"No game here. Start one with `/{game.name} start`.")
         if record.game != game.name:
             running = _game_of(record)
