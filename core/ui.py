@@ -83,6 +83,9 @@ class Message(BaseModel):
     """Rows of buttons (Discord allows 5 rows of 5)."""
     selects: list[Select] = Field(default_factory=list)
     image_url: str | None = None
+    deadline: float | None = None
+    """When the decision this message asks for ends (unix time): each platform shows a
+    countdown (Discord ``<t:…:R>``, Slack the time in the reader's zone, the console seconds)."""
 
     def plain_text(self) -> str:
         """The whole message as plain text (used by the console and in tests)."""

@@ -518,3 +518,16 @@ async def test_addbot_on_a_full_table_says_it_is_full(authority: Authority) -> N
     await lobby(authority, ["alice", "bob", "carol"], bots=3)
     out = await authority.command(req("alice"), "bigidea", "addbot")
     assert reply_text(out, "alice") == "The table is full: The Big Idea seats 6."
+
+
+async def test_panels_prompts_and_the_board_carry_the_decisions_end(
+    authority: Authority, store: GameStore
+) -> None:
+    await lobby(authority, ["alice", "bob", "carol"], options="pick_seconds=120")
+    out = await authority.command(req("alice"), "bigidea", "begin")
+    due = (await record(store)).deadline_due
+    assert due is not None
+    panels = [d.message for d in out.deliveries if d.to != "channel" and d.message.all_buttons()]
+    panels += [d.message for d in out.deliveries if d.to != "channel" and d.message.selects]
+    assert panels and all(m.deadline == due for m in panels)
+    assert out.board is not None and out.board.deadline == due

@@ -54,3 +54,15 @@ def test_rules_pages_fit_one_message_and_show_headings_bold() -> None:
         assert words <= {w.strip("*") for page in found for w in page.split()} | {
             w for page in found for w in page.split()
         }
+
+
+def test_a_decision_with_a_deadline_shows_when_it_ends_on_every_platform() -> None:
+    from bot.adapters.discord.render import render
+    from bot.adapters.slack.render import blocks
+    from core import ui
+
+    message = ui.Message(text="Pick two cards.", deadline=1_800_000_045.6)
+    assert "<t:1800000045:R>" in (render(message, "bigidea").content or "")
+    shown = [b for b in blocks(message, "bigidea") if b["type"] == "context"]
+    assert "<!date^1800000045^{time_secs}|" in shown[-1]["elements"][0]["text"]
+    assert "<t:" not in (render(ui.Message(text="No clock."), "bigidea").content or "")

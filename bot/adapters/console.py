@@ -19,6 +19,7 @@ import asyncio
 import json
 import random
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
@@ -227,7 +228,11 @@ class Console:
         else:
             where = f"{delivery.user} · {'private' if delivery.to == 'ephemeral' else 'DM'}"
         viewers = None if delivery.to == "channel" else {delivery.user or ""}
-        text_lines = markup.unescape(message.plain_text()).splitlines() or [""]
+        text = markup.unescape(message.plain_text())
+        if message.deadline is not None:
+            now = self.clock() if self.clock is not None else time.time()
+            text = f"{text}\n({max(0, round(message.deadline - now))} s left)".strip()
+        text_lines = text.splitlines() or [""]
         lines = [f"[{where}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
         lines += self._number_components(message, game, viewers)
         self.write("\n".join(lines))

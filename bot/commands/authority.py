@@ -985,7 +985,6 @@ class Authority:
         """Store the new state in the record, set its deadline and fill the Outbox."""
         after = result.state
         members = [s.users for s in record.seats]
-        publish(game, before, after, result.moves, members, requester, out, note)
         out.version = after.version
         record.state_json = after.model_dump_json()
         if after.finished:
@@ -995,6 +994,8 @@ class Authority:
             record.deadline_due = None
         elif before is None or before.deadline is None or before.deadline.key != after.deadline.key:
             record.deadline_due = self.clock() + after.deadline.seconds
+        due = record.deadline_due
+        publish(game, before, after, result.moves, members, requester, out, note, due)
 
     # --- authorization helpers -------------------------------------------------------------
 

@@ -131,6 +131,7 @@ def publish(
     requester: str | None,
     out: Outbox,
     note: tuple[int, str] | None = None,
+    due: float | None = None,
 ) -> None:
     """Turn events and the new state into channel posts, private messages and the board.
 
@@ -141,7 +142,9 @@ def publish(
     new decision point (and for every seat at the deal), its private panel become one private
     message per member of the seat (a
     team has several): an ephemeral reply to the requester, a DM to anyone else. ``note`` is a
-    line for the seat's other members (a teammate's move on their behalf).
+    line for the seat's other members (a teammate's move on their behalf). ``due``: when the
+    pending decision ends (unix time); the prompt, the board and the panels of the seats it
+    waits for show it as a countdown.
     """
     new_decision = before is None or after.decision_version != before.decision_version
     waiting_before = set(game.waiting_for(before)) if before is not None else set()
@@ -172,6 +175,7 @@ def publish(
                 text=text,
                 buttons=prompt.buttons if last and prompt else [],
                 selects=prompt.selects if last and prompt else [],
+                deadline=due if last else None,
             )
         )
 
@@ -193,5 +197,7 @@ def publish(
                 continue
             message = panel.model_copy() if panel is not None else ui.Message()
             message.text = "\n".join([*told, *lines, message.text]).strip()
+            if panel is not None and seat in waiting_after:
+                message.deadline = due
             out.private(requester, user, message)
-    out.board = game.render_board(after)
+    out.board = game.render_board(after).model_copy(update={"deadline": due})

@@ -83,6 +83,9 @@ def render(message: ui.Message, game: str, channel: str | None = None) -> Render
     shown anywhere else (a DM), so that its components act on that channel's game."""
     rendered = Rendered()
     text = markdown(message.text)
+    if message.deadline is not None:
+        # A timestamp every client shows as a live countdown ("in 45 seconds"), in any zone.
+        text = f"{text}\n⏳ Ends <t:{int(message.deadline)}:R>.".strip()
     if message.title or message.fields or message.image_url or len(text) > CONTENT_LIMIT:
         embed = discord.Embed(
             title=cut(markdown(message.title), TITLE_LIMIT) if message.title else None,

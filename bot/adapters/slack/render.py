@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import Any
 
 from bot.commands import codec
@@ -192,6 +193,8 @@ def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[B
     for piece in _chunks(mrkdwn(message.text), MAX_SECTION_TEXT):
         out.append({"type": "section", "text": {"type": "mrkdwn", "text": piece}})
     out.extend(_fields(message.fields))
+    if message.deadline is not None:
+        out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": ends(message)}]})
     if message.image_url:
         out.append({"type": "image", "image_url": message.image_url, "alt_text": "board"})
     ids = _Ids(game, channel)
@@ -216,6 +219,14 @@ def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[B
         out = out[: max(room - 1, 0)]
         out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": "(cut short)"}]})
     return (out + controls)[:MAX_BLOCKS]
+
+
+def ends(message: ui.Message) -> str:
+    """When the message's decision ends, in the reader's time zone (Slack's date token does not
+    count down; the fallback, for clients that cannot show it, is UTC)."""
+    due = int(message.deadline or 0)
+    utc = time.strftime("%H:%M:%S UTC", time.gmtime(due))
+    return f"⏳ Ends at <!date^{due}^{{time_secs}}|{utc}>."
 
 
 def fallback_text(message: ui.Message) -> str:
