@@ -365,3 +365,13 @@ async def test_a_runtime_whose_deadline_loop_ends_exits_non_zero() -> None:
     asyncio.get_running_loop().call_soon(stop.set)
     assert await until_stopped(stop, running) == 0  # an ordinary stop
     running.cancel()
+
+
+async def test_a_game_that_ends_on_a_timeout_leaves_no_deadline_or_lease(
+    store: GameStore, clock: Clock
+) -> None:
+    authority = _authority(store, clock)
+    await _bot_game(authority, CHANNEL)
+    await _play_out(authority, store, clock, KEY)
+    assert await store.deadline_of(KEY) is None
+    assert await store.client.hlen("boardroom:{deadlines:console}:lease") == 0

@@ -392,6 +392,11 @@ class Authority:
                     if result is SaveResult.DUPLICATE:  # another worker applied this delivery
                         return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
                     continue
+            if lease is not None and due is None:
+                # The fired game has no deadline now: end the lease and drop its entry (with a
+                # deadline, the save itself set the next time).
+                with contextlib.suppress(StorageUnavailable):
+                    await self.store.release(key, lease, None)
             await self._after_save(key, change)
             return out
         out = self._outbox(req, game)
