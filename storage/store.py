@@ -739,6 +739,21 @@ class GameStore:
         return [GameKey.parse(m) for m in cast(list[str], members)]
 
     @_outage_is_unavailable
+    async def adopt_legacy_deadlines(self, platform: str) -> int:
+        """Move deadlines kept under the key used before leases (``boardroom:deadlines:<p>``)
+        into today's set, so games running across the upgrade keep their clocks. Idempotent
+        (arming only moves an entry earlier); returns how many were moved."""
+        legacy = f"{_PREFIX}:deadlines:{platform}"
+        entries = cast(
+            list[tuple[str, float]], await self._client.zrange(legacy, 0, -1, withscores=True)
+        )
+        for member, due in entries:
+            await self.arm(GameKey.parse(member), due)
+        if entries:
+            await self._client.delete(legacy)
+        return len(entries)
+
+    @_outage_is_unavailable
     async def release(self, key: GameKey, token: str, due: float | None) -> bool:
         """End the claim ``token`` of the game's deadline, which is next at ``due`` (None: it
         has none). False when the game was armed since (its entry is already right)."""

@@ -453,3 +453,11 @@ async def test_board_claims_only_newer_versions(store: GameStore) -> None:
     assert await store.claim_board(KEY, 7) == BoardClaim(True, "m-1")
     claims = await asyncio.gather(*(store.claim_board(KEY, 9) for _ in range(5)))
     assert sum(c.current for c in claims) == 1
+
+
+async def test_deadlines_from_before_leases_are_adopted(store: GameStore) -> None:
+    await store.client.zadd("boardroom:deadlines:discord", {str(KEY): 42.0})
+    assert await store.adopt_legacy_deadlines("discord") == 1
+    assert await store.deadline_of(KEY) == 42.0
+    assert await store.client.exists("boardroom:deadlines:discord") == 0
+    assert await store.adopt_legacy_deadlines("discord") == 0

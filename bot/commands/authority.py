@@ -136,6 +136,8 @@ class Authority:
         self.parked: dict[GameKey, str] = {}
         """Games whose deadline keeps failing, and why (shown by health checks and logs)."""
         self._token = f"{secrets.token_hex(6)}:"
+        self._adopted: set[str] = set()
+        """Platforms whose deadlines from before leases were moved (once per process)."""
         self._claims = 0
 
     # --- entry points ----------------------------------------------------------------------
@@ -255,6 +257,11 @@ class Authority:
         backoff (parked after :data:`PARK_AFTER` failures in a row) while the others run on.
         Raises StorageUnavailable when the deadlines cannot be claimed at all.
         """
+        if platform not in self._adopted:
+            moved = await self.store.adopt_legacy_deadlines(platform)
+            self._adopted.add(platform)
+            if moved:
+                log.warning("moved %d deadlines of %s from before leases", moved, platform)
         now = self.clock()
         self._claims += 1
         token = f"{self._token}{self._claims}"
