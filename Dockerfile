@@ -6,6 +6,9 @@ COPY pyproject.toml README.md ./
 COPY core core
 COPY storage storage
 COPY bot bot
+# `boardroom bench` runs its drivers and fake platforms from these (the bot never imports them).
+COPY bench bench
+COPY testkit testkit
 RUN pip install --no-cache-dir .
 RUN useradd --create-home boardroom
 USER boardroom

@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             adapter_bench: Callable[[Settings, int, int], Coroutine[Any, Any, int]]
             adapter_bench = _adapter_cli(args.adapter).bench
             return asyncio.run(adapter_bench(settings, args.games or 50, args.seed))
-        from bot.bench import bench
+        from bench.authority import bench
 
         return asyncio.run(
             bench(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from bot.bench import bench
+from bench.authority import bench
 from bot.settings import Settings
 
 KEYS = ("actions_per_s", "floor_ratio", "p50_ms", "p99_ms", "bytes_per_game")

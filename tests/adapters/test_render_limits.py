@@ -31,14 +31,14 @@ from typing import Any
 
 import pytest
 
-from bot.adapters.discord.fake import is_empty
-from bot.adapters.discord.fake import validate_message as discord_validate
 from bot.adapters.discord.render import render as discord_render
-from bot.adapters.slack.fake import validate_message as slack_validate
 from bot.adapters.slack.render import blocks as slack_blocks
 from bot.adapters.slack.render import fallback_text
 from core import ui
 from core.registry import all_games
+from testkit.discord.fake import is_empty
+from testkit.discord.fake import validate_message as discord_validate
+from testkit.slack.fake import validate_message as slack_validate
 from tests.adapters.moments import DISCORD, PLATFORMS, SLACK, Coverage, Moment, Run, tables
 
 SEED = 20240601

@@ -115,7 +115,7 @@ async def _run(
 
 
 async def bench(settings: Settings, games: int, seed: int) -> int:
-    """``boardroom bench --adapter discord``; see bot/adapters/discord/bench.py."""
-    from bot.adapters.discord.bench import run_bench
+    """``boardroom bench --adapter discord``; see bench/discord.py."""
+    from bench.discord import run_bench
 
     return await run_bench(settings, games, seed)

@@ -118,7 +118,7 @@ async def _serve(settings: Settings, http: bool, port: int) -> int:
 
 
 async def bench(settings: Settings, games: int, seed: int) -> int:
-    """``boardroom bench --adapter slack``; see :mod:`bot.adapters.slack.bench`."""
-    from bot.adapters.slack.bench import run_bench
+    """``boardroom bench --adapter slack``; see :mod:`bench.slack`."""
+    from bench.slack import run_bench
 
     return await run_bench(settings, games, seed)

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.adapters.discord.fake import FakeDiscord, FakeUser
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from storage import GameStore
+from testkit.discord.fake import FakeDiscord, FakeUser
 
 CHANNEL = 700_000_000_000_000_001
 USERS = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any, cast
 
 from bot.adapters.discord.commands import completer
-from bot.adapters.discord.fake import FakeDiscord
-from bot.adapters.discord.sim import running_bot
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from core.games.bigidea import GAME
+from testkit.discord.fake import FakeDiscord
+from testkit.discord.sim import running_bot
 
 
 async def _complete(word: str, current: str) -> list[str]:

@@ -19,7 +19,7 @@ import discord
 import pytest
 
 from bot.adapters.discord.client import point_at
-from bot.adapters.discord.fake import (
+from testkit.discord.fake import (
     APP_ID,
     BOT_PERMISSIONS,
     DM_PERMISSIONS,

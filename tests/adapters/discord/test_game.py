@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from bot.adapters.discord.fake import FakeDiscord
-from bot.adapters.discord.sim import Table, running_bot
 from bot.commands import codec
 from bot.commands.authority import Authority
 from bot.settings import Settings
+from testkit.discord.fake import FakeDiscord
+from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import CHANNEL, USERS
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from bot.adapters.discord.fake import FakeDiscord, FakeUser
-from bot.adapters.discord.sim import Table, running_bot
 from bot.commands.authority import Authority
 from bot.settings import Settings
+from testkit.discord.fake import FakeDiscord, FakeUser
+from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import CHANNEL, USERS
 
 HOSTILE = [

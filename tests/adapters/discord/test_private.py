@@ -6,13 +6,13 @@ import asyncio
 import random
 from typing import Any
 
-from bot.adapters.discord.fake import FakeDiscord, FakeMessage
-from bot.adapters.discord.sim import Table, running_bot
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.games.bigidea.cards import card
+from testkit.discord.fake import FakeDiscord, FakeMessage
+from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import CHANNEL, USERS
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"

@@ -11,8 +11,6 @@ import asyncio
 import random
 from typing import Any
 
-from bot.adapters.discord.fake import FakeDiscord, FakeMessage, FakeUser
-from bot.adapters.discord.sim import Table, running_bot
 from bot.commands import codec
 from bot.commands.authority import STALE, Authority
 from bot.commands.record import GameRecord
@@ -20,6 +18,8 @@ from bot.settings import Settings
 from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.ui import render_private
+from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
+from testkit.discord.sim import Table, running_bot
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
 from tests.adapters.discord.conftest import CHANNEL, USERS
 

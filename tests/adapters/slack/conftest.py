@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.adapters.slack.loopback import Loopback
 from bot.commands.record import GameRecord
 from storage import GameKey
+from testkit.slack.loopback import Loopback
 
 CHANNEL = "C0TABLE"
 

@@ -21,7 +21,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.adapters.slack.fake import (
+from testkit.slack.fake import (
     DEAD_URL,
     HANDLED,
     FakeSlackAPI,

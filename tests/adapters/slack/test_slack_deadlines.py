@@ -6,9 +6,9 @@ import asyncio
 import contextlib
 import random
 
-from bot.adapters.slack.loopback import Loopback
-from bot.adapters.slack.players import SlackTable, texts
 from bot.commands.deadlines import run_deadlines
+from testkit.slack.loopback import Loopback
+from testkit.slack.players import SlackTable, texts
 from tests.adapters.slack.conftest import CHANNEL, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL"]

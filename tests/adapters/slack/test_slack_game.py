@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.adapters.slack.fake import Call
-from bot.adapters.slack.loopback import Loopback
-from bot.adapters.slack.players import SlackTable, texts
 from core.games.bigidea.cards import card
+from testkit.slack.fake import Call
+from testkit.slack.loopback import Loopback
+from testkit.slack.players import SlackTable, texts
 from tests.adapters.slack.conftest import CHANNEL, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from bot.adapters.slack.loopback import Loopback
-from bot.adapters.slack.players import SlackTable, texts
 from bot.commands.record import GameRecord
+from testkit.slack.loopback import Loopback
+from testkit.slack.players import SlackTable, texts
 from tests.adapters.slack.conftest import CHANNEL, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 import time
 
-from bot.adapters.slack.loopback import Loopback
-from bot.adapters.slack.players import Component, SlackTable
 from bot.commands.authority import STALE
 from core.games.bigidea.cards import card
 from storage import GameKey
+from testkit.slack.loopback import Loopback
+from testkit.slack.players import Component, SlackTable
 from tests.adapters.slack.conftest import CHANNEL, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL"]

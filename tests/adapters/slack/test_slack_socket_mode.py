@@ -7,7 +7,7 @@ import asyncio
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.adapters.slack.app import SlackAdapter
-from bot.adapters.slack.loopback import Loopback
+from testkit.slack.loopback import Loopback
 from tests.adapters.slack.conftest import CHANNEL, stored
 from tests.adapters.slack.socket_server import FakeSocketMode
 

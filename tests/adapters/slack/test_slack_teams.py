@@ -9,15 +9,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.adapters.slack.fake import Call
-from bot.adapters.slack.loopback import Loopback
-from bot.adapters.slack.players import Component, SlackTable, components, texts
 from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.authority import STALE
 from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.ui import render_private
 from storage import GameKey
+from testkit.slack.fake import Call
+from testkit.slack.loopback import Loopback
+from testkit.slack.players import Component, SlackTable, components, texts
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
 from tests.adapters.slack.conftest import CHANNEL, stored
 

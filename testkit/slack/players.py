@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.adapters.slack.app import SlackAdapter
-from bot.adapters.slack.fake import HANDLED, Call, FakeSlackAPI, SignedClient
-from bot.adapters.slack.loopback import Loopback
 from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.authority import Request
+from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, SignedClient
+from testkit.slack.loopback import Loopback
 
 __all__ = ["Component", "SlackTable", "TableStats", "components", "texts"]
 

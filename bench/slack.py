@@ -1,9 +1,9 @@
 """``boardroom bench --adapter slack``: latency through the real Bolt app at many concurrent games.
 
 The bot runs in its own process, as in production: the real Bolt app served over HTTP on
-127.0.0.1 by :func:`~bot.adapters.slack.loopback.serve_http`, a real redis-server, and the Web API
-client pointed at a fake Slack (:mod:`bot.adapters.slack.fake`). This process plays Slack: the fake
-Web API and, per game, four simulated users (:class:`~bot.adapters.slack.players.SlackTable`)
+127.0.0.1 by :func:`~testkit.slack.loopback.serve_http`, a real redis-server, and the Web API
+client pointed at a fake Slack (:mod:`testkit.slack.fake`). This process plays Slack: the fake
+Web API and, per game, four simulated users (:class:`~testkit.slack.players.SlackTable`)
 sending signed slash commands and ``block_actions`` payloads. Keeping the two apart means the bot
 is not charged for Slack's own work.
 
@@ -30,9 +30,7 @@ from aiohttp import ClientSession, TCPConnector
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
-from bot.adapters.slack.fake import HANDLED, FakeSlackAPI, SignedClient
 from bot.adapters.slack.http import EVENTS_PATH, serve_http
-from bot.adapters.slack.players import SlackTable
 from bot.commands.authority import Authority, Request
 from bot.commands.record import GameRecord
 from bot.runtime import bench_redis, freeze_startup
@@ -40,6 +38,8 @@ from bot.settings import Settings
 from bot.simulate import percentile
 from storage import GameKey, GameStore
 from storage.local_server import free_port
+from testkit.slack.fake import HANDLED, FakeSlackAPI, SignedClient
+from testkit.slack.players import SlackTable
 
 __all__ = ["run_bench"]
 
@@ -175,7 +175,7 @@ async def run_bench(settings: Settings, games: int, seed: int) -> int:
 
 
 if __name__ == "__main__":
-    # The bot's process: python -m bot.adapters.slack.bench <redis url> <api url> <port> <seed>
+    # The bot's process: python -m bench.slack <redis url> <api url> <port> <seed>
     _redis, _api, _port, _seed = sys.argv[1:5]
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_bot(_redis, _api, int(_port), int(_seed)))

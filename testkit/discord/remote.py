@@ -1,6 +1,6 @@
 """Simulated Discord users for a bot that runs in another process (the bench).
 
-:class:`~bot.adapters.discord.sim.Table` knows the bot has finished with an interaction from the
+:class:`~testkit.discord.sim.Table` knows the bot has finished with an interaction from the
 adapter's ``on_handled`` hook, which only exists in the bot's own process. Here the fake tells
 instead: :class:`WatchedDiscord` notes, for every REST call the bot makes, whom it concerns (the
 interaction's user and channel for a callback or followup, the recipient of a DM, the channel of
@@ -23,7 +23,9 @@ import time
 
 from aiohttp import web
 
-from bot.adapters.discord.fake import (
+from bot.commands.record import GameRecord
+from storage import GameStore
+from testkit.discord.fake import (
     GUILD_ID,
     Call,
     FakeDiscord,
@@ -31,9 +33,7 @@ from bot.adapters.discord.fake import (
     FakeUser,
     Interaction,
 )
-from bot.adapters.discord.sim import Table
-from bot.commands.record import GameRecord
-from storage import GameStore
+from testkit.discord.sim import Table
 
 __all__ = ["QUIET_S", "SETTLE_TIMEOUT_S", "RemoteTable", "WatchedDiscord", "all_quiet"]
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.adapters.discord.client import BoardroomClient, point_at
-from bot.adapters.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from storage import GameKey
+from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 
 __all__ = ["Table", "Watcher", "running_bot"]
 

@@ -9,11 +9,11 @@ from aiohttp import ClientSession, web
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
-from bot.adapters.slack.fake import FakeSlackAPI, SignedClient
 from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from storage import GameStore
+from testkit.slack.fake import FakeSlackAPI, SignedClient
 
 __all__ = ["EVENTS_PATH", "Loopback", "serve_http"]
 

@@ -2,9 +2,9 @@
 
 The bot runs in its own process, exactly as in production: ``python -m bot discord`` with
 ``DISCORD_API_URL`` / ``DISCORD_GATEWAY_URL`` pointing at the fake Discord
-(bot/adapters/discord/fake.py) on 127.0.0.1 and ``REDIS_URL`` at a real redis-server (REDIS_URL,
+(testkit/discord/fake.py) on 127.0.0.1 and ``REDIS_URL`` at a real redis-server (REDIS_URL,
 or one started on a free port). This process plays Discord: the fake's gateway and REST, and
-``games`` tables of four simulated users (:class:`~bot.adapters.discord.remote.RemoteTable`)
+``games`` tables of four simulated users (:class:`~testkit.discord.remote.RemoteTable`)
 playing The Big Idea through slash commands and clicks, with deadlines off. Keeping the two apart
 means the bot is not charged for Discord's own work, nor for the players'.
 
@@ -30,18 +30,18 @@ import random
 import sys
 import time
 
-from bot.adapters.discord.fake import FakeUser
-from bot.adapters.discord.remote import (
+from bot.runtime import bench_redis
+from bot.settings import Settings
+from bot.simulate import percentile
+from storage import GameStore
+from testkit.discord.fake import FakeUser
+from testkit.discord.remote import (
     QUIET_S,
     SETTLE_TIMEOUT_S,
     RemoteTable,
     WatchedDiscord,
     all_quiet,
 )
-from bot.runtime import bench_redis
-from bot.settings import Settings
-from bot.simulate import percentile
-from storage import GameStore
 
 __all__ = ["run_bench"]
 

@@ -1,0 +1,1 @@
+"""The benchmarks behind `boardroom bench`: drivers and simulated load, apart from the bot."""

@@ -1,0 +1,1 @@
+"""A fake Slack Web API as strict as Slack, signed requests, and simulated Slack users."""
