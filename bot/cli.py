@@ -73,6 +73,18 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--pace-seconds", type=float, default=15.0, help="length of the latency part; 0 skips it"
     )
+    bench.add_argument(
+        "--faults",
+        action="store_true",
+        help="several worker processes on a Redis the bench kills and restarts (20 games)",
+    )
+    bench.add_argument("--workers", type=int, default=None, help="with --faults: workers (3)")
+    bench.add_argument(
+        "--cluster", action="store_true", help="with --faults: on a local 3-master cluster"
+    )
+    bench.add_argument(
+        "--seconds", type=float, default=None, help="with --faults: how long to play (30)"
+    )
     return parser
 
 
@@ -103,6 +115,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             simulate(settings, args.game, args.players, args.games, args.seed, args.option)
         )
     if command == "bench":
+        if args.faults:
+            from bench.faults import faultbench
+
+            return asyncio.run(
+                faultbench(
+                    settings,
+                    games=args.games or 20,
+                    workers=3 if args.workers is None else args.workers,
+                    cluster=args.cluster,
+                    seconds=30.0 if args.seconds is None else args.seconds,
+                    seed=args.seed,
+                )
+            )
+        if args.workers is not None or args.cluster or args.seconds is not None:
+            print("--workers, --cluster and --seconds go with --faults")
+            return 2
         if args.adapter != "authority":
             adapter_bench: Callable[[Settings, int, int], Coroutine[Any, Any, int]]
             adapter_bench = _adapter_cli(args.adapter).bench
@@ -156,9 +184,10 @@ async def _console(
 
     from bot.adapters.console import VirtualClock, run_console
     from bot.commands.authority import Authority
-    from bot.runtime import open_store
+    from bot.runtime import open_store, warn_about_policy
 
     store = open_store(settings)
+    await warn_about_policy(store)
     clock = VirtualClock(time.time()) if script is not None else None
     seeds = random.Random(seed if seed is not None else secrets.randbits(64))
     authority = Authority(

@@ -1,0 +1,232 @@
+"""One worker process of ``boardroom bench --faults``: a real Authority serving a work queue.
+
+The fault bench (:mod:`bench.faults`) starts several of these with
+``python -m bench.faultworker ...``. Each is what a production bot process is, minus the platform
+SDK: one :class:`~storage.GameStore` on the Redis (or Redis Cluster) under test, one
+:class:`~bot.commands.authority.Authority`, the real deadline loop
+(:func:`~bot.commands.deadlines.run_deadlines`) and a few tasks taking deliveries off a list in
+a separate "platform" Redis (BLPOP, which the bench never faults) and handing each to
+:meth:`Authority.press` or :meth:`Authority.command`, exactly as an adapter would.
+
+After the authority returns, the worker pushes an answer (the delivery id, what the Outbox
+says: applied with its state version, duplicate, unavailable or only answered) to a results
+list. An answer is only ever written after the authority returned, so "applied" means the
+authority reported the move saved. A worker killed mid-way leaves its deliveries unanswered;
+the bench then delivers them again with the same id, as a platform retries.
+
+Besides plain SIGKILLs at random moments, the bench can ask a worker to die (SIGKILL itself) at
+the two moments a random kill almost never hits: SIGUSR1, right after its next claim of due
+deadlines (it dies holding their leases, before firing them); SIGUSR2, right after its next
+press that the authority applied, before answering it (the move is saved, the platform hears
+nothing and delivers it again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+import redis.exceptions
+
+from bot.commands.authority import Authority, Request
+from bot.commands.deadlines import run_deadlines, until_stopped
+from bot.commands.outbox import Outbox
+from bot.settings import Settings
+from storage import GameKey, GameStore
+
+__all__ = ["PLATFORM", "DoomedStore", "answer_of", "main"]
+
+log = logging.getLogger("boardroom.faultworker")
+
+PLATFORM = "fault"
+"""The platform name of every game the fault bench plays (its own deadline set)."""
+_BLPOP_S = 1
+"""How long one BLPOP waits: below the client's socket timeout, and short so a stop is quick."""
+_ANSWER_FOR_S = 30.0
+"""How long a worker keeps trying to hand in one answer when the platform Redis is away."""
+
+
+class DoomedStore(GameStore):
+    """The production store, which can kill its process right after a claim of due deadlines
+    (``doom == "lease"``), as a crash at the worst moment for the deadline leases would."""
+
+    doom: str | None = None
+
+    async def claim_due(
+        self, platform: str, now: float, lease_s: float, token: str, limit: int = 100
+    ) -> list[GameKey]:
+        due = await super().claim_due(platform, now, lease_s, token, limit)
+        if due and self.doom == "lease":
+            _die()
+        return due
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def answer_of(out: Outbox) -> dict[str, Any]:
+    """What the Outbox says happened: ``applied`` (with the saved state version, or a lobby
+    post), ``duplicate``, ``unavailable`` or ``answered`` (a refusal or a stale press)."""
+    if out.duplicate:
+        return {"status": "duplicate"}
+    if out.unavailable:
+        return {"status": "unavailable", "text": _first_text(out)}
+    if out.version is not None or out.public:
+        return {"status": "applied", "version": out.version}
+    return {"status": "answered", "text": _first_text(out)}
+
+
+def _first_text(out: Outbox) -> str:
+    return out.deliveries[0].message.text[:120] if out.deliveries else ""
+
+
+async def _handle(authority: Authority, item: dict[str, Any]) -> dict[str, Any]:
+    req = Request(
+        platform=PLATFORM,
+        channel=item["channel"],
+        user=item["user"],
+        name=item["name"],
+        delivery=item["id"],
+    )
+    try:
+        if item["kind"] == "press":
+            out = await authority.press(req, item["custom_id"], item.get("values"))
+        else:
+            out = await authority.command(req, item["game"], item["text"])
+    except Exception as exc:  # the production code raised: the bench reports it
+        log.exception("delivery %s raised", item["id"])
+        return {"status": "error", "text": f"{type(exc).__name__}: {exc}"[:300]}
+    return answer_of(out)
+
+
+async def _consume(
+    authority: Authority,
+    store: DoomedStore,
+    platform: aioredis.Redis,
+    queue: str,
+    results: str,
+    name: str,
+    stop: asyncio.Event,
+) -> None:
+    while not stop.is_set():
+        try:
+            popped = await platform.blpop([queue], timeout=_BLPOP_S)
+        except (redis.exceptions.RedisError, OSError):
+            await asyncio.sleep(0.2)
+            continue
+        if popped is None:
+            continue
+        item = json.loads(popped[1])
+        answer = await _handle(authority, item)
+        if store.doom == "ack" and item["kind"] == "press" and answer["status"] == "applied":
+            _die()
+        answer |= {"id": item["id"], "worker": name, "at": time.time()}
+        until = time.monotonic() + _ANSWER_FOR_S
+        while time.monotonic() < until:
+            try:
+                await platform.rpush(results, json.dumps(answer))
+                break
+            except (redis.exceptions.RedisError, OSError):
+                await asyncio.sleep(0.2)
+
+
+async def _orphaned(parent: int, stop: asyncio.Event) -> None:
+    """Stop when the bench that started us is gone (we were re-parented)."""
+    while not stop.is_set():
+        if os.getppid() != parent:
+            stop.set()
+            return
+        await asyncio.sleep(0.5)
+
+
+async def serve(args: argparse.Namespace) -> int:
+    settings = Settings(
+        REDIS_URL=args.url,
+        REDIS_CLUSTER=args.cluster,
+        BOARDROOM_DEADLINE_POLL_SECONDS=args.poll,
+        BOARDROOM_DEADLINE_LEASE_SECONDS=args.lease,
+    )
+    store = DoomedStore.from_url(args.url, cluster=args.cluster)
+    assert isinstance(store, DoomedStore)  # from_url builds ``cls``
+    authority = Authority(store, settings)
+    platform = aioredis.Redis.from_url(
+        args.platform_url, decode_responses=True, socket_timeout=_BLPOP_S + 4
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, setattr, store, "doom", "lease")
+    loop.add_signal_handler(signal.SIGUSR2, setattr, store, "doom", "ack")
+    fired = 0
+
+    async def sink(out: Outbox) -> None:
+        nonlocal fired
+        fired += 1
+
+    deadlines = asyncio.create_task(
+        run_deadlines(authority, PLATFORM, sink, settings.deadline_poll_seconds, stop)
+    )
+    helpers = [
+        asyncio.create_task(
+            _consume(authority, store, platform, args.queue, args.results, args.name, stop)
+        )
+        for _ in range(args.concurrency)
+    ]
+    helpers.append(asyncio.create_task(_orphaned(args.parent, stop)))
+    with contextlib.suppress(redis.exceptions.RedisError, OSError):
+        await platform.sadd(args.ready, args.name)
+    try:
+        code = await until_stopped(stop, deadlines)
+    finally:
+        stop.set()
+        for task in [deadlines, *helpers]:
+            task.cancel()
+        await asyncio.gather(deadlines, *helpers, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await store.close()
+        with contextlib.suppress(Exception):
+            await platform.aclose()
+    log.warning("worker %s stops (%d deadline outboxes delivered)", args.name, fired)
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench.faultworker")
+    parser.add_argument("--url", required=True, help="the Redis (or a cluster node) under test")
+    parser.add_argument("--cluster", action="store_true")
+    parser.add_argument("--platform-url", required=True, help="the Redis holding the queue")
+    parser.add_argument("--queue", required=True)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--ready", required=True, help="a set to join once ready")
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--poll", type=float, default=0.2)
+    parser.add_argument("--lease", type=float, default=5.0)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--parent", type=int, default=os.getppid())
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING,
+        format=f"%(asctime)s {args.name} %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    return asyncio.run(serve(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,70 @@
+"""``boardroom bench --faults``: one short run end to end, and its accounting on made-up logs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bench.faults import Checked, Sent, Step, faultbench, match_moves
+from bot.settings import Settings
+
+LAST = re.compile(
+    r"kills=(\d+) restarts=(\d+) actions=(\d+) lost=(\d+) doubled=(\d+) "
+    r"deadlines_lost=(\d+) max_deadline_late_s=(\d+\.\d+)"
+)
+
+
+async def test_a_short_run_with_kills_and_a_redis_restart_loses_and_doubles_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A shorter lease than the default only shortens the final settle period.
+    settings = Settings(BOARDROOM_DEADLINE_LEASE_SECONDS=1)
+
+    await faultbench(settings, games=4, workers=2, seconds=3, restarts=1, workdir=tmp_path)
+
+    out = capsys.readouterr().out
+    lines = out.strip().splitlines()
+    found = LAST.fullmatch(lines[-1])
+    assert found, out
+    kills, restarts, actions, lost, doubled, deadlines_lost = map(int, found.groups()[:6])
+    assert kills >= 1 and restarts == 1, out
+    assert actions > 0, out
+    assert (lost, doubled, deadlines_lost) == (0, 0, 0), out
+    replayed = re.search(r"(\d+)/(\d+) replay to their record", out)
+    assert replayed and replayed.group(1) == replayed.group(2), out
+
+
+def _press(id: str, entry: list[object], version: int, applied_at: int | None) -> Sent:
+    sent = Sent(id=id, channel="c", game="bigidea", user="u", kind="press", seat=0)
+    sent.entry, sent.version = entry, version
+    if applied_at is not None:
+        sent.answers.append({"id": id, "status": "applied", "version": applied_at})
+    return sent
+
+
+def test_the_accounting_finds_a_lost_move_and_a_doubled_one() -> None:
+    begin = Step(at=0, pre=None, pre_decision=None, post=0, first=["u", "begin", [], []])
+    move = [0, "pick", [1, 2]]
+    steps = [
+        begin,
+        Step(at=1, pre=0, pre_decision=0, post=1, first=move),
+        Step(at=2, pre=1, pre_decision=0, post=2, first=move),  # the same press again
+        Step(at=3, pre=2, pre_decision=2, post=3, first=[-1, "timeout", "k"]),
+    ]
+    checked = Checked()
+    match_moves(steps, [_press("a", move, 0, 1)], checked, "c")
+    assert (checked.human, checked.lost, checked.doubled, checked.unexplained) == (2, 0, 1, 0)
+
+    # Two presses explain both moves; a third, answered applied at a version the log does not
+    # have, is lost.
+    checked = Checked()
+    presses = [_press("a", move, 0, 1), _press("b", move, 1, None), _press("c", move, 2, 3)]
+    match_moves(steps, presses, checked, "c")
+    assert (checked.lost, checked.doubled, checked.unexplained) == (1, 0, 0)
+
+    # A move no press could have made (its button was stale) is reported too.
+    checked = Checked()
+    match_moves(steps[:2], [_press("a", move, 5, None)], checked, "c")
+    assert (checked.lost, checked.doubled, checked.unexplained) == (0, 0, 1)
