@@ -196,6 +196,8 @@ class Game(ABC, Generic[S, OptionsT]):
     """The members of that union, each with a ``type`` literal as its first field."""
     text_commands: ClassVar[dict[str, str]] = {}
     """Game-specific text subcommands handled by :meth:`parse_text`, with their help line."""
+    forms: ClassVar[dict[str, ui.Ask]] = {}
+    """The form that asks for each typed command a button can open (``ui.Button(ask=True)``)."""
     teams: ClassVar[bool] = False
     """Seats are teams: several users may share a seat and any of them acts for it. The core
     still only knows seats; the authority maps members to them."""

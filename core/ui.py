@@ -17,9 +17,12 @@ from pydantic import BaseModel, Field
 
 __all__ = [
     "MAX_BUTTONS",
+    "MAX_FORM_LABEL",
+    "MAX_FORM_TITLE",
     "MAX_LABEL",
     "MAX_OPTIONS",
     "ROW",
+    "Ask",
     "Button",
     "Field_",
     "Message",
@@ -30,6 +33,28 @@ __all__ = [
 ]
 
 Style = Literal["primary", "secondary", "success", "danger"]
+
+
+MAX_FORM_TITLE = 24
+"""Characters of a form's title (Slack's modal title limit; Discord allows 45)."""
+MAX_FORM_LABEL = 45
+"""Characters of a form's question (Discord's text input label limit)."""
+
+
+class Ask(BaseModel):
+    """A one-question form (a Discord modal, a Slack modal): what a typed move needs.
+
+    A button whose ``command`` is a game's text command (``pitch``, ``bet``) and which has an
+    Ask opens the form; the answer completes the command (``pitch <answer>``), which is then
+    checked exactly as if it had been typed.
+    """
+
+    title: str = Field(max_length=MAX_FORM_TITLE)
+    label: str = Field(max_length=MAX_FORM_LABEL)
+    placeholder: str = ""
+    max_length: int = Field(default=200, ge=1, le=4000)
+    long: bool = False
+    """Several lines (a pitch) rather than one (an amount)."""
 
 
 class Button(BaseModel):
@@ -44,6 +69,8 @@ class Button(BaseModel):
     seat: int | None = None
     """When set, only this seat may press it (a button in someone's private panel)."""
     disabled: bool = False
+    ask: bool = False
+    """The ``command`` is typed: pressing opens the game's form for it (``Game.forms``)."""
 
 
 class SelectOption(BaseModel):

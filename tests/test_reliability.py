@@ -232,6 +232,7 @@ async def test_redis_frozen_after_a_save_says_the_move_is_uncertain_then_shows_i
     server = spawn_redis(None)
     store = _lossy(server.url)
     authority = _authority(store, clock)
+    authority.confirm_s = 0.5  # the read-back's budget (3 s in production)
     pid = int((await store.client.info("server"))["process_id"])
     try:
         await lobby(authority, ["alice", "bob", "carol"], options=FAST)

@@ -212,6 +212,11 @@ class Console:
 
     def deliver(self, outbox: Outbox) -> None:
         game = outbox.game or ""
+        if outbox.form is not None:
+            # A terminal has no modal: the form's question, and the command that answers it.
+            ask = outbox.form.ask
+            self.write(f"[{self.user} · form] {ask.title}: {ask.label}")
+            self.write(f"  (type `/{outbox.form.game} {outbox.form.command} <answer>`)")
         for delivery in outbox.deliveries:
             self._show(delivery, game)
         if outbox.board is not None:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, field_validator
 from bot.commands import codec, teams
 from bot.commands.actionlog import line
 from bot.commands.grammar import CommandError, parse, parse_options, usage
-from bot.commands.outbox import Outbox
+from bot.commands.outbox import Form, Outbox
 from bot.commands.play import (
     Advance,
     advance,
@@ -70,6 +70,7 @@ PARK_AFTER = 5
 PARK_S = 600.0
 STALE = "That button is from an earlier moment of the game, so I ignored it."
 BUSY = "The table was busy with other moves; please try again."
+UNKNOWN_BUTTON = "That button is not one I recognise; it may be from an old bot."
 
 
 class Request(BaseModel):
@@ -136,6 +137,8 @@ class Authority:
         self.parked: dict[GameKey, str] = {}
         """Games whose deadline keeps failing, and why (shown by health checks and logs)."""
         self._token = f"{secrets.token_hex(6)}:"
+        self.confirm_s = CONFIRM_S
+        """How long an ambiguous save is read back before the player hears it is uncertain."""
         self._adopted: set[str] = set()
         """Platforms whose deadlines from before leases were moved (once per process)."""
         self._claims = 0
@@ -192,11 +195,22 @@ class Authority:
         game = get_game(press.game) if press is not None else None
         if press is None or game is None:
             out = self._outbox(req)
-            out.reply(req.user, "That button is not one I recognise; it may be from an old bot.")
+            out.reply(req.user, UNKNOWN_BUTTON)
             return out
         if press.channel is not None and press.channel != req.channel:
             # A button in a DM acts on the game of the channel it came from.
             req = req.model_copy(update={"channel": press.channel})
+        if press.command is not None and press.ask:
+            out = self._outbox(req, game)
+            word = press.command.split()[0] if press.command.split() else ""
+            ask = game.forms.get(word)
+            if ask is None:
+                out.reply(req.user, UNKNOWN_BUTTON)
+            else:
+                # Nothing is applied yet: the answer comes back as a typed command and is
+                # checked like one (seat, turn, amount).
+                out.form = Form(game=game.name, channel=req.channel, command=word, ask=ask)
+            return out
         if press.command is not None:
             return await self.command(req, game.name, press.command)
         return await self._transact(req, game, self._press_step(req, game, press))
@@ -441,9 +455,9 @@ class Authority:
 
     async def _confirm(self, key: GameKey, version: int, data: str) -> bool | None:
         """Whether our save of ``version`` is stored, read back once Redis answers again;
-        None when it does not answer within :data:`CONFIRM_S` (the player is waiting)."""
+        None when it does not answer within ``confirm_s`` (the player is waiting)."""
         try:
-            async with asyncio.timeout(CONFIRM_S):
+            async with asyncio.timeout(self.confirm_s):
                 while True:
                     try:
                         return await self._already_saved(key, version, data)

@@ -41,6 +41,8 @@ class Press(BaseModel):
     seat: int | None = None
     field: str | None = None
     values: list[str] = Field(default_factory=list)
+    ask: bool = False
+    """A typed command's button: open its form rather than run it (``Game.forms``)."""
 
     def resolved_action(self) -> dict[str, Any] | None:
         """The action with the chosen select values filled in."""
@@ -76,7 +78,8 @@ def encode_button(
     components of one message that would otherwise share an id (see :class:`MessageIds`)."""
     where = channel or ""
     if button.command is not None:
-        return _checked(f"{_PREFIX}|{_kind('c', slot)}|{game}|{where}|{button.command}", limit)
+        letter = "q" if button.ask else "c"  # q: the command asks for text (a form) first
+        return _checked(f"{_PREFIX}|{_kind(letter, slot)}|{game}|{where}|{button.command}", limit)
     if button.action is None:
         raise ValueError("a button needs an action or a command")
 
@@ -237,11 +240,11 @@ def decode(custom_id: str, values: list[str] | None = None) -> Press | None:
     if not head[1][1:].isdigit() and head[1][1:]:
         return None  # a slot (see MessageIds) is digits only
     # Split only as far as the kind's fields go, so the JSON tail is never cut.
-    parts = custom_id.split("|", {"c": 4, "a": 6, "s": 7}.get(kind, 4))
+    parts = custom_id.split("|", {"c": 4, "q": 4, "a": 6, "s": 7}.get(kind, 4))
     try:
         channel = _long_channel(head[3])
-        if kind == "c":
-            return Press(game=game, channel=channel, command=parts[4])
+        if kind in ("c", "q"):
+            return Press(game=game, channel=channel, command=parts[4], ask=kind == "q")
         version = int(parts[4])
         seat = int(parts[5]) if parts[5] else None
         if kind == "a":

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from core import ui
 
-__all__ = ["Delivery", "Outbox"]
+__all__ = ["Delivery", "Form", "Outbox"]
 
 
 class Delivery(BaseModel):
@@ -22,6 +22,16 @@ class Delivery(BaseModel):
     to: Literal["channel", "ephemeral", "dm"]
     user: str | None = None
     message: ui.Message
+
+
+class Form(BaseModel):
+    """A form for the presser to fill in (a modal): its answer completes ``command``, which is
+    then sent to the game of ``channel`` as if typed (``/<game> <command> <answer>``)."""
+
+    game: str
+    channel: str
+    command: str
+    ask: ui.Ask
 
 
 class Outbox(BaseModel):
@@ -45,6 +55,8 @@ class Outbox(BaseModel):
     """Storage could not be reached; nothing was applied."""
     duplicate: bool = False
     """The delivery was seen before (a platform retry or a double submit) and was not applied."""
+    form: Form | None = None
+    """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 
     def post(self, message: ui.Message) -> None:
         self.deliveries.append(Delivery(to="channel", message=message))

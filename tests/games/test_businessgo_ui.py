@@ -77,7 +77,10 @@ def test_casino_panel_offers_bets_up_to_the_limit_and_cash() -> None:
         "Bet $250,000",
         "Bet $300,000",
         "Stop betting",
+        "Bet an amount…",
     ]
+    typed = panel.all_buttons()[-1]
+    assert typed.ask and typed.command == "bet" and "bet" in GAME.forms
     assert "bet <amount>" in panel.text
     rich, _ = land(with_cash(new_game(), ann=3_000_000), 0, "casino")
     assert Bet(amount=1_000_000) in GAME.legal_actions(rich, 0)
@@ -113,6 +116,7 @@ def test_auction_panel_and_board_keep_bids_sealed() -> None:
         "Bid $200,000",
         "Bid $250,000",
         "Pass",
+        "Bid an amount…",  # a form: any amount, sealed like the others
     ]
     state, _ = act(state, 1, Bid(amount=170_000))
     for text in (GAME.render_board(state).plain_text(), str(GAME.view(state, None))):

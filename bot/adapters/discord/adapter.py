@@ -18,9 +18,9 @@ from typing import Any
 
 import discord
 
-from bot.adapters.discord.render import NO_MENTIONS, Rendered, render
+from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
 from bot.commands.authority import Authority, Request
-from bot.commands.outbox import Delivery, Outbox
+from bot.commands.outbox import Delivery, Form, Outbox
 from bot.runtime import board_to_draw, first_time
 from core import ui
 from core.text import join
@@ -34,6 +34,11 @@ PLATFORM = "discord"
 ACK_BUDGET = 2.0
 """Seconds the authority may take before the interaction is deferred (Discord allows 3)."""
 CLOSED_DMS = 50007
+MODAL_TITLE_LIMIT = 45
+TEXT_INPUT_LABEL_LIMIT = 45
+TEXT_INPUT_LIMIT = 4000
+MODAL_TIMEOUT_S = 900
+"""A form left open longer than an interaction token lives is dropped (the answer would fail)."""
 MISSING_PERMISSIONS = 50013
 FAILED = (
     "Something went wrong on my side while answering that; the game's `status` command shows "
@@ -134,6 +139,15 @@ class DiscordAdapter:
 
         await self._handle(interaction, work)
 
+    async def on_form(self, interaction: discord.Interaction[Any], form: Form, answer: str) -> None:
+        """A submitted form: its answer completes the typed command, run as if typed."""
+        request = self._request(interaction).model_copy(update={"channel": form.channel})
+
+        async def work() -> list[Outbox]:
+            return [await self.authority.command(request, form.game, f"{form.command} {answer}")]
+
+        await self._handle(interaction, work)
+
     async def deliver(self, outbox: Outbox) -> None:
         """Deliver an Outbox that no interaction asked for (a deadline fired)."""
         await self._deliver(outbox, None)
@@ -226,6 +240,9 @@ class DiscordAdapter:
         """Send ``out``; True when the requester got a message of their own (not only an ack)."""
         if out.duplicate:
             return False
+        if out.form is not None and interaction is not None:
+            await self._open_form(interaction, out.form)
+            return True
         game = out.game or ""
         where = f"{PLATFORM}:{out.channel} ({game or 'no game'})"
         requester = str(interaction.user.id) if interaction is not None else None
@@ -283,6 +300,18 @@ class DiscordAdapter:
             await self._tell(interaction, CANNOT_POST.format(missing=join(missing), game=game))
             answered = True
         return answered
+
+    async def _open_form(self, interaction: discord.Interaction[Any], form: Form) -> None:
+        """A modal, which must be the interaction's first answer; if the press was already
+        deferred (a slow moment), the player is told how to type it instead."""
+        if interaction.response.is_done():
+            typed = f"`/{form.game} {form.command} <answer>`"
+            await self._tell(interaction, f"Type {typed} to answer.")
+            return
+        modal = FormModal(self, form)
+        await self._part(
+            f"{interaction.channel_id}", "a form", interaction.response.send_modal(modal)
+        )
 
     async def _post(
         self,
@@ -374,3 +403,22 @@ def _kwargs(rendered: Rendered) -> dict[str, Any]:
     if rendered.view is not None:
         kwargs["view"] = rendered.view
     return kwargs
+
+
+class FormModal(discord.ui.Modal):
+    """A :class:`~bot.commands.outbox.Form` as a Discord modal of one text input."""
+
+    def __init__(self, adapter: DiscordAdapter, form: Form) -> None:
+        super().__init__(title=cut(form.ask.title, MODAL_TITLE_LIMIT), timeout=MODAL_TIMEOUT_S)
+        self.adapter = adapter
+        self.form = form
+        self.answer: discord.ui.TextInput[FormModal] = discord.ui.TextInput(
+            label=cut(form.ask.label, TEXT_INPUT_LABEL_LIMIT),
+            style=discord.TextStyle.paragraph if form.ask.long else discord.TextStyle.short,
+            placeholder=cut(form.ask.placeholder, PLACEHOLDER_LIMIT) or None,
+            max_length=min(form.ask.max_length, TEXT_INPUT_LIMIT),
+        )
+        self.add_item(self.answer)
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        await self.adapter.on_form(interaction, self.form, self.answer.value)

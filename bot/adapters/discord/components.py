@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["GameButton", "GameSelect"]
 
 # (?s): the JSON tail of an id never holds a newline, but a stray one must not stop the match.
-_BUTTON_ID = re.compile(r"(?s)br1\|[ac]\d*\|.*")
+_BUTTON_ID = re.compile(r"(?s)br1\|[acq]\d*\|.*")
 _SELECT_ID = re.compile(r"(?s)br1\|s\d*\|.*")
 
 

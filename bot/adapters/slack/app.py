@@ -39,7 +39,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.adapters.slack.render import ACTION_PATTERN, blocks, component_id, fallback_text
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import parse
-from bot.commands.outbox import Delivery, Outbox
+from bot.commands.outbox import Delivery, Form, Outbox
 from bot.runtime import board_to_draw
 from core import ui
 from core.registry import all_games
@@ -67,6 +67,9 @@ RATE_LIMIT_RETRIES = 5
 """How often one call is retried after ``429 ratelimited`` (each after its ``Retry-After``)."""
 MAX_JITTER_S = 0.25
 NAME_TTL_S = 3600.0
+FORM_CALLBACK = "boardroom_form"
+FORM_FIELD = "answer"
+MAX_MODAL_TITLE = 24
 """How long a looked-up display name is trusted."""
 
 
@@ -152,6 +155,7 @@ class SlackAdapter:
         for game in all_games():
             self.app.command(f"/{game.name}")(self._on_command)
         self.app.action(ACTION_PATTERN)(self._on_action)
+        self.app.view(FORM_CALLBACK)(self._on_form)
         self.handled: list[Callable[[Request], None]] = []
         """Called with each request once its answer is delivered (bench, tests)."""
         self._dms: dict[str, str] = {}
@@ -216,6 +220,9 @@ class SlackAdapter:
         async def work() -> None:
             named = await self._named(req, handle)
             out = await self.authority.press(named, custom_id, values)
+            if out.form is not None and trigger:
+                await self._open_form(trigger, out.form)
+                return
             await self.deliver(out, requester=req.user, origin=channel)
 
         self._start(req, work)
@@ -246,6 +253,63 @@ class SlackAdapter:
         )
         self._names[user] = (now, name)
         return name
+
+    async def _open_form(self, trigger: str, form: Form) -> None:
+        """A :class:`~bot.commands.outbox.Form` as a Slack modal (``views.open``)."""
+        ask = form.ask
+        view = {
+            "type": "modal",
+            "callback_id": FORM_CALLBACK,
+            "private_metadata": json.dumps({"g": form.game, "c": form.channel, "w": form.command}),
+            "title": {"type": "plain_text", "text": ask.title[:MAX_MODAL_TITLE]},
+            "submit": {"type": "plain_text", "text": "Send"},
+            "close": {"type": "plain_text", "text": "Cancel"},
+            "blocks": [
+                {
+                    "type": "input",
+                    "block_id": FORM_FIELD,
+                    "label": {"type": "plain_text", "text": ask.label},
+                    "element": {
+                        "type": "plain_text_input",
+                        "action_id": FORM_FIELD,
+                        "multiline": ask.long,
+                        "max_length": ask.max_length,
+                        **(
+                            {"placeholder": {"type": "plain_text", "text": ask.placeholder}}
+                            if ask.placeholder
+                            else {}
+                        ),
+                    },
+                }
+            ],
+        }
+        try:
+            await self.client.views_open(trigger_id=trigger, view=view)
+        except SlackApiError as error:
+            log.warning("opening the %s form failed: %s", form.command, _reason(error))
+
+    async def _on_form(self, ack: Any, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """A submitted form: its answer completes the typed command, run as if typed."""
+        await ack()  # closes the modal; the answer follows in the channel
+        meta = json.loads(view.get("private_metadata") or "{}")
+        answer = str(view["state"]["values"][FORM_FIELD][FORM_FIELD].get("value") or "")
+        user = body["user"]
+        req = Request(
+            platform=PLATFORM,
+            channel=str(meta.get("c", "")),
+            user=user["id"],
+            name=user.get("name") or user.get("username") or user["id"],
+            delivery=delivery_id("form", view.get("id"), body),
+        )
+        handle = req.name
+
+        async def work() -> None:
+            named = await self._named(req, handle)
+            command = f"{meta.get('w', '')} {answer}"
+            out = await self.authority.command(named, str(meta.get("g", "")), command)
+            await self.deliver(out, requester=req.user)
+
+        self._start(req, work)
 
     def _start(self, req: Request, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` after the listener returns (the HTTP answer goes out meanwhile)."""

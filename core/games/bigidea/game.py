@@ -28,6 +28,7 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
     action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
     action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
+    forms: ClassVar[dict[str, neutral.Ask]] = {"pitch": ui.PITCH_FORM}
 
     def new_game(
         self, names: Sequence[str], bots: Sequence[bool], options: BigIdeaOptions, rng: Rng

@@ -116,7 +116,11 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             )
         mine = state.new_product_of(seat)
         if mine is not None and mine.pitch is None:
-            lines.append(f"You may pitch your new product (up to {PITCH_LIMIT} characters).")
+            lines.append(
+                f"You may pitch your new product (up to {PITCH_LIMIT} characters): press "
+                "Pitch it, or type `/bigidea pitch <text>`."
+            )
+            buttons.append(ui.Button(label="Pitch it…", style="primary", command="pitch", ask=True))
     elif state.phase == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
         if len(legal) <= ui.MAX_BUTTONS:
@@ -136,6 +140,15 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
         buttons=ui.rows(buttons),
         selects=selects,
     )
+
+
+PITCH_FORM = ui.Ask(
+    title="Your pitch",
+    label="Sell your new product to the table",
+    placeholder="It keeps your beer cold and your heart warm…",
+    max_length=PITCH_LIMIT,
+    long=True,
+)
 
 
 def _button(state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass) -> ui.Button:

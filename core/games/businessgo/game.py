@@ -28,6 +28,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
     action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
     action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
+    forms: ClassVar[dict[str, neutral.Ask]] = ui.FORMS
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],
         "short": ["short=yes"],

@@ -169,12 +169,34 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
                 buttons.append(_button(state, seat, actions[0]))
             else:
                 selects.extend(_menus(state, seat, kind, actions))
+    typed = _TYPED.get(state.phase)
+    if typed is not None and legal and len(buttons) < ui.MAX_BUTTONS:
+        # An amount of one's own, as a form (the typed command, checked the same way).
+        label, command = typed
+        buttons.append(ui.Button(label=label, style="primary", command=command, ask=True))
     return ui.Message(
         title=f"Busine$$ GO: {state.names[seat]}",
         text="\n".join(line for line in lines if line),
         buttons=ui.rows(buttons),
         selects=selects,
     )
+
+
+FORMS = {
+    "bet": ui.Ask(
+        title="Casino bet",
+        label="How much do you bet? (e.g. 250k)",
+        placeholder="250k",
+        max_length=20,
+    ),
+    "bid": ui.Ask(
+        title="Sealed bid",
+        label="Your bid (e.g. 120k); the others never see it",
+        placeholder="120k",
+        max_length=20,
+    ),
+}
+_TYPED = {"casino": ("Bet an amount…", "bet"), "auction": ("Bid an amount…", "bid")}
 
 
 def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Any]) -> str:

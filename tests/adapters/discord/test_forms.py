@@ -1,0 +1,52 @@
+"""Typed moves by form: a Pitch button opens a modal whose answer is the pitch."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bot.commands.authority import Authority
+from bot.settings import Settings
+from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
+from testkit.discord.sim import Table, running_bot
+from tests.adapters.discord.conftest import CHANNEL, USERS
+
+SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
+
+
+def _pitch_button(fake: FakeDiscord, user: FakeUser) -> tuple[FakeMessage, dict[str, Any]] | None:
+    for message in reversed(fake.private(user)):
+        for component in message.components:
+            if component.get("label") == "Pitch it…":
+                return message, component
+    return None
+
+
+async def test_the_pitch_button_opens_a_modal_and_its_answer_is_the_pitch(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    users = USERS[:3]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, users, random.Random(21))
+        await table.open(SLOW_VOTE)
+        found = None
+        for _ in range(200):
+            found = next(((u, f) for u in users if (f := _pitch_button(fake, u))), None)
+            if found is not None:
+                break
+            assert await table.step()
+        assert found is not None, "no owner was ever offered to pitch"
+        owner, (panel, button) = found
+        opened = await table.click(owner, panel, button["custom_id"])
+        assert opened.callback is not None and opened.callback["type"] == 9  # a modal
+        assert opened.modal is not None and fake.refused == []
+        field = opened.modal["components"][0]["components"][0]
+        assert field["max_length"] == 200 and field["style"] == 2  # a paragraph
+        pitch = "It keeps <@1> cold and @everyone warm"
+        await table.settle(await fake.submit(owner, opened, {field["custom_id"]: pitch}))
+        record = await table.record()
+    assert record is not None and record.state is not None
+    pitched = [p["pitch"] for p in record.state["products"] if p["pitch"]]
+    assert pitched == [pitch]
+    assert any("pitches the" in m.content for m in fake.public(CHANNEL))
+    assert fake.notifications == []
