@@ -20,10 +20,11 @@ import subprocess
 import tempfile
 import time
 import weakref
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 
@@ -128,7 +129,44 @@ def _find_cli(server_binary: str) -> str | None:
     return found
 
 
-class LocalRedisServer:
+_Self = TypeVar("_Self", bound="_Started")
+
+
+class _Started(ABC):
+    """``with`` / ``async with`` for what ``start()`` starts and ``stop()`` stops."""
+
+    @abstractmethod
+    def start(self: _Self) -> _Self:
+        """Start and wait until ready; the result is what ``with`` binds."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop everything started."""
+
+    def __enter__(self: _Self) -> _Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self: _Self) -> _Self:
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.stop)
+
+
+class LocalRedisServer(_Started):
     """One ``redis-server`` process without persistence, bound to 127.0.0.1.
 
     ``port=None`` picks a free port. ``workdir=None`` uses a temporary directory that is removed
@@ -240,28 +278,6 @@ class LocalRedisServer:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
 
-    def __enter__(self) -> LocalRedisServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> LocalRedisServer:
-        return await asyncio.to_thread(self.start)
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.stop)
-
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"<LocalRedisServer {self.url} {state}>"
@@ -287,7 +303,7 @@ class _Node:
             self.slots += int(high or low) - int(low) + 1
 
 
-class LocalRedisCluster:
+class LocalRedisCluster(_Started):
     """A Redis Cluster of ``masters`` masters with ``replicas`` replicas each, on 127.0.0.1.
 
     Every node is a :class:`LocalRedisServer` started with ``--cluster-enabled yes`` in one
@@ -541,28 +557,6 @@ class LocalRedisCluster:
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
-
-    def __enter__(self) -> LocalRedisCluster:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> LocalRedisCluster:
-        return await asyncio.to_thread(self.start)
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.stop)
 
     def __repr__(self) -> str:
         return (
