@@ -189,9 +189,10 @@ class _Person:
         return [p for p in (self.private, self.public) if p is not None and not p.answered]
 
 
-def _press_args(
+def press_args(
     game: str, choice: ui.Button | ui.Select, rng: random.Random
 ) -> tuple[str, list[str] | None]:
+    """The custom id and (for a menu) a random legal choice of values for pressing ``choice``."""
     if isinstance(choice, ui.Button):
         return codec.encode_button(game, choice), None
     options = [o.value for o in choice.options]
@@ -314,7 +315,7 @@ class _Table:
             if choice is None:
                 panel.answered = True
                 continue
-            custom_id, values = _press_args(GAME, choice, self.rng)
+            custom_id, values = press_args(GAME, choice, self.rng)
             request = self._request(person.user)
             started = time.perf_counter()
             out = await self.authority.press(request, custom_id, values)

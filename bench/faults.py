@@ -83,6 +83,7 @@ from typing import IO, Any, cast
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from bench.authority import press_args
 from bench.faultworker import PLATFORM
 from bot.commands import codec
 from bot.commands.actionlog import decode_action, encode_action
@@ -266,17 +267,6 @@ def _choices(message: ui.Message | None) -> list[ui.Button | ui.Select]:
     return found + [s for s in message.selects if s.options]
 
 
-def _press_args(
-    game: str, choice: ui.Button | ui.Select, rng: random.Random
-) -> tuple[str, list[str] | None]:
-    if isinstance(choice, ui.Button):
-        return codec.encode_button(game, choice), None
-    options = [o.value for o in choice.options]
-    low = max(0, min(choice.min_values, len(options)))
-    high = max(low, min(choice.max_values, len(options)))
-    return codec.encode_select(game, choice), rng.sample(options, rng.randint(low, high))
-
-
 def _normal(value: Any) -> Any:
     """``value`` as it reads back from JSON (tuples become lists, ...)."""
     return json.loads(json.dumps(value))
@@ -435,7 +425,7 @@ class Table:
     ) -> None:
         try:
             await asyncio.sleep(self.rng.uniform(*THINK_S))
-            custom_id, values = _press_args(self.game_name, choice, self.rng)
+            custom_id, values = press_args(self.game_name, choice, self.rng)
             sent = self._sent(channel, user, "press")
             sent.seat, sent.entry, sent.version = _logged_as(self.game, custom_id, values, seat)
             payload = {
