@@ -1,8 +1,8 @@
 """``boardroom bench``: many concurrent games of The Big Idea through the authority, and the floor.
 
 Simulated people play every seat through :meth:`Authority.press` only, as chat users would: each
-keeps the newest private message that came with components and the newest channel message with
-components (the public vote prompt), and presses one random choice on a panel it has not answered
+sees the table's surfaces of every Outbox (its own private panel, a private reply with choices,
+the public prompt such as the vote) and presses one random choice on a panel it has not answered
 yet. Every press is timed. A counting store records every storage call the authority made.
 
 The bench has three parts, in one run:
@@ -189,6 +189,12 @@ class _Person:
         return [p for p in (self.private, self.public) if p is not None and not p.answered]
 
 
+def _panel(message: ui.Message | None) -> _Panel | None:
+    """A surface as a panel to press, or None when it shows nothing to press."""
+    choices = _choices(message) if message is not None else []
+    return _Panel(choices) if choices else None
+
+
 def press_args(
     game: str, choice: ui.Button | ui.Select, rng: random.Random
 ) -> tuple[str, list[str] | None]:
@@ -202,8 +208,8 @@ def press_args(
 
 
 def _applied(out: Outbox) -> bool:
-    """Whether the authority changed the game: every applied step posts or refreshes the board;
-    refusals and stale presses only answer the presser privately."""
+    """Whether the authority changed the game: every applied lobby step shows a new card, every
+    applied move a new board; refusals and stale presses only answer the presser privately."""
     return out.board is not None or bool(out.public)
 
 
@@ -247,6 +253,7 @@ class _Table:
         self.people = {f"u{i}": _Person(f"u{i}") for i in range(players)}
         self.result = _GameResult(index)
         self._deliveries = 0
+        self._prompt_id: int | None = None
 
     def _request(self, user: str) -> Request:
         self._deliveries += 1
@@ -259,16 +266,27 @@ class _Table:
         )
 
     def _receive(self, out: Outbox) -> None:
-        """Each message with components becomes its addressee's newest panel."""
+        """What each person now sees on the table's surfaces: the public prompt (the lobby card
+        carries only command buttons), their own panel, and a private reply to them (a stale
+        press is answered with the current choices). A surface shown anew replaces what that
+        person saw there before, with choices or without (a closed decision leaves nothing to
+        press)."""
+        if out.board is not None:  # with a board, the prompt says what the public prompt shows
+            same = out.prompt is not None and out.prompt_id == self._prompt_id
+            self._prompt_id = out.prompt_id
+            for person in self.people.values():
+                panel = _panel(out.prompt)
+                if same and person.public is not None and panel is not None:
+                    # The same decision, edited (someone voted): who answered it has answered.
+                    panel.answered, panel.tries = person.public.answered, person.public.tries
+                person.public = panel
+        for user, message in out.panels.items():
+            if user in self.people:
+                self.people[user].private = _panel(message)
         for delivery in out.deliveries:
             choices = _choices(delivery.message)
-            if not choices:
-                continue
-            if delivery.to == "channel":
-                for person in self.people.values():
-                    person.public = _Panel(list(choices))
-            elif delivery.user in self.people:
-                self.people[delivery.user].private = _Panel(list(choices))
+            if choices and delivery.user in self.people:
+                self.people[delivery.user].private = _Panel(choices)
 
     async def _command(self, user: str, text: str) -> bool:
         out = await self.authority.command(self._request(user), GAME, text)

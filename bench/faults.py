@@ -11,10 +11,14 @@ It then starts ``--workers`` processes (:mod:`bench.faultworker`), each a real
 deliveries from the queue through :meth:`Authority.press` and :meth:`Authority.command`.
 
 Simulated people play ``--games`` tables (The Big Idea, BiggieBills$$$ and Busine$$ GO in turn,
-every deadline set to 2 s). Each reads its game's record from the store under test, and for every
-seat the game waits for either ignores the decision (often: so that deadlines fire) or, after a
-moment's thought, presses a random choice of that seat's panel or the public prompt, built by the
-game's own ``render_private``/``render_prompt`` and encoded by the codec like a real button. A
+every deadline set to 2 s). Each reads its game's record from the store under test to know
+whom the game waits for, and each such person either ignores the decision (often: so that
+deadlines fire) or, after a moment's thought, presses a random choice of what the table shows
+them: their own panel (or a private reply of current choices) and the public prompt, as the
+workers showed them in the platform Redis (:func:`bench.faultworker.show`, the newest state
+version winning), encoded by the codec like a real button. A surface a killed worker never
+showed stays old until the next change (or a stale press's reply) shows it anew, as on a real
+platform. A
 BiggieBills team has two people who may both press. Some deliveries are pushed twice at once (a
 platform delivering twice); one without an answer within a few seconds, or answered
 "unavailable", is delivered again with the same delivery id (a platform retry).
@@ -84,7 +88,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 
 from bench.authority import press_args
-from bench.faultworker import PLATFORM
+from bench.faultworker import PLATFORM, SURFACES
 from bot.commands import codec
 from bot.commands.actionlog import decode_action, encode_action
 from bot.commands.play import action_rng, load_state
@@ -247,6 +251,18 @@ class Platform:
         finally:
             self._events.pop(sent.id, None)
 
+    async def surfaces(self, channel: str) -> dict[str, ui.Message | None]:
+        """What the workers show in ``channel`` now: ``prompt`` and ``panel:<user>``."""
+        try:
+            fields = cast(dict[str, str], await self.client.hgetall(SURFACES + channel))
+        except (redis.exceptions.RedisError, OSError):
+            return {}
+        return {
+            name: ui.Message.model_validate_json(data) if data != "null" else None
+            for name, data in fields.items()
+            if not name.startswith("v:")
+        }
+
     async def ready(self, worker: str) -> bool:
         """Whether the worker has set up its signal handlers."""
         return bool(await self.client.sismember(_READY, worker))
@@ -397,11 +413,14 @@ class Table:
             if state.deadline is not None and record.deadline_due is not None:
                 seen = self.bench.seen_due[self.channel]
                 seen.setdefault((state.version, state.deadline.key), record.deadline_due)
+            shown = await self.bench.platform.surfaces(self.channel)
             for seat in self.game.waiting_for(state):
                 for user in record.seats[seat].users:
-                    self._consider(state, seat, user)
+                    self._consider(state, seat, user, shown)
 
-    def _consider(self, state: GameState, seat: int, user: str) -> None:
+    def _consider(
+        self, state: GameState, seat: int, user: str, shown: dict[str, ui.Message | None]
+    ) -> None:
         if user in self._busy:
             return
         decision = (state.decision_version, seat, user)
@@ -409,8 +428,7 @@ class Table:
             self._decided[decision] = self.rng.random() >= IDLE
         if not self._decided[decision] or self._pressed[decision] >= PRESSES_PER_DECISION:
             return
-        choices = _choices(self.game.render_private(state, seat))
-        choices += _choices(self.game.render_prompt(state))
+        choices = _choices(shown.get(f"panel:{user}")) + _choices(shown.get("prompt"))
         if not choices:
             return
         self._pressed[decision] += 1

@@ -8,11 +8,15 @@ SDK: one :class:`~storage.GameStore` on the Redis (or Redis Cluster) under test,
 a separate "platform" Redis (BLPOP, which the bench never faults) and handing each to
 :meth:`Authority.press` or :meth:`Authority.command`, exactly as an adapter would.
 
-After the authority returns, the worker pushes an answer (the delivery id, what the Outbox
-says: applied with its state version, duplicate, unavailable or only answered) to a results
-list. An answer is only ever written after the authority returned, so "applied" means the
-authority reported the move saved. A worker killed mid-way leaves its deliveries unanswered;
-the bench then delivers them again with the same id, as a platform retries.
+After the authority returns, the worker shows the Outbox's surfaces as a platform would hold
+them (:func:`show`: each user's private panel, a private reply that carries choices, the public
+prompt) in a hash per channel in the platform Redis, where the simulated people find their
+choices; then it pushes an answer (the delivery id, what the Outbox says: applied with its
+state version, duplicate, unavailable or only answered) to a results list. The Outboxes of the
+deadlines it fires are shown the same way. An answer is only ever written after the authority
+returned, so "applied" means the authority reported the move saved. A worker killed mid-way
+leaves its deliveries unanswered; the bench then delivers them again with the same id, as a
+platform retries.
 
 Besides plain SIGKILLs at random moments, the bench can ask a worker to die (SIGKILL itself) at
 the two moments a random kill almost never hits: SIGUSR1, right after its next claim of due
@@ -42,9 +46,10 @@ from bot.commands.authority import Authority, Request
 from bot.commands.deadlines import run_deadlines, until_stopped
 from bot.commands.outbox import Outbox
 from bot.settings import Settings
+from core import ui
 from storage import GameKey, GameStore
 
-__all__ = ["PLATFORM", "DoomedStore", "answer_of", "main"]
+__all__ = ["PLATFORM", "SURFACES", "DoomedStore", "answer_of", "main", "show", "surfaces_of"]
 
 log = logging.getLogger("boardroom.faultworker")
 
@@ -54,6 +59,26 @@ _BLPOP_S = 1
 """How long one BLPOP waits: below the client's socket timeout, and short so a stop is quick."""
 _ANSWER_FOR_S = 30.0
 """How long a worker keeps trying to hand in one answer when the platform Redis is away."""
+SURFACES = "faultbench:surfaces:"
+"""The platform Redis hash of a channel's surfaces (``SURFACES + channel``): ``prompt`` and
+``panel:<user>``, each a message as JSON (``null``: nothing shown), beside ``v:<field>``, the
+state version it shows."""
+_SURFACES_TTL_S = 3600
+
+# Write surfaces, each only if it is not older than what is shown (KEYS[1] = the channel's
+# hash; ARGV = its TTL, then field, version, JSON, field, version, JSON, ...): deliveries of
+# one channel run on several workers at once, and an older Outbox never replaces what a newer
+# one showed.
+_SHOW_LUA = """
+for i = 2, #ARGV, 3 do
+  local shown = redis.call('HGET', KEYS[1], 'v:' .. ARGV[i])
+  if not shown or tonumber(shown) <= tonumber(ARGV[i + 1]) then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2], 'v:' .. ARGV[i], ARGV[i + 1])
+  end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
 
 
 class DoomedStore(GameStore):
@@ -87,11 +112,61 @@ def answer_of(out: Outbox) -> dict[str, Any]:
     return {"status": "answered", "text": _first_text(out)}
 
 
+def _version(message: ui.Message | None, fallback: int | None) -> int:
+    """The state version a surface shows: the Outbox's, or else that of its components (a
+    private reply of current choices is not a save, but its buttons name their version)."""
+    if fallback is not None:
+        return fallback
+    if message is None:
+        return -1
+    versions = [b.version for b in message.all_buttons() if b.version is not None]
+    versions += [s.version for s in message.selects]
+    return max(versions, default=-1)
+
+
+def surfaces_of(out: Outbox) -> list[tuple[str, int, ui.Message | None]]:
+    """The surfaces ``out`` changes that a person can press on, as (field, version, message):
+    the public prompt (set or cleared whenever the board is drawn), every panel shown, and each
+    private reply that carries choices (a stale press is answered with the current ones)."""
+    shown: list[tuple[str, int, ui.Message | None]] = []
+    if out.duplicate or out.unavailable:
+        return shown
+    if out.board is not None:
+        shown.append(("prompt", _version(out.prompt, out.version), out.prompt))
+    for user, panel in out.panels.items():
+        shown.append((f"panel:{user}", _version(panel, out.version), panel))
+    for delivery in out.deliveries:
+        message = delivery.message
+        if delivery.user is not None and (message.all_buttons() or message.selects):
+            shown.append((f"panel:{delivery.user}", _version(message, out.version), message))
+    return shown
+
+
+async def show(platform: aioredis.Redis, out: Outbox) -> None:
+    """Show ``out``'s surfaces in the platform Redis (retried while it is away)."""
+    shown = surfaces_of(out)
+    if not shown:
+        return
+    args: list[str | int] = [_SURFACES_TTL_S]
+    for name, version, message in shown:
+        args += [name, version, message.model_dump_json() if message is not None else "null"]
+    script = platform.register_script(_SHOW_LUA)
+    until = time.monotonic() + _ANSWER_FOR_S
+    while time.monotonic() < until:
+        try:
+            await script(keys=[SURFACES + out.channel], args=args)
+            return
+        except (redis.exceptions.RedisError, OSError):
+            await asyncio.sleep(0.2)
+
+
 def _first_text(out: Outbox) -> str:
     return out.deliveries[0].message.text[:120] if out.deliveries else ""
 
 
-async def _handle(authority: Authority, item: dict[str, Any]) -> dict[str, Any]:
+async def _handle(
+    authority: Authority, item: dict[str, Any]
+) -> tuple[dict[str, Any], Outbox | None]:
     req = Request(
         platform=PLATFORM,
         channel=item["channel"],
@@ -106,8 +181,8 @@ async def _handle(authority: Authority, item: dict[str, Any]) -> dict[str, Any]:
             out = await authority.command(req, item["game"], item["text"])
     except Exception as exc:  # the production code raised: the bench reports it
         log.exception("delivery %s raised", item["id"])
-        return {"status": "error", "text": f"{type(exc).__name__}: {exc}"[:300]}
-    return answer_of(out)
+        return {"status": "error", "text": f"{type(exc).__name__}: {exc}"[:300]}, None
+    return answer_of(out), out
 
 
 async def _consume(
@@ -128,9 +203,11 @@ async def _consume(
         if popped is None:
             continue
         item = json.loads(popped[1])
-        answer = await _handle(authority, item)
+        answer, out = await _handle(authority, item)
         if store.doom == "ack" and item["kind"] == "press" and answer["status"] == "applied":
             _die()
+        if out is not None:
+            await show(platform, out)
         answer |= {"id": item["id"], "worker": name, "at": time.time()}
         until = time.monotonic() + _ANSWER_FOR_S
         while time.monotonic() < until:
@@ -174,6 +251,7 @@ async def serve(args: argparse.Namespace) -> int:
     async def sink(out: Outbox) -> None:
         nonlocal fired
         fired += 1
+        await show(platform, out)
 
     deadlines = asyncio.create_task(
         run_deadlines(authority, PLATFORM, sink, settings.deadline_poll_seconds, stop)

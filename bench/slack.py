@@ -7,13 +7,19 @@ Web API and, per game, four simulated users (:class:`~testkit.slack.players.Slac
 sending signed slash commands and ``block_actions`` payloads. Keeping the two apart means the bot
 is not charged for Slack's own work.
 
+The host opens each game with ``/bigidea start``; the others join, and the host begins, with the
+buttons of the lobby card; then everyone plays from what the table shows them: their DM panel,
+the prompt in the game's thread.
+
 Two latencies are measured for every request. Request-to-response: from sending it to Bolt's HTTP
 answer, the acknowledgement Slack waits for (3 s at most); this is the last line. The whole
-answer: from sending it to the moment every Web API call of its answer (posts, ephemeral replies,
-DMs, the board edit) has been accepted, which the bot reports by calling the fake's
-``boardroom.handled``; it is printed on the line before. Players press at a player's pace
+answer: from sending it to the moment every Web API call of its answer (the pressed panel
+updated, the board edited, posts in the thread, other players' panels) has been accepted, which
+the bot reports by calling the fake's ``boardroom.handled``; it is printed before. It includes
+the table's pacing of posts at Slack's one a second per channel. Players press at a player's pace
 (``THINK_S`` on average between a game's presses), so the figures are the bot's response times,
-not the length of a queue of every game pressing at once.
+not the length of a queue of every game pressing at once. Also printed: the Web API calls each
+press cost, and the messages a game left in its channel and in its thread.
 
 The last line printed is machine-readable: ``p50_ms=<x> p99_ms=<x>``.
 """
@@ -94,15 +100,32 @@ async def _play(
     users = [f"U{index}X{seat}" for seat in range(PLAYERS)]
     table = SlackTable(api, slack, channel, users, rng, GAME)
     # Commands come at a player's pace too; the first wait also spreads the games' starts.
-    lobby = [(users[0], f"start {DEADLINES_OFF}"), *((u, "join") for u in users[1:])]
-    for user, text in [*lobby, (users[0], "begin")]:
+    await asyncio.sleep(rng.uniform(0.5, 1.5) * THINK_S)
+    await table.command(users[0], f"start {DEADLINES_OFF}")
+    for user, label in [*((u, "Join") for u in users[1:]), (users[0], "Begin")]:
         await asyncio.sleep(rng.uniform(0.5, 1.5) * THINK_S)
-        await table.command(user, text)
+        await table.press_label(user, label, commands=True)
     await table.play(think_s=THINK_S)
     _, loaded = await store.load(GameKey("slack", channel))
     record = GameRecord.model_validate_json(loaded.data) if loaded else None
     table.detach()
     return table, record is not None and record.status == "finished"
+
+
+def _messages(api: FakeSlackAPI, channels: list[str]) -> str:
+    """Messages per game in its channel and in its thread (posted in all, still there)."""
+    top = [api.channel_messages(c, deleted=True) for c in channels]
+    threads = [
+        api.replies(c, m[0].ts, deleted=True) if m else []
+        for c, m in zip(channels, top, strict=True)
+    ]
+    live = [len([m for m in replies if not m.deleted]) for replies in threads]
+    games = max(len(channels), 1)
+    return (
+        f"messages per game: {sum(len(m) for m in top) / games:.1f} in the channel, "
+        f"{sum(len(r) for r in threads) / games:.1f} posted in the thread "
+        f"({sum(live) / games:.1f} still there at the end)"
+    )
 
 
 async def run_bench(settings: Settings, games: int, seed: int) -> int:
@@ -158,9 +181,19 @@ async def run_bench(settings: Settings, games: int, seed: int) -> int:
         acks = sorted(s for table, _ in results for s in table.stats.acks)
         finished = sum(1 for _, done in results if done)
         requests = len(latencies)
-        calls = len([c for c in api.calls if c.method != HANDLED])
+        calls = sum(api.tally().values())
         print(f"games finished: {finished}/{games} in {wall:.1f}s; {requests} requests")
         print(f"Web API calls: {calls} ({calls / max(requests, 1):.1f} per request)")
+        per_press = sorted(float(n) for table, _ in results for n in table.stats.calls)
+        if per_press:
+            print(
+                f"Web API calls per press: mean {sum(per_press) / len(per_press):.1f}, "
+                f"p50 {percentile(per_press, 0.5):.0f}, max {per_press[-1]:.0f}"
+            )
+        print(_messages(api, [table.channel for table, _ in results]))
+        refused = [(c.method, c.error) for c in api.refused]
+        if refused:
+            print(f"refused by Slack: {len(refused)}, e.g. {refused[:3]}")
         print(
             f"whole answer (request sent to every Web API call of its answer accepted): "
             f"p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "

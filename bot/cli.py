@@ -68,10 +68,18 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--players", type=int, default=4)
     bench.add_argument("--seed", type=int, default=1)
     bench.add_argument(
-        "--think-ms", type=float, default=1000.0, help="mean pause between a game's presses"
+        "--think-ms",
+        type=float,
+        default=None,
+        help="mean pause between a game's presses (1000; 0 with --table)",
     )
     bench.add_argument(
         "--pace-seconds", type=float, default=15.0, help="length of the latency part; 0 skips it"
+    )
+    bench.add_argument(
+        "--table",
+        action="store_true",
+        help="with --adapter: whole games of each game, counting posts, DMs and calls per press",
     )
     bench.add_argument(
         "--faults",
@@ -131,6 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.workers is not None or args.cluster or args.seconds is not None:
             print("--workers, --cluster and --seconds go with --faults")
             return 2
+        if args.table:
+            from bench.table import run_table_bench
+
+            think = args.think_ms or 0.0
+            return asyncio.run(run_table_bench(settings, args.adapter, args.seed, think))
         if args.adapter != "authority":
             adapter_bench: Callable[[Settings, int, int], Coroutine[Any, Any, int]]
             adapter_bench = _adapter_cli(args.adapter).bench
@@ -143,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.games or 100,
                 args.players,
                 args.seed,
-                args.think_ms,
+                1000.0 if args.think_ms is None else args.think_ms,
                 args.pace_seconds,
             )
         )

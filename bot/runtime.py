@@ -7,16 +7,13 @@ import gc
 import logging
 import sys
 
-from bot.commands.outbox import Outbox
 from bot.settings import Settings
-from storage import GameKey, GameStore, StorageUnavailable
+from storage import GameStore, StorageUnavailable
 from storage.local_server import LocalRedisServer, RedisServerError
 
 __all__ = [
     "EMBEDDED_NOTICE",
     "bench_redis",
-    "board_to_draw",
-    "first_time",
     "freeze_startup",
     "open_store",
     "warn_about_policy",
@@ -58,30 +55,6 @@ def freeze_startup() -> None:
     that stall every interaction in flight."""
     gc.collect()
     gc.freeze()
-
-
-async def board_to_draw(store: GameStore, platform: str, out: Outbox) -> tuple[bool, str | None]:
-    """Whether to draw ``out``'s board, and the message to edit (None: post a new board).
-
-    Not when storage is down (without the message id an edit would become a second board; the
-    next action catches up) or when a newer state's board was drawn already.
-    """
-    try:
-        claim = await store.claim_board(GameKey(platform, out.channel), out.version or 0)
-    except StorageUnavailable:
-        return False, None
-    if not claim.current:
-        return False, None
-    return True, None if out.board_fresh else claim.ref
-
-
-async def first_time(store: GameStore, platform: str, out: Outbox, what: str, ttl_s: int) -> bool:
-    """Whether a note ``what`` about ``out``'s game is due now: once per game, whichever worker
-    delivers. Storage down: no (a note can wait; repeating it is the flood this prevents)."""
-    try:
-        return await store.first_time(GameKey(platform, out.channel), f"{out.table}:{what}", ttl_s)
-    except StorageUnavailable:
-        return False
 
 
 async def bench_redis(stack: contextlib.AsyncExitStack, url: str | None) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bot.commands.authority import Authority, Request
+from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.engine import Game, Outcome
@@ -65,6 +66,13 @@ async def simulate(
     return status
 
 
+def _shown(out: Outbox) -> bool:
+    """Whether a lobby step worked: each shows itself on the table (the lobby card for
+    ``start``, ``addbot`` and ``begin``; a line of the game's story for ``leave``), while a
+    refusal is only a private reply."""
+    return out.card is not None or bool(out.log)
+
+
 class _Run:
     """One variant's games, and the numbers it prints."""
 
@@ -100,7 +108,7 @@ class _Run:
             steps = (f"start {' '.join(options)}", f"addbot {self.players - 1}", "begin", "leave")
             for word in steps:
                 out = await self.authority.command(host, game.name, word)
-                if not out.public:  # every lobby step that works announces itself publicly
+                if not _shown(out):
                     said = " ".join(d.message.text for d in out.deliveries)
                     print(f"game {index}: `{word}` refused: {said}", file=sys.stderr)
                     return 1

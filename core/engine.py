@@ -90,6 +90,8 @@ class Event(BaseModel):
     text: str
     audience: Audience = Field(default_factory=Audience.public)
     data: dict[str, Any] = Field(default_factory=dict)
+    own: bool = False
+    """A player's own words (a pitch): shown as a post of its own, not a line of the log."""
 
 
 class Deadline(BaseModel):

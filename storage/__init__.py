@@ -1,7 +1,6 @@
 """Redis-backed storage: versioned game blobs, logs, deadlines, de-duplication and indexes."""
 
 from storage.store import (
-    BoardClaim,
     GameKey,
     GameStore,
     History,
@@ -13,7 +12,6 @@ from storage.store import (
 )
 
 __all__ = [
-    "BoardClaim",
     "GameKey",
     "GameStore",
     "History",

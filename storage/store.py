@@ -26,7 +26,6 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 
 __all__ = [
-    "BoardClaim",
     "GameKey",
     "GameStore",
     "History",
@@ -92,14 +91,6 @@ class SaveResult(enum.IntEnum):
     """Someone else saved first: nothing was written; reload and try again."""
     DUPLICATE = -1
     """This delivery's move was saved before (by another worker, or by a lost reply's retry)."""
-
-
-@dataclass(frozen=True)
-class BoardClaim:
-    """Whether a board drawing is the newest (``current``), and the board message's id."""
-
-    current: bool
-    ref: str | None
 
 
 @dataclass
@@ -329,8 +320,12 @@ def _log_key(key: GameKey) -> str:
     return f"{_PREFIX}:{{{key}}}:log"
 
 
-def _board_key(key: GameKey) -> str:
-    return f"{_PREFIX}:{{{key}}}:board"
+def _table_key(key: GameKey) -> str:
+    return f"{_PREFIX}:{{{key}}}:table"
+
+
+def _table_lock_key(key: GameKey) -> str:
+    return f"{_PREFIX}:{{{key}}}:table:lock"
 
 
 def _once_key(key: GameKey, what: str) -> str:
@@ -378,21 +373,10 @@ if #KEYS >= 3 then redis.call('SET', KEYS[3], '1', 'EX', ARGV[6]) end
 return 1
 """
 
-# Board drawing order: KEYS[1] = the board hash (ref, v). Claims ARGV[1] if it is newer than the
-# version last drawn; always returns the ref so the caller needs no second round trip.
-_BOARD_LUA = """
-local drawn = tonumber(redis.call('HGET', KEYS[1], 'v') or '-1')
-local ref = redis.call('HGET', KEYS[1], 'ref') or ''
-if tonumber(ARGV[1]) <= drawn then return {0, ref} end
-redis.call('HSET', KEYS[1], 'v', ARGV[1])
-return {1, ref}
-"""
-
-# The board message's id, with the board hash's TTL, atomically (KEYS[1] = board hash).
-_BOARD_REF_LUA = """
-redis.call('HSET', KEYS[1], 'ref', ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return 1
+# The table's lock, released only by its holder (KEYS[1] = the lock, ARGV[1] = its token).
+_UNLOCK_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 """
 
 # Deadlines. KEYS[1] = the platform's sorted set (game -> due time), KEYS[2] = its leases
@@ -465,8 +449,7 @@ class GameStore:
         self._release_script = client.register_script(_RELEASE_LUA)
         self.snapshot_every = _SNAPSHOT_EVERY
         """Log entries after which a snapshot replaces them (tests make it small)."""
-        self._board_script = client.register_script(_BOARD_LUA)
-        self._board_ref_script = client.register_script(_BOARD_REF_LUA)
+        self._unlock_script = client.register_script(_UNLOCK_LUA)
         # Some servers (the embedded one, locked-down managed Redis) refuse MEMORY USAGE.
         self._memory_command = True
 
@@ -665,18 +648,25 @@ class GameStore:
 
     @_outage_is_unavailable
     async def delete(self, key: GameKey) -> None:
-        await self._client.delete(_game_key(key), _log_key(key), _board_key(key))
+        await self._client.delete(_game_key(key), _log_key(key), _table_key(key))
 
     @_outage_is_unavailable
-    async def board_ref(self, key: GameKey) -> str | None:
-        """The platform's id of the channel's live board message, as an adapter stored it."""
-        return cast(str | None, await self._client.hget(_board_key(key), "ref"))
+    async def table_refs(self, key: GameKey) -> str | None:
+        """What the table layer last showed for the channel's game (its JSON), or None."""
+        return cast(str | None, await self._client.get(_table_key(key)))
 
     @_outage_is_unavailable
-    async def set_board_ref(self, key: GameKey, ref: str, ttl_s: int) -> None:
-        # A script rather than MULTI/EXEC: redis-py's cluster client has no transactions before
-        # 6.x, and the ref must never be stored without its TTL (it would outlive the game).
-        await self._board_ref_script(keys=[_board_key(key)], args=[ref, ttl_s])
+    async def set_table_refs(self, key: GameKey, data: str, ttl_s: int) -> None:
+        await self._client.set(_table_key(key), data, ex=max(1, ttl_s))
+
+    @_outage_is_unavailable
+    async def lock_table(self, key: GameKey, token: str, ttl_ms: int) -> bool:
+        """Take the channel's table for ``ttl_ms`` (one delivery at a time, across workers)."""
+        return bool(await self._client.set(_table_lock_key(key), token, nx=True, px=ttl_ms))
+
+    @_outage_is_unavailable
+    async def unlock_table(self, key: GameKey, token: str) -> None:
+        await self._unlock_script(keys=[_table_lock_key(key)], args=[token])
 
     @_outage_is_unavailable
     async def first_time(self, key: GameKey, what: str, ttl_s: int) -> bool:
@@ -686,18 +676,6 @@ class GameStore:
         are closed"); ``what`` names the note and the game it belongs to.
         """
         return bool(await self._client.set(_once_key(key, what), "1", nx=True, ex=ttl_s))
-
-    @_outage_is_unavailable
-    async def claim_board(self, key: GameKey, version: int) -> BoardClaim:
-        """May the board of game state ``version`` be drawn? Only if no newer one was.
-
-        Two workers (or two deliveries in one) can finish in any order; the board must end up
-        showing the newest state, so an older drawing is skipped. One round trip, which also
-        returns the board message's id.
-        """
-        reply = await self._board_script(keys=[_board_key(key)], args=[version])
-        current, ref = cast(list[Any], reply)
-        return BoardClaim(bool(current), ref or None)
 
     @_outage_is_unavailable
     async def read_log(self, key: GameKey) -> list[str]:

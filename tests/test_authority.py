@@ -60,11 +60,23 @@ def req(user: str, delivery: str | None = None) -> Request:
 
 
 def replies(out: Outbox, user: str) -> list[ui.Message]:
-    return [d.message for d in out.deliveries if d.user == user and d.to != "channel"]
+    """The private replies and notes to ``user`` (not their panel)."""
+    return [d.message for d in out.deliveries if d.user == user]
 
 
 def reply_text(out: Outbox, user: str) -> str:
     return "\n".join(m.text for m in replies(out, user))
+
+
+def panel(out: Outbox, user: str) -> ui.Message:
+    assert user in out.panels, (user, sorted(out.panels), reply_text(out, user))
+    return out.panels[user]
+
+
+def private_text(out: Outbox, user: str) -> str:
+    """Everything only ``user`` sees: replies, notes and their panel."""
+    mine = replies(out, user) + ([out.panels[user]] if user in out.panels else [])
+    return "\n".join(m.text for m in mine)
 
 
 async def record(store: GameStore) -> GameRecord:
@@ -171,14 +183,13 @@ async def begin(authority: Authority, options: str = "") -> Outbox:
 
 async def test_begin_deals_private_panels(authority: Authority, store: GameStore) -> None:
     out = await begin(authority)
-    alice, bob = replies(out, "alice"), replies(out, "bob")
-    assert alice and bob
-    assert [d.to for d in out.deliveries if d.user == "alice"] == ["ephemeral"]
-    assert [d.to for d in out.deliveries if d.user == "bob"] == ["dm"]
+    # Each person's hand is their panel (the bots have none), and nothing else is private.
+    assert sorted(out.panels) == ["alice", "bob"]
+    assert not out.deliveries
     rec = await record(store)
     state = rec.state or {}
     for seat, user in ((0, "alice"), (1, "bob")):
-        select = panel_select(replies(out, user)[0])
+        select = panel_select(panel(out, user))
         assert select.seat == seat
         assert sorted(o.value for o in select.options) == sorted(state["hands"][seat])
     assert rec.deadline_due is not None
@@ -186,7 +197,7 @@ async def test_begin_deals_private_panels(authority: Authority, store: GameStore
 
 async def test_other_players_button_is_refused(authority: Authority, store: GameStore) -> None:
     out = await begin(authority)
-    bob_select = panel_select(replies(out, "bob")[0])
+    bob_select = panel_select(panel(out, "bob"))
     before = await record(store)
     custom_id = codec.encode_select("bigidea", bob_select)
     values = [o.value for o in bob_select.options[:2]]
@@ -198,7 +209,7 @@ async def test_other_players_button_is_refused(authority: Authority, store: Game
 
 async def test_stranger_and_garbage_presses(authority: Authority, store: GameStore) -> None:
     out = await begin(authority)
-    custom_id = codec.encode_select("bigidea", panel_select(replies(out, "bob")[0]))
+    custom_id = codec.encode_select("bigidea", panel_select(panel(out, "bob")))
     before = await record(store)
     stranger = await authority.press(req("mallory"), custom_id, ["x", "y"])
     assert "You're not playing in this game" in reply_text(stranger, "mallory")
@@ -209,7 +220,7 @@ async def test_stranger_and_garbage_presses(authority: Authority, store: GameSto
 
 async def test_cards_not_in_hand_are_refused(authority: Authority, store: GameStore) -> None:
     out = await begin(authority)
-    select = panel_select(replies(out, "alice")[0])
+    select = panel_select(panel(out, "alice"))
     before = await record(store)
     theirs = (before.state or {})["hands"][1][:2]
     refused = await authority.press(req("alice"), codec.encode_select("bigidea", select), theirs)
@@ -220,7 +231,7 @@ async def test_cards_not_in_hand_are_refused(authority: Authority, store: GameSt
 
 async def _pick_for(authority: Authority, out: Outbox, user: str, rng: random.Random) -> Outbox:
     """Press the user's pick menu with an item and a description if it has them."""
-    select = panel_select(replies(out, user)[-1])
+    select = panel_select(panel(out, user))
     values = [o.value for o in select.options]
     rng.shuffle(values)
     for first in values:
@@ -244,25 +255,26 @@ async def test_stale_button_after_the_phase_moved_on(
     done = await _pick_for(authority, out, "bob", rng)
     assert any("venture" in m.plain_text().lower() for m in done.public) or done.board
     before = await record(store)
-    old = panel_select(replies(out, "alice")[0])
+    old = panel_select(panel(out, "alice"))
     stale = await authority.press(
         req("alice"), codec.encode_select("bigidea", old), [o.value for o in old.options[:2]]
     )
     assert STALE in reply_text(stale, "alice")
+    assert not stale.public and not stale.panels and stale.board is None
     assert await record(store) == before
 
 
 async def test_double_click_applies_once(authority: Authority, store: GameStore) -> None:
     """The same pick pressed twice at once: one applies, the other is told, nothing else moves."""
     out = await begin(authority)
-    select = panel_select(replies(out, "alice")[0])
+    select = panel_select(panel(out, "alice"))
     custom_id = codec.encode_select("bigidea", select)
     values = [o.value for o in select.options][:2]
     outs = await asyncio.gather(*(authority.press(req("alice"), custom_id, values) for _ in "ab"))
-    texts = sorted(reply_text(o, "alice") for o in outs)
+    texts = sorted(private_text(o, "alice") for o in outs)
     assert texts[0].startswith("You have already picked those cards")
     assert texts[1].startswith("Your pick")
-    assert sum(len(o.public) for o in outs) == 1  # one "Alice has picked."
+    assert sorted(len(o.log) for o in outs) == [0, 1]  # one "Alice has picked."
     for o in outs:
         for message in o.public:
             assert message.plain_text() == "Alice has picked."
@@ -339,7 +351,7 @@ async def test_old_games_button_is_stale_in_the_next_game(
     authority: Authority, store: GameStore
 ) -> None:
     out = await begin(authority, options="pick_seconds=0")
-    old = panel_select(replies(out, "alice")[0])
+    old = panel_select(panel(out, "alice"))
     await authority.command(req("alice"), "bigidea", "end")
     await begin(authority, options="pick_seconds=0")
     before = await record(store)
@@ -447,14 +459,17 @@ async def test_no_hidden_card_reaches_the_channel(authority: Authority, store: G
             )
             leaked = [s for s in secrets if s in shown]
             assert not leaked, (leaked, shown)
+        for user, message in out.panels.items():
+            panels[user] = message
         for delivery in out.deliveries:
             if delivery.user and (delivery.message.buttons or delivery.message.selects):
                 panels[delivery.user] = delivery.message
-        for message in out.public:
-            if message.buttons:
-                prompt = message
+        if out.board is not None:  # with a board, the public prompt shows out.prompt
+            prompt = out.prompt
         user = rng.choice(["alice", "bob"])
-        options: list[ui.Message] = [m for m in (panels.get(user), prompt) if m is not None]
+        options: list[ui.Message] = [
+            m for m in (panels.get(user), prompt) if m is not None and (m.buttons or m.selects)
+        ]
         if not options:
             continue
         message = rng.choice(options)
@@ -479,13 +494,13 @@ async def test_hand_in_a_dm_lists_every_game_with_buttons_for_that_game(
     outboxes = await authority.hands(dm)
     assert sorted(o.channel for o in outboxes) == [CHANNEL, "table-2"]
     playing = next(o for o in outboxes if o.channel == CHANNEL)
-    select = panel_select(replies(playing, "alice")[0])
+    select = panel_select(replies(playing, "alice")[0])  # `hand` is a private reply
     # Pressed in the DM, the button (which names its channel) acts on table-1's game.
     custom_id = codec.encode_select("bigidea", select, CHANNEL)
     values = [o.value for o in select.options]
     done = await authority.press(dm, custom_id, values[:2])
     assert done.channel == CHANNEL
-    assert "Your pick" in reply_text(done, "alice")
+    assert "Your pick" in panel(done, "alice").text
     assert ((await record(store)).state or {})["picks"][0] is not None
 
 
@@ -527,7 +542,192 @@ async def test_panels_prompts_and_the_board_carry_the_decisions_end(
     out = await authority.command(req("alice"), "bigidea", "begin")
     due = (await record(store)).deadline_due
     assert due is not None
-    panels = [d.message for d in out.deliveries if d.to != "channel" and d.message.all_buttons()]
-    panels += [d.message for d in out.deliveries if d.to != "channel" and d.message.selects]
-    assert panels and all(m.deadline == due for m in panels)
+    panels = list(out.panels.values())
+    assert len(panels) == 3 and all(m.selects and m.deadline == due for m in panels)
     assert out.board is not None and out.board.deadline == due
+
+
+# --- the table's surfaces ----------------------------------------------------------------------
+
+
+def command_buttons(message: ui.Message) -> list[str | None]:
+    return [b.command for b in message.all_buttons()]
+
+
+async def test_start_thread_off_plays_in_the_channel(
+    authority: Authority, store: GameStore
+) -> None:
+    out = await authority.command(req("alice"), "bigidea", "start thread=off pick_seconds=0")
+    assert out.card is not None, reply_text(out, "alice")
+    rec = await record(store)
+    assert rec.thread is False
+    assert rec.options["pick_seconds"] == 0  # the other words are still the game's options
+    await authority.command(req("alice"), "bigidea", "addbot 2")
+    began = await authority.command(req("alice"), "bigidea", "begin")
+    assert began.begun and began.thread is False
+
+
+async def test_a_game_plays_in_a_thread_unless_told_otherwise(
+    authority: Authority, store: GameStore
+) -> None:
+    await lobby(authority, ["alice"], bots=2)
+    assert (await record(store)).thread is True
+    began = await authority.command(req("alice"), "bigidea", "begin")
+    assert began.begun and began.thread is True
+    await authority.command(req("alice"), "bigidea", "end")
+    await authority.command(req("alice"), "bigidea", "start thread=on")
+    assert (await record(store)).thread is True
+
+
+async def test_a_bad_thread_option_is_refused_with_a_sentence(
+    authority: Authority, store: GameStore
+) -> None:
+    out = await authority.command(req("alice"), "bigidea", "start thread=maybe")
+    assert reply_text(out, "alice") == "`thread` takes on or off, e.g. `thread=off`."
+    assert not out.public and out.card is None
+    _, loaded = await store.load(KEY)
+    assert loaded is None
+
+
+async def test_the_card_shows_the_lobby_then_the_game_then_the_standings(
+    authority: Authority,
+) -> None:
+    start = await authority.command(req("alice"), "bigidea", "start pick_seconds=0")
+    assert start.card is not None and start.card.title == "The Big Idea: lobby"
+    assert "Alice opened a game of The Big Idea." in start.card.text
+    assert "Players (1/6): Alice." in start.card.text
+    assert command_buttons(start.card) == ["join", "addbot", "begin"]
+    assert not start.log and not start.begun and not start.ended
+
+    joined = await authority.command(req("bob"), "bigidea", "join")
+    assert joined.card is not None and "Players (2/6): Alice, Bob." in joined.card.text
+    await authority.command(req("carol"), "bigidea", "join")
+    left = await authority.command(req("carol"), "bigidea", "leave")
+    assert left.card is not None and "Carol left." in left.card.text
+    assert "Players (2/6): Alice, Bob." in left.card.text
+    added = await authority.command(req("alice"), "bigidea", "addbot")
+    assert added.card is not None and "Players (3/6): Alice, Bob, Ada (bot)." in added.card.text
+    assert command_buttons(added.card) == ["join", "addbot", "begin"]
+
+    began = await authority.command(req("alice"), "bigidea", "begin")
+    assert began.card is not None and began.card.title == "The Big Idea: playing"
+    assert "Alice, Bob, Ada (bot)" in began.card.text
+    assert not began.card.all_buttons()  # nobody joins or begins a game being played
+    assert began.begun and not began.ended and began.result is None
+    assert began.log[0] == "Alice began the game. Good luck!"
+
+    # A move is told in the thread (log, board, panels); the card stays as it is.
+    pick = await _pick_for(authority, began, "alice", random.Random(1))
+    assert pick.card is None and pick.board is not None and pick.log
+
+    ended = await authority.command(req("alice"), "bigidea", "end")
+    assert ended.ended and ended.card is not None
+    assert ended.card.title == "The Big Idea: final standings"
+    assert ended.card.text.startswith("Alice ended the game of The Big Idea.")
+    assert "Alice" in ended.card.text and "Bob" in ended.card.text  # the last board
+    assert ended.result is not None and ended.result.text == "Alice ended the game of The Big Idea."
+
+
+async def test_a_lobby_closes_on_its_card(authority: Authority) -> None:
+    await authority.command(req("alice"), "bigidea", "start")
+    out = await authority.command(req("alice"), "bigidea", "leave")
+    assert out.ended and out.card is not None and out.card.title == "The Big Idea: lobby closed"
+    assert "Alice left." in out.card.text and not out.card.all_buttons()
+    await authority.command(req("bob"), "bigidea", "start")
+    out = await authority.command(req("bob"), "bigidea", "end")
+    assert out.ended and out.card is not None and out.card.title == "The Big Idea: lobby closed"
+    assert out.card.text == "Bob ended the game of The Big Idea."
+
+
+async def test_a_game_played_to_its_end_ends_its_table_with_the_result(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    await lobby(authority, ["alice"], bots=3, options="pick_seconds=30 vote_seconds=20")
+    outs = [await authority.command(req("alice"), "bigidea", "begin")]
+    for _ in range(500):
+        rec = await record(store)
+        if rec.status == "finished":
+            break
+        clock.now = (rec.deadline_due or clock.now) + 0.1
+        outs += await authority.fire_due("console")
+    assert (await record(store)).status == "finished"
+    *playing, last = outs
+    assert not any(o.ended or o.result is not None for o in playing)
+    assert all(o.card is None for o in playing[1:])  # the card changes at the end only
+    assert last.ended and last.notify == [] and last.prompt is None
+    assert last.result is not None and last.result.text.startswith("Game over")
+    assert last.card is not None and last.card.title == "The Big Idea: final standings"
+    assert last.result.text in last.card.text and last.result.text in last.log
+    assert last.board is not None and "Game over" in last.board.text
+
+
+async def test_notices_and_panels_go_to_the_people_a_decision_waits_for(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    """A whole game of two people and two bots, pressing and letting deadlines pass. After each
+    applied step: ``notify`` names only people the game now waits for (never the requester,
+    never a bot seat); when a decision opens, every person it waits for is shown their panel,
+    and when it is one seat's turn, its people other than the one who acted are notified."""
+    await lobby(authority, ["alice", "bob"], bots=2, options="pick_seconds=30 vote_seconds=20")
+    game_rng = random.Random(4)
+    requester: str | None = "alice"
+    out = await authority.command(req("alice"), "bigidea", "begin")
+    before = None
+    panels: dict[str, ui.Message] = {}
+    prompt: ui.Message | None = None
+    opened = notified = 0
+    for _ in range(1500):
+        rec = await record(store)
+        assert rec.state_json is not None
+        after = GAME.state_model.model_validate_json(rec.state_json)
+        if out.board is not None:
+            waiting = {u for seat in GAME.waiting_for(after) for u in rec.seats[seat].users}
+            assert out.notify is not None
+            assert set(out.notify) <= waiting, (out.notify, waiting)
+            assert requester not in out.notify
+            assert set(out.notify) <= set(rec.humans)
+            if rec.status == "finished":
+                assert out.notify == []
+            elif before is None or after.decision_version != before.decision_version:
+                # A turn (one seat) is told to its people; a decision everyone makes at once
+                # is announced by the board, the prompt and the panels, with no notice.
+                opened += 1
+                turn = len(GAME.waiting_for(after)) == 1
+                expected = waiting - {requester} if turn else set()
+                assert set(out.notify) == expected, (out.notify, expected)
+                assert waiting <= set(out.panels), (sorted(out.panels), waiting)
+                notified += len(expected)
+            before = after
+        if rec.status == "finished":
+            break
+        panels |= out.panels
+        panels |= {d.user: d.message for d in out.deliveries if d.user and d.message.selects}
+        if out.board is not None:
+            prompt = out.prompt
+        waiting_users = [u for seat in GAME.waiting_for(after) for u in rec.seats[seat].users]
+        choices = [
+            (user, message)
+            for user in waiting_users
+            for message in (panels.get(user), prompt)
+            if message is not None and (message.selects or message.all_buttons())
+        ]
+        if not choices or game_rng.random() < 0.2:
+            clock.now = (rec.deadline_due or clock.now) + 0.1
+            fired = await authority.fire_due("console")
+            if fired:
+                (out,) = fired
+                requester = None
+                continue
+        if not choices:
+            continue
+        user, message = game_rng.choice(choices)
+        requester = user
+        if message.selects:
+            select = message.selects[0]
+            values = game_rng.sample([o.value for o in select.options], select.min_values)
+            out = await authority.press(req(user), codec.encode_select("bigidea", select), values)
+        else:
+            button = game_rng.choice(message.all_buttons())
+            out = await authority.press(req(user), codec.encode_button("bigidea", button))
+    assert (await record(store)).status == "finished"
+    assert opened > 10 and notified > 10, (opened, notified)

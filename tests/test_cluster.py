@@ -129,18 +129,25 @@ async def test_log_delete_and_memory(cluster_store: GameStore) -> None:
     assert cluster_store._memory_command  # MEMORY USAGE itself ran on the cluster
 
 
-async def test_board_claims_and_refs(cluster_store: GameStore) -> None:
-    for key in _keys(8):
-        assert (await cluster_store.claim_board(key, 5)).current
-        await cluster_store.set_board_ref(key, f"m-{key}", ttl_s=60)
-        assert await cluster_store.board_ref(key) == f"m-{key}"
-        board = f"boardroom:{{{key}}}:board"
-        assert 0 < await cluster_store.client.ttl(board) <= 60
-        assert key_slot(board.encode()) == key_slot(_game_name(key).encode())
-        claim = await cluster_store.claim_board(key, 4)
-        assert not claim.current and claim.ref == f"m-{key}"
-        claims = await asyncio.gather(*(cluster_store.claim_board(key, 9) for _ in range(4)))
-        assert sum(c.current for c in claims) == 1
+async def test_table_refs_and_locks(cluster_store: GameStore) -> None:
+    keys = _keys(8)
+    for key in keys:
+        await cluster_store.set_table_refs(key, f'{{"card": "m-{key}"}}', ttl_s=60)
+        table = f"boardroom:{{{key}}}:table"
+        assert 0 < await cluster_store.client.ttl(table) <= 60
+        assert key_slot(table.encode()) == key_slot(_game_name(key).encode())
+        assert key_slot(f"{table}:lock".encode()) == key_slot(_game_name(key).encode())
+        assert await cluster_store.lock_table(key, "a", ttl_ms=30_000)
+        held = await asyncio.gather(*(cluster_store.lock_table(key, "b", 30_000) for _ in "xyz"))
+        assert not any(held)
+        await cluster_store.unlock_table(key, "b")  # not its holder
+        assert not await cluster_store.lock_table(key, "c", ttl_ms=30_000)
+        await cluster_store.unlock_table(key, "a")
+        assert await cluster_store.lock_table(key, "c", ttl_ms=30_000)
+    for key in keys:  # every channel kept its own refs
+        assert await cluster_store.table_refs(key) == f'{{"card": "m-{key}"}}'
+        await cluster_store.delete(key)
+        assert await cluster_store.table_refs(key) is None
 
 
 async def test_deadlines_on_the_cluster(cluster_store: GameStore) -> None:
@@ -264,7 +271,7 @@ async def _open_bot_game(authority: Authority, channel: str) -> None:
     """Alice and three bots, every phase timed: the clock alone plays the game to its end."""
     options = "pick_seconds=30 vote_seconds=20 turn_seconds=10"
     out = await authority.command(_req(channel, "alice"), "bigidea", f"start {options}")
-    assert out.public, out
+    assert out.card is not None, out
     await authority.command(_req(channel, "alice"), "bigidea", "addbot 3")
     out = await authority.command(_req(channel, "alice"), "bigidea", "begin")
     assert not out.unavailable and out.board is not None
@@ -373,7 +380,8 @@ async def test_failover_mid_play_is_an_outage_that_heals(
             lambda: store.load(victim_key, dedupe="console:d1"),
             lambda: store.save(victim_key, "x", expected=1, version=2, ttl_s=TTL_S),
             lambda: store.read_log(victim_key),
-            lambda: store.claim_board(victim_key, 10_000),
+            lambda: store.table_refs(victim_key),
+            lambda: store.lock_table(victim_key, "worker", 15_000),
             lambda: store.first_time(victim_key, "note", TTL_S),
             lambda: store.memory_usage(victim_key),
             lambda: store.index_user("console", "zed", victim_key, True, TTL_S),

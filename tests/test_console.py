@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,30 @@ def run_script(tmp_path: Path, lines: list[str], *args: str) -> tuple[str, list[
     return result.stdout, records
 
 
+def printed(stdout: str) -> list[tuple[str, str]]:
+    """Each message the console printed, as (label, text): the label says where it went and
+    what it is (``#general · card, updated``, ``#general › thread``, ``alice · panel``)."""
+    found: list[tuple[str, str]] = []
+    for line in stdout.splitlines():
+        if line.startswith("["):
+            label, _, text = line[1:].partition("] ")
+            found.append((label, text))
+        elif line.startswith("  ") and found:
+            label, text = found[-1]
+            found[-1] = (label, f"{text}\n{line[2:]}")
+    return found
+
+
+def told(stdout: str, phrase: str) -> Counter[str]:
+    """How many printed messages hold ``phrase``, by label."""
+    return Counter(label for label, text in printed(stdout) if phrase in text)
+
+
+THE_END = {"#general · card, updated": 1, "#general › thread": 1, "#general": 1}
+"""Where the end of a game played in its thread is told, once each: the card (now the final
+standings), the game's log in the thread, and the result in the channel."""
+
+
 def test_scripted_human_with_three_bots_plays_to_the_end(tmp_path: Path) -> None:
     """Alice starts, adds three bots and plays by clicking; some phases she lets time out."""
     lines = [
@@ -61,6 +86,11 @@ def test_scripted_human_with_three_bots_plays_to_the_end(tmp_path: Path) -> None
     channel = [r for r in records if r["audience"] == "channel"]
     private = [r for r in records if r["audience"] in {"ephemeral", "dm"}]
     assert any("Game over" in r["text"] for r in channel), channel[-3:]
+    assert told(stdout, "Game over: every player has dealt twice") == THE_END
+    assert "the game goes on in the thread" in stdout
+    labels = Counter(label for label, _ in printed(stdout))
+    assert labels["#general · card"] == 1  # one card, edited from the lobby to the standings
+    assert labels["#general › thread · board"] >= 1 and labels["alice · panel"] >= 1
     assert all(r["user"] == "alice" for r in private)
     assert {r["audience"] for r in records} >= {"channel", "board", "ephemeral"}
     # Buttons and menus are in the transcript as labels.
@@ -134,3 +164,18 @@ async def test_someone_elses_private_choice_is_not_clickable(console: Any) -> No
     )
     await con.handle_line(f"bob: click {alice_option}")
     assert written[-1] == "(bob cannot see that choice; it was sent to someone else)"
+
+
+async def test_thread_off_plays_the_game_in_the_channel(console: Any) -> None:
+    con, written = console
+    await con.handle_line("alice: /bigidea start thread=off")
+    await con.handle_line("alice: /bigidea addbot 2")
+    await con.handle_line("alice: /bigidea begin")
+    shown = printed("\n".join(written))
+    assert not any("thread" in label for label, _ in shown), [label for label, _ in shown]
+    assert not any("the game goes on in the thread" in line for line in written)
+    assert ("#general · board", "**The Big Idea**") in [
+        (label, text.split("\n")[0]) for label, text in shown
+    ]
+    # The story so far is in the channel too (on the board's tail until a log message fills).
+    assert any("alice began the game. Good luck!" in text for _, text in shown)

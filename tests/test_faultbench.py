@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
 
-from bench.faults import Checked, Sent, Step, faultbench, match_moves
+from bench.faults import Checked, Platform, Sent, Step, faultbench, match_moves
+from bench.faultworker import SURFACES, show
+from bot.commands.outbox import Outbox
 from bot.settings import Settings
+from core import ui
 
 LAST = re.compile(
     r"kills=(\d+) restarts=(\d+) actions=(\d+) lost=(\d+) doubled=(\d+) "
@@ -68,3 +73,51 @@ def test_the_accounting_finds_a_lost_move_and_a_doubled_one() -> None:
     checked = Checked()
     match_moves(steps[:2], [_press("a", move, 5, None)], checked, "c")
     assert (checked.lost, checked.doubled, checked.unexplained) == (0, 0, 1)
+
+
+async def test_workers_show_surfaces_and_an_older_outbox_never_replaces_a_newer_one(
+    redis_url: str,
+) -> None:
+    """What the fault bench's people press on: each panel, the prompt, and a private reply of
+    current choices, as the workers showed them, the newest state version winning."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    platform = Platform(redis_url, random.Random(1))
+    channel = "surfaces-test"
+    await client.delete(SURFACES + channel)
+    vote = ui.Button(label="Vote", action={"type": "vote"}, version=7)
+    option = ui.SelectOption(label="A card", value="a")
+    pick = ui.Select(
+        placeholder="Pick", action={"type": "pick"}, field="cards", version=7, options=[option]
+    )
+    try:
+        newer = Outbox(platform="fault", channel=channel, version=7)
+        newer.board = ui.Message(text="board")
+        newer.prompt = ui.Message(text="vote now", buttons=[[vote]])
+        newer.panels["alice"] = ui.Message(text="your hand", selects=[pick])
+        await show(client, newer)
+        older = Outbox(platform="fault", channel=channel, version=5)
+        older.board = ui.Message(text="board")  # no prompt open at version 5
+        older.panels["alice"] = ui.Message(text="an old hand")
+        await show(client, older)  # a slower worker, delivering after the newer one
+        shown = await platform.surfaces(channel)
+        assert shown["prompt"] is not None and shown["prompt"].text == "vote now"
+        assert shown["panel:alice"] is not None and shown["panel:alice"].text == "your hand"
+
+        # A stale press's reply is no save (no version) but shows current choices: its
+        # buttons' version places it.
+        stale = Outbox(platform="fault", channel=channel)
+        later = vote.model_copy(update={"version": 9})
+        stale.reply("bob", ui.Message(text="current choices", buttons=[[later]]))
+        stale.reply("bob", "a sentence without choices changes no panel")
+        await show(client, stale)
+        closed = Outbox(platform="fault", channel=channel, version=8)
+        closed.board = ui.Message(text="board")  # the vote is over: the prompt loses it
+        await show(client, closed)
+        shown = await platform.surfaces(channel)
+        assert shown["panel:bob"] is not None and shown["panel:bob"].text == "current choices"
+        assert shown["prompt"] is None
+        assert await client.ttl(SURFACES + channel) > 0
+    finally:
+        await client.delete(SURFACES + channel)
+        await client.aclose()
+        await platform.close()

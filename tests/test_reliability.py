@@ -54,9 +54,9 @@ def _authority(store: GameStore, clock: Clock, seed: int = 7) -> Authority:
 async def _bot_game(authority: Authority, channel: str, options: str = FAST) -> None:
     """One human and two bots playing The Big Idea in ``channel``; it waits on a deadline."""
     host = Request(platform="console", channel=channel, user="alice", name="Alice")
-    assert (await authority.command(host, "bigidea", f"start {options}")).public
-    assert (await authority.command(host, "bigidea", "addbot 2")).public
-    assert (await authority.command(host, "bigidea", "begin")).public
+    assert (await authority.command(host, "bigidea", f"start {options}")).card is not None
+    assert (await authority.command(host, "bigidea", "addbot 2")).card is not None
+    assert (await authority.command(host, "bigidea", "begin")).begun
 
 
 async def _play_out(authority: Authority, store: GameStore, clock: Clock, key: GameKey) -> None:
@@ -217,7 +217,7 @@ async def test_a_move_whose_reply_was_lost_is_confirmed_not_reported_as_failed(
     await lobby(authority, ["alice", "bob", "carol"], options=FAST)
     store.lose = 1
     out = await authority.command(req("alice", delivery="begin-1"), "bigidea", "begin")
-    assert not out.unavailable and out.public, reply_text(out, "alice")
+    assert not out.unavailable and out.begun and out.board is not None, reply_text(out, "alice")
     rec = await record(store)
     assert rec.status == "playing"
     assert await store.deadline_of(KEY) == rec.deadline_due  # an applied move has its deadline
@@ -268,7 +268,8 @@ async def test_a_delivery_is_handled_only_once_its_move_is_saved(
             if not retried.unavailable:
                 break
             await asyncio.sleep(0.05)
-        assert not retried.duplicate and retried.public
+        assert not retried.duplicate and retried.card is not None
+        assert "Bob joined." in retried.card.text
         assert [s.name for s in (await record(store)).seats] == ["Alice", "Bob"]
     finally:
         await store.close()
@@ -314,11 +315,11 @@ async def test_numbers_out_of_range_and_odd_unicode_get_a_sentence(
     assert "`vote_seconds` takes a whole number from 0 to 86,400" in reply_text(out, "alice")
     odd = Request(platform="console", channel=CHANNEL, user="u1", name="Zo\udc80e \u202e")
     out = await authority.command(odd, "bigidea", "start")
-    assert out.public and "Zo\ufffde" in out.public[0].text
+    assert out.card is not None and "Zo\ufffde" in out.card.text
     out = await authority.command(req("bob"), "bigidea", "join")
     await authority.command(req("carol"), "bigidea", "join")
     out = await authority.command(odd, "bigidea", "begin")
-    assert out.public, reply_text(out, "u1")
+    assert out.begun, reply_text(out, "u1")
     pitch = await authority.command(odd, "bigidea", "pitch \ud800 nonsense")
     assert pitch.deliveries  # answered with a sentence (too early to pitch), never a crash
     json.dumps(pitch.model_dump(mode="json"))

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
-from storage import BoardClaim, GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
+from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
 from tests.conftest import RedisServer
 
 KEY = GameKey("discord", "123456")
@@ -403,6 +403,10 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
             lambda: store.index_user("discord", "alice", KEY, True, TTL_S),
             lambda: store.games_of("discord", "alice"),
             lambda: store.memory_usage(KEY),
+            lambda: store.table_refs(KEY),
+            lambda: store.set_table_refs(KEY, "{}", TTL_S),
+            lambda: store.lock_table(KEY, "w", 1000),
+            lambda: store.unlock_table(KEY, "w"),
         ]
         for call in calls:
             with pytest.raises(StorageUnavailable) as info:
@@ -417,6 +421,9 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
         await _armed(store, KEY, 1.0, version=2)
         assert await store.claim_due(KEY.platform, 10.0, 5.0, "w") == [KEY]
         assert await store.release(KEY, "w", None)
+        assert await store.lock_table(KEY, "w", 30_000)
+        await store.unlock_table(KEY, "w")
+        assert await store.lock_table(KEY, "v", 30_000)
     finally:
         await store.close()
 
@@ -434,25 +441,56 @@ async def test_large_records_are_stored_compressed(store: GameStore) -> None:
     assert await store.client.hget("boardroom:{discord:123456}:game", "data") == small
 
 
-async def test_board_ref_round_trip_and_delete(store: GameStore) -> None:
-    assert await store.board_ref(KEY) is None
-    await store.set_board_ref(KEY, "message-42", ttl_s=TTL_S)
-    assert await store.board_ref(KEY) == "message-42"
-    assert key_slot(b"boardroom:{discord:123456}:board") == key_slot(
-        b"boardroom:{discord:123456}:game"
-    )
+async def test_table_refs_round_trip_with_their_ttl_and_go_with_the_game(
+    store: GameStore,
+) -> None:
+    assert await store.table_refs(KEY) is None
+    await _create(store)
+    await store.set_table_refs(KEY, '{"card": "m-1"}', ttl_s=TTL_S)
+    assert await store.table_refs(KEY) == '{"card": "m-1"}'
+    table = "boardroom:{discord:123456}:table"
+    assert 0 < await store.client.ttl(table) <= TTL_S  # never kept longer than the game
+    assert key_slot(table.encode()) == key_slot(b"boardroom:{discord:123456}:game")
+    await store.set_table_refs(KEY, '{"card": "m-2"}', ttl_s=60)  # each delivery replaces it
+    assert await store.table_refs(KEY) == '{"card": "m-2"}'
+    assert 0 < await store.client.ttl(table) <= 60
+    await store.set_table_refs(KEY, "{}", ttl_s=0)  # a TTL is always set, at least a second
+    assert 0 < await store.client.pttl(table) <= 1000
+    other = GameKey("discord", "654321")
+    assert await store.table_refs(other) is None  # one channel's refs are its own
     await store.delete(KEY)
-    assert await store.board_ref(KEY) is None
+    assert await store.table_refs(KEY) is None
 
 
-async def test_board_claims_only_newer_versions(store: GameStore) -> None:
-    assert await store.claim_board(KEY, 5) == BoardClaim(True, None)
-    await store.set_board_ref(KEY, "m-1", ttl_s=TTL_S)
-    assert await store.claim_board(KEY, 4) == BoardClaim(False, "m-1")  # older: skip it
-    assert await store.claim_board(KEY, 5) == BoardClaim(False, "m-1")  # the same: drawn already
-    assert await store.claim_board(KEY, 7) == BoardClaim(True, "m-1")
-    claims = await asyncio.gather(*(store.claim_board(KEY, 9) for _ in range(5)))
-    assert sum(c.current for c in claims) == 1
+async def test_the_table_lock_is_exclusive_until_its_holder_unlocks_it(store: GameStore) -> None:
+    assert await store.lock_table(KEY, "worker-a", ttl_ms=30_000)
+    assert not await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
+    assert not await store.lock_table(KEY, "worker-a", ttl_ms=30_000)  # not re-entrant either
+    lock = "boardroom:{discord:123456}:table:lock"
+    assert key_slot(lock.encode()) == key_slot(b"boardroom:{discord:123456}:game")
+    assert 0 < await store.client.pttl(lock) <= 30_000
+    await store.unlock_table(KEY, "worker-b")  # not its holder: nothing happens
+    assert not await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
+    other = GameKey("discord", "654321")
+    assert await store.lock_table(other, "worker-b", ttl_ms=30_000)  # another channel's table
+    await store.unlock_table(KEY, "worker-a")
+    assert await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
+    await store.unlock_table(KEY, "worker-b")
+    # Many deliveries at once: one holds the table.
+    held = await asyncio.gather(*(store.lock_table(KEY, f"w-{n}", 30_000) for n in range(8)))
+    assert sum(held) == 1
+
+
+async def test_the_table_lock_of_a_dead_holder_expires(store: GameStore) -> None:
+    assert await store.lock_table(KEY, "dead-worker", ttl_ms=50)
+    assert not await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
+    assert 0 < await store.client.pttl("boardroom:{discord:123456}:table:lock") <= 50
+    deadline = time.monotonic() + 5.0
+    while not await store.lock_table(KEY, "worker-b", ttl_ms=30_000):
+        assert time.monotonic() < deadline, "the lock never expired"
+        await asyncio.sleep(0.01)
+    await store.unlock_table(KEY, "dead-worker")  # too late: the lock is worker-b's now
+    assert not await store.lock_table(KEY, "worker-c", ttl_ms=30_000)
 
 
 async def test_deadlines_from_before_leases_are_adopted(store: GameStore) -> None:

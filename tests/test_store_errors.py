@@ -84,7 +84,8 @@ async def test_a_full_redis_refuses_writes_with_a_sentence(server: LocalRedisSer
         writes: list[Callable[[], Awaitable[object]]] = [
             lambda: store.save(KEY, '{"n": 2}', expected=1, version=2, log="b", ttl_s=TTL_S),
             lambda: store.save(KEY, '{"n": 2}', expected=1, version=2, ttl_s=TTL_S, due=5.0),
-            lambda: store.set_board_ref(KEY, "m-1", TTL_S),
+            lambda: store.set_table_refs(KEY, '{"card": "m-1"}', TTL_S),
+            lambda: store.lock_table(KEY, "worker-a", 15_000),
             lambda: store.first_time(KEY, "note", TTL_S),
             lambda: store.mark_handled(KEY, "console:d1", 60),
             lambda: store.index_user("console", "alice", KEY, True, TTL_S),
@@ -99,7 +100,7 @@ async def test_a_full_redis_refuses_writes_with_a_sentence(server: LocalRedisSer
         # Reads still work, and nothing of the refused save was written.
         assert await store.load(KEY, dedupe="console:d1") == (True, Loaded(1, '{"n": 1}'))
         assert await store.read_log(KEY) == ["a"]
-        assert await store.board_ref(KEY) is None
+        assert await store.table_refs(KEY) is None
 
         await store.client.config_set("maxmemory", 0)  # the operator makes room: no restart
         assert await store.save(KEY, '{"n": 2}', expected=1, version=2, ttl_s=TTL_S)
@@ -111,7 +112,7 @@ async def _full_table(server: LocalRedisServer) -> tuple[GameStore, Authority, L
     store = GameStore.from_url(server.url)
     authority = Authority(store, Settings())
     out = await authority.command(_req("alice"), "bigidea", "start")
-    assert out.public
+    assert out.card is not None
     _, before = await store.load(KEY)
     assert before is not None
     await _fill(aioredis.Redis.from_url(server.url))
@@ -126,7 +127,7 @@ async def test_a_full_redis_changes_no_game(server: LocalRedisServer) -> None:
         assert (await store.load(KEY))[1] == before
         await store.client.config_set("maxmemory", 0)
         out = await authority.command(_req("bob"), "bigidea", "join")
-        assert not out.unavailable
+        assert not out.unavailable and out.card is not None
         assert (await store.load(KEY))[1] != before
     finally:
         await store.close()

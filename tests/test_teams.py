@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from bot.commands import codec, play, teams
+from bot.commands import codec, teams
 from bot.commands.authority import STALE, Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord, SeatInfo
@@ -58,7 +58,9 @@ async def say(authority: Authority, user: str, text: str) -> Outbox:
 
 
 def private(out: Outbox, user: str) -> list[ui.Message]:
-    return [d.message for d in out.deliveries if d.user == user and d.to != "channel"]
+    """Everything only ``user`` sees: private replies and notes, then their panel."""
+    messages = [d.message for d in out.deliveries if d.user == user]
+    return messages + ([out.panels[user]] if user in out.panels else [])
 
 
 def private_text(out: Outbox, user: str) -> str:
@@ -66,7 +68,9 @@ def private_text(out: Outbox, user: str) -> str:
 
 
 def public_text(out: Outbox) -> str:
-    return "\n".join(m.text for m in out.public)
+    """Everything everyone sees: the card, the log, posts, the prompt, the result, the board."""
+    shown = [*out.public, *([out.board] if out.board is not None else [])]
+    return "\n".join(m.text for m in shown)
 
 
 async def record(store: GameStore) -> GameRecord:
@@ -99,8 +103,9 @@ async def test_join_creates_or_joins_teams_by_name(authority: Authority, store: 
         "Sharks": ["bob", "carol"],
         "Dave": ["dave"],
     }
-    # The lobby offers a button per team, which joins it by name.
-    labels = [b.label for b in buttons_of(joined.public[-1])]
+    # The lobby card offers a button per team, which joins it by name.
+    assert joined.card is not None and "Sharks (Bob, Carol)" in joined.card.text
+    labels = [b.label for b in buttons_of(joined.card)]
     assert "Join Sharks" in labels and "Start a team" in labels
 
 
@@ -149,7 +154,8 @@ async def test_a_team_name_with_underscores_reads_the_same_on_its_button(
     (seat,) = [s for s in (await record(store)).seats if s.name != "Alice"]
     assert text.plain(seat.name) == "red_team"
     # The lobby's "Join red_team" button joins that same team again (no second team).
-    join = next(b for m in out.public for b in buttons_of(m) if b.command and "red" in b.command)
+    assert out.card is not None
+    join = next(b for b in buttons_of(out.card) if b.command and "red" in b.command)
     assert join.command is not None
     await say(authority, "carol", join.command)
     assert roster(await record(store))[seat.name] == ["bob", "carol"]
@@ -244,6 +250,8 @@ async def test_every_member_gets_the_team_panel_and_any_may_act(
     # At the deal the Sharks see their own secret too, without buttons: it isn't their turn.
     sharks = private(began, "carol")
     assert len(sharks) == 1 and sharks[0].text.startswith("Secret") and not sharks[0].buttons
+    assert sorted(began.panels) == ["alice", "bob", "carol"] and not began.deliveries
+    assert began.notify == ["bob"]  # alice began it; carol's team does not move yet
 
     played = await authority.press(req("bob"), codec.encode_button(NAME, bob_button))
     assert "Alice adds 1: 1." in public_text(played)
@@ -255,6 +263,9 @@ async def test_every_member_gets_the_team_panel_and_any_may_act(
     assert "played for your team" not in private_text(played, "bob")
     assert secret not in public_text(played) and secret not in private_text(played, "carol")
     assert first_button(played, "carol").seat == 1
+    assert played.notify == ["carol"]  # the Sharks' turn now
+    # The team that just moved has no choices left on its panels.
+    assert not played.panels["alice"].buttons and not played.panels["bob"].buttons
 
     # The first action counted: Alice's copy of the same button is now stale.
     late = await authority.press(req("alice"), codec.encode_button(NAME, alice_button))
@@ -278,8 +289,9 @@ async def test_joining_and_leaving_teams_during_play(
     assert "no new team can be formed" in private_text(new_team, "dave")
     assert "Alice, Sharks" in private_text(new_team, "dave")
     joined = await say(authority, "dave", "join Sharks")
-    assert "Dave joined Sharks." in public_text(joined)
-    assert "Secret" in private_text(joined, "dave")  # the team's panel, privately
+    assert "Dave joined Sharks." in joined.log
+    assert "Secret" in joined.panels["dave"].text  # the team's panel, privately
+    assert "Secret" not in public_text(joined) and joined.card is None  # the card stays
     switch = await say(authority, "dave", "join Alice")
     assert "the host moves players between teams" in private_text(switch, "dave")
 
@@ -296,8 +308,8 @@ async def test_host_moves_a_player_during_play(authority: Authority, store: Game
     missing = await say(authority, "alice", "move bob to Orcas")
     assert "There is no team called Orcas in this game" in private_text(missing, "alice")
     moved = await say(authority, "alice", "move carol to Alice")
-    assert "Alice moved Carol to Alice; a bot plays Sharks now." in public_text(moved)
-    assert "Secret" in private_text(moved, "carol")
+    assert "Alice moved Carol to Alice; a bot plays Sharks now." in moved.log
+    assert "Secret" in moved.panels["carol"].text
     rec = await record(store)
     assert roster(rec) == {"Alice": ["alice", "bob", "carol"], "Sharks": []}
     assert rec.status == "playing"
@@ -346,11 +358,11 @@ def test_players_are_found_by_mention_id_or_name() -> None:
         teams.find_player(rec, "ben")
 
 
-# --- channel posts -----------------------------------------------------------------------------
+# --- the story in the log ---------------------------------------------------------------------
 
 
-async def test_own_move_is_posted_alone_and_bot_moves_packed_after_it(
-    authority: Authority, monkeypatch: pytest.MonkeyPatch
+async def test_own_move_then_the_bot_moves_it_set_off_are_lines_of_the_log(
+    authority: Authority,
 ) -> None:
     await say(authority, "alice", "start")
     await say(authority, "alice", "addbot 2")
@@ -358,20 +370,14 @@ async def test_own_move_is_posted_alone_and_bot_moves_packed_after_it(
     played = await authority.press(
         req("alice"), codec.encode_button(NAME, first_button(began, "alice"))
     )
-    assert [m.text for m in played.public] == [
-        "Alice adds 1: 1.",
-        "Ada adds 2: 3.\nGrace adds 2: 5.",
-    ]
-    # A post never grows past the pack limit: then each bot move gets its own.
-    monkeypatch.setattr(play, "PACK_LIMIT", 20)
+    assert played.log == ["Alice adds 1: 1.", "Ada adds 2: 3.", "Grace adds 2: 5."]
+    assert not played.posts  # moves are the story; only players' own words are posts
+    assert played.board is not None and played.card is None
     again = await authority.press(
         req("alice"), codec.encode_button(NAME, first_button(played, "alice"))
     )
-    assert [m.text for m in again.public] == [
-        "Alice adds 1: 6.",
-        "Ada adds 2: 8.",
-        "Grace adds 2: 10.",
-    ]
+    assert again.log == ["Alice adds 1: 6.", "Ada adds 2: 8.", "Grace adds 2: 10."]
+    assert again.ended and again.result is not None and again.card is not None
 
 
 @pytest.mark.parametrize(
@@ -387,9 +393,10 @@ async def test_the_channel_hears_how_a_game_opens(
     await authority.command(req("alice"), game, "start turn_seconds=0")
     await authority.command(req("alice"), game, "addbot 2")
     began = await authority.command(req("alice"), game, "begin")
-    posts = [m.text for m in began.public]
-    assert posts[0] == "Alice began the game. Good luck!"
-    assert re.fullmatch(opening, posts[1]), posts
+    assert began.log[0] == "Alice began the game. Good luck!"
+    assert re.fullmatch(opening, began.log[1]), began.log
+    assert began.begun and began.card is not None and began.card.title
+    assert began.card.title.endswith(": playing") and began.board is not None
 
 
 async def test_a_full_team_takes_nobody_else(

@@ -24,9 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
+from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
-from bot.commands.outbox import Delivery, Outbox
+from bot.commands.outbox import Outbox
 from core import text as markup
 from core import ui
 from core.registry import all_games
@@ -58,6 +59,9 @@ class _Choice:
     """Who saw it: None for the channel (everyone), else the one user it was sent to."""
     message: int
     """The number of the delivery that carried it."""
+    where: str = ""
+    shown: str = ""
+    """The conversation and id of the message it is on (a press updates that message)."""
     value: str | None = None
     picks: int = 1
     """How many options of its menu make a choice (the menu's min_values)."""
@@ -85,8 +89,10 @@ class Console:
         self.clock = clock
         self.user = "you"
         self.choices: list[_Choice] = []
-        self._board: str | None = None
         self._deliveries = 0
+        self.platform = _ConsolePlatform(self)
+        ttl = int(authority.settings.game_ttl_hours * 3600)
+        self.table = table.Table(authority.store, self.platform, ttl)
         self.rng = rng or random.Random()
 
     # --- input -----------------------------------------------------------------------------
@@ -131,7 +137,7 @@ class Console:
             names = ", ".join(sorted(known))
             self.write(f"(unknown input; try `help`, or a game command: {names})")
             return
-        self.deliver(await self.authority.command(self._request(), game, text))
+        await self.deliver(await self.authority.command(self._request(), game, text))
 
     async def _click(self, words: list[str]) -> None:
         if not words:
@@ -162,7 +168,7 @@ class Console:
             return
         values = [c.value for c in chosen if c.value is not None]
         out = await self.authority.press(self._request(), chosen[0].custom_id, values or None)
-        self.deliver(out)
+        await self.deliver(out, chosen[0])
 
     def _numbered(self, number: int) -> _Choice | None:
         return self.choices[number - 1] if 1 <= number <= len(self.choices) else None
@@ -203,48 +209,51 @@ class Console:
             return
         self.clock.now += seconds
         for out in await self.authority.fire_due(PLATFORM):
-            self.deliver(out)
+            await self.deliver(out)
 
     # --- output ----------------------------------------------------------------------------
 
     async def deliver_async(self, outbox: Outbox) -> None:
-        self.deliver(outbox)
+        await self.deliver(outbox)
 
-    def deliver(self, outbox: Outbox) -> None:
-        game = outbox.game or ""
+    async def deliver(self, outbox: Outbox, pressed: _Choice | None = None) -> None:
         if outbox.form is not None:
             # A terminal has no modal: the form's question, and the command that answers it.
             ask = outbox.form.ask
             self.write(f"[{self.user} · form] {ask.title}: {ask.label}")
             self.write(f"  (type `/{outbox.form.game} {outbox.form.command} <answer>`)")
-        for delivery in outbox.deliveries:
-            self._show(delivery, game)
-        if outbox.board is not None:
-            text = outbox.board.plain_text()
-            if text != self._board:
-                self._board = text
-                self._show(Delivery(to="channel", message=outbox.board), game, board=True)
+        answer = _ConsoleAnswer(self, self.user, pressed)
+        await self.table.deliver(outbox, answer)
 
-    def _show(self, delivery: Delivery, game: str, board: bool = False) -> None:
+    def show(
+        self,
+        where: str,
+        viewer: str | None,
+        message: ui.Message,
+        game: str,
+        audience: str,
+        label: str,
+        mention: list[str] | None = None,
+        same: str | None = None,
+    ) -> table.Shown:
+        """Print one message (a post, an edit of message ``same``, a DM); number its choices."""
         self._deliveries += 1
-        message = delivery.message
-        if delivery.to == "channel":
-            where = f"#{self.channel}" + (" · board" if board else "")
-        else:
-            where = f"{delivery.user} · {'private' if delivery.to == 'ephemeral' else 'DM'}"
-        viewers = None if delivery.to == "channel" else {delivery.user or ""}
+        shown = table.Shown(where=where, id=same or str(self._deliveries))
+        viewers = None if viewer is None else {viewer}
         text = markup.unescape(message.plain_text())
+        if mention:
+            text = f"{', '.join('@' + user for user in mention)}: {text}"
         if message.deadline is not None:
             now = self.clock() if self.clock is not None else time.time()
             text = f"{text}\n({max(0, round(message.deadline - now))} s left)".strip()
         text_lines = text.splitlines() or [""]
-        lines = [f"[{where}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
-        lines += self._number_components(message, game, viewers)
+        lines = [f"[{label}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
+        lines += self._number_components(message, game, viewers, shown)
         self.write("\n".join(lines))
         if self.transcript is not None:
             record = {
-                "audience": "board" if board else delivery.to,
-                "user": delivery.user,
+                "audience": audience,
+                "user": viewer,
                 "text": message.plain_text(),
                 "buttons": [b.label for b in message.all_buttons()],
                 "selects": [
@@ -254,20 +263,31 @@ class Console:
             }
             self.transcript.write(json.dumps(record) + "\n")
             self.transcript.flush()
+        return shown
+
+    def forget(self, shown: table.Shown) -> None:
+        """The choices of a message that was replaced or deleted can no longer be clicked."""
+        for choice in self.choices:
+            if (choice.where, choice.shown) == (shown.where, shown.id):
+                choice.viewers = set()
 
     def _number_components(
-        self, message: ui.Message, game: str, viewers: set[str] | None
+        self, message: ui.Message, game: str, viewers: set[str] | None, shown: table.Shown
     ) -> list[str]:
         lines = []
         for row in message.buttons:
             cells = []
             for button in row:
-                custom_id = codec.encode_button(game, button)
-                self.choices.append(_Choice(custom_id, button.label, viewers, self._deliveries))
+                custom_id = codec.encode_button(game, button, self._away(shown))
+                self.choices.append(
+                    _Choice(
+                        custom_id, button.label, viewers, self._deliveries, shown.where, shown.id
+                    )
+                )
                 cells.append(f"[{len(self.choices)}] {markup.unescape(button.label)}")
             lines.append("  " + "   ".join(cells))
         for select in message.selects:
-            custom_id = codec.encode_select(game, select)
+            custom_id = codec.encode_select(game, select, self._away(shown))
             many = (
                 f"choose {select.min_values}"
                 if select.min_values == select.max_values
@@ -281,12 +301,94 @@ class Console:
                         option.label,
                         viewers,
                         self._deliveries,
+                        shown.where,
+                        shown.id,
                         option.value,
                         select.min_values,
                     )
                 )
                 lines.append(f"    [{len(self.choices)}] {option.label}")
         return lines
+
+    def _away(self, shown: table.Shown) -> str | None:
+        """Choices shown outside the channel (a DM, the thread) name the game's channel."""
+        return None if shown.where == self.channel else self.channel
+
+
+class _ConsolePlatform:
+    """The table's primitives for the terminal: every post, edit and DM is printed."""
+
+    name = PLATFORM
+    posts_per_window = 1_000
+    window_s = 1.0
+    closed_hint = ""
+    threads_share_limit = False
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    async def post(
+        self,
+        place: table.Place,
+        message: ui.Message,
+        game: str,
+        surface: str = "post",
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> table.Shown:
+        where = place.thread or place.channel
+        label = f"#{place.channel}" + (" › thread" if place.thread else "")
+        label += f" · {surface}" if surface in ("card", "board", "prompt") else ""
+        audience = "board" if surface == "board" else "channel"
+        return self.console.show(where, None, message, game, audience, label, mention)
+
+    async def edit(
+        self,
+        shown: table.Shown,
+        message: ui.Message,
+        game: str,
+        channel: str,
+        surface: str = "post",
+    ) -> None:
+        self.console.forget(shown)
+        viewer = shown.where.removeprefix("dm:") if shown.where.startswith("dm:") else None
+        if viewer is None and shown.where.startswith("private:"):
+            viewer = shown.where.removeprefix("private:")
+        label = f"{viewer} · {surface}, updated" if viewer else f"#{channel} · {surface}, updated"
+        audience = "dm" if viewer else "board" if surface == "board" else "channel"
+        self.console.show(shown.where, viewer, message, game, audience, label, same=shown.id)
+
+    async def delete(self, shown: table.Shown) -> None:
+        self.console.forget(shown)
+
+    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> table.Shown:
+        return self.console.show(f"dm:{user}", user, message, game, "dm", f"{user} · panel")
+
+    async def start_thread(self, channel: str, card: table.Shown, name: str) -> str | None:
+        self.console.write(f"(#{channel}: the game goes on in the thread “{markup.plain(name)}”)")
+        return f"{channel}/thread"
+
+
+class _ConsoleAnswer:
+    """The console's requester: a press updates the printed message it was on."""
+
+    def __init__(self, console: Console, user: str, pressed: _Choice | None) -> None:
+        self.console = console
+        self.user = user
+        self.pressed = (pressed.where, pressed.shown) if pressed is not None else None
+        self.pressed_private = pressed is not None and pressed.viewers is not None
+
+    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+        if self.pressed is None:
+            return False
+        shown = table.Shown(where=self.pressed[0], id=self.pressed[1])
+        await self.console.platform.edit(shown, message, game, channel, "pressed message")
+        return True
+
+    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+        where = f"private:{self.user}"
+        self.console.show(where, self.user, message, game, "ephemeral", f"{self.user} · private")
+        return True
 
 
 async def run_console(

@@ -544,6 +544,7 @@ class Authority:
     # --- lobby -----------------------------------------------------------------------------
 
     def _start(self, req: Request, game: Game[Any, Any], rest: str) -> _Step:
+        thread, rest = _thread_option(rest)
         options = parse_options(game, rest)
 
         def step(record: GameRecord | None, out: Outbox) -> _Change:
@@ -573,8 +574,9 @@ class Authority:
                 created_at=now,
                 updated_at=now,
                 first_version=first,
+                thread=thread,
             )
-            out.post(self._lobby_message(game, new, f"{req.name} opened a game of {game.title}."))
+            out.card = self._lobby_message(game, new, f"{req.name} opened a game of {game.title}.")
             return _Change(record=new, joined=[req.user])
 
         return step
@@ -583,6 +585,7 @@ class Authority:
         self, game: Game[Any, Any], record: GameRecord, head: str = ""
     ) -> ui.Message:
         settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+        settings += "" if record.thread else ", thread=off"
         count = f"({len(record.seats)}/{game.max_players})"
         buttons = [
             [
@@ -649,7 +652,7 @@ class Authority:
             else:
                 teams.add_member(record, target, me)
                 news = f"{req.name} joined {record.seats[target].name}"
-            out.post(self._lobby_message(game, record, f"{news}."))
+            out.card = self._lobby_message(game, record, f"{news}.")
             return _Change(record=record, joined=[req.user])
 
         return step
@@ -695,8 +698,8 @@ class Authority:
         team.members.append(member)
         state = self._running_state(record)
         tail = ", taking over from the bot" if took_over else ""
-        out.post(ui.Message(text=f"{member.name} joined {team.name}{tail}."))
-        out.reply(member.user, _game_of(record).render_private(state, seat))
+        out.say(f"{member.name} joined {team.name}{tail}.")
+        out.panels[member.user] = _game_of(record).render_private(state, seat)
         return _Change(record=record, joined=[member.user], log=[[member.user, "join", seat]])
 
     def _running_state(self, record: GameRecord) -> GameState:
@@ -739,16 +742,17 @@ class Authority:
                 del record.seats[seat]
             if not humans:
                 record.status = "finished"
-                out.post(ui.Message(text=f"{news}; the lobby is closed."))
+                out.card = ui.Message(title=f"{game.title}: lobby closed", text=f"{news}.")
+                out.ended = True
                 return change
-            out.post(self._lobby_message(game, record, f"{news}."))
+            out.card = self._lobby_message(game, record, f"{news}.")
             return change
         change.log.append([user, "leave", seat])
         if not emptied:
-            out.post(ui.Message(text=f"{news}; {record.seats[seat].name} plays on."))
+            out.say(f"{news}; {record.seats[seat].name} plays on.")
             return change
         who = record.seats[seat].name if game.teams else "their seat"
-        out.post(ui.Message(text=f"{news}; a bot plays {who} now."))
+        out.say(f"{news}; a bot plays {who} now.")
         # The bot may be the seat the game is waiting for: let it move at once.
         running = _game_of(record)
         state = self._running_state(record)
@@ -775,7 +779,7 @@ class Authority:
             if other is not None and other != seat:
                 raise Refusal(f"There is already a team called {record.seats[other].name}.")
             before, record.seats[seat].name = record.seats[seat].name, new
-            out.post(self._lobby_message(game, record, f"{req.name} renamed {before} to {new}."))
+            out.card = self._lobby_message(game, record, f"{req.name} renamed {before} to {new}.")
             return _Change(record=record)
 
         return step
@@ -810,14 +814,14 @@ class Authority:
                     target = len(record.seats) - 1
                 teams.add_member(record, target, member)
                 news = f"{req.name} moved {member.name} to {record.seats[target].name}"
-                out.post(self._lobby_message(game, record, f"{news}."))
+                out.card = self._lobby_message(game, record, f"{news}.")
                 return _Change(record=record)
             assert target is not None  # refused above when the team does not exist
             teams.add_member(record, target, member)
             news = f"{req.name} moved {member.name} to {record.seats[target].name}"
             change = _Change(record=record, log=[[member.user, "join", target]])
             state = self._running_state(record)
-            out.dm(member.user, _game_of(record).render_private(state, target))
+            out.panels[member.user] = _game_of(record).render_private(state, target)
             return self._after_departure(game, record, seat, member.user, news, out, change)
 
         return step
@@ -873,7 +877,7 @@ class Authority:
             for index in range(count):
                 name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
                 record.seats.append(SeatInfo(name=name))
-            out.post(self._lobby_message(game, record, f"{req.name} added {count} bot(s)."))
+            out.card = self._lobby_message(game, record, f"{req.name} added {count} bot(s).")
             return _Change(record=record)
 
         return step
@@ -901,8 +905,10 @@ class Authority:
                 record.seed,
                 record.first_version,
             )
-            out.post(ui.Message(text=f"{req.name} began the game. Good luck!"))
-            out.board_fresh = True
+            out.say(f"{req.name} began the game. Good luck!")
+            out.begun = True
+            out.thread = record.thread
+            out.card = self._summary_card(game, record)
             self._commit(game, record, None, result, req.user, out)
             seats = [[s.name for s in record.seats], [s.is_bot for s in record.seats]]
             return _Change(record=record, log=[[req.user, "begin", *seats], *result.log])
@@ -921,9 +927,16 @@ class Authority:
                 )
             # The log holds the game from `begin` on; a lobby leaves no trace there.
             log = [[req.user, "end"]] if record.status == "playing" else []
+            was_lobby = record.status == "lobby"
             record.status = "finished"
             record.deadline_due = None
-            out.post(ui.Message(text=f"{req.name} ended the game of {game.title}."))
+            news = f"{req.name} ended the game of {game.title}."
+            out.say(news)
+            out.ended = True
+            if was_lobby:
+                out.card = ui.Message(title=f"{game.title}: lobby closed", text=news)
+            else:
+                self._final(game, record, out, news)
             return _Change(record=record, log=log, left=record.humans)
 
         return step
@@ -1022,6 +1035,33 @@ class Authority:
             record.deadline_due = self.clock() + after.deadline.seconds
         due = record.deadline_due
         publish(game, before, after, result.moves, members, requester, out, note, due)
+        if after.finished:
+            out.ended = True
+            self._final(game, record, out, _last_word(result))
+
+    def _summary_card(self, game: Game[Any, Any], record: GameRecord) -> ui.Message:
+        """The card while a game is played: who plays, with what options, where."""
+        names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+        settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+        text = (
+            f"{'Teams' if game.teams else 'Players'}: {names}.\nOptions: {settings}.\n"
+            f"Host: {record.host_name}. `/{game.name} status` shows the board, "
+            f"`/{game.name} hand` your hand."
+        )
+        return ui.Message(title=f"{game.title}: playing", text=text)
+
+    def _final(self, game: Game[Any, Any], record: GameRecord, out: Outbox, news: str) -> None:
+        """The card shows the final board; the result goes to the channel."""
+        board = out.board
+        if board is None and record.state_json is not None:
+            board = _game_of(record).render_board(load_state(_game_of(record), record.state_json))
+        text = "\n\n".join(part for part in (news, board.text if board else "") if part)
+        out.card = ui.Message(
+            title=f"{game.title}: final standings",
+            text=markup.pages(text)[0] if text else "",
+            fields=board.fields if board else [],
+        )
+        out.result = ui.Message(text=news or f"The game of {game.title} is over.")
 
     # --- authorization helpers -------------------------------------------------------------
 
@@ -1071,6 +1111,32 @@ class Authority:
             )
         seat = self._require_seat(record, req)
         return record, load_state(game, record.state_json), seat
+
+
+def _last_word(result: Advance) -> str:
+    """How the game ended, in its own words: the final move's public text from its "Game
+    over" line on (a move's event may tell several things; the end comes last)."""
+    public = [e.text for e in result.moves[-1] if e.audience.is_public] if result.moves else []
+    lines = "\n".join(public).splitlines()
+    start = max((i for i, text in enumerate(lines) if "game over" in text.lower()), default=None)
+    if start is None:
+        return lines[-1] if lines else ""
+    return "\n".join(lines[start:])
+
+
+def _thread_option(rest: str) -> tuple[bool, str]:
+    """``thread=off`` (or ``no``) among ``start``'s words, which play in the channel itself;
+    the other words are the game's options."""
+    thread, others = True, []
+    for word in rest.split():
+        key, sep, value = word.partition("=")
+        if key.strip().lower() == "thread":
+            if sep and value.lower() not in ("on", "off", "yes", "no", "true", "false"):
+                raise CommandError("`thread` takes on or off, e.g. `thread=off`.")
+            thread = not sep or value.lower() in ("on", "yes", "true")
+        else:
+            others.append(word)
+    return thread, " ".join(others)
 
 
 def _game_of(record: GameRecord) -> Game[Any, Any]:

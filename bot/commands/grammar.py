@@ -123,6 +123,7 @@ def options_help(game: Game[Any, Any]) -> str:
         low, high = _bounds(info)
         span = f", {low:,}-{high:,}" if low is not None and high is not None else ""
         lines.append(f"• `{name}` (default {info.default!r}{span}){about}")
+    lines.append("• `thread` (default on) — off: the game plays in the channel, not a thread")
     return "\n".join(lines)
 
 

@@ -1,4 +1,11 @@
-"""What the authority hands back to an adapter: messages to send and the live board to refresh."""
+"""What the authority hands back: what each surface of the table should show now.
+
+A game in a channel is shown on a fixed set of surfaces (see ``ARCHITECTURE.md``, "Presentation:
+the table"): the *card* in the channel, the *board*, the *log*, the public *prompt*, one private
+*panel* per player and the turn *notice*. An Outbox says what changed: the table layer
+(:mod:`bot.table`) compares it with what was last shown and posts, edits, moves or deletes.
+Private answers to the requester (a refusal, ``help``, ``rules``) are ``replies``.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +19,10 @@ __all__ = ["Delivery", "Form", "Outbox"]
 
 
 class Delivery(BaseModel):
-    """One message for one audience.
+    """One private message: ``ephemeral`` for the requester (only they see it), ``dm`` for a
+    direct message to ``user`` (a note for someone who did not send the command)."""
 
-    ``channel``: a public post. ``ephemeral``: a private reply to the user who sent the command
-    (only they see it). ``dm``: a direct message to ``user`` (private information for a player
-    who did not send the command, e.g. new cards dealt after someone else's move).
-    """
-
-    to: Literal["channel", "ephemeral", "dm"]
+    to: Literal["ephemeral", "dm"]
     user: str | None = None
     message: ui.Message
 
@@ -35,22 +38,48 @@ class Form(BaseModel):
 
 
 class Outbox(BaseModel):
-    """Everything one command produced for one channel."""
+    """Everything one command produced for one channel's table."""
 
     platform: str
     channel: str
     game: str | None = None
     table: str | None = None
-    """Which game of the channel this is (the game and its first version): adapters keep facts
-    that hold for one game, such as "told once that your DMs are closed", under it."""
+    """Which game of the channel this is (the game and its first version): the table layer
+    keeps its message refs, and adapters keep facts such as "told once", under it."""
     deliveries: list[Delivery] = Field(default_factory=list)
+    """Private messages: answers to the requester, notes for others."""
+
+    card: ui.Message | None = None
+    """What the game's card in the channel shows now (the lobby, the summary, the standings)."""
+    begun: bool = False
+    """The game has just begun: its thread starts from the card and a new board is drawn."""
+    thread: bool = True
+    """Whether the game plays in a thread of its own (else in the channel)."""
+    ended: bool = False
+    """The game is over (by play or by the host): the card shows ``card``, ``result`` goes to
+    the channel, and the prompt, notice and panels' buttons are closed."""
+    result: ui.Message | None = None
+    """The final result, posted in the channel when the game was played in a thread."""
+    log: list[str] = Field(default_factory=list)
+    """New lines of the game's story, in order (coalesced into log messages by the table)."""
+    posts: list[ui.Message] = Field(default_factory=list)
+    """Players' own content (a pitch): each its own post in the game's place."""
     board: ui.Message | None = None
-    """When set, the channel's live board message should show this (edited in place)."""
+    """When set, the board shows this and ``prompt`` says what the public prompt shows."""
+    prompt: ui.Message | None = None
+    """The public decision now open (None with a board: none is open, the last loses its
+    buttons)."""
+    prompt_id: int | None = None
+    """Which decision the prompt is (its decision version): a new one is posted, the same one
+    edited."""
+    panels: dict[str, ui.Message] = Field(default_factory=dict)
+    """Players' private panels that changed, by user."""
+    notify: list[str] | None = None
+    """Users the game now waits for who should be told (a turn notice); None: no change."""
     version: int | None = None
-    """The game state's version the board shows; adapters draw a board only if no newer one
-    was drawn (``GameStore.claim_board``), so concurrent deliveries never leave an old board."""
-    board_fresh: bool = False
-    """A game has just begun: post a new board message rather than editing the last one."""
+    """The game state's version the board and prompt show; an older delivery never replaces
+    what a newer one drew."""
+
     unavailable: bool = False
     """Storage could not be reached; nothing was applied."""
     duplicate: bool = False
@@ -58,25 +87,33 @@ class Outbox(BaseModel):
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 
-    def post(self, message: ui.Message) -> None:
-        self.deliveries.append(Delivery(to="channel", message=message))
-
     def reply(self, user: str, message: ui.Message | str) -> None:
         self.deliveries.append(Delivery(to="ephemeral", user=user, message=_as_message(message)))
 
     def dm(self, user: str, message: ui.Message | str) -> None:
         self.deliveries.append(Delivery(to="dm", user=user, message=_as_message(message)))
 
-    def private(self, requester: str | None, user: str, message: ui.Message | str) -> None:
-        """A private message: an ephemeral reply to the requester, a DM to anyone else."""
-        if user == requester:
-            self.reply(user, message)
-        else:
-            self.dm(user, message)
+    def say(self, line: str) -> None:
+        """A line of the game's story (a lobby change, someone leaving)."""
+        if line:
+            self.log.append(line)
 
     @property
     def public(self) -> list[ui.Message]:
-        return [d.message for d in self.deliveries if d.to == "channel"]
+        """What this Outbox shows everyone, as messages (tests and the console read it)."""
+        shown = [self.card] if self.card is not None else []
+        if self.log:
+            shown.append(ui.Message(text="\n".join(self.log)))
+        shown.extend(self.posts)
+        if self.prompt is not None:
+            shown.append(self.prompt)
+        if self.result is not None:
+            shown.append(self.result)
+        return shown
+
+    @property
+    def public_text(self) -> str:
+        return "\n".join(message.plain_text() for message in self.public)
 
 
 def _as_message(message: ui.Message | str) -> ui.Message:

@@ -18,7 +18,6 @@ from core.engine import Event, Game, GameState, IllegalAction, Seat
 
 __all__ = [
     "MAX_BOT_STEPS",
-    "PACK_LIMIT",
     "Advance",
     "action_rng",
     "advance",
@@ -29,10 +28,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-PACK_LIMIT = 1800
-"""Bot moves share a channel post while it stays under this many characters (Discord shows
-2000 in a plain message)."""
 
 MAX_BOT_STEPS = 10_000
 """A safety bound on bot moves applied after one command (a whole bot-only game fits)."""
@@ -133,71 +128,55 @@ def publish(
     note: tuple[int, str] | None = None,
     due: float | None = None,
 ) -> None:
-    """Turn events and the new state into channel posts, private messages and the board.
+    """Turn events and the new state into what the table's surfaces show.
 
-    Each action's public events become one channel post: the first action's alone, the bot
-    moves after it packed together while a post stays short (``PACK_LIMIT``), so no post outgrows
-    what a platform shows. The last post carries the public prompt's buttons when a new decision
-    point opened one. Private events and, for each human seat that the game now waits for at a
-    new decision point (and for every seat at the deal), its private panel become one private
-    message per member of the seat (a
-    team has several): an ephemeral reply to the requester, a DM to anyone else. ``note`` is a
-    line for the seat's other members (a teammate's move on their behalf). ``due``: when the
-    pending decision ends (unix time); the prompt, the board and the panels of the seats it
-    waits for show it as a countdown.
+    Public events become lines of the log, except a player's own words (``Event.own``, a
+    pitch), each its own post. The board and the public prompt show the new state (the prompt
+    is None when no public decision is open). A seat's private panel is shown anew at the deal,
+    when the game starts (or stops) waiting for it, or when it has private news (its events,
+    or ``note``: a teammate's move on its behalf); a line the panel already shows (the new
+    hand) is said once. ``due``: when the pending decision ends (unix time); the prompt, the
+    board and the panels of the seats it waits for show it as a countdown. When the game now
+    waits for one seat (a turn), its users who did not just act are to be notified; a decision
+    everyone makes at once is announced by the board, the prompt and each panel's countdown.
     """
     new_decision = before is None or after.decision_version != before.decision_version
     waiting_before = set(game.waiting_for(before)) if before is not None else set()
     waiting_after = set(game.waiting_for(after))
 
-    posts: list[str] = []
-    packing = False  # whether the last post holds bot moves that more may join
-    for index, move in enumerate(moves):
-        text = "\n".join(e.text for e in move if e.audience.is_public)
-        if not text:
-            continue
-        if packing and len(posts[-1]) + len(text) < PACK_LIMIT:
-            posts[-1] += "\n" + text
-        else:
-            posts.append(text)
-        packing = index > 0
-    prompt = game.render_prompt(after) if new_decision else None
-    if prompt is not None:
-        text = prompt.plain_text()
-        if posts and len(posts[-1]) + len(text) < PACK_LIMIT:
-            posts[-1] = "\n\n".join(part for part in (posts[-1], text) if part)
-        else:
-            posts.append(text)
-    for number, text in enumerate(posts, start=1):
-        last = number == len(posts) and prompt is not None
-        out.post(
-            ui.Message(
-                text=text,
-                buttons=prompt.buttons if last and prompt else [],
-                selects=prompt.selects if last and prompt else [],
-                deadline=due if last else None,
-            )
-        )
+    for move in moves:
+        for event in move:
+            if not event.audience.is_public:
+                continue
+            if event.own:
+                out.posts.append(ui.Message(text=event.text))
+            else:
+                out.say(event.text)
+    prompt = game.render_prompt(after)
+    out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
+    out.prompt_id = after.decision_version if prompt is not None else None
 
     events = [event for move in moves for event in move]
-
+    notify: list[str] = []
     for seat, users in enumerate(members):
         if not users:
             continue
         lines = [e.text for e in events if e.audience.seat == seat]
-        panel = None
+        newly = seat in waiting_after and (new_decision or seat not in waiting_before)
+        stopped = seat in waiting_before and seat not in waiting_after
         dealt = before is None  # at the deal every player sees their hand, whoever moves first
-        if dealt or (seat in waiting_after and (new_decision or seat not in waiting_before)):
-            panel = game.render_private(after, seat)
-            # A private line the panel already shows (e.g. the new hand) is said once.
-            lines = [line for line in lines if line not in panel.text]
         for user in users:
             told = [note[1]] if note is not None and note[0] == seat and user != requester else []
-            if not told and not lines and panel is None:
+            if not (dealt or newly or stopped or lines or told):
                 continue
-            message = panel.model_copy() if panel is not None else ui.Message()
-            message.text = "\n".join([*told, *lines, message.text]).strip()
-            if panel is not None and seat in waiting_after:
+            panel = game.render_private(after, seat)
+            # A private line the panel already shows (e.g. the new hand) is said once.
+            news = [line for line in [*told, *lines] if line not in panel.text]
+            message = panel.model_copy(update={"text": "\n".join([*news, panel.text]).strip()})
+            if seat in waiting_after:
                 message.deadline = due
-            out.private(requester, user, message)
+            out.panels[user] = message
+            if newly and user != requester and len(waiting_after) == 1:
+                notify.append(user)  # a turn of one player (or team): theirs to be told
+    out.notify = [] if after.finished else notify
     out.board = game.render_board(after).model_copy(update={"deadline": due})

@@ -69,6 +69,8 @@ class GameRecord(BaseModel):
     updated_at: float
     deadline_due: float | None = None
     """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
+    thread: bool = True
+    """Whether the game plays in a thread of its own (``thread=off`` at ``start``: the channel)."""
     first_version: int = 0
     """The state version this game starts at: one past the channel's previous game, so a button
     left over from an earlier game in the channel can never look current."""

@@ -13,12 +13,18 @@ not take, an expired interaction token, a post where the bot lacks a permission 
 an edit of a deleted message. Every refused call is in :attr:`FakeDiscord.refused`. Faults Discord
 produces on its own can be injected: rate limits (:meth:`FakeDiscord.rate_limit`), closed DMs
 (:attr:`FakeDiscord.closed_dms`), a moderator deleting a message (:meth:`delete_message`).
-Notifications are counted as Discord computes them (:attr:`FakeDiscord.notifications`).
+Notifications are counted as Discord computes them (:attr:`FakeDiscord.notifications`), every
+message keeps the body it was created with (:attr:`FakeMessage.created`) and every post, edit
+and deletion is in :attr:`FakeDiscord.history`, so a test can tell what a channel showed at
+any moment. A click may carry an older version of its message (:meth:`FakeMessage.snapshot`: a
+double click, an old copy on screen), and with two bots connected (two processes of one bot) an
+interaction can go to either (``gateway=``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import itertools
 import json
@@ -759,6 +765,9 @@ class FakeMessage:
     data: dict[str, Any]
     edits: int = 0
     deleted: bool = False
+    created: dict[str, Any] = field(default_factory=dict)
+    """The body the message was created with, as sent (its first content and its
+    ``allowed_mentions``, which decided whom it notified)."""
 
     @property
     def content(self) -> str:
@@ -788,6 +797,10 @@ class FakeMessage:
     def components(self) -> list[dict[str, Any]]:
         """Buttons and selects, flattened out of their action rows (and containers, sections)."""
         return [c for c in _walk(self.data.get("components")) if c.get("type") in _INTERACTIVE]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The message as shown now, kept apart from later edits (see :meth:`FakeDiscord.click`)."""
+        return copy.deepcopy(self.data)
 
 
 @dataclass(frozen=True)
@@ -889,6 +902,9 @@ class FakeDiscord:
         self.closed_dms: set[int] = set()
         """Users whose DMs are closed: sending them a message answers 403 / 50007."""
         self.notifications: list[Notification] = []
+        self.history: list[tuple[Literal["post", "edit", "delete"], int, int]] = []
+        """Every message created, edited and deleted, in order: (what, channel id, message id),
+        so a test can tell what a channel showed at any moment (not only at the end)."""
         """Everyone Discord would notify of the messages created so far (edits never notify)."""
         self.updates = 0
         """Messages replaced by an UPDATE_MESSAGE (type 7) callback."""
@@ -953,6 +969,21 @@ class FakeDiscord:
     def public(self, channel_id: int) -> list[FakeMessage]:
         """The channel's (or thread's) messages, oldest first (deleted ones gone)."""
         return self._channel_messages.get(channel_id, [])
+
+    def dm_channel(self, user: FakeUser) -> int | None:
+        """The id of the bot's DM channel with ``user``, once the bot opened it."""
+        return self._dm_channels.get(user.id)
+
+    def is_dm(self, channel_id: int) -> bool:
+        """Whether ``channel_id`` is a DM channel the bot opened with someone."""
+        return self._dm_recipient(channel_id) is not None
+
+    def message(self, message_id: int) -> FakeMessage:
+        """A message the bot created, whether or not it was deleted since."""
+        found = self.messages.get(message_id) or self.deleted.get(message_id)
+        if found is None:
+            raise KeyError(f"no message {message_id}")
+        return found
 
     @property
     def invalid(self) -> list[Call]:
@@ -1042,8 +1073,11 @@ class FakeDiscord:
         sub: str,
         options: dict[str, str] | None = None,
         dm: bool = False,
+        gateway: int | None = None,
     ) -> Interaction:
-        """``/<group> <sub> [options]`` typed by ``user`` (``dm``: in their DM with the bot)."""
+        """``/<group> <sub> [options]`` typed by ``user`` (``dm``: in their DM with the bot).
+
+        ``gateway``: which connected bot receives it (see :meth:`dispatch`)."""
         inner = [{"name": k, "type": 3, "value": v} for k, v in (options or {}).items()]
         data: dict[str, Any] = {
             "id": str(next(self._ids)),
@@ -1053,12 +1087,25 @@ class FakeDiscord:
         }
         if not dm and group in {c["name"] for c in self.commands.get(str(self.guild_id), [])}:
             data["guild_id"] = str(self.guild_id)
-        return await self._interact(user, channel_id, 2, data, None, dm)
+        return await self._interact(user, channel_id, 2, data, None, dm, gateway=gateway)
 
     async def click(
-        self, user: FakeUser, message: FakeMessage, custom_id: str, values: list[str] | None = None
+        self,
+        user: FakeUser,
+        message: FakeMessage,
+        custom_id: str,
+        values: list[str] | None = None,
+        *,
+        shown: dict[str, Any] | None = None,
+        gateway: int | None = None,
     ) -> Interaction:
         """``user`` presses the component ``custom_id`` of ``message`` (a select with values).
+
+        ``shown``: the message as the user's client still shows it (a :meth:`FakeMessage.snapshot`
+        taken earlier), when it was edited since: a second click before the first one's update
+        arrived, or an old copy left on screen. The press then carries that version, as
+        Discord's does, while an UPDATE_MESSAGE answer replaces the message itself. ``gateway``:
+        which connected bot receives it (see :meth:`dispatch`).
 
         Refused here (ValueError) when no Discord client could send it: the message was deleted,
         the component is not on it (a link button has no custom id) or is disabled, or the values
@@ -1066,7 +1113,11 @@ class FakeDiscord:
         """
         if message.deleted:
             raise ValueError(f"message {message.id} was deleted; nobody can press its components")
-        found = (c for c in message.components if c.get("custom_id") == custom_id)
+        data_shown = shown if shown is not None else message.data
+        components = [
+            c for c in _walk(data_shown.get("components")) if c.get("type") in _INTERACTIVE
+        ]
+        found = (c for c in components if c.get("custom_id") == custom_id)
         component = next(found, None)
         if component is None:  # link buttons have no custom id: the browser opens them
             raise ValueError(f"message {message.id} has no component {custom_id!r}")
@@ -1084,7 +1135,9 @@ class FakeDiscord:
         if values is not None:
             data["values"] = values
         dm = message.audience == "dm"
-        return await self._interact(user, message.channel_id, 3, data, message, dm)
+        return await self._interact(
+            user, message.channel_id, 3, data, message, dm, shown=data_shown, gateway=gateway
+        )
 
     async def submit(
         self, user: FakeUser, opened: Interaction, values: dict[str, str | list[str]]
@@ -1110,7 +1163,10 @@ class FakeDiscord:
                     answer["values"] = [value] if isinstance(value, str) else value
                 answers.append({"type": 18, "component": answer})
         data = {"custom_id": modal["custom_id"], "components": answers}
-        return await self._interact(user, opened.channel_id, 5, data, opened.message, opened.dm)
+        shown = opened.message.data if opened.message is not None else None
+        return await self._interact(
+            user, opened.channel_id, 5, data, opened.message, opened.dm, shown=shown
+        )
 
     async def _interact(
         self,
@@ -1120,6 +1176,9 @@ class FakeDiscord:
         data: dict[str, Any],
         message: FakeMessage | None,
         dm: bool,
+        *,
+        shown: dict[str, Any] | None = None,
+        gateway: int | None = None,
     ) -> Interaction:
         interaction_id = next(self._ids)
         token = f"token-{interaction_id}"
@@ -1157,7 +1216,7 @@ class FakeDiscord:
             }
             payload["context"] = 0
         if message is not None:
-            payload["message"] = message.data
+            payload["message"] = shown if shown is not None else message.data
         record = Interaction(
             id=interaction_id,
             token=token,
@@ -1172,7 +1231,7 @@ class FakeDiscord:
         )
         self.interactions[interaction_id] = record
         self._tokens[token] = record
-        await self.dispatch("INTERACTION_CREATE", payload)
+        await self.dispatch("INTERACTION_CREATE", payload, gateway)
         return record
 
     def _channel_payload(self, channel_id: int) -> dict[str, Any]:
@@ -1187,14 +1246,20 @@ class FakeDiscord:
             "position": 0,
         }
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a dispatch to the newest identified gateway connection."""
-        for ws, seq in reversed(self._sockets):
-            if not ws.closed:
-                seq[0] += 1
-                await ws.send_str(json.dumps({"op": 0, "t": event, "s": seq[0], "d": data}))
-                return
-        raise RuntimeError("no bot is connected to the fake gateway")
+    @property
+    def gateways(self) -> int:
+        """How many bots are connected and identified (two processes of one bot: 2)."""
+        return sum(1 for ws, _ in self._sockets if not ws.closed)
+
+    async def dispatch(self, event: str, data: dict[str, Any], gateway: int | None = None) -> None:
+        """Send a dispatch to the newest identified gateway connection, or to the ``gateway``-th
+        of those connected now, oldest first (so two bot processes can each get their own)."""
+        connected = [(ws, seq) for ws, seq in self._sockets if not ws.closed]
+        if not connected:
+            raise RuntimeError("no bot is connected to the fake gateway")
+        ws, seq = connected[-1] if gateway is None else connected[gateway]
+        seq[0] += 1
+        await ws.send_str(json.dumps({"op": 0, "t": event, "s": seq[0], "d": data}))
 
     # --- gateway ---------------------------------------------------------------------------
 
@@ -1701,9 +1766,10 @@ class FakeDiscord:
             "edited_timestamp": None,
             "flags": flags,
         }
-        message = FakeMessage(message_id, channel_id, audience, user, data)
+        message = FakeMessage(message_id, channel_id, audience, user, data, created=dict(body))
         self._drop_embeds(message, embed_links)
         self.messages[message_id] = message
+        self.history.append(("post", channel_id, message_id))
         if user is not None:
             self._private_messages.setdefault(user, []).append(message)
         else:
@@ -1784,6 +1850,7 @@ class FakeDiscord:
         data["flags"] = merged["flags"] & ~_LOADING
         self._drop_embeds(message, embed_links)
         message.edits += 1
+        self.history.append(("edit", message.channel_id, message.id))
         data["edited_timestamp"] = _TIMESTAMP
         if message.audience == "channel":
             self.activity[message.channel_id] = self.activity.get(message.channel_id, 0) + 1
@@ -1791,6 +1858,7 @@ class FakeDiscord:
     def _forget(self, message: FakeMessage) -> None:
         message.deleted = True
         self.messages.pop(message.id, None)
+        self.history.append(("delete", message.channel_id, message.id))
         self.deleted[message.id] = message
         for lists in (self._channel_messages, self._private_messages):
             for messages in lists.values():

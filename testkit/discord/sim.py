@@ -59,11 +59,20 @@ _WATCHERS: weakref.WeakKeyDictionary[BoardroomClient, Watcher] = weakref.WeakKey
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    fake: FakeDiscord, authority: Authority, settings: Settings
+    fake: FakeDiscord,
+    authority: Authority,
+    settings: Settings,
+    pace_window_s: float | None = None,
 ) -> AsyncIterator[BoardroomClient]:
-    """A real discord.py client connected to ``fake``, ready and synced; closed on exit."""
+    """A real discord.py client connected to ``fake``, ready and synced; closed on exit.
+
+    ``pace_window_s``: the table's window for Discord's 5 posts per channel (None: Discord's 5
+    seconds); whole games in tests that do not check the pacing pass 0, so they do not wait out
+    a limit the fake measures but never enforces."""
     point_at(fake.api_url, fake.gateway_url)
     client = BoardroomClient(authority, settings, shard_count=1)
+    if pace_window_s is not None:
+        client.adapter.table.pacer.window_s = pace_window_s
     watcher = Watcher()
     client.adapter.on_handled = watcher.handled
     _WATCHERS[client] = watcher
@@ -116,7 +125,7 @@ class Table:
         self.latencies: list[float] = []
         """Seconds from each interaction's dispatch to the bot's callback."""
         self.presses = 0
-        self._seen: dict[tuple[int, int], _Seen] = {}
+        self._seen: dict[tuple[int, int, int], _Seen] = {}
 
     def reconnect(self, client: BoardroomClient) -> None:
         """Go on with a new bot process (a restart): same channel, same messages."""
@@ -160,18 +169,35 @@ class Table:
             await self.slash(user, "join")
         await self.slash(self.users[0], "begin")
 
+    def places(self) -> list[int]:
+        """The channel and the threads started in it (where a game plays)."""
+        threads = [t.id for t in self.fake.threads.values() if t.parent_id == self.channel_id]
+        return [self.channel_id, *threads]
+
+    def public(self) -> list[FakeMessage]:
+        """Every message in the channel and its threads."""
+        return [m for place in self.places() for m in self.fake.public(place)]
+
     def panels(self, user: FakeUser) -> list[FakeMessage]:
-        """The newest message with choices in each place ``user`` looks, not yet done with."""
+        """The newest message with choices in each place ``user`` looks, not yet done with (a
+        message edited since counts as new: panels and prompts change in place)."""
         newest: dict[str, FakeMessage] = {}
-        for messages in (self.fake.public(self.channel_id), self.fake.private(user)):
+        places = [self.fake.public(place) for place in self.places()]
+        dms: dict[int, list[FakeMessage]] = {}
+        for message in self.fake.private(user):
+            dms.setdefault(message.channel_id, []).append(message)
+        for messages in [*places, *dms.values()]:
             for message in reversed(messages):
                 # A note that someone's DMs are closed is newer than the pointing prompt but
                 # does not hide it: people see both, so each is its own place to look.
-                place = message.audience + ("-note" if _is_note(message, user) else "")
+                place = f"{message.channel_id}:{message.audience}"
+                place += "-note" if _is_note(message, user) else ""
                 if place not in newest and _choices(message, user):
                     newest[place] = message
         seen = self._seen
-        return [m for m in newest.values() if not seen.get((user.id, m.id), _Seen()).answered]
+        return [
+            m for m in newest.values() if not seen.get((user.id, m.id, m.edits), _Seen()).answered
+        ]
 
     async def step(self) -> bool:
         """One user presses one choice; False when nobody has anything left to press."""
@@ -179,7 +205,7 @@ class Table:
         if not candidates:
             return False
         user, message = self.rng.choice(candidates)
-        seen = self._seen.setdefault((user.id, message.id), _Seen())
+        seen = self._seen.setdefault((user.id, message.id, message.edits), _Seen())
         choices = [c for c in _choices(message, user) if c["custom_id"] not in seen.tried]
         if not choices or seen.tries >= TRIES_PER_PANEL:
             seen.answered = True
@@ -193,12 +219,23 @@ class Table:
             values = self.rng.sample(options, self.rng.randint(low, high))
         else:
             seen.tried.add(choice["custom_id"])
-        before = self.fake.activity.get(self.channel_id, 0)
+        before = self._activity(), message.edits
         await self.click(user, message, choice["custom_id"], values)
         seen.tries += 1
-        if self.fake.activity.get(self.channel_id, 0) != before:
+        if (self._activity(), message.edits) != before:
             seen.answered = True
+        if message.edits != before[1]:
+            # The press updated the message it was made on: the same panel, now showing what
+            # the press did (a pick that may be changed until everyone has picked). Its tries
+            # go on, so nobody changes their mind for ever while the game waits for someone
+            # else; an edit made by anything else (a new decision) is a new panel.
+            self._seen[(user.id, message.id, message.edits)] = _Seen(
+                tries=seen.tries, answered=seen.tries >= TRIES_PER_PANEL
+            )
         return True
+
+    def _activity(self) -> int:
+        return sum(self.fake.activity.get(place, 0) for place in self.places())
 
     async def play(
         self, max_presses: int = 2_000, think_s: float = 0.0, until: float | None = None

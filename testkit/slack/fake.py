@@ -8,22 +8,30 @@ real Bolt app against it. It answers the methods the adapter uses the way Slack 
   :func:`validate_view`): HTTP 200 ``{"ok": false, "error": "invalid_blocks", "errors": [...],
   "response_metadata": {"messages": ["[ERROR] ..."]}}`` (views: ``invalid_arguments``); no text
   and no blocks: ``no_text``; text over 40,000 characters: ``msg_too_long``.
-- ``chat.update`` / ``chat.delete`` of a message it never posted in that channel, one deleted,
-  or an ephemeral one: ``message_not_found``.
+- ``chat.update`` / ``chat.delete`` of a message it never posted in that conversation (a
+  channel, a thread of it, or a DM), one deleted, or an ephemeral one: ``message_not_found``.
+- Thread replies (``thread_ts``): a malformed ts, or the ts of a reply rather than of its
+  parent: ``invalid_thread_ts``; no such parent in that channel (or a deleted one):
+  ``thread_not_found``. Replies are kept apart from the channel's own messages
+  (:meth:`FakeSlackAPI.channel_messages`, :meth:`FakeSlackAPI.replies`).
 - Channels the bot is not in (:meth:`FakeSlackAPI.not_in`): ``not_in_channel``; channels it does
-  not know, when :attr:`FakeSlackAPI.channels` is set: ``channel_not_found``.
+  not know, when :attr:`FakeSlackAPI.channels` is set: ``channel_not_found``; a DM that
+  ``conversations.open`` did not open: ``channel_not_found``; users whose DMs cannot be opened
+  (:meth:`FakeSlackAPI.close_dms`): the error given.
 - ``views.open`` without a fresh, unused ``trigger_id`` issued by :class:`SignedClient`.
 - Response URLs (:meth:`FakeSlackAPI.response_url`) used more than 5 times or after 30 minutes.
 - Rate limits on demand (:meth:`FakeSlackAPI.rate_limit`): HTTP 429 with ``Retry-After``.
 
 Only calls Slack accepted go to ``calls`` (and the ``on_call`` listeners); refused ones go to
-``refused`` (with ``Call.error``), 429s to ``rate_limited``, and everything to ``received``.
-Mentions are accounted as Slack notifies them (``notifications``), and every channel's posting
-rate is measured (:meth:`FakeSlackAPI.max_posts_per_s`).
+``refused`` (with ``Call.error``), 429s to ``rate_limited``, and everything to ``received``
+(:meth:`FakeSlackAPI.tally` counts them by method, e.g. the calls one press cost). Mentions are
+accounted as Slack notifies them (``notifications``, with the thread they were posted in), and
+every channel's and thread's posting rate is measured (:meth:`FakeSlackAPI.max_posts_per_s`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import itertools
@@ -33,6 +41,7 @@ import re
 import secrets
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -679,6 +688,8 @@ class Message:
     ephemeral: bool = False
     user: str | None = None
     """An ephemeral message's only reader."""
+    thread_ts: str | None = None
+    """The parent's ts when this is a reply in a thread (None: a message of the channel)."""
     deleted: bool = False
     edits: list[Call] = field(default_factory=list)
     """``chat.update`` calls and response URL ``replace_original`` posts applied to it."""
@@ -694,6 +705,8 @@ class Notification:
     """``user``, ``group`` (a user group), ``here``, ``channel`` or ``everyone``."""
     target: str
     """The user or user group id; for the three broadcasts, the same word as ``kind``."""
+    thread: str | None = None
+    """The thread the message was posted in (None: the channel itself)."""
 
 
 @dataclass(frozen=True)
@@ -729,6 +742,7 @@ def _trigger_tag(body: str) -> str:
 
 
 _USER_ID = re.compile(r"[UW][A-Z0-9]+")
+_TS = re.compile(r"\d+\.\d+")
 _TRIGGER = re.compile(r"(\d+)\.(\d+)\.([0-9a-f]{12})")
 
 
@@ -772,6 +786,9 @@ class FakeSlackAPI:
         self.socket_url: str | None = None
         self.fail: dict[str, str] = {}
         """Method name -> Slack error code to answer with (e.g. ``message_not_found``)."""
+        self.latency_s = 0.0
+        """How long each Web API call takes to be answered (Slack's own take tens of ms):
+        makes deliveries that run at once overlap for real."""
         self.notifications: list[Notification] = []
         self.messages: dict[tuple[str, str], Message] = {}
         """(channel, ts) -> every message posted, ephemeral ones and deleted ones included."""
@@ -784,6 +801,8 @@ class FakeSlackAPI:
         malformed ids answer ``user_not_found``."""
         self.missing_users: set[str] = set()
         """Users ``users.info`` does not find (deleted, or from another workspace)."""
+        self.closed_dms: dict[str, str] = {}
+        """User -> the error ``conversations.open`` answers for them (:meth:`close_dms`)."""
         self.channels: set[str] | None = None
         """When a set: the conversations that exist (with the DMs ``conversations.open``
         opened); chat methods elsewhere answer ``channel_not_found``."""
@@ -799,7 +818,10 @@ class FakeSlackAPI:
         self._dms: dict[str, str] = {}
         self._triggers: dict[str, float] = {}
         self._exchanged: set[str] = set()
-        self._posts: dict[str, list[float]] = {}
+        self._posts: dict[tuple[str, str | None], list[float]] = {}
+        """(channel, None) -> when every message was posted there, thread replies included;
+        (channel, "") -> when each of the channel's own messages was; (channel, thread ts) ->
+        when each reply of that thread was."""
         self._limit: tuple[float, random.Random, int] | None = None
         self._ts = itertools.count(1)
         self._view_ids = itertools.count(1)
@@ -856,6 +878,39 @@ class FakeSlackAPI:
 
     def message(self, channel: str, ts: str) -> Message | None:
         return self.messages.get((channel, ts))
+
+    def channel_messages(self, channel: str, deleted: bool = False) -> list[Message]:
+        """The messages everyone sees in ``channel`` itself (not thread replies, not ephemeral
+        ones), oldest first; with ``deleted``, the deleted ones too."""
+        return [
+            m
+            for m in self.messages.values()
+            if m.channel == channel
+            and m.thread_ts is None
+            and not m.ephemeral
+            and (deleted or not m.deleted)
+        ]
+
+    def replies(self, channel: str, thread: str, deleted: bool = False) -> list[Message]:
+        """The replies in the thread of message ``thread`` in ``channel``, oldest first."""
+        return [
+            m
+            for m in self.messages.values()
+            if m.channel == channel
+            and m.thread_ts == thread
+            and not m.ephemeral
+            and (deleted or not m.deleted)
+        ]
+
+    def close_dms(self, user: str, error: str = "user_disabled") -> None:
+        """The bot cannot DM ``user``: ``conversations.open`` answers ``error`` for them."""
+        self.closed_dms[user] = error
+
+    def tally(self, since: int = 0) -> Counter[str]:
+        """Every call received from index ``since`` of ``received`` on, by method: Web API
+        methods and response URL posts (``response_url``), accepted, refused or answered 429
+        alike (each is a request the bot made); ``boardroom.handled`` left out."""
+        return Counter(c.method for c in self.received[since:] if c.method != HANDLED)
 
     def add_user(
         self,
@@ -939,10 +994,15 @@ class FakeSlackAPI:
         """``trigger_id`` was handed out now (by a :class:`SignedClient`)."""
         self._triggers[trigger_id] = self.clock()
 
-    def max_posts_per_s(self, channel: str) -> PostRate:
+    def max_posts_per_s(
+        self, channel: str, thread: str | None = None, top_level: bool = False
+    ) -> PostRate:
         """How fast messages were posted in ``channel`` (``chat.postMessage`` and in-channel
-        response URL posts), by ``clock``."""
-        times = sorted(self._posts.get(channel, []))
+        response URL posts), by ``clock``: every one, thread replies included (what Slack's
+        per-channel limit counts); with ``thread``, only the replies in that thread; with
+        ``top_level``, only the channel's own messages."""
+        key = "" if top_level else thread
+        times = sorted(self._posts.get((channel, key), []))
         peak, start = 0, 0
         for end, moment in enumerate(times):
             while moment - times[start] >= 1.0:
@@ -955,6 +1015,11 @@ class FakeSlackAPI:
     def notified(self, kind: str | None = None) -> list[str]:
         """The targets notified so far (of one ``kind``, or all), in order."""
         return [n.target for n in self.notifications if kind is None or n.kind == kind]
+
+    def notified_in(self, channel: str, thread: str | None = None) -> list[Notification]:
+        """The notifications of posts in ``channel`` itself, or with ``thread`` in that
+        thread."""
+        return [n for n in self.notifications if n.channel == channel and n.thread == thread]
 
     # --- the HTTP side ----------------------------------------------------------------------
 
@@ -969,6 +1034,8 @@ class FakeSlackAPI:
         args = {**dict(request.query), **args}
         call = Call(method, args)
         self.received.append(call)
+        if self.latency_s and method != HANDLED:
+            await asyncio.sleep(self.latency_s)
         if self._limited(method):
             assert self._limit is not None
             call.error = "ratelimited"
@@ -1057,6 +1124,8 @@ class FakeSlackAPI:
     def _channel_error(self, channel: object, posting: bool) -> dict[str, Any] | None:
         if not isinstance(channel, str) or not channel:
             return _refusal_body("channel_not_found")
+        if channel.startswith("D") and channel not in self._dms:
+            return _refusal_body("channel_not_found")  # a DM nobody opened
         if self.channels is not None and channel not in self.channels and channel not in self._dms:
             return _refusal_body("channel_not_found")
         if posting and channel in self._not_in:
@@ -1074,19 +1143,47 @@ class FakeSlackAPI:
     def _new_ts(self, ephemeral: bool = False) -> str:
         return f"{next(self._ts)}.{'000200' if ephemeral else '000100'}"
 
-    def _store(self, call: Call, channel: str, ephemeral: bool, user: str | None) -> Message:
+    def _store(
+        self,
+        call: Call,
+        channel: str,
+        ephemeral: bool,
+        user: str | None,
+        thread: str | None = None,
+    ) -> Message:
         ts = self._new_ts(ephemeral)
         call.ts, call.channel = ts, channel
         blocks, _ = _parsed_blocks(call.args.get("blocks"))
         message = Message(
-            channel, ts, str(call.args.get("text") or ""), blocks or [], call, ephemeral, user
+            channel,
+            ts,
+            str(call.args.get("text") or ""),
+            blocks or [],
+            call,
+            ephemeral,
+            user,
+            thread,
         )
         self.messages[(channel, ts)] = message
         return message
 
+    def _thread_error(self, channel: str, thread: object) -> dict[str, Any] | None:
+        """Why a reply in ``thread`` of ``channel`` is refused (None: it is a live parent)."""
+        if not isinstance(thread, str) or not _TS.fullmatch(thread):
+            return _refusal_body("invalid_thread_ts")
+        parent = self.messages.get((channel, thread))
+        if parent is None or parent.deleted or parent.ephemeral:
+            return _refusal_body("thread_not_found")
+        if parent.thread_ts is not None:
+            return _refusal_body("invalid_thread_ts")  # a reply's ts, not its parent's
+        return None
+
     def _published(self, call: Call, message: Message) -> None:
         """A message everyone in its conversation sees: count the post, note who is pinged."""
-        self._posts.setdefault(message.channel, []).append(self.clock())
+        now = self.clock()
+        self._posts.setdefault((message.channel, None), []).append(now)
+        place = message.thread_ts or ""
+        self._posts.setdefault((message.channel, place), []).append(now)
         pings = _mentions(message.text) if message.text else []
         for text in _pinging_texts(message.blocks):
             pings += _mentions(text)
@@ -1095,7 +1192,9 @@ class FakeSlackAPI:
         for kind, target in pings:
             if (kind, target) not in seen:
                 seen.add((kind, target))
-                self.notifications.append(Notification(call, message.channel, kind, target))
+                self.notifications.append(
+                    Notification(call, message.channel, kind, target, message.thread_ts)
+                )
 
     @staticmethod
     def _message_body(message: Message) -> dict[str, Any]:
@@ -1109,14 +1208,19 @@ class FakeSlackAPI:
         }
         if message.blocks:
             body["blocks"] = message.blocks
+        if message.thread_ts is not None:
+            body["thread_ts"] = message.thread_ts
         return body
 
     def _post_message(self, call: Call) -> dict[str, Any]:
         channel = call.args.get("channel")
         refused = self._channel_error(channel, posting=True) or self._content_error(call.args)
+        thread = call.args.get("thread_ts") or None
+        if not refused and thread is not None:
+            refused = self._thread_error(str(channel), thread)
         if refused:
             return refused
-        message = self._store(call, str(channel), ephemeral=False, user=None)
+        message = self._store(call, str(channel), False, None, thread)
         self._published(call, message)
         return {
             "ok": True,
@@ -1133,9 +1237,12 @@ class FakeSlackAPI:
         if not isinstance(user, str) or not user:
             return _refusal_body("user_not_found")
         refused = self._content_error(call.args)
+        thread = call.args.get("thread_ts") or None
+        if not refused and thread is not None:
+            refused = self._thread_error(str(channel), thread)
         if refused:
             return refused
-        message = self._store(call, str(channel), ephemeral=True, user=user)
+        message = self._store(call, str(channel), True, user, thread)
         return {"ok": True, "message_ts": message.ts}
 
     def _editable(self, channel: object, ts: object) -> Message | None:
@@ -1189,6 +1296,11 @@ class FakeSlackAPI:
         users = [u.strip() for u in raw.split(",") if u.strip()]
         if not users:
             return _refusal_body("users_list_not_supplied")
+        closed = [self.closed_dms[u] for u in users if u in self.closed_dms]
+        if closed:
+            return _refusal_body(closed[0])
+        if not all(self.user_exists(u) for u in users):
+            return _refusal_body("user_not_found")
         dm = f"D{users[0]}" if len(users) == 1 else "G" + "".join(sorted(users))
         already = dm in self._dms
         self._dms[dm] = raw
@@ -1432,26 +1544,32 @@ class SignedClient:
         ephemeral: bool = False,
     ) -> bytes:
         handle = self._user(user)
+        container: dict[str, Any] = {
+            "type": "message",
+            "message_ts": message_ts,
+            "channel_id": channel,
+            "is_ephemeral": ephemeral,
+        }
         payload: dict[str, Any] = {
             "type": "block_actions",
             "team": {"id": TEAM},
             "user": {"id": user, "username": handle, "name": handle, "team_id": TEAM},
             "api_app_id": APP,
-            "channel": {"id": channel, "name": channel},
-            "container": {
-                "type": "message",
-                "message_ts": message_ts,
-                "channel_id": channel,
-                "is_ephemeral": ephemeral,
+            "channel": {
+                "id": channel,
+                "name": "directmessage" if channel.startswith("D") else channel,
             },
+            "container": container,
             "trigger_id": self.trigger_id(),
             "response_url": self._response_url(channel, user, message_ts, ephemeral),
             "state": {"values": {}},
             "actions": [{**action, "action_ts": f"{time.time():.6f}"}],
         }
         api = self.api
-        shown = api.message(channel, message_ts) if api is not None and not ephemeral else None
-        if shown is not None and not shown.deleted:
+        shown = api.message(channel, message_ts) if api is not None else None
+        if shown is not None and shown.thread_ts is not None:
+            container["thread_ts"] = shown.thread_ts  # a reply in a thread says which
+        if shown is not None and not shown.deleted and not ephemeral:
             payload["message"] = FakeSlackAPI._message_body(shown)
         return urlencode({"payload": json.dumps(payload)}).encode()
 

@@ -1,9 +1,14 @@
-"""The real Bolt app over HTTP on 127.0.0.1 calling the fake Web API (for the bench and tests)."""
+"""The real Bolt app over HTTP on 127.0.0.1 calling the fake Web API (for the bench and tests).
+
+:meth:`Loopback.restart` replaces the bot by a new one on the same Redis (as a deploy would), and
+:meth:`Loopback.worker` starts another bot beside it (a second HTTP worker behind the balancer):
+each has its own Web API client, Bolt app and table layer, and nothing in memory in common.
+"""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiohttp import ClientSession, web
 from slack_sdk.web.async_client import AsyncWebClient
@@ -15,45 +20,107 @@ from bot.settings import Settings
 from storage import GameStore
 from testkit.slack.fake import FakeSlackAPI, SignedClient
 
-__all__ = ["EVENTS_PATH", "Loopback", "serve_http"]
+__all__ = ["EVENTS_PATH", "Loopback", "Worker", "serve_http"]
 
 SECRET = "loopback-signing-secret"
 
 
 @dataclass
+class Worker:
+    """One bot process's worth: its adapter, its endpoint and a client signing requests to it."""
+
+    adapter: SlackAdapter
+    slack: SignedClient
+    runner: web.AppRunner
+    session: ClientSession
+    """The adapter's Web API session."""
+    stores: list[GameStore] = field(default_factory=list)
+    """Stores of its own, closed with it."""
+
+    async def close(self) -> None:
+        await self.runner.cleanup()
+        await self.session.close()
+        for store in self.stores:
+            await store.close()
+
+
+@dataclass
 class Loopback:
-    """A fake Slack, the adapter over a real store, its HTTP endpoint and a signing client."""
+    """A fake Slack, the adapter over a real store, its HTTP endpoint and a signing client.
+
+    ``pace_s``: the window in which the table lets one post into a channel; None keeps
+    Slack's (a second). Whole games in tests pass a shorter one so they do not spend a minute
+    waiting out the pacing that one test checks on its own.
+    """
 
     api: FakeSlackAPI
     store: GameStore
     authority: Authority
     adapter: SlackAdapter
     slack: SignedClient
-    _runner: web.AppRunner
+    pace_s: float | None
+    redis_url: str | None
+    _main: Worker
     _session: ClientSession
-    _api_session: ClientSession
+    _others: list[Worker] = field(default_factory=list)
 
     @classmethod
     async def start(
-        cls, redis_url: str | None, seed: int = 1, settings: Settings | None = None
+        cls,
+        redis_url: str | None,
+        seed: int = 1,
+        settings: Settings | None = None,
+        pace_s: float | None = None,
     ) -> Loopback:
         api = FakeSlackAPI()
-        base_url = await api.start()
+        await api.start()
         store = GameStore.from_url(redis_url)
         seeds = random.Random(seed)
         authority = Authority(store, settings or Settings(), new_seed=lambda: seeds.getrandbits(63))
-        # One shared session: without it slack_sdk opens a new connection for every call.
-        api_session = ClientSession()
-        client = AsyncWebClient(token="xoxb-loopback", base_url=base_url, session=api_session)
-        adapter = SlackAdapter(authority, client, SECRET)
-        runner, port = await serve_http(adapter, "127.0.0.1", 0)
         session = ClientSession()
-        slack = SignedClient(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET, session)
-        return cls(api, store, authority, adapter, slack, runner, session, api_session)
+        main = await _worker(api, authority, session, pace_s)
+        return cls(
+            api, store, authority, main.adapter, main.slack, pace_s, redis_url, main, session
+        )
+
+    async def restart(self) -> SlackAdapter:
+        """Stop the bot and start a new one on the same Redis; requests go to the new one."""
+        await self.adapter.settled()
+        await self._main.close()
+        self._main = await _worker(self.api, self.authority, self._session, self.pace_s)
+        self.adapter = self._main.adapter
+        self.slack.endpoint = self._main.slack.endpoint
+        return self.adapter
+
+    async def worker(self) -> Worker:
+        """Another bot beside this one (its own authority and store connection, same Redis)."""
+        # The embedded store lives in this process: a second worker can only share it.
+        store = GameStore.from_url(self.redis_url) if self.redis_url else self.store
+        authority = Authority(store, self.authority.settings, new_seed=self.authority.new_seed)
+        other = await _worker(self.api, authority, self._session, self.pace_s)
+        if store is not self.store:
+            other.stores.append(store)
+        self._others.append(other)
+        return other
 
     async def close(self) -> None:
+        for other in self._others:
+            await other.close()
+        await self._main.close()
         await self._session.close()
-        await self._api_session.close()
-        await self._runner.cleanup()
         await self.api.close()
         await self.store.close()
+
+
+async def _worker(
+    api: FakeSlackAPI, authority: Authority, signing: ClientSession, pace_s: float | None
+) -> Worker:
+    # One shared session per bot: without it slack_sdk opens a new connection for every call.
+    session = ClientSession()
+    client = AsyncWebClient(token="xoxb-loopback", base_url=api.url, session=session)
+    adapter = SlackAdapter(authority, client, SECRET)
+    if pace_s is not None:
+        adapter.table.pacer.window_s = pace_s
+    runner, port = await serve_http(adapter, "127.0.0.1", 0)
+    slack = SignedClient(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET, signing)
+    return Worker(adapter, slack, runner, session)

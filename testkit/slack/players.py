@@ -1,8 +1,10 @@
 """Simulated Slack users playing one channel's game through signed requests (bench and tests).
 
-They see only what Slack would show them: the fake Web API's posts and edits in their channel,
-ephemeral messages addressed to them and their DMs. Each keeps the newest private message with
-components and the newest public one, and presses a random choice it has not answered yet.
+They see only what Slack would show them, as it is now: the fake Web API's messages in their
+channel and its threads (the lobby card, the board, the prompt), ephemeral messages addressed to
+them and their DMs (the panel), each with its latest edit, and none once deleted. Each keeps the
+private message with choices that changed last (their panel) and the public one (the open
+prompt), and presses a random choice it has not answered yet.
 """
 
 from __future__ import annotations
@@ -18,14 +20,24 @@ from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.authority import Request
-from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, SignedClient
+from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
 
-__all__ = ["Component", "SlackTable", "TableStats", "components", "texts"]
+__all__ = [
+    "Component",
+    "SlackTable",
+    "TableStats",
+    "components",
+    "components_of",
+    "labelled",
+    "texts",
+    "texts_of",
+]
 
 TRIES_PER_PANEL = 4
 """Refused presses of one panel before a simulated user gives up on it."""
 ANSWER_TIMEOUT_S = 10.0
+_SHOWN = ("chat.postMessage", "chat.postEphemeral", "chat.update", "response_url")
 
 
 @dataclass
@@ -39,6 +51,8 @@ class Component:
     channel: str
     message_ts: str
     ephemeral: bool
+    label: str = ""
+    """A button's text (a menu's placeholder)."""
 
     def action(self, rng: random.Random) -> dict[str, Any]:
         """The ``actions[0]`` of a block_actions payload pressing this component."""
@@ -51,32 +65,61 @@ class Component:
             return {**base, "selected_option": picked[0]}
         return {**base, "selected_options": picked}
 
+    @property
+    def press(self) -> codec.Press | None:
+        return codec.decode(component_id(self.action_id) or "")
 
-def components(call: Call, ephemeral: bool) -> list[Component]:
-    """The game components (not lobby command buttons) of a posted message."""
+
+def components_of(
+    blocks: list[dict[str, Any]],
+    channel: str,
+    ts: str,
+    ephemeral: bool,
+    commands: bool = False,
+) -> list[Component]:
+    """The game components of a message's ``blocks``; with ``commands``, lobby command buttons
+    (Join, Begin) too."""
     found = []
-    channel = str(call.args.get("channel", ""))
-    for block in call.blocks:
+    for block in blocks:
         for element in block.get("elements", []) if block.get("type") == "actions" else []:
-            custom_id = component_id(element.get("action_id", "")) or ""
-            press = codec.decode(custom_id)
-            if press is None or press.command is not None:
+            press = codec.decode(component_id(element.get("action_id", "")) or "")
+            if press is None or (press.command is not None and not commands):
                 continue
             options = [o["value"] for o in element.get("options", [])]
             options += [o["value"] for g in element.get("option_groups", []) for o in g["options"]]
             picks = int(element.get("max_selected_items", 1))
-            ts = call.ts or "1.0"
+            label = (element.get("text") or element.get("placeholder") or {}).get("text", "")
             found.append(
                 Component(
-                    element["action_id"], element["type"], options, picks, channel, ts, ephemeral
+                    element["action_id"],
+                    element["type"],
+                    options,
+                    picks,
+                    channel,
+                    ts,
+                    ephemeral,
+                    label,
                 )
             )
     return found
 
 
-def texts(call: Call) -> str:
-    """Every human-readable string of a message (its fallback text and all block texts)."""
-    parts = [str(call.args.get("text", ""))]
+def components(call: Call, ephemeral: bool) -> list[Component]:
+    """The game components (not lobby command buttons) of a posted or edited message."""
+    channel = str(call.channel or call.args.get("channel", ""))
+    return components_of(call.blocks, channel, call.ts or "1.0", ephemeral)
+
+
+def labelled(found: list[Component], label: str) -> Component:
+    """The component whose label starts with ``label``."""
+    for component in found:
+        if component.label.startswith(label):
+            return component
+    raise LookupError(f"no choice labelled {label!r} among {[c.label for c in found]}")
+
+
+def _texts(text: str, blocks: list[dict[str, Any]]) -> str:
+    parts = [text]
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
@@ -89,16 +132,32 @@ def texts(call: Call) -> str:
             for item in node:
                 walk(item)
 
-    walk(call.blocks)
+    walk(blocks)
     joined = "\n".join(parts)
     return joined.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+def texts(call: Call) -> str:
+    """Every human-readable string of a message call (its fallback text and all block texts)."""
+    return _texts(str(call.args.get("text", "")), call.blocks)
+
+
+def texts_of(message: Message) -> str:
+    """Every human-readable string of a message as the fake holds it now."""
+    return _texts(message.text, message.blocks)
+
+
 @dataclass
 class _Panel:
+    where: tuple[str, str]
+    """The message (conversation, ts) the choices are on."""
     choices: list[Component]
     answered: bool = False
     tries: int = 0
+
+    def same(self, other: list[Component]) -> bool:
+        mine = [(c.action_id, c.options) for c in self.choices]
+        return mine == [(c.action_id, c.options) for c in other]
 
 
 @dataclass
@@ -121,6 +180,8 @@ class TableStats:
     """Seconds from sending a request to its answer having been delivered."""
     acks: list[float] = field(default_factory=list)
     """Seconds until the HTTP acknowledgement."""
+    calls: list[int] = field(default_factory=list)
+    """Web API calls (response URL posts included) each press cost."""
 
 
 class SlackTable:
@@ -147,7 +208,11 @@ class SlackTable:
         self.rng = rng
         self.players = {u: _Player(u) for u in users}
         self.stats = TableStats()
-        self.public_posts = 0
+        self.changes = 0
+        """Calls that changed what someone other than the presser sees, or a shown message
+        (anything but a private reply): a press that caused one was applied."""
+        self._pressing: str | None = None
+        self._calls = 0
         self._waiting: dict[str, asyncio.Future[None]] = {}
         api.on_call.append(self._see)
         if adapter is not None:
@@ -165,33 +230,87 @@ class SlackTable:
         if self.adapter is not None:
             self.adapter.handled.remove(self._answered)
 
+    def reattach(self, adapter: SlackAdapter) -> None:
+        """Go on with ``adapter`` (a restarted bot) answering."""
+        if self.adapter is not None:
+            self.adapter.handled.remove(self._answered)
+        self.adapter = adapter
+        adapter.handled.append(self._answered)
+
     # --- what the users see ----------------------------------------------------------------
 
+    def _mine(self, channel: str) -> bool:
+        if channel == self.channel:
+            return True
+        return channel.startswith("D") and channel[1:] in self.players
+
     def _see(self, call: Call) -> None:
-        if call.method == HANDLED and self.adapter is None:
-            self._done(str(call.args.get("user", "")))
+        if call.method == HANDLED:
+            if self.adapter is None:
+                self._done(str(call.args.get("user", "")))
             return
-        if call.method not in ("chat.postMessage", "chat.update", "chat.postEphemeral"):
+        channel = str(call.channel or call.args.get("channel", ""))
+        message = self.api.message(channel, call.ts) if call.ts else None
+        user = str(call.args.get("user") or call.args.get("users") or "")
+        if not self._mine(channel) and not (channel == "" and user in self.players):
             return
-        channel = str(call.args.get("channel", ""))
+        self._calls += 1
+        if not self._private_reply(call, channel, message):
+            self.changes += 1
+        if call.method == "chat.delete" and message is not None:
+            self._gone(message)
+        elif call.method in _SHOWN and message is not None:
+            self._shown(message)
+
+    def _private_reply(self, call: Call, channel: str, message: Message | None) -> bool:
+        """Whether ``call`` only told the presser something (an ephemeral or DM answer)."""
+        if call.method in ("users.info", "conversations.open"):
+            return True
         if call.method == "chat.postEphemeral":
-            player = self.players.get(str(call.args.get("user")))
-            if player is not None and channel == self.channel:
-                self._private(player, components(call, ephemeral=True))
-        elif channel == self.channel:
-            self.public_posts += 1
-            found = components(call, ephemeral=False)
-            if found:
-                for player in self.players.values():
-                    player.public = _Panel(found)
-        elif channel.startswith("D") and channel[1:] in self.players:
-            # A DM: its components name this table's channel, so they act on this game.
-            self._private(self.players[channel[1:]], components(call, ephemeral=False))
+            return True
+        if call.method == "response_url":
+            return not call.args.get("replace_original") and bool(message and message.ephemeral)
+        return call.method == "chat.postMessage" and channel == f"D{self._pressing}"
+
+    def _viewers(self, message: Message) -> tuple[list[_Player], bool]:
+        """Who sees ``message``, and whether it is private to them."""
+        if message.ephemeral:
+            player = self.players.get(message.user or "")
+            return ([player] if player and message.channel == self.channel else []), True
+        if message.channel.startswith("D"):
+            player = self.players.get(message.channel[1:])
+            return ([player] if player else []), True
+        return list(self.players.values()), False
+
+    def _shown(self, message: Message) -> None:
+        viewers, private = self._viewers(message)
+        found = components_of(message.blocks, message.channel, message.ts, message.ephemeral)
+        # A DM's choices name the channel of their game: only this table's are its own.
+        found = [c for c in found if (c.press and c.press.channel) in (None, self.channel)]
+        where = (message.channel, message.ts)
+        for player in viewers:
+            panel = player.private if private else player.public
+            if not found:
+                if panel is not None and panel.where == where:
+                    self._set(player, private, None)
+            elif panel is None or panel.where != where or not panel.same(found):
+                # New choices (a new decision, or the same one at a newer version: a pick
+                # may be changed) are pending again.
+                self._set(player, private, _Panel(where, found))
+
+    def _gone(self, message: Message) -> None:
+        where = (message.channel, message.ts)
+        for player in self.players.values():
+            for private, panel in ((True, player.private), (False, player.public)):
+                if panel is not None and panel.where == where:
+                    self._set(player, private, None)
 
     @staticmethod
-    def _private(player: _Player, found: list[Component]) -> None:
-        if found:
-            player.private = _Panel(found)
+    def _set(player: _Player, private: bool, panel: _Panel | None) -> None:
+        if private:
+            player.private = panel
+        else:
+            player.public = panel
 
     def _answered(self, req: Request) -> None:
         self._done(req.user)
@@ -200,6 +319,20 @@ class SlackTable:
         waiter = self._waiting.pop(user, None)
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+
+    def visible(self, user: str, commands: bool = False) -> list[Component]:
+        """Every choice ``user`` can see now, newest message first (with ``commands``, the
+        lobby card's buttons too)."""
+        seen = []
+        for message in reversed(list(self.api.messages.values())):
+            if message.deleted:
+                continue
+            viewers, _ = self._viewers(message)
+            if self._mine(message.channel) and user in [p.user for p in viewers]:
+                seen += components_of(
+                    message.blocks, message.channel, message.ts, message.ephemeral, commands
+                )
+        return seen
 
     # --- acting ----------------------------------------------------------------------------
 
@@ -232,8 +365,10 @@ class SlackTable:
         await self._send(user, body)
 
     async def press(self, user: str, component: Component) -> bool:
-        """Press ``component`` as ``user``; True when the game changed (something public)."""
-        before = self.public_posts
+        """Press ``component`` as ``user``; True when it was applied (it changed something
+        shown, or something someone else sees, rather than only answering the presser)."""
+        before, calls = self.changes, self._calls
+        self._pressing = user
         body = self.slack.action_body(
             user,
             component.channel,
@@ -241,9 +376,18 @@ class SlackTable:
             component.message_ts,
             component.ephemeral,
         )
-        await self._send(user, body)
+        try:
+            await self._send(user, body)
+        finally:
+            self._pressing = None
         self.stats.presses += 1
-        return self.public_posts > before
+        self.stats.calls.append(self._calls - calls)
+        return self.changes > before
+
+    async def press_label(self, user: str, label: str, commands: bool = False) -> bool:
+        """Press the newest choice ``user`` sees whose label starts with ``label`` (with
+        ``commands``, the lobby card's buttons too: ``Join``, ``Begin``)."""
+        return await self.press(user, labelled(self.visible(user, commands), label))
 
     async def play(
         self,

@@ -5,9 +5,18 @@ mostly people with the longest and most hostile display names a platform permits
 two, and plays each game to its end the way people would: pressing the buttons and menus the
 bot sent them (each encoded as its platform would carry it), typing commands, asking for
 ``rules``, ``help``, ``status`` and ``hand``, leaving and joining mid-game, and letting deadlines
-pass on an injected clock. Every :class:`~bot.commands.outbox.Outbox` the authority hands back is
-yielded as a :class:`Moment`, with where the request came from, so that a test can render each
-message exactly as the platform adapters would and check it against the platform's limits.
+pass on an injected clock. People find their choices where the table shows them: the lobby
+buttons on the card, the public prompt, their own panel and private replies.
+
+Every :class:`~bot.commands.outbox.Outbox` the authority hands back is delivered through the
+real table layer (:class:`bot.table.Table`) to a platform that records each message it is asked
+to show (:class:`Showing`: the card and its edits, the board with its "Latest" tail and the turn
+notice riding on it, log messages, players' posts, prompts and their closed versions, panels as
+DMs, ephemeral replies, the notes about closed DMs and missing thread permissions, the result).
+A few people keep their DMs closed and a few games may not start a thread, so those paths are
+shown too. Each Outbox is yielded as a :class:`Moment` with those showings and where the request
+came from, so that a test can render every message exactly as the platform adapters would and
+check it against the platform's limits.
 
 Everything is seeded, so a run is the same every time.
 """
@@ -21,6 +30,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot import table as tables_layer
 from bot.commands import codec, teams
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
@@ -42,6 +52,7 @@ __all__ = [
     "Origin",
     "Platform",
     "Run",
+    "Showing",
     "Table",
     "hostile_name",
     "tables",
@@ -154,6 +165,30 @@ def hostile_text(rng: random.Random, limit: int) -> str:
     return ((" ".join(words) + " ") * (1 + limit // 40))[:limit].strip()
 
 
+How = Literal["post", "edit", "dm", "reply"]
+"""How the table showed a message: a post in a channel or thread, an edit of one it posted
+before, a direct message, or a private reply to the requester (ephemeral)."""
+
+
+@dataclass(frozen=True)
+class Showing:
+    """One message the table layer asked the platform to show."""
+
+    surface: str
+    """``card``, ``board``, ``log``, ``prompt``, ``post``, ``result``, ``note``, ``panel``,
+    ``reply``..."""
+    how: How
+    message: ui.Message
+    where: str
+    """The conversation: the game's channel, its thread, or a DM."""
+    channel: str
+    """The game's channel."""
+    mention: tuple[str, ...] = ()
+    """Users named at the head of the message (the turn notice, the closed-DM note)."""
+    ping: bool = True
+    """Whether those named are notified (else named by display name)."""
+
+
 @dataclass(frozen=True)
 class Moment:
     """One Outbox, and what a platform adapter needs to know to deliver it."""
@@ -170,6 +205,10 @@ class Moment:
     outbox: Outbox
     users: frozenset[str]
     """Every person the driver plays on this platform: the bot may mention them on purpose."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Their display names, by user (a mention that must not ping is written as the name)."""
+    shown: tuple[Showing, ...] = ()
+    """What the table layer showed for this Outbox, in order."""
 
 
 @dataclass
@@ -187,12 +226,30 @@ class Coverage:
     """(game, phase) seen with a person's seat to move."""
     origins: Counter[str] = field(default_factory=Counter)
     """Moments per :data:`Origin`."""
+    surfaces: Counter[str] = field(default_factory=Counter)
+    """Messages shown, by ``surface how`` (``board edit``, ``panel dm``, ``note post``...),
+    ``naming`` added when the message names people at its head (``board post naming``: the
+    turn notice)."""
+    longest: Counter[str] = field(default_factory=Counter)
+    """The longest text shown, in characters, by surface (a log message fills up to
+    :data:`bot.table.LOG_MESSAGE`)."""
     unfinished: list[str] = field(default_factory=list)
 
     def merge(self, other: Coverage) -> None:
-        counters = ("started", "finished", "moments", "presses", "deadlines", "twins", "phases")
+        counters = (
+            "started",
+            "finished",
+            "moments",
+            "presses",
+            "deadlines",
+            "twins",
+            "phases",
+            "surfaces",
+        )
         for name in (*counters, "origins"):
             getattr(self, name).update(getattr(other, name))
+        for surface, length in other.longest.items():
+            self.longest[surface] = max(self.longest[surface], length)
         self.unfinished += other.unfinished
 
 
@@ -230,7 +287,8 @@ def tables(game: Game[Any, Any]) -> list[Table]:
         Table(game, seats, " ".join(variants[index % len(variants)]), churn=index == 0)
         for index, seats in enumerate(sized)
     ]
-    picked.append(Table(game, (1,) * fewest, " ".join(variants[-1])))
+    # The smallest table plays in the channel itself (``thread=off``).
+    picked.append(Table(game, (1,) * fewest, " ".join([*variants[-1], "thread=off"])))
     return picked
 
 
@@ -247,6 +305,116 @@ class _Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+CLOSED_DMS = 7
+"""Every this many people (the fifth of each group) keep their DMs closed to the bot."""
+NO_THREADS = 3
+"""Every this many games (the second of each group), the bot may not start a thread."""
+
+
+class _Recorder:
+    """The table's platform primitives, recording what they are asked to show (and answering
+    like a platform: ids, gone messages never, closed DMs for some, refused threads for some)."""
+
+    posts_per_window = 1_000_000
+    """No pacing: every post is shown at once (what is shown is the same, only later)."""
+    window_s = 1.0
+    threads_share_limit = False
+
+    def __init__(self, platform: Platform, closed: set[str]) -> None:
+        self.name = platform.name
+        self.platform = platform
+        self.closed_hint = _closed_hint(platform)
+        self.closed = closed
+        self.shown: list[Showing] = []
+        self._ids = 0
+        self._games = 0
+
+    def _id(self) -> str:
+        self._ids += 1
+        return f"{self._ids:010d}.000100"
+
+    def _where(self, place: tables_layer.Place) -> str:
+        # A Slack thread reply is a message of the channel's conversation; on Discord a thread
+        # is a conversation of its own.
+        if self.name == SLACK.name:
+            return place.channel
+        return place.thread or place.channel
+
+    async def post(
+        self,
+        place: tables_layer.Place,
+        message: ui.Message,
+        game: str,
+        surface: str = "post",
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> tables_layer.Shown:
+        where = self._where(place)
+        named = tuple(mention or ())
+        self.shown.append(Showing(surface, "post", message, where, place.channel, named, ping))
+        return tables_layer.Shown(where=where, id=self._id())
+
+    async def edit(
+        self,
+        shown: tables_layer.Shown,
+        message: ui.Message,
+        game: str,
+        channel: str,
+        surface: str = "post",
+    ) -> None:
+        self.shown.append(Showing(surface, "edit", message, shown.where, channel))
+
+    async def delete(self, shown: tables_layer.Shown) -> None:
+        return None
+
+    async def dm(
+        self, user: str, message: ui.Message, game: str, channel: str
+    ) -> tables_layer.Shown:
+        if user in self.closed:
+            raise tables_layer.Closed(user)
+        where = self.platform.dm(user)
+        self.shown.append(Showing("panel", "dm", message, where, channel))
+        return tables_layer.Shown(where=where, id=self._id())
+
+    async def start_thread(self, channel: str, card: tables_layer.Shown, name: str) -> str | None:
+        self._games += 1
+        if self._games % NO_THREADS == 2:
+            return None  # the bot lacks the permission here: the game plays in the channel
+        return card.id if self.name == SLACK.name else f"7{self._id()[:10]}"
+
+
+def _closed_hint(platform: Platform) -> str:
+    """What the platform's adapter tells a requester whose DMs are closed."""
+    if platform.name == DISCORD.name:
+        from bot.adapters.discord.adapter import DiscordPlatform
+
+        return DiscordPlatform.closed_hint
+    from bot.adapters.slack.primitives import SlackPlatform
+
+    return SlackPlatform.closed_hint
+
+
+class _Requester:
+    """The request being answered: its private replies are recorded (no pressed message is
+    tracked, so a press's panel is edited like any other)."""
+
+    pressed: tuple[str, str] | None = None
+    pressed_private = False
+
+    def __init__(self, recorder: _Recorder, user: str, origin: Origin) -> None:
+        self.recorder = recorder
+        self.user = user
+        self.origin = origin
+
+    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+        return False
+
+    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+        where = self.recorder.platform.dm(self.user) if self.origin == "dm" else channel
+        self.recorder.shown.append(Showing("reply", "reply", message, where, channel))
+        return True
 
 
 @dataclass(frozen=True)
@@ -286,8 +454,15 @@ class _Driver:
         ]
         self.by_user = {p.user: p for p in self.people}
         self.users = frozenset(self.by_user)
+        self.names = {p.user: p.name for p in self.people}
         self.coverage = Coverage()
+        closed = {p.user for i, p in enumerate(self.people) if i % CLOSED_DMS == 5}
+        self.recorder = _Recorder(platform, closed)
+        ttl = int(self.authority.settings.game_ttl_hours * 3600)
+        self.table_layer = tables_layer.Table(self.store, self.recorder, ttl)
         self.prompt: list[_Seen] = []
+        self.lobby: list[_Seen] = []
+        """The lobby card's buttons (commands: join, addbot, begin)."""
         self.old: list[_Seen] = []
         self.game: Game[Any, Any] | None = None
         self.channel = ""
@@ -307,13 +482,24 @@ class _Driver:
             delivery=f"d{self.deliveries}",
         )
 
-    def _moment(self, step: str, origin: Origin, requester: str | None, out: Outbox) -> Moment:
+    async def _moment(
+        self, step: str, origin: Origin, requester: str | None, out: Outbox
+    ) -> Moment:
+        """Deliver ``out`` through the table layer, recording what it shows."""
         assert self.game is not None
         self._remember(out)
         self.coverage.moments[self.game.name] += 1
         self.coverage.origins[origin] += 1
-        for delivery in out.deliveries:
-            for kind in twin_menus(delivery.message):
+        answer = _Requester(self.recorder, requester, origin) if requester is not None else None
+        self.recorder.shown = []
+        await self.table_layer.deliver(out, answer)
+        shown = tuple(self.recorder.shown)
+        for showing in shown:
+            named = " naming" if showing.mention else ""
+            self.coverage.surfaces[f"{showing.surface} {showing.how}{named}"] += 1
+            longest = self.coverage.longest
+            longest[showing.surface] = max(longest[showing.surface], len(showing.message.text))
+            for kind in twin_menus(showing.message):
                 self.coverage.twins[(self.game.name, kind)] += 1
         return Moment(
             platform=self.platform.name,
@@ -324,29 +510,38 @@ class _Driver:
             requester=requester,
             outbox=out,
             users=self.users,
+            names=self.names,
+            shown=shown,
         )
 
     def _remember(self, out: Outbox) -> None:
-        """Keep the components each person now sees (older ones become stale presses)."""
-        for delivery in out.deliveries:
-            message = delivery.message
-            seen = [_Seen(b, delivery.to) for b in message.all_buttons() if not b.disabled]
-            seen += [_Seen(s, delivery.to) for s in message.selects]
-            if not seen:
-                continue
-            if delivery.to == "channel":
-                self.old += self.prompt
-                self.prompt = seen
-            elif delivery.user in self.by_user:
-                person = self.by_user[delivery.user]
+        """Keep the components each person now sees on the table's surfaces (older ones become
+        stale presses): the card's lobby buttons, the public prompt (with a board, ``prompt``
+        says what it shows: None closes it), each panel shown (as a DM), and private replies."""
+        if out.card is not None:
+            self.lobby = _components(out.card, "channel")
+        if out.board is not None:
+            self.old += self.prompt
+            self.prompt = _components(out.prompt, "channel") if out.prompt else []
+        shown: list[tuple[str, ui.Message, Literal["ephemeral", "dm"]]] = [
+            (user, panel, "dm") for user, panel in out.panels.items()
+        ]
+        shown += [
+            (delivery.user, delivery.message, delivery.to)
+            for delivery in out.deliveries
+            if delivery.user is not None and _components(delivery.message, delivery.to)
+        ]
+        for user, message, where in shown:
+            if user in self.by_user:
+                person = self.by_user[user]
                 self.old += person.panel
-                person.panel = seen
+                person.panel = _components(message, where)
         del self.old[:-200]
 
     async def command(self, person: _Person, text: str) -> Moment:
         assert self.game is not None
         out = await self.authority.command(self._req(person), self.game.name, text)
-        return self._moment(f"command {text[:60]}", "channel", person.user, out)
+        return await self._moment(f"command {text[:60]}", "channel", person.user, out)
 
     async def press(self, person: _Person, seen: _Seen) -> Moment | None:
         """Press ``seen`` as ``person`` from where it was shown; None if it cannot be encoded
@@ -371,7 +566,8 @@ class _Driver:
         channel = self.platform.dm(person.user) if from_dm else self.channel
         out = await self.authority.press(self._req(person, channel), custom_id, values)
         self.coverage.presses[self.game.name] += 1
-        return self._moment(f"press {label[:60]}", "dm" if from_dm else "channel", person.user, out)
+        origin: Origin = "dm" if from_dm else "channel"
+        return await self._moment(f"press {label[:60]}", origin, person.user, out)
 
     async def fire(self) -> list[Moment]:
         """Move the clock past the channel's deadline and let it fire."""
@@ -382,12 +578,12 @@ class _Driver:
         self.clock.now = max(self.clock.now, record.deadline_due) + 0.5
         outs = await self.authority.fire_due(self.platform.name)
         self.coverage.deadlines[self.game.name] += len(outs)
-        return [self._moment("deadline", "clock", None, out) for out in outs]
+        return [await self._moment("deadline", "clock", None, out) for out in outs]
 
     async def dm_hand(self, person: _Person) -> list[Moment]:
         """``/hand`` typed in a DM: every game the person sits in."""
         outs = await self.authority.hands(self._req(person, self.platform.dm(person.user)))
-        return [self._moment("dm hand", "dm", person.user, out) for out in outs]
+        return [await self._moment("dm hand", "dm", person.user, out) for out in outs]
 
     async def record(self) -> GameRecord | None:
         _, loaded = await self.store.load(GameKey(self.platform.name, self.channel))
@@ -398,7 +594,7 @@ class _Driver:
     async def play(self, number: int, table: Table) -> AsyncIterator[Moment]:
         game = self.game = table.game
         self.table = f"{game.name} #{number} ({table.label})"
-        self.prompt, self.old = [], []
+        self.prompt, self.old, self.lobby = [], [], []
         self.coverage.started[game.name] += 1
         rng = self.rng
         seated = self.people[: sum(table.seats)]
@@ -503,8 +699,8 @@ class _Driver:
         return self.game
 
     async def _press_command(self, person: _Person, command: str) -> Moment | None:
-        """Press the channel's lobby button for ``command``, if it shows one."""
-        for seen in self.prompt:
+        """Press the lobby card's button for ``command``, if it shows one."""
+        for seen in self.lobby:
             if isinstance(seen.item, ui.Button) and seen.item.command == command:
                 return await self.press(person, seen)
         return None
@@ -596,6 +792,16 @@ class _Driver:
         newcomer = self.people[len(seated)]
         yield await self.command(newcomer, f"join {rng.choice(teams_now)}")
         yield await self.command(newcomer, "join Brand New Team")  # no new teams mid-game
+
+
+def _components(
+    message: ui.Message | None, where: Literal["channel", "ephemeral", "dm"]
+) -> list[_Seen]:
+    """The live buttons and menus of ``message`` as seen ``where``."""
+    if message is None:
+        return []
+    seen = [_Seen(b, where) for b in message.all_buttons() if not b.disabled]
+    return seen + [_Seen(s, where) for s in message.selects]
 
 
 def _current(seen: _Seen, seat: int, state: GameState) -> bool:

@@ -2,9 +2,12 @@
 
 The driver (:mod:`tests.adapters.moments`) plays every registered game at its largest tables
 (and a few of its smallest) with the longest and most hostile display names each platform
-allows. Each message of each Outbox (posts, ephemeral replies, DMs and the board) is rendered
-the way the platform adapter renders it for that audience (``bot/adapters/discord/adapter.py``,
-``bot/adapters/slack/app.py``) and checked:
+allows, and delivers every Outbox through the real table layer (:mod:`bot.table`). Each message
+the table shows, on every surface (the card and its edits, the board with its "Latest" tail
+and the turn notice's mention, log messages of up to :data:`bot.table.LOG_MESSAGE` characters,
+players' posts, prompts open and closed, panels as DMs and their edits, ephemeral replies, the
+closed-DM and no-thread notes, the result), is rendered the way the platform adapter renders it
+there (``bot/adapters/discord/adapter.py``, ``bot/adapters/slack/primitives.py``) and checked:
 
 - by the fake platform's validator of the documented limits (Discord's nested 50035 errors,
   Slack's ``invalid_blocks`` reasons);
@@ -33,13 +36,24 @@ import pytest
 
 from bot.adapters.discord.render import render as discord_render
 from bot.adapters.slack.render import blocks as slack_blocks
-from bot.adapters.slack.render import fallback_text
+from bot.adapters.slack.render import fallback_text, mrkdwn
+from bot.table import LOG_FLUSH
+from core import text as markup
 from core import ui
 from core.registry import all_games
 from testkit.discord.fake import is_empty
 from testkit.discord.fake import validate_message as discord_validate
 from testkit.slack.fake import validate_message as slack_validate
-from tests.adapters.moments import DISCORD, PLATFORMS, SLACK, Coverage, Moment, Run, tables
+from tests.adapters.moments import (
+    DISCORD,
+    PLATFORMS,
+    SLACK,
+    Coverage,
+    Moment,
+    Run,
+    Showing,
+    tables,
+)
 
 SEED = 20240601
 EXAMPLES = 3
@@ -92,6 +106,10 @@ class Report:
                 f"deadlines {sum(coverage.deadlines.values())}, two menus of one action: "
                 f"{twins or 'none'}"
             )
+            shown = ", ".join(f"{k} {n}" for k, n in sorted(coverage.surfaces.items()))
+            lines.append(f"    surfaces: {shown}")
+            longest = ", ".join(f"{k} {n}" for k, n in sorted(coverage.longest.items()))
+            lines.append(f"    longest texts: {longest}")
         lines.append(f"problems found: {len(self.problems)}")
         if not self.problems:
             return "\n".join(lines)
@@ -132,32 +150,33 @@ class Report:
 # --- where each message goes, as the adapters decide ---------------------------------------
 
 
-def _placements(moment: Moment) -> Iterator[tuple[str, ui.Message, str | None]]:
-    """Each message of the moment's Outbox with its audience and the ``channel`` the adapter
-    renders it with (the game's channel for a message shown outside it, so that its components
-    act on that game; None in the channel itself)."""
-    out = moment.outbox
-    if out.duplicate:
-        return
-    for delivery in out.deliveries:
-        if delivery.to == "channel":
-            yield "channel", delivery.message, None
-            continue
-        mine = moment.requester is not None and delivery.user == moment.requester
-        if moment.platform == DISCORD.name:
-            # adapter._deliver: the requester's own replies go where they asked (the channel:
-            # no channel in the ids; a DM: the game's channel); everyone else's go by DM.
-            here = mine and moment.origin == "channel"
-            yield ("reply" if mine else "dm"), delivery.message, None if here else out.channel
-        else:
-            # SlackAdapter.deliver: a "dm" delivery, or any private answer to a request made in
-            # a DM, is a DM naming the game's channel; the rest are ephemeral in the channel.
-            if delivery.to == "dm" or moment.origin == "dm":
-                yield "dm", delivery.message, out.channel
-            else:
-                yield "ephemeral", delivery.message, None
-    if out.board is not None:
-        yield "board", out.board, None
+def _ids_channel(moment: Moment, showing: Showing) -> str | None:
+    """The ``channel`` an adapter renders ``showing`` with: the game's channel for a message
+    shown outside it (a DM, a Discord thread), so that its components act on that game; None in
+    the channel itself (and in a Slack thread, whose payloads name the channel)."""
+    if showing.how == "dm":
+        return showing.channel
+    if showing.how == "reply":
+        # Discord answers in the conversation of the request; Slack answers a request from a
+        # DM with a DM, any other one with an ephemeral message in the channel.
+        return showing.channel if moment.origin == "dm" else None
+    if showing.how == "post" and moment.platform == SLACK.name:
+        return None
+    return None if showing.where == showing.channel else showing.channel
+
+
+def _mention_head(moment: Moment, showing: Showing) -> str:
+    """What the adapter writes at the head of a message naming people: Discord mentions them
+    (``allowed_mentions`` decides who is notified); Slack mentions them when they are to be
+    notified, else writes their display names (escaped)."""
+    if not showing.mention:
+        return ""
+    if moment.platform == DISCORD.name:
+        return " ".join(f"<@{int(user)}>" for user in showing.mention)
+    if showing.ping:
+        return ", ".join(f"<@{user}>" for user in showing.mention) + ":"
+    names = [mrkdwn(markup.escape(moment.names.get(u, u))) for u in showing.mention]
+    return ", ".join(names) + ":"
 
 
 # --- checks ----------------------------------------------------------------------------------
@@ -204,11 +223,12 @@ def _ui_counts(message: ui.Message, live_only: bool) -> tuple[int, int]:
 
 
 def _check_discord(
-    moment: Moment, message: ui.Message, channel: str | None
+    moment: Moment, message: ui.Message, channel: str | None, head: str = ""
 ) -> Iterator[tuple[str, str]]:
     rendered = discord_render(message, moment.game, channel)
+    content = f"{head} {rendered.content or ''}".strip() if head else rendered.content
     body: dict[str, Any] = {
-        "content": rendered.content,
+        "content": content,
         "embeds": [embed.to_dict() for embed in rendered.embeds],
         "components": rendered.view.to_components() if rendered.view is not None else [],
     }
@@ -227,9 +247,9 @@ def _check_discord(
     options = sum(len(c.get("options", [])) for c in controls)
     if options != wanted_options:
         yield "discord: menu options left out", f"{options} of {wanted_options} shown"
-    live = _live_mentions(rendered.content or "", _DISCORD_MENTION, moment.users)
+    live = _live_mentions(content or "", _DISCORD_MENTION, moment.users)
     if live:
-        yield "discord: live mention in content", f"{live[:4]} in {rendered.content!r:.200}"
+        yield "discord: live mention in content", f"{live[:4]} in {content!r:.200}"
 
 
 def _mrkdwn(value: Any) -> Iterator[str]:
@@ -259,11 +279,25 @@ def _slack_options(control: dict[str, Any]) -> int:
     return len(control.get("options", [])) + sum(len(g.get("options", [])) for g in groups)
 
 
+def _with_head(text: str, built: list[dict[str, Any]], head: str) -> str:
+    """Slack's head of a message naming people, put where the adapter puts it: before the
+    fallback text and the first section's text (or in a section of its own)."""
+    for block in built:
+        if block["type"] == "section" and "text" in block:
+            block["text"]["text"] = f"{head} {block['text']['text']}"[:3000]
+            break
+    else:
+        built.insert(0, {"type": "section", "text": {"type": "mrkdwn", "text": head}})
+    return f"{head} {text}"[:3000]
+
+
 def _check_slack(
-    moment: Moment, message: ui.Message, channel: str | None
+    moment: Moment, message: ui.Message, channel: str | None, head: str = ""
 ) -> Iterator[tuple[str, str]]:
     text = fallback_text(message)
     built = slack_blocks(message, moment.game, channel)
+    if head:
+        text = _with_head(text, built, head)
     for error in slack_validate({"text": text, "blocks": built}):
         yield f"slack: {_generic(error)}", error
     controls = _slack_controls(built)
@@ -301,11 +335,12 @@ async def _collect() -> Report:
         run = Run(platform, seed=SEED, plan=tables)
         async for moment in run:
             report.moments[f"{platform.name} {moment.game}"] += 1
-            for audience, message, channel in _placements(moment):
+            for showing in moment.shown:
                 report.messages[platform.name] += 1
-                where = f"{moment.table} · {moment.step} · {audience}"
+                where = f"{moment.table} · {moment.step} · {showing.surface} {showing.how}"
+                channel, head = _ids_channel(moment, showing), _mention_head(moment, showing)
                 try:
-                    found = list(check(moment, message, channel))
+                    found = list(check(moment, showing.message, channel, head))
                 except Exception as error:  # a renderer that crashes is a problem like any other
                     failed = f"{platform.name}: render failed ({type(error).__name__})"
                     found = [(failed, str(error))]
@@ -343,6 +378,28 @@ def test_the_driver_reaches_the_moments_that_matter(report: Report) -> None:
         assert coverage.twins[("businessgo", "travel")] > 0, "no Travel Agency with two menus"
         assert coverage.twins[("biggiebills", "return")] > 0, "no card return with two menus"
         assert coverage.phases[("biggiebills", "returns")] > 0, "no acquisition by a team"
+        # Every surface, posted and edited in place, was shown and so rendered.
+        surfaces = set(coverage.surfaces)
+        wanted = {
+            "card post",
+            "card edit",
+            "board post",
+            "board edit",
+            "board post naming",  # the turn notice rides on the board
+            "log post",
+            "post post",  # a pitch
+            "prompt post",
+            "prompt edit",
+            "panel dm",
+            "panel edit",
+            "reply reply",
+            "result post",
+            "note post",  # no thread allowed here
+            "note post naming",  # DMs closed: "your hand is at /hand"
+        }
+        assert wanted <= surfaces, (sorted(wanted - surfaces), coverage.surfaces)
+        # Log messages as long as the table makes them were among those rendered.
+        assert coverage.longest["log"] > LOG_FLUSH, coverage.longest
 
 
 def test_every_message_fits_its_platform(report: Report) -> None:

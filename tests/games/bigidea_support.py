@@ -12,7 +12,7 @@ import pytest
 
 from core.engine import SYSTEM, Event, IllegalAction, Seat, Timeout, Transition
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Pass, Pick, Point
+from core.games.bigidea.actions import NoPitch, Pass, Pick, Point
 from core.games.bigidea.cards import catalogue, deck_ids
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
 
@@ -116,7 +116,14 @@ def pick_all(
 def point_all(
     state: BigIdeaState, votes: dict[Seat, Seat | None], rng: random.Random | None = None
 ) -> tuple[BigIdeaState, list[Event]]:
+    """Everyone in ``votes`` points; owners who have not pitched first say they will not
+    (the pointing ends only once every owner's pitch window is closed)."""
     events: list[Event] = []
+    for seat in votes:
+        product = state.new_product_of(seat) if state.phase == "venture" else None
+        if product is not None and not product.pitch_done:
+            state, new = act(state, seat, NoPitch(), rng)
+            events += new
     for seat, target in votes.items():
         state, new = act(state, seat, Point(seat=target), rng)
         events += new

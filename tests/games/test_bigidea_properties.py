@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from core.engine import SYSTEM, Event, IllegalAction, Timeout
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from tests.games.bigidea_support import (
     NAMES,
@@ -110,7 +110,14 @@ class Table:
                 expected = sum(comb(hand, k) for k in range(opts.min_pick, top + 1))
                 assert len(legal) == len({tuple(p.cards) for p in legal}) == expected
             elif state.phase == "venture":
-                assert set(legal) == {Point(seat=s) for s in [*state.seats, None]}
+                points = {Point(seat=s) for s in [*state.seats, None]}
+                if seat in state.votes:
+                    points.discard(Point(seat=state.votes[seat]))
+                product = state.new_product_of(seat)
+                # An owner whose pitch window is open may also say they will not pitch.
+                pitching = product is not None and not product.pitch_done
+                assert set(legal) == points | ({NoPitch()} if pitching else set())
+                assert seat not in state.votes or pitching  # else nothing is awaited of it
             else:
                 # Every invest or withdraw is listed exactly when it applies (a sample of the
                 # products keeps the suite quick; over many steps all kinds are met).
@@ -144,7 +151,7 @@ def test_random_play_ends_and_keeps_every_invariant(
     table = Table(players, opts, seed)
     chooser = random.Random(moves)
     progress = 0
-    bound = 2 * players * 3 * players  # at most N picks, N votes, N turns per round
+    bound = 2 * players * 4 * players  # at most N picks, N votes, N no-pitches, N turns a round
     while not table.state.finished:
         state = table.state
         roll = chooser.random()
@@ -172,6 +179,8 @@ def test_random_play_ends_and_keeps_every_invariant(
         if roll > 0.75:
             action = GAME.bot_action(GAME.view(state, seat), legal, chooser)
             assert action in legal
+        elif state.phase == "venture" and seat in state.votes:
+            action = NoPitch()  # awaited only for its pitch window (changing its mind is above)
         else:
             action = chooser.choice(legal)
         table.apply(seat, action)
@@ -194,7 +203,7 @@ def test_random_play_ends_and_keeps_every_invariant(
 def test_bot_tables_finish(players: int, opts: BigIdeaOptions, seed: int) -> None:
     table = Table(players, opts, seed)
     bot_rng = random.Random(seed)
-    for _ in range(2 * players * 3 * players):
+    for _ in range(2 * players * 4 * players):
         if table.state.finished:
             break
         seat = GAME.waiting_for(table.state)[0]

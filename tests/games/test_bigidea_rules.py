@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from core.engine import Event, IllegalAction
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState, Product
 from tests.games.bigidea_support import (
     HANDS,
@@ -205,11 +205,15 @@ def test_pointing_is_secret_until_all_have_pointed() -> None:
     assert "vote" not in view
     assert GAME.view(after, 0)["vote"] == 1
     assert GAME.view(after, 1)["vote"] is None and GAME.view(after, 1)["voted"] is False
-    assert GAME.waiting_for(after) == [1, 2]
+    # Ann has pointed, but her pitch window stays open until she pitches or says no.
+    assert GAME.waiting_for(after) == [0, 1, 2]
     # Changing one's mind is private and leaves the public record unchanged.
     after2, events = act(after, 0, Point(seat=2))
     assert [e for e in events if e.audience.is_public] == []
     assert after2.votes == {0: 2}
+    closed, events = act(after2, 0, NoPitch())
+    assert GAME.waiting_for(closed) == [1, 2] and closed.phase == "venture"
+    assert kinds(events) == ["no_pitch"]
 
 
 def test_votes_revealed_at_once_and_chits_placed() -> None:
@@ -450,12 +454,14 @@ def test_larger_products_pick_list_is_complete() -> None:
 
 
 def play_round(state: BigIdeaState, rng: RiggedRandom | None = None) -> BigIdeaState:
-    """Everyone picks their first two cards, points at nobody and passes."""
+    """Everyone picks their first two cards, points at nobody (no pitch) and passes."""
     rng = rng or RiggedRandom()
     for seat in list(GAME.waiting_for(state)):
         state, _ = act(state, seat, GAME.legal_actions(state, seat)[0], rng)
     while state.phase == "venture":
-        state, _ = act(state, GAME.waiting_for(state)[0], Point(seat=None), rng)
+        seat = GAME.waiting_for(state)[0]
+        move = NoPitch() if seat in state.votes else Point(seat=None)
+        state, _ = act(state, seat, move, rng)
     while state.phase == "mezzanine":
         state, _ = act(state, state.turn_seat, Pass(), rng)
     return state

@@ -2,29 +2,31 @@
 
 Every interaction is acknowledged within Discord's 3 seconds: the authority gets
 :data:`ACK_BUDGET` seconds; when it answers in time (the usual case, a few milliseconds) its first
-message is the interaction's response, else the interaction is deferred and everything follows as
-followups (and a deferred interaction is always resolved, even when the answer is public only).
-An Outbox is then delivered in this order: the requester's private messages, DMs to other
-players, the channel posts, and the live board, edited in place. Each part is delivered on its
-own: one that Discord refuses is logged with the game and the part, and the others still go.
+message is the interaction's response, else the interaction is deferred (a press as an update of
+its message, a command as "thinking…", which is always resolved). The Outbox is then shown by
+the table layer (:mod:`bot.table`) through :class:`DiscordPlatform`'s primitives: the press on a
+panel, the card or the prompt updates that message (``UPDATE_MESSAGE``); everything else is a
+post, an edit or a delete in the channel, the game's thread or a DM, each on its own, so a part
+Discord refuses is logged and the others still go.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 import discord
 
 from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
 from bot.commands.authority import Authority, Request
-from bot.commands.outbox import Delivery, Form, Outbox
-from bot.runtime import board_to_draw, first_time
+from bot.commands.outbox import Form, Outbox
+from bot.table import Closed, Gone, Place, Refused, Shown, Table
+from core import text as markup
 from core import ui
 from core.text import join
-from storage import GameKey, StorageUnavailable
 
 __all__ = ["ACK_BUDGET", "PLATFORM", "REQUIRED", "DiscordAdapter", "missing_permissions"]
 
@@ -50,8 +52,9 @@ OPEN_DMS = (
     "open this server's menu → Privacy Settings and turn on Direct Messages; meanwhile "
     "`/{game} hand` shows it here."
 )
-CLOSED_NOTE = "<@{user}> I can't DM you, so `/{game} hand` or the button below shows your hand."
-"""Shown as a mention, but notifying nobody (every send carries NO_MENTIONS)."""
+THREAD_NAME_LIMIT = 100
+THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
+"""A game's thread is archived after a day without messages (the next post revives it)."""
 REQUIRED = {
     "view_channel": "View Channel",
     "send_messages": "Send Messages",
@@ -63,9 +66,16 @@ CANNOT_PLAY = (
     "server admin to allow it for Boardroom in the channel's settings, then try again."
 )
 CANNOT_POST = (
-    "That was done, but I couldn't post it in the channel: I'm missing the {missing} permission "
-    "there. Ask a server admin to allow it for Boardroom; `/{game} status` shows the game."
+    "That was done, but I couldn't post it in the game's channel or thread: I'm missing the "
+    "{missing} permission there. Ask a server admin to allow it for Boardroom; `/{game} status` "
+    "shows the game."
 )
+CANNOT_POST_WHY = (
+    "That was done, but Discord refused my post about it in the game's channel or thread. Ask a "
+    "server admin to check Boardroom's permissions there; `/{game} status` shows the game."
+)
+POSTING = {**REQUIRED, "send_messages_in_threads": "Send Messages in Threads"}
+"""What posting in a game's channel and its thread needs."""
 
 _Work = Callable[[], Awaitable[list[Outbox]]]
 
@@ -85,10 +95,9 @@ class DiscordAdapter:
         self.authority = authority
         self.ack_budget = ack_budget
         """Seconds the authority may take before the interaction is deferred."""
-        self._channel_locks: dict[str, asyncio.Lock] = {}
+        self.platform = DiscordPlatform(client)
+        self.table = Table(authority.store, self.platform, self._ttl)
         self._busy = 0
-        self._closed: set[str] = set()
-        """Users whose DMs were found closed; told once per game how to open them."""
         self._idle = asyncio.Event()
         self._idle.set()
         self.on_handled: Callable[[int], None] | None = None
@@ -155,9 +164,12 @@ class DiscordAdapter:
     # --- handling --------------------------------------------------------------------------
 
     def _request(self, interaction: discord.Interaction[Any]) -> Request:
+        channel = interaction.channel
+        # A game's thread belongs to the game of the channel it was started in.
+        where = channel.parent_id if isinstance(channel, discord.Thread) else interaction.channel_id
         return Request(
             platform=PLATFORM,
-            channel=str(interaction.channel_id),
+            channel=str(where),
             user=str(interaction.user.id),
             name=interaction.user.display_name,
             delivery=str(interaction.id),
@@ -173,8 +185,14 @@ class DiscordAdapter:
         try:
             task = asyncio.ensure_future(work())
             done, _ = await asyncio.wait({task}, timeout=self.ack_budget)
+            pressed = interaction.type == discord.InteractionType.component
             if not done:
-                await interaction.response.defer(ephemeral=True, thinking=True)
+                # A press defers as an update of its message (which the answer then edits); a
+                # command shows "thinking…" to its sender, resolved below.
+                if pressed:
+                    await interaction.response.defer()
+                else:
+                    await interaction.response.defer(ephemeral=True, thinking=True)
             try:
                 outboxes = await task
             except Exception:
@@ -185,7 +203,7 @@ class DiscordAdapter:
                 answered = await self._deliver(outbox, interaction) or answered
             if not interaction.response.is_done():
                 await self._silent_ack(interaction)
-            elif not done and not answered:
+            elif not done and not answered and not pressed:
                 # Deferred ("thinking…") and nothing private followed: resolve it all the same.
                 resolve = interaction.edit_original_response(content=DONE)
                 await self._part(f"{interaction.channel_id}", "the deferred answer", resolve)
@@ -237,69 +255,23 @@ class DiscordAdapter:
         return True
 
     async def _deliver(self, out: Outbox, interaction: discord.Interaction[Any] | None) -> bool:
-        """Send ``out``; True when the requester got a message of their own (not only an ack)."""
+        """Show ``out`` through the table; True when the requester got a message of their own
+        (a reply, or the pressed message updated), not only an acknowledgement."""
         if out.duplicate:
             return False
         if out.form is not None and interaction is not None:
             await self._open_form(interaction, out.form)
             return True
-        game = out.game or ""
-        where = f"{PLATFORM}:{out.channel} ({game or 'no game'})"
-        requester = str(interaction.user.id) if interaction is not None else None
-        here = interaction is not None and str(interaction.channel_id) == out.channel
-        # Components shown outside the game's channel must name it, so they act on that game.
-        away = None if here else out.channel
-        mine = [
-            d
-            for d in out.deliveries
-            if d.to != "channel" and requester is not None and d.user == requester
-        ]
-        dms = [d for d in out.deliveries if d.to != "channel" and d not in mine]
-        public = [d.message for d in out.deliveries if d.to == "channel"]
-        answered = False
-
-        if interaction is not None:
-            for delivery in mine:
-                sent = await self._part(
-                    where,
-                    f"the reply to {requester}",
-                    self._reply(interaction, render(delivery.message, game, away)),
-                )
-                answered = answered or sent
-            if requester in self._closed and mine and await self._note_due(out, f"how:{requester}"):
-                how = Rendered(content=OPEN_DMS.format(game=game))
-                await self._part(where, "the DM how-to", self._reply(interaction, how))
-            if public and here and not interaction.response.is_done():
-                rendered = render(public[0], game)
-                first = interaction.response.send_message(**_kwargs(rendered))
-                if await self._part(where, "the first channel post", first):
-                    public.pop(0)
-            if not interaction.response.is_done():
-                # Nothing for the presser to see: acknowledge now, not after the DMs, posts and
-                # board edit below, which can take a while and the user need not wait for.
-                await self._silent_ack(interaction)
-        sent_dms = await asyncio.gather(*(self._dm(d, game, out.channel) for d in dms))
-        closed = sorted({user for user in sent_dms if user is not None})
-        self._closed.update(closed)
-        notes = [u for u in closed if await self._note_due(out, f"note:{u}")]
-        async with self._channel_locks.setdefault(out.channel, asyncio.Lock()):
-            channel = self.client.get_partial_messageable(int(out.channel))
-            refused: list[str] = []
-            for message in public:
-                await self._post(where, channel, render(message, game), "a channel post", refused)
-            if notes:
-                note = render(_closed_note(notes, game), game)
-                await self._post(where, channel, note, "the closed-DM note", refused)
-            if out.board is not None and not refused:
-                try:
-                    await self._board(out, channel, render(out.board, game), refused)
-                except discord.HTTPException as error:
-                    log.warning("drawing the board in %s failed: %s", where, error)
-        if refused and interaction is not None:
-            missing = missing_permissions(interaction.app_permissions) or list(REQUIRED.values())
-            await self._tell(interaction, CANNOT_POST.format(missing=join(missing), game=game))
-            answered = True
-        return answered
+        answer = _Answer(interaction) if interaction is not None else None
+        delivered = await self.table.deliver(out, answer)
+        if delivered.refused and interaction is not None:
+            perms = interaction.app_permissions
+            missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
+            game = out.game or "game"
+            told = CANNOT_POST.format(missing=join(missing), game=game) if missing else None
+            await self._tell(interaction, told or CANNOT_POST_WHY.format(game=game))
+            return True
+        return delivered.answered
 
     async def _open_form(self, interaction: discord.Interaction[Any], form: Form) -> None:
         """A modal, which must be the interaction's first answer; if the press was already
@@ -313,85 +285,137 @@ class DiscordAdapter:
             f"{interaction.channel_id}", "a form", interaction.response.send_modal(modal)
         )
 
-    async def _post(
+
+class DiscordPlatform:
+    """The table's primitives on Discord (discord.py's REST calls)."""
+
+    name = PLATFORM
+    posts_per_window = 5
+    window_s = 5.0
+    """Discord lets a bot post 5 messages per 5 seconds in a channel."""
+    closed_hint = OPEN_DMS
+    threads_share_limit = False
+    """A Discord thread is a channel with its own post limit."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    def _messageable(self, where: str) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(int(where))
+
+    async def post(
         self,
-        where: str,
-        channel: discord.PartialMessageable,
-        rendered: Rendered,
-        part: str,
-        refused: list[str],
-    ) -> discord.Message | None:
-        """A channel post; a missing permission is noted in ``refused`` (said once, after)."""
+        place: Place,
+        message: ui.Message,
+        game: str,
+        surface: str = "post",
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> Shown:
+        where = place.thread or place.channel
+        rendered = render(message, game, None if where == place.channel else place.channel)
+        kwargs = _kwargs(rendered)
+        if mention:
+            names = " ".join(f"<@{int(user)}>" for user in mention)
+            kwargs["content"] = f"{names} {rendered.content or ''}".strip()
+            if ping:
+                users = [discord.Object(int(user)) for user in mention]
+                kwargs["allowed_mentions"] = discord.AllowedMentions(
+                    everyone=False, roles=False, users=users, replied_user=False
+                )
         try:
-            return await channel.send(**_kwargs(rendered))
+            sent = await self._messageable(where).send(**kwargs)
         except discord.Forbidden as error:
-            if error.code == MISSING_PERMISSIONS:
-                refused.append(part)
-            log.warning("delivering %s in %s was refused: %s", part, where, error)
-        except discord.HTTPException as error:
-            log.warning("delivering %s in %s failed: %s", part, where, error)
-        return None
+            raise Refused(f"{surface}: {error}") from error
+        return Shown(where=where, id=str(sent.id))
 
-    async def _note_due(self, out: Outbox, what: str) -> bool:
-        """Whether the once-per-game note ``what`` is still to be given."""
-        return bool(out.table) and await first_time(
-            self.authority.store, PLATFORM, out, what, self._ttl
-        )
+    async def edit(
+        self,
+        shown: Shown,
+        message: ui.Message,
+        game: str,
+        channel: str,
+        surface: str = "post",
+    ) -> None:
+        rendered = render(message, game, None if shown.where == channel else channel)
+        kwargs = _kwargs(rendered)
+        kwargs.setdefault("view", None)  # an edit without components removes the old ones
+        partial = self._messageable(shown.where).get_partial_message(int(shown.id))
+        try:
+            await partial.edit(**kwargs)
+        except discord.NotFound as error:
+            raise Gone(str(error)) from error
 
-    async def _reply(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
-        if interaction.response.is_done():
-            await interaction.followup.send(ephemeral=True, **_kwargs(rendered))
-        else:
-            await interaction.response.send_message(ephemeral=True, **_kwargs(rendered))
+    async def delete(self, shown: Shown) -> None:
+        partial = self._messageable(shown.where).get_partial_message(int(shown.id))
+        with contextlib.suppress(discord.NotFound):
+            await partial.delete()
 
-    async def _dm(self, delivery: Delivery, game: str, channel: str) -> str | None:
-        """Send a DM; returns the user when their DMs are closed (or the DM failed)."""
-        user = delivery.user or ""
+    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
         try:
             dm = await self.client.create_dm(discord.Object(int(user)))
-            await dm.send(**_kwargs(render(delivery.message, game, channel)))
+            sent = await dm.send(**_kwargs(render(message, game, channel)))
         except discord.Forbidden as error:
             if error.code != CLOSED_DMS:
                 log.warning("DM to %s refused: %s", user, error)
-            return user
-        except discord.HTTPException as error:
-            log.warning("DM to %s failed: %s", user, error)
-            return user
-        return None
+            raise Closed(user) from error
+        return Shown(where=str(dm.id), id=str(sent.id))
 
-    async def _board(
-        self,
-        out: Outbox,
-        channel: discord.PartialMessageable,
-        rendered: Rendered,
-        refused: list[str],
-    ) -> None:
-        key = GameKey(PLATFORM, out.channel)
-        store = self.authority.store
-        draw, ref = await board_to_draw(store, PLATFORM, out)
-        if not draw:
-            return
-        if ref is not None:
-            try:
-                await channel.get_partial_message(int(ref)).edit(**_kwargs(rendered))
-                return
-            except discord.NotFound:
-                # Only a board that is gone is posted anew; any other failure is logged by the
-                # caller and the next change edits the same message again.
-                log.info("the board message of %s is gone; posting a new one", out.channel)
-        message = await self._post(f"{key}", channel, rendered, "the board", refused)
-        if message is None:
-            return
+    async def start_thread(self, channel: str, card: Shown, name: str) -> str | None:
+        # discord.py's own route: a PartialMessage cannot start a thread without a cached guild.
         try:
-            await store.set_board_ref(key, str(message.id), self._ttl)
-        except StorageUnavailable:
-            log.warning("could not remember the board of %s; the next one is a new post", key)
+            thread = await self.client.http.start_thread_with_message(
+                int(channel),
+                int(card.id),
+                name=markup.plain(name)[:THREAD_NAME_LIMIT] or "game",
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.Forbidden as error:
+            log.info("no thread in %s: %s", channel, error)
+            return None
+        return str(thread["id"])
 
 
-def _closed_note(users: list[str], game: str) -> ui.Message:
-    lines = "\n".join(CLOSED_NOTE.format(user=user, game=game) for user in users)
-    button = ui.Button(label="Show my hand", style="primary", command="hand")
-    return ui.Message(text=lines, buttons=[[button]])
+class _Answer:
+    """The interaction being answered: its pressed message and its private replies."""
+
+    def __init__(self, interaction: discord.Interaction[Any]) -> None:
+        self.interaction = interaction
+        self.user = str(interaction.user.id)
+        message = interaction.message
+        self.pressed = (
+            (str(interaction.channel_id), str(message.id)) if message is not None else None
+        )
+        self.pressed_private = message is not None and (
+            interaction.guild_id is None or message.flags.ephemeral
+        )
+
+    def _render(self, message: ui.Message, game: str, channel: str) -> dict[str, Any]:
+        here = str(self.interaction.channel_id) == channel
+        return _kwargs(render(message, game, None if here else channel))
+
+    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+        """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
+        deferral, an edit of the original message)."""
+        if self.pressed is None:
+            return False
+        kwargs = self._render(message, game, channel)
+        kwargs.setdefault("view", None)
+        kwargs.pop("allowed_mentions", None)
+        response = self.interaction.response
+        if not response.is_done():
+            await response.edit_message(**kwargs)
+        else:
+            await self.interaction.edit_original_response(**kwargs)
+        return True
+
+    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+        kwargs = self._render(message, game, channel)
+        if self.interaction.response.is_done():
+            await self.interaction.followup.send(ephemeral=True, **kwargs)
+        else:
+            await self.interaction.response.send_message(ephemeral=True, **kwargs)
+        return True
 
 
 def _kwargs(rendered: Rendered) -> dict[str, Any]:

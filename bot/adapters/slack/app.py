@@ -1,16 +1,16 @@
-"""The Bolt app: slash commands and block actions in, Outboxes delivered through the Web API.
+"""The Bolt app: slash commands and block actions in, the game's table shown through the Web API.
 
 Every listener acknowledges first (Slack wants an answer within 3 seconds), then starts the work
 as a task of its own and returns, so Bolt (with ``process_before_response``) answers the HTTP
 request at once instead of polling every 10 ms for an ack made inside a running listener. The work
-asks the authority; the authority's Outbox becomes Web API calls.
+asks the authority; the authority's Outbox goes to the table layer (:class:`bot.table.Table`),
+which decides what to post, edit, move or delete, through :class:`SlackPlatform`'s primitives.
 
 Slack's redeliveries (``X-Slack-Retry-Num`` retries, repeated interaction payloads) carry the same
 ``trigger_id``, so the delivery id built from it lets the authority apply each of them once.
 
-Each part of an answer (a post, an ephemeral reply, a DM, the board) is delivered on its own: a
-part Slack refuses is logged with the game and the part and the others still go. Rate limits are
-slack_sdk's business: its retry handlers wait out a ``429`` and a dropped connection.
+Rate limits are slack_sdk's business: its retry handlers wait out a ``429`` and a dropped
+connection; the table paces posts at Slack's one a second per channel.
 """
 
 from __future__ import annotations
@@ -36,41 +36,46 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.adapters.slack.render import ACTION_PATTERN, blocks, component_id, fallback_text
+from bot import table
+from bot.adapters.slack.primitives import (
+    NOT_IN_CHANNEL,
+    PLATFORM,
+    Pressed,
+    SlackAnswer,
+    SlackPlatform,
+    is_dm,
+)
+from bot.adapters.slack.render import ACTION_PATTERN, component_id
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import parse
-from bot.commands.outbox import Delivery, Form, Outbox
-from bot.runtime import board_to_draw
+from bot.commands.outbox import Form, Outbox
 from core import ui
 from core.registry import all_games
-from storage import GameKey, StorageUnavailable
 
 __all__ = [
+    "NOT_IN_CHANNEL",
     "PLATFORM",
     "RATE_LIMIT_RETRIES",
+    "Pressed",
     "RetryAfterHandler",
     "SlackAdapter",
+    "SlackAnswer",
+    "SlackPlatform",
     "delivery_id",
     "with_retries",
 ]
 
 log = logging.getLogger(__name__)
 
-PLATFORM = "slack"
 SORRY = "Something went wrong on my side; nothing more was done. Please try again."
-NOT_IN_CHANNEL = "I can't post in that channel yet: invite me there (`/invite @Boardroom`)."
-# Errors meaning the bot may not speak in that conversation; the private answer goes by DM instead.
-_NOT_THERE = {"channel_not_found", "not_in_channel", "is_archived", "restricted_action"}
-# Errors meaning the board message is gone (or can no longer be edited): post a new one.
-_BOARD_GONE = {"message_not_found", "cant_update_message", "edit_window_closed"}
 RATE_LIMIT_RETRIES = 5
 """How often one call is retried after ``429 ratelimited`` (each after its ``Retry-After``)."""
 MAX_JITTER_S = 0.25
 NAME_TTL_S = 3600.0
+"""How long a looked-up display name is trusted."""
 FORM_CALLBACK = "boardroom_form"
 FORM_FIELD = "answer"
 MAX_MODAL_TITLE = 24
-"""How long a looked-up display name is trusted."""
 
 
 class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
@@ -125,12 +130,8 @@ def delivery_id(kind: str, trigger_id: str | None, body: dict[str, Any]) -> str:
     return f"{kind}:h{digest}"
 
 
-def _is_dm(channel: str, channel_name: str | None = None) -> bool:
-    return channel.startswith("D") or channel_name == "directmessage"
-
-
 class SlackAdapter:
-    """Owns the Bolt app and delivers Outboxes to Slack.
+    """Owns the Bolt app and shows Outboxes on Slack, through the table layer.
 
     ``signing_secret=None`` turns signature checks off: Socket Mode requests come over a
     websocket the app opened itself with its app token, so there is nothing to sign.
@@ -141,11 +142,15 @@ class SlackAdapter:
         authority: Authority,
         client: AsyncWebClient,
         signing_secret: str | None,
-        board_ttl_s: int | None = None,
+        ttl_s: int | None = None,
     ) -> None:
         self.authority = authority
         self.client = with_retries(client)
-        self.board_ttl_s = board_ttl_s or int(authority.settings.game_ttl_hours * 3600)
+        self.platform = SlackPlatform(self.client, lambda user: self._display_name(user, user))
+        ttl = ttl_s or int(authority.settings.game_ttl_hours * 3600)
+        self.table = table.Table(authority.store, self.platform, ttl)
+        """What each game's surfaces show (refs in Redis: any worker, or a restart, goes on
+        editing the same messages)."""
         self.app = AsyncApp(
             client=client,
             signing_secret=signing_secret or "socket-mode",
@@ -158,10 +163,8 @@ class SlackAdapter:
         self.app.view(FORM_CALLBACK)(self._on_form)
         self.handled: list[Callable[[Request], None]] = []
         """Called with each request once its answer is delivered (bench, tests)."""
-        self._dms: dict[str, str] = {}
         self._names: dict[str, tuple[float, str]] = {}
         """Display names looked up with users.info, with when they were."""
-        self._locks: dict[str, asyncio.Lock] = {}
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -187,7 +190,7 @@ class SlackAdapter:
 
         async def work() -> None:
             named = await self._named(req, handle)
-            if _is_dm(channel, command.get("channel_name")) and parse(text).word == "hand":
+            if is_dm(channel, command.get("channel_name")) and parse(text).word == "hand":
                 # DM hand management: every game the user sits in, each with its own buttons.
                 for out in await self.authority.hands(named):
                     await self.deliver(out, requester=user, origin=channel)
@@ -199,7 +202,8 @@ class SlackAdapter:
 
     async def _on_action(self, ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
         user = body["user"]
-        channel = (body.get("channel") or {}).get("id") or body["container"]["channel_id"]
+        container = body.get("container") or {}
+        channel = (body.get("channel") or {}).get("id") or container["channel_id"]
         trigger = body.get("trigger_id")
         req = Request(
             platform=PLATFORM,
@@ -215,15 +219,22 @@ class SlackAdapter:
             values = [o["value"] for o in action["selected_options"]]
         elif action.get("selected_option"):
             values = [action["selected_option"]["value"]]
+        pressed = None
+        if container.get("type") == "message" and container.get("message_ts"):
+            pressed = Pressed(
+                channel=str(container.get("channel_id") or channel),
+                ts=str(container["message_ts"]),
+                ephemeral=bool(container.get("is_ephemeral")),
+                thread=container.get("thread_ts"),
+                response_url=body.get("response_url"),
+                trigger=trigger,
+            )
         await ack()
 
         async def work() -> None:
             named = await self._named(req, handle)
             out = await self.authority.press(named, custom_id, values)
-            if out.form is not None and trigger:
-                await self._open_form(trigger, out.form)
-                return
-            await self.deliver(out, requester=req.user, origin=channel)
+            await self.deliver(out, requester=req.user, origin=channel, pressed=pressed)
 
         self._start(req, work)
 
@@ -333,7 +344,8 @@ class SlackAdapter:
         except Exception:
             log.exception("request %s failed", req.delivery)
             with contextlib.suppress(Exception):
-                await self._private(req.channel, req.user, ui.Message(text=SORRY), "", None)
+                answer = SlackAnswer(self.platform, req.user, req.channel)
+                await answer.reply(ui.Message(text=SORRY), "", req.channel)
         finally:
             self._busy -= 1
             if not self._busy:
@@ -348,136 +360,36 @@ class SlackAdapter:
     # --- delivering ------------------------------------------------------------------------
 
     async def deliver(
-        self, out: Outbox, requester: str | None = None, origin: str | None = None
+        self,
+        out: Outbox,
+        requester: str | None = None,
+        origin: str | None = None,
+        pressed: Pressed | None = None,
     ) -> None:
-        """Send one Outbox: public posts in order, private messages beside them, then the board.
+        """Show one Outbox on the game's table (:class:`bot.table.Table`), answering
+        ``requester``'s request; None (a deadline) answers nobody.
 
-        ``origin`` is the conversation the request came from; when it is a DM, the requester's
-        private answers go back there rather than as ephemeral messages in the game's channel.
+        ``origin`` is the conversation the request came from (from a DM, private answers go
+        back there); ``pressed`` the message whose component was pressed, which the answer
+        updates in place. A form opens as a modal, and is the whole answer.
         """
         if out.duplicate:
             return  # a redelivery of something already answered
-        game = out.game or ""
-        from_dm = origin is not None and origin != out.channel and _is_dm(origin)
-        parts: list[tuple[str, Awaitable[None]]] = []
-        for delivery in out.deliveries:
-            if delivery.to == "channel":
-                continue
-            user = delivery.user or requester or ""
-            if delivery.to == "dm" or from_dm:
-                send = self._dm(user, delivery.message, game, out.channel)
-                parts.append((f"a DM to {user}", send))
+        if out.form is not None:
+            if pressed is not None and pressed.trigger:
+                await self._open_form(pressed.trigger, out.form)
             else:
-                send = self._private(out.channel, user, delivery.message, game, None)
-                parts.append((f"the private reply to {user}", send))
-        parts.append(("the channel posts and board", self._public(out, game, requester)))
-        results = await asyncio.gather(*(send for _, send in parts), return_exceptions=True)
-        for (part, _), result in zip(parts, results, strict=True):
-            if isinstance(result, BaseException):
-                if not isinstance(result, Exception):
-                    raise result  # cancellation and the like are not a delivery failure
-                log.warning(
-                    "delivering %s in %s:%s (%s) failed: %s",
-                    part,
-                    PLATFORM,
-                    out.channel,
-                    game or "no game",
-                    _reason(result),
-                )
-
-    async def _public(self, out: Outbox, game: str, requester: str | None) -> None:
-        # One lock per channel keeps its posts and board edits in the order they were made.
-        lock = self._locks.setdefault(out.channel, asyncio.Lock())
-        async with lock:
-
-            async def posts() -> None:
-                for delivery in out.deliveries:
-                    if delivery.to == "channel":
-                        await self._post(out.channel, delivery, game, requester)
-
-            if out.board is None:
-                await posts()
-            elif out.board_fresh:  # a new game: its board goes below the posts that began it
-                await posts()
-                await self._board(out, out.board, game, requester)
-            else:  # an edit in place does not move, so it need not wait for the posts
-                await asyncio.gather(posts(), self._board(out, out.board, game, requester))
-
-    async def _post(
-        self, channel: str, delivery: Delivery, game: str, requester: str | None
-    ) -> str | None:
-        message = delivery.message
-        try:
-            response = await self.client.chat_postMessage(
-                channel=channel, text=fallback_text(message), blocks=blocks(message, game)
-            )
-        except SlackApiError as error:
-            await self._cannot_post(channel, error, requester)
-            return None
-        return str(response["ts"])
-
-    async def _board(
-        self, out: Outbox, board: ui.Message, game: str, requester: str | None
-    ) -> None:
-        key = GameKey(PLATFORM, out.channel)
-        draw, ref = await board_to_draw(self.authority.store, PLATFORM, out)
-        if not draw:
+                log.warning("a %s form without a trigger cannot open", out.form.command)
             return
-        if ref is not None:
-            try:
-                await self.client.chat_update(
-                    channel=out.channel,
-                    ts=ref,
-                    text=fallback_text(board),
-                    blocks=blocks(board, game),
-                )
-                return
-            except SlackApiError as error:
-                code = error.response.get("error")
-                if code not in _BOARD_GONE:
-                    # Still there (a rate limit outlasted the retries, a hiccup): the next
-                    # change edits it again; a second board would be worse than a late one.
-                    log.warning("board %s of %s could not be edited (%s)", ref, key, code)
-                    return
-                log.info("board %s of %s is gone (%s); posting a new one", ref, key, code)
-        ts = await self._post(out.channel, Delivery(to="channel", message=board), game, requester)
-        if ts is not None:
-            with contextlib.suppress(StorageUnavailable):
-                await self.authority.store.set_board_ref(key, ts, self.board_ttl_s)
-
-    async def _private(
-        self, channel: str, user: str, message: ui.Message, game: str, via: str | None
-    ) -> None:
-        try:
-            await self.client.chat_postEphemeral(
-                channel=channel,
-                user=user,
-                text=fallback_text(message),
-                blocks=blocks(message, game),
-            )
-        except SlackApiError as error:
-            if error.response.get("error") not in _NOT_THERE:
-                raise
-            # The bot is not in that conversation: the private answer still reaches its reader.
-            await self._dm(user, message, game, channel)
-
-    async def _dm(self, user: str, message: ui.Message, game: str, channel: str) -> None:
-        """A direct message whose components act on ``channel``'s game."""
-        dm = self._dms.get(user)
-        if dm is None:
-            opened = await self.client.conversations_open(users=user)
-            dm = self._dms[user] = str(opened["channel"]["id"])
-        await self.client.chat_postMessage(
-            channel=dm, text=fallback_text(message), blocks=blocks(message, game, channel)
-        )
-
-    async def _cannot_post(self, channel: str, error: SlackApiError, requester: str | None) -> None:
-        code = error.response.get("error")
-        log.warning("cannot post in %s: %s", channel, code)
-        if requester and code in _NOT_THERE:
-            note = ui.Message(text=NOT_IN_CHANNEL)
-            with contextlib.suppress(SlackApiError):
-                await self._dm(requester, note, "", channel)
+        answer = SlackAnswer(self.platform, requester, origin, pressed) if requester else None
+        delivered = await self.table.deliver(out, answer)
+        if requester is None:
+            return
+        for sentence in dict.fromkeys(delivered.refused):
+            # The bot may not post there, so not ephemerally either: a DM reaches the player.
+            note = ui.Message(text=sentence)
+            with contextlib.suppress(SlackApiError, table.Closed):
+                await self.platform.dm(requester, note, out.game or "", out.channel)
 
 
 def _reason(error: Exception) -> str:

@@ -21,7 +21,7 @@ from bot.commands import codec
 from core import text as markup
 from core import ui
 
-__all__ = ["ACTION_PATTERN", "blocks", "component_id", "fallback_text"]
+__all__ = ["ACTION_PATTERN", "Block", "blocks", "component_id", "ends", "fallback_text", "mrkdwn"]
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ __all__ = [
     "PITCH_LIMIT",
     "Action",
     "Invest",
+    "NoPitch",
     "Pass",
     "Pick",
     "Pitch",
@@ -55,6 +56,12 @@ class Pitch(_Action):
     text: str
 
 
+class NoPitch(_Action):
+    """Venture phase: the owner of a new product will not pitch it this round."""
+
+    type: Literal["no_pitch"] = "no_pitch"
+
+
 class Point(_Action):
     """Venture phase: point at a player in secret (``None``: at nobody)."""
 
@@ -82,7 +89,7 @@ class Pass(_Action):
     type: Literal["pass"] = "pass"
 
 
-Action = Pick | Pitch | Point | Invest | Withdraw | Pass | Timeout
-ACTION_MODELS = (Pick, Pitch, Point, Invest, Withdraw, Pass, Timeout)
+Action = Pick | Pitch | NoPitch | Point | Invest | Withdraw | Pass | Timeout
+ACTION_MODELS = (Pick, Pitch, NoPitch, Point, Invest, Withdraw, Pass, Timeout)
 
 action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.engine import Rng
-from core.games.bigidea.actions import Invest, Pass, Pick, Point, Withdraw
+from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Point, Withdraw
 
 __all__ = ["RESERVE", "bot_action"]
 
@@ -20,7 +20,9 @@ def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
     if isinstance(legal[0], Pick):
         return _choose_pick(view, legal, rng)
     if isinstance(legal[0], Point):
-        return _choose_point(view, legal, rng)
+        # A bot has no words for a pitch: it says so, which closes its pitch window.
+        no_pitch = next((a for a in legal if isinstance(a, NoPitch)), None)
+        return no_pitch or _choose_point(view, [a for a in legal if isinstance(a, Point)], rng)
     return _choose_mezzanine(view, legal)
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from core.engine import IllegalAction, Seat
-from core.games.bigidea.actions import PITCH_LIMIT, Invest, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.actions import (
+    PITCH_LIMIT,
+    Invest,
+    NoPitch,
+    Pass,
+    Pick,
+    Pitch,
+    Point,
+    Withdraw,
+)
 from core.games.bigidea.cards import catalogue
 from core.games.bigidea.state import BigIdeaState
 from core.text import escape
@@ -14,6 +23,7 @@ __all__ = ["TEXT_COMMANDS", "parse_text"]
 
 TEXT_COMMANDS: dict[str, str] = {
     "pitch": f"pitch <text>: pitch your new product to the table (up to {PITCH_LIMIT} characters)",
+    "nopitch": "nopitch: you will not pitch your new product this round (the pointing may end)",
     "pick": "pick <card> <card>: pick the cards of your new product in secret",
     "point": "point <player|nobody>: point in secret in the venture phase",
     "invest": "invest <product #>: put a chit on a product on your mezzanine turn",
@@ -28,6 +38,8 @@ def parse_text(state: BigIdeaState, seat: Seat, word: str, rest: str) -> Any | N
     rest = rest.strip()
     if word == "pass":
         return Pass()
+    if word == "nopitch":
+        return NoPitch()
     if not rest:
         return None
     if word == "pitch":

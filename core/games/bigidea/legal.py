@@ -10,7 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from core.engine import Seat
-from core.games.bigidea.actions import Invest, Pass, Pick, Point, Withdraw
+from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Point, Withdraw
 from core.games.bigidea.state import BigIdeaState, Product
 
 __all__ = [
@@ -44,6 +44,12 @@ def pick_options(state: BigIdeaState, seat: Seat) -> list[Pick]:
         for combo in combinations(hand, size)
         if set(combo) != current
     ]
+
+
+def may_pitch(state: BigIdeaState, seat: Seat) -> bool:
+    """Whether ``seat`` owns a new product whose pitch window is still open."""
+    product = state.new_product_of(seat) if state.phase == "venture" else None
+    return product is not None and not product.pitch_done
 
 
 def point_options(state: BigIdeaState, seat: Seat) -> list[Point]:
@@ -93,7 +99,8 @@ def legal_actions(state: BigIdeaState, seat: Seat) -> list[Any]:
     if state.phase == "pick":
         return list(pick_options(state, seat)) if can_pick(state, seat) else []
     if state.phase == "venture":
-        return point_options(state, seat)
+        pitching = may_pitch(state, seat)
+        return [*point_options(state, seat), *([NoPitch()] if pitching else [])]
     if state.phase == "mezzanine" and state.turn_seat == seat:
         return list(mezzanine_options(state, seat))
     return []
@@ -106,6 +113,8 @@ def waiting_for(state: BigIdeaState) -> list[Seat]:
     if state.phase == "pick":
         return [s for s in state.seats if can_pick(state, s) and state.picks[s] is None]
     if state.phase == "venture":
-        return [s for s in state.seats if s not in state.votes]
+        # Pointing ends when everyone has pointed and every owner has pitched (or said they
+        # will not), or at the deadline: a pitch may come until then.
+        return [s for s in state.seats if s not in state.votes or may_pitch(state, s)]
     seat = state.turn_seat
     return [] if seat is None else [seat]

@@ -11,6 +11,7 @@ from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.bigidea.actions import (
     PITCH_LIMIT,
     Invest,
+    NoPitch,
     Pass,
     Pick,
     Pitch,
@@ -72,8 +73,8 @@ def apply_action(state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> lis
         raise IllegalAction("Only a seated player can do that.")
     if isinstance(action, Pick):
         return _pick(state, actor, action, rng)
-    if isinstance(action, Pitch):
-        return _pitch(state, actor, action)
+    if isinstance(action, Pitch | NoPitch):
+        return _pitch(state, actor, action, rng)
     if isinstance(action, Point):
         return _point(state, actor, action, rng)
     if isinstance(action, Invest | Withdraw | Pass):
@@ -127,7 +128,7 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
     return events
 
 
-def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
+def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -> list[Event]:
     product = state.new_product_of(seat) if state.phase == "venture" else None
     if product is None:
         raise IllegalAction(
@@ -136,19 +137,37 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
         )
     if product.pitch is not None:
         raise IllegalAction(f"You have already pitched your {product_name(product.cards)}.")
+    if product.pitch_done:
+        raise IllegalAction("You said you would not pitch this round; the pointing goes on.")
+    product.pitch_done = True
+    if isinstance(action, NoPitch):
+        events = [
+            Event(
+                kind="no_pitch",
+                text=f"{state.names[seat]} will not pitch.",
+                data={"seat": seat, "product": product.id},
+            )
+        ]
+        if not waiting_for(state):
+            resolve_votes(state, rng, events)
+        return events
     text = " ".join(action.text.split())
     if not text:
         raise IllegalAction("Your pitch is empty.")
     if len(text) > PITCH_LIMIT:
         raise IllegalAction(f"Your pitch has {len(text)} characters; the limit is {PITCH_LIMIT}.")
     product.pitch = text
-    return [
+    events = [
         Event(
             kind="pitch",
             text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{escape(text)}”",
             data={"seat": seat, "product": product.id, "text": text},
+            own=True,
         )
     ]
+    if not waiting_for(state):
+        resolve_votes(state, rng, events)
+    return events
 
 
 def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Event]:
@@ -273,15 +292,14 @@ def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> lis
         )
         reveal(state, rng, events)
     elif state.phase == "venture":
+        # Owners who pointed but did not pitch simply had their window close.
+        idle = [seat for seat in idle if seat not in state.votes]
+        names = join([state.names[s] for s in idle])
         for seat in idle:
             state.votes[seat] = None
-        events.append(
-            Event(
-                kind="timeout",
-                text=f"Time is up: {names} {'points' if len(idle) == 1 else 'point'} at nobody.",
-                data={"phase": "venture", "seats": idle},
-            )
-        )
+        verb = "points" if len(idle) == 1 else "point"
+        text = f"Time is up: {names} {verb} at nobody." if idle else "Time is up: pitches close."
+        events.append(Event(kind="timeout", text=text, data={"phase": "venture", "seats": idle}))
         resolve_votes(state, rng, events)
     else:
         events.append(

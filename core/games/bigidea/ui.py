@@ -6,7 +6,16 @@ from typing import Any
 
 from core import ui
 from core.engine import Seat
-from core.games.bigidea.actions import PITCH_LIMIT, Invest, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.actions import (
+    PITCH_LIMIT,
+    Invest,
+    NoPitch,
+    Pass,
+    Pick,
+    Pitch,
+    Point,
+    Withdraw,
+)
 from core.games.bigidea.cards import is_product, product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
 from core.games.bigidea.state import BigIdeaState
@@ -115,12 +124,22 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
                 "You point at " + ("nobody" if target is None else state.names[target]) + "."
             )
         mine = state.new_product_of(seat)
-        if mine is not None and mine.pitch is None:
+        if mine is not None and not mine.pitch_done:
             lines.append(
-                f"You may pitch your new product (up to {PITCH_LIMIT} characters): press "
-                "Pitch it, or type `/bigidea pitch <text>`."
+                f"You may pitch your new product (up to {PITCH_LIMIT} characters) until the "
+                "pointing ends: press Pitch it, or type `/bigidea pitch <text>`; No pitch closes "
+                "your window (the pointing ends once everyone has pointed and every owner has "
+                "pitched or said no)."
             )
             buttons.append(ui.Button(label="Pitch it…", style="primary", command="pitch", ask=True))
+            buttons.append(
+                ui.Button(
+                    label="No pitch",
+                    action=NoPitch().model_dump(mode="json"),
+                    version=state.version,
+                    seat=seat,
+                )
+            )
     elif state.phase == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
         if len(legal) <= ui.MAX_BUTTONS:
@@ -236,6 +255,8 @@ def describe_action(state: BigIdeaState, action: Any) -> str:
         return "Point in secret"
     if isinstance(action, Pitch):
         return "Pitch"
+    if isinstance(action, NoPitch):
+        return "No pitch"
     if isinstance(action, Pass):
         return "Pass"
     if isinstance(action, Invest | Withdraw):

@@ -9,7 +9,7 @@ from bot.commands.authority import Authority
 from bot.settings import Settings
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.discord.sim import Table, running_bot
-from tests.adapters.discord.conftest import CHANNEL, USERS
+from tests.adapters.discord.conftest import CHANNEL, USERS, assert_only_notices, thread_of
 
 SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
 
@@ -45,8 +45,15 @@ async def test_the_pitch_button_opens_a_modal_and_its_answer_is_the_pitch(
         pitch = "It keeps <@1> cold and @everyone warm"
         await table.settle(await fake.submit(owner, opened, {field["custom_id"]: pitch}))
         record = await table.record()
+        thread = await thread_of(authority.store)
     assert record is not None and record.state is not None
     pitched = [p["pitch"] for p in record.state["products"] if p["pitch"]]
     assert pitched == [pitch]
-    assert any("pitches the" in m.content for m in fake.public(CHANNEL))
-    assert fake.notifications == []
+    # The pitch is a post of its own in the game's thread (not a line of the log), and the
+    # mention and @everyone in it notify nobody.
+    posts = [m for m in fake.public(thread) if "pitches the" in m.content]
+    assert len(posts) == 1, [m.text[:300] for m in fake.public(thread)]
+    assert "cold and @\u200beveryone warm" in posts[0].content, posts[0].content
+    assert not [m for m in fake.public(CHANNEL) if "pitches the" in m.text]
+    assert not [n for n in fake.notifications if n.message_id == posts[0].id]
+    assert_only_notices(fake)

@@ -7,39 +7,86 @@ import random
 from bot.commands import codec
 from bot.commands.authority import Authority
 from bot.settings import Settings
+from bot.table import MOVE_AT
 from testkit.discord.fake import FakeDiscord
 from testkit.discord.sim import Table, running_bot
-from tests.adapters.discord.conftest import CHANNEL, USERS
+from tests.adapters.discord.conftest import (
+    CHANNEL,
+    USERS,
+    assert_only_notices,
+    board_moves,
+    boards,
+    dm_posts,
+    lines,
+    live_boards,
+    most_below,
+    posted,
+    thread_of,
+    titled,
+)
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
+BOARD = "The Big Idea"
 
 
 async def test_four_users_play_to_the_final_standings(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    async with running_bot(fake, authority, settings) as client:
+    async with running_bot(fake, authority, settings, pace_window_s=0) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(3))
         await table.open(FAST)
         record = await table.play()
-    assert record.status == "finished"
-    board = fake.public(CHANNEL)
-    assert any("Game over" in m.text for m in board), [m.text for m in board][-3:]
+        thread = await thread_of(authority.store)
+    assert record is not None and record.status == "finished"
+    summary = (record.state or {})["outcome"]["summary"]
+    # The channel got two messages for the whole game: the card (the lobby, edited as people
+    # joined, now the final standings) and the result. The game played in the card's thread.
+    card, result = posted(fake, CHANNEL)
+    assert fake.public(CHANNEL) == [card, result]
+    assert titled(card, "The Big Idea: final standings") and card.edits >= len(USERS)
+    assert fake.threads[thread].message_id == card.id == thread
+    assert fake.threads[thread].parent_id == CHANNEL
+    assert "Game over" in result.text and summary in result.text
+    board = live_boards(fake, thread, BOARD)
+    assert len(board) == 1 and "Game over" in board[0].text, [m.text[:40] for m in board]
+    assert fake.refused == [], [(c.method, c.path, c.reply) for c in fake.refused[:3]]
+    assert_only_notices(fake)
 
 
-async def test_one_board_edited_in_place_and_one_post_per_action(
+async def test_one_board_moved_to_the_bottom_and_the_story_coalesced(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
     async with running_bot(fake, authority, settings) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(21))
         await table.open(FAST)
-        lobby_posts = len(fake.public(CHANNEL))
-        await table.play()
-    public = fake.public(CHANNEL)
-    boards = [m for m in public if m.text.startswith("The Big Idea") and "Round" in m.text]
-    assert len(boards) == 1, [m.text[:40] for m in boards]
-    assert boards[0].edits > table.presses // 2  # edited in place as the game moved on
-    new_posts = len(public) - lobby_posts
-    assert new_posts <= table.presses + 1  # at most one post per action (+ the board itself)
+        thread = await thread_of(authority.store)
+        while (record := await table.record()) is not None and record.status != "finished":
+            assert await table.step() or table.presses > 0
+            # One live board at every moment, at most a few messages from the bottom.
+            assert len(live_boards(fake, thread, BOARD)) == 1
+            assert table.presses < 2_000, "the game did not end"
+    # Never more than 5 messages below the board, at any moment of the game.
+    assert most_below(fake, thread, BOARD) <= 5
+    every = boards(fake, thread, BOARD)
+    assert [m.deleted for m in every] == [True] * (len(every) - 1) + [False]
+    # Edited in place far more often than posted anew.
+    assert sum(m.edits for m in every) > 3 * len(every), [m.edits for m in every]
+    # Each move to the bottom came once MOVE_AT messages were below it, or was a turn notice.
+    moves = board_moves(fake, thread, BOARD)
+    assert moves and all(below >= MOVE_AT or notice for below, notice in moves), moves
+    assert any(not notice for _, notice in moves), "the board never moved for having scrolled"
+    # The story is told in a few log posts: many lines each, not a post per action.
+    thread_posts = posted(fake, thread)
+    told = lines([m for m in thread_posts if not titled(m, BOARD)])
+    assert len(thread_posts) * 3 < table.presses, (len(thread_posts), table.presses)
+    assert len(told) > 2 * len(thread_posts), (len(told), len(thread_posts))
+    # Each player's panel is one DM, edited in place (the press on it updates it).
+    for user in USERS:
+        dms = dm_posts(fake, user)
+        assert 1 <= len(dms) <= 3 and sum(m.edits for m in dms) > 5, [m.edits for m in dms]
+    assert fake.updates > table.presses // 2
+    assert fake.refused == [], [(c.method, c.path, c.reply) for c in fake.refused[:3]]
+    assert_only_notices(fake)
 
 
 async def test_hand_in_a_dm_lists_the_game_and_its_buttons_act_on_it(
@@ -60,8 +107,9 @@ async def test_hand_in_a_dm_lists_the_game_and_its_buttons_act_on_it(
         before = await table.record()
         await table.click(bob, panels[0], select["custom_id"], values)
         after = await table.record()
+        thread = await thread_of(authority.store)
     assert before is not None and before.state is not None
     assert after is not None and after.state is not None
     assert before.state["picks"][1] is None
     assert sorted(after.state["picks"][1]) == sorted(values)
-    assert any(m.text == "bob has picked." for m in fake.public(CHANNEL))
+    assert "bob has picked." in lines(fake.public(thread))  # on the board, under "Latest"

@@ -11,9 +11,17 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.games.bigidea.cards import card
-from testkit.discord.fake import FakeDiscord, FakeMessage
+from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 from testkit.discord.sim import Table, running_bot
-from tests.adapters.discord.conftest import CHANNEL, USERS
+from tests.adapters.discord.conftest import (
+    CHANNEL,
+    USERS,
+    assert_only_notices,
+    dm_posts,
+    posted,
+    public_texts,
+    thread_of,
+)
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 
@@ -31,11 +39,12 @@ def _hidden_cards(state: dict[str, Any]) -> set[str]:
 async def test_no_hand_card_in_any_channel_message(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    async with running_bot(fake, authority, settings) as client:
+    """No hand card in any public message: the channel, the game's thread, every version of
+    every message (a post, each edit, each update of a pressed public message)."""
+    async with running_bot(fake, authority, settings, pace_window_s=0) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(5))
         await table.open(FAST)
-        checked = 0
-        shown: dict[int, int] = {}
+        checked = since = 0
         while True:
             record = await table.record()
             assert record is not None
@@ -44,17 +53,18 @@ async def test_no_hand_card_in_any_channel_message(
             hidden = _hidden_cards(record.state)
             # Only what is new since the last press: an old post may show a product whose cards
             # were later discarded, reshuffled and dealt again (that is the rules revealing them).
-            for message in fake.public(CHANNEL):
-                if shown.get(message.id) == message.edits:
-                    continue
-                shown[message.id] = message.edits
-                leaked = [text for text in hidden if text in message.text]
-                assert not leaked, (leaked, message.text)
+            for text in public_texts(fake, since):
+                leaked = [card_text for card_text in hidden if card_text in text]
+                assert not leaked, (leaked, text)
                 checked += 1
+            since = len(fake.calls)
             assert await table.step() or table.presses > 0
             if table.presses > 2_000:
                 break
+        thread = await thread_of(authority.store)
     assert checked > 100
+    # The check saw the game where it was played: the thread, not only the channel.
+    assert len(posted(fake, thread)) > 5 and len(posted(fake, CHANNEL)) == 2
 
 
 def _newest_private_with_choices(fake: FakeDiscord, table: Table, user_index: int) -> FakeMessage:
@@ -65,7 +75,9 @@ def _newest_private_with_choices(fake: FakeDiscord, table: Table, user_index: in
 
 
 def _game_button(message: FakeMessage) -> str:
-    return next(c["custom_id"] for c in message.components if c["custom_id"].startswith("br1|"))
+    return str(
+        next(c["custom_id"] for c in message.components if c["custom_id"].startswith("br1|"))
+    )
 
 
 async def test_wrong_user_double_click_and_stale_button(
@@ -75,34 +87,55 @@ async def test_wrong_user_double_click_and_stale_button(
         table = Table(fake, client, CHANNEL, USERS, random.Random(7))
         await table.open(FAST)
         panel = _newest_private_with_choices(fake, table, 1)
+        assert panel.audience == "dm"
+        # Bob's screen keeps this version of his DM panel: a double click sends it twice, and
+        # an old copy pressed later is the stale one (the bot edits the panel in place).
+        screen = panel.snapshot()
         custom_id = _game_button(panel)
+        values = _values(panel, custom_id)
         before = await table.record()
 
         # Alice clicks Bob's private button (as if she had it): refused privately.
-        wrong = await table.click(USERS[0], panel, custom_id, _values(panel, custom_id))
+        wrong = await _press(table, USERS[0], panel, custom_id, values, screen)
         assert wrong.messages and all(m.audience == "ephemeral" for m in wrong.messages)
         assert "belongs to" in wrong.messages[0].text
-        assert await table.record() == before
+        assert await table.record() == before and panel.edits == 0
 
-        # Bob clicks; then clicks the same button again: the second is answered, nothing changes.
-        await table.click(USERS[1], panel, custom_id, _values(panel, custom_id))
+        # Bob clicks: his panel is updated by the press (UPDATE_MESSAGE) with his pick.
+        first = await _press(table, USERS[1], panel, custom_id, values, screen)
         after_first = await table.record()
         assert after_first != before
-        posts = len(fake.public(CHANNEL))
-        again = await table.click(USERS[1], panel, custom_id, _values(panel, custom_id))
-        assert all(m.audience == "ephemeral" for m in again.messages)
+        assert first.callback is not None and first.callback["type"] == 7 and panel.edits == 1
+        # The second click of the double click, from the version still on his screen: answered
+        # privately, nothing changes anywhere.
+        activity, edits = dict(fake.activity), panel.edits
+        again = await _press(table, USERS[1], panel, custom_id, values, screen)
+        assert again.messages and all(m.audience == "ephemeral" for m in again.messages)
         assert "already picked those cards" in again.messages[0].text
-        assert len(fake.public(CHANNEL)) == posts
+        assert fake.activity == activity and panel.edits == edits
         assert await table.record() == after_first
 
         # Everyone else picks; the seed phase is over and Bob's old menu is stale.
         while _phase(await table.record()) == "pick":
             assert await table.step()
         moved_on = await table.record()
-        stale = await table.click(USERS[1], panel, custom_id, _values(panel, custom_id))
-        assert all(m.audience == "ephemeral" for m in stale.messages)
+        activity = dict(fake.activity)
+        stale = await _press(table, USERS[1], panel, custom_id, values, screen)
+        assert stale.messages and all(m.audience == "ephemeral" for m in stale.messages)
         assert "earlier moment" in stale.messages[0].text
-        assert await table.record() == moved_on
+        assert await table.record() == moved_on and fake.activity == activity
+
+
+async def _press(
+    table: Table,
+    user: FakeUser,
+    panel: FakeMessage,
+    custom_id: str,
+    values: list[str] | None,
+    screen: dict[str, Any],
+) -> Interaction:
+    """``user`` presses ``custom_id`` on ``panel`` as their screen shows it (``screen``)."""
+    return await table.settle(await table.fake.click(user, panel, custom_id, values, shown=screen))
 
 
 def _phase(record: GameRecord | None) -> str:
@@ -121,7 +154,7 @@ def _values(message: FakeMessage, custom_id: str) -> list[str] | None:
 async def test_old_buttons_work_after_a_restart(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    async with running_bot(fake, authority, settings) as client:
+    async with running_bot(fake, authority, settings, pace_window_s=0) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(9))
         await table.open(FAST)
         for _ in range(5):
@@ -129,7 +162,7 @@ async def test_old_buttons_work_after_a_restart(
         before = await table.record()
     # A new process: a new client (and authority) on the same Redis and the same messages.
     fresh = Authority(authority.store, settings)
-    async with running_bot(fake, fresh, settings) as client:
+    async with running_bot(fake, fresh, settings, pace_window_s=0) as client:
         table.reconnect(client)
         record = await table.play()
     assert before is not None and before.status == "playing"
@@ -139,18 +172,34 @@ async def test_old_buttons_work_after_a_restart(
 async def test_a_user_with_closed_dms_still_plays(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    fake.closed_dms.add(USERS[2].id)
-    async with running_bot(fake, authority, settings) as client:
+    carol = USERS[2]
+    fake.closed_dms.add(carol.id)
+    async with running_bot(fake, authority, settings, pace_window_s=0) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(13))
         await table.open(FAST)
         record = await table.play()
+        thread = await thread_of(authority.store)
     assert record is not None and record.status == "finished"
-    assert not [m for m in fake.private(USERS[2]) if m.audience == "dm"]
-    notes = [m for m in fake.public(CHANNEL) if f"<@{USERS[2].id}>" in m.content]
+    assert not [m for m in fake.private(carol) if m.audience == "dm"] and not dm_posts(fake, carol)
+    # Everyone else has their one DM panel.
+    assert all(len(dm_posts(fake, user)) == 1 for user in USERS if user != carol)
+    # The note, with a button to show the hand, in the game's place (the thread), once.
+    shown = [*posted(fake, CHANNEL), *posted(fake, thread)]
+    notes = [m for m in shown if f"<@{carol.id}>" in str(m.created.get("content")) and _hand(m)]
     assert len(notes) == 1, "the table hears once per game that carol's DMs are closed"
-    told = [m for m in fake.private(USERS[2]) if "DMs are closed" in m.text]
+    assert notes[0].channel_id == thread and not notes[0].deleted
+    told = [m for m in fake.private(carol) if "DMs are closed" in m.text]
     assert len(told) == 1, "carol is told once per game how to open her DMs"
-    assert fake.notifications == [], "the note shows carol's name but pings nobody"
+    # She played from her panel shown privately where she asked for it.
+    panels = [m for m in fake.private(carol) if m.audience == "ephemeral" and m.components]
+    assert panels, "carol never saw her panel"
+    # The note shows carol's name but pings nobody; the turn notices ping only their user.
+    assert not [n for n in fake.notifications if n.message_id == notes[0].id]
+    assert_only_notices(fake)
+
+
+def _hand(message: FakeMessage) -> bool:
+    return any(str(c.get("custom_id", "")).endswith("|hand") for c in message.components)
 
 
 class _GatedAuthority(Authority):

@@ -3,6 +3,8 @@
 BiggieBills$$$ seats teams: two users share the Sharks' hand and either of them acts for it.
 Busine$$ GO keeps one live board and every choice private. Nothing here knows a Discord detail
 the adapter does not already use: users type slash commands and press what they were shown.
+Both games play in a thread started from their card: the story is told there, in log posts and
+on the board ("Latest"), each player's choices on their own DM panel, edited in place.
 """
 
 from __future__ import annotations
@@ -15,13 +17,26 @@ from bot.commands import codec
 from bot.commands.authority import STALE, Authority
 from bot.commands.record import GameRecord
 from bot.settings import Settings
+from bot.table import MOVE_AT
 from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.ui import render_private
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
-from tests.adapters.discord.conftest import CHANNEL, USERS
+from tests.adapters.discord.conftest import (
+    CHANNEL,
+    USERS,
+    assert_only_notices,
+    board_moves,
+    boards,
+    dm_posts,
+    lines,
+    live_boards,
+    posted,
+    thread_of,
+    titled,
+)
 
 BIGGIE = "biggiebills"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
@@ -59,10 +74,25 @@ def _team_panels(fake: FakeDiscord, user: FakeUser, seat: int) -> list[FakeMessa
     ]
 
 
-def _titled(message: FakeMessage, title: str) -> bool:
-    """A message whose embed has exactly this title (the live board's)."""
-    embeds = message.data.get("embeds") or []
-    return bool(embeds) and embeds[0].get("title") == title
+def _places(fake: FakeDiscord) -> list[int]:
+    """The channel and the threads started in it."""
+    return [CHANNEL, *(t.id for t in fake.threads.values() if t.parent_id == CHANNEL)]
+
+
+def _public(fake: FakeDiscord) -> list[FakeMessage]:
+    """Every message now in the channel and its threads."""
+    return [m for place in _places(fake) for m in fake.public(place)]
+
+
+def _marks(fake: FakeDiscord) -> dict[int, int]:
+    """Each public message's edits now, to tell later what was posted or edited since."""
+    return {m.id: m.edits for m in _public(fake)}
+
+
+def _told_since(fake: FakeDiscord, marks: dict[int, int]) -> list[str]:
+    """The lines of every public message posted or edited since ``marks`` (a log post, the
+    board with its "Latest" lines)."""
+    return lines([m for m in _public(fake) if marks.get(m.id) != m.edits])
 
 
 def _turn_seat(state: BiggieBillsState) -> int | None:
@@ -77,8 +107,9 @@ class _Seen:
         self._shown: dict[int, int] = {}
 
     def channel(self, fake: FakeDiscord, state: BiggieBillsState) -> int:
-        """No channel message posted or edited since the last check names a hidden card."""
-        return self._check(fake.public(CHANNEL), self.cards.hidden(state))
+        """No message of the channel or its threads posted or edited since the last check names
+        a hidden card."""
+        return self._check(_public(fake), self.cards.hidden(state))
 
     def private(
         self, fake: FakeDiscord, user: FakeUser, state: BiggieBillsState, own: int, other: int
@@ -191,36 +222,44 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
         assert "belongs to the team Sharks" in wrong.messages[0].text
         assert state_of(await table.record()).version == state.version
 
-        # Bob plays for the team: announced in the channel, Alice is told privately.
-        posts = len(fake.public(CHANNEL))
-        told_before = len(fake.private(ALICE))
+        # Bob plays for the team: announced in the game's thread, and Alice is told on her
+        # own DM panel, edited in place (no new DM).
+        alice_panel = panels["alice"]
+        alice_shown = alice_panel.snapshot()  # the version on Alice's screen until she looks
+        assert alice_panel.audience == "dm" and panels["bob"].audience == "dm"
+        marks = _marks(fake)
+        alice_dms, alice_edits = len(dm_posts(fake, ALICE)), alice_panel.edits
         await table.click(BOB, bob_panel, choice["custom_id"])
         after = state_of(await table.record())
         assert after.version > state.version
         action = _press(choice["custom_id"])
         assert action.action is not None
-        new_posts = [m.text for m in fake.public(CHANNEL)[posts:]]
+        told = _told_since(fake, marks)
         if action.action["type"] == "play":
             played = card_name(action.action["card"])
-            assert any(f"Sharks plays {played}" in text for text in new_posts), new_posts
+            assert any(f"Sharks plays {played}" in line for line in told), told
         else:
-            assert any("Sharks" in text for text in new_posts), new_posts
-        notes = [m for m in fake.private(ALICE)[told_before:] if "played for your team" in m.text]
-        assert notes, [m.text for m in fake.private(ALICE)[told_before:]]
-        assert notes[0].text.startswith(f"bob played for your team: {choice['label']}")
+            assert any("Sharks" in line for line in told), told
+        assert len(dm_posts(fake, ALICE)) == alice_dms and alice_panel.edits > alice_edits
+        shown = alice_panel.data["embeds"][0]["description"]  # under the panel's title
+        assert shown.startswith(f"bob played for your team: {choice['label']}"), shown[:200]
         assert not [m for m in fake.private(BOB) if "played for your team" in m.text]
 
-        # Alice presses the same choice on her own (now old) panel: stale, nothing changes.
-        alice_panel = panels["alice"]
+        # Alice presses the same choice on the version her screen still shows: stale, and
+        # nothing changes, in public or in her panel.
         same = next(
-            c for c in _actions(alice_panel) if _press(c["custom_id"]).action == action.action
+            c
+            for c in _actions(FakeMessage(0, 0, "dm", None, alice_shown))
+            if _press(c["custom_id"]).action == action.action
         )
-        posts = len(fake.public(CHANNEL))
-        stale = await table.click(ALICE, alice_panel, same["custom_id"])
+        marks, alice_edits = _marks(fake), alice_panel.edits
+        stale = await table.settle(
+            await fake.click(ALICE, alice_panel, same["custom_id"], shown=alice_shown)
+        )
         assert stale.messages and all(m.audience == "ephemeral" for m in stale.messages)
         assert stale.messages[0].text.startswith(STALE)
         assert state_of(await table.record()) == after
-        assert len(fake.public(CHANNEL)) == posts
+        assert _marks(fake) == marks and alice_panel.edits == alice_edits
 
         # No hand card was named in the channel; Carol never saw the Sharks' cards.
         seen.channel(fake, after)
@@ -231,27 +270,42 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
 
         # Everyone leaves: the bots play every team to the end.
         carol_saw = len(fake.private(CAROL))
-        for user in (ALICE, BOB, CAROL):
-            await table.slash(user, "leave")
+        await table.slash(ALICE, "leave")
+        marks = _marks(fake)
+        await table.slash(BOB, "leave")
+        told = _told_since(fake, marks)
+        assert any("a bot plays Sharks now" in line for line in told), told
+        left = await table.slash(CAROL, "leave")
         record = await table.record()
         assert record is not None and record.status == "finished"
         final = state_of(record)
         seen.channel(fake, final)
+        thread = await thread_of(authority.store)
 
-    public = fake.public(CHANNEL)
-    assert any("a bot plays Sharks now" in m.text for m in public)
-    over = [m.text for m in public if "Game over." in m.text]
-    assert len(over) == 1, over
+    # The channel holds the card (the final standings) and the result, nothing else.
+    card, result = posted(fake, CHANNEL)
+    assert fake.public(CHANNEL) == [card, result]
+    assert titled(card, "BiggieBills$$$: final standings"), card.text[:80]
     assert final.outcome is not None
-    assert final.outcome.summary in over[0]
-    assert all(name in over[0] for name in final.names)
-    # One live board, edited in place as the game moved on.
-    boards = [m for m in public if _titled(m, "BiggieBills$$$")]
-    assert len(boards) == 1, [m.text[:40] for m in boards]
-    assert boards[0].edits >= 3
-    assert final.outcome.summary in boards[0].text
-    # Once she left, Carol was sent nothing private: no team's hand follows her out.
-    assert len(fake.private(CAROL)) == carol_saw
+    assert "Game over." in result.text and final.outcome.summary in result.text
+    assert all(name in result.text for name in final.names)
+    # One live board in the thread, edited in place (to the final outcome, last), posted anew
+    # only to move it to the bottom: as a turn notice or once it had scrolled up, the old one
+    # deleted each time.
+    every = boards(fake, thread, "BiggieBills$$$")
+    assert live_boards(fake, thread, "BiggieBills$$$") == every[-1:]
+    assert all(m.deleted for m in every[:-1])
+    moves = board_moves(fake, thread, "BiggieBills$$$")
+    assert len(moves) == len(every) - 1
+    assert all(below >= MOVE_AT or notice for below, notice in moves), moves
+    assert every[-1].edits >= 1 and final.outcome.summary in every[-1].text
+    # Once she left, Carol was sent nothing private: no team's hand follows her out (her old
+    # panel only says, at the end, that the game is over).
+    since = fake.private(CAROL)[carol_saw:]  # only the answer to her own /leave
+    assert all(m in left.messages and not _actions(m) for m in since), [m.text for m in since]
+    for message in fake.private(CAROL):
+        assert not _actions(message) or message.audience == "ephemeral", message.text[:200]
+    assert_only_notices(fake)
 
 
 async def _save(table: Table, record: GameRecord, state: BiggieBillsState) -> None:
@@ -307,12 +361,15 @@ async def test_late_game_choices_with_long_names_reach_every_member(
             c for c in _actions(panel) if str(c.get("label", "")).startswith("Challenge Owls")
         )
         assert f"|{CHANNEL}|" in challenge["custom_id"] or "|~" in challenge["custom_id"]
-        posts = len(fake.public(CHANNEL))
+        marks = _marks(fake)
         await table.click(BOB, panel, challenge["custom_id"])
         after = state_of(await table.record())
+        thread = await thread_of(authority.store)
     assert after.challenges_played[sharks] == 1
-    new_posts = [m.text for m in fake.public(CHANNEL)[posts:]]
-    assert any("Sharks challenges Owls's International Expansion (#36)" in t for t in new_posts)
+    told = _told_since(fake, marks)
+    assert any("Sharks challenges Owls's International Expansion (#36)" in t for t in told), told
+    assert not [m for m in fake.public(CHANNEL) if "challenges" in m.text]  # in the thread
+    assert fake.public(thread)
 
 
 # --- Busine$$ GO -------------------------------------------------------------------------------
@@ -325,13 +382,17 @@ async def _go_state(table: Table) -> dict[str, Any]:
 
 
 def _go_boards(fake: FakeDiscord) -> list[FakeMessage]:
-    return [m for m in fake.public(CHANNEL) if _titled(m, "Busine$$ GO")]
+    """The live Busine$$ GO boards of the channel and its threads."""
+    return [m for m in _public(fake) if titled(m, "Busine$$ GO")]
 
 
 def _newest_panel(fake: FakeDiscord, user: FakeUser, seat: int) -> FakeMessage:
-    panels = [m for m in fake.private(user) if any(_seat_of(c) == seat for c in _actions(m))]
-    assert panels, f"{user.name} has no private panel"
-    return panels[-1]
+    """``user``'s panel for ``seat`` as it is now: their DM, edited in place."""
+    dms = [m for m in dm_posts(fake, user) if not m.deleted]
+    assert len(dms) == 1, f"{user.name} has {len(dms)} DM panels"
+    actions = _actions(dms[0])
+    assert all(_seat_of(c) == seat for c in actions), [c["custom_id"] for c in actions]
+    return dms[0]
 
 
 def _button(message: FakeMessage, label: str) -> dict[str, Any]:
@@ -383,15 +444,20 @@ async def test_busine_go_roll_competition_and_bots_finish(
         roller = users[seat]
         panel = _newest_panel(fake, roller, seat)
         roll = _button(panel, "Roll the dice")
-        boards = _go_boards(fake)
-        assert len(boards) == 1
-        edits, posts = boards[0].edits, len(fake.public(CHANNEL))
-        await table.click(roller, panel, roll["custom_id"])
-        rolled = [m.text for m in fake.public(CHANNEL)[posts:]]
-        assert any(f"{roller.name} rolls " in text for text in rolled), rolled
-        assert _go_boards(fake) == boards and boards[0].edits > edits
+        live = _go_boards(fake)
+        assert len(live) == 1
+        marks = _marks(fake)
+        rolled = await table.click(roller, panel, roll["custom_id"])
+        assert rolled.callback is not None and rolled.callback["type"] == 7  # the panel updated
+        told = _told_since(fake, marks)
+        assert any(f"{roller.name} rolls " in line for line in told), told
+        # Still one live board: edited in place, or moved to the bottom (the old one deleted).
+        now = _go_boards(fake)
+        assert len(now) == 1 and (
+            (now == live and live[0].edits > marks[live[0].id]) or live[0].deleted
+        )
         dice = (await _go_state(table))["dice"]
-        assert f"Last roll: {dice[0]}+{dice[1]}." in boards[0].text
+        assert f"Last roll: {dice[0]}+{dice[1]}." in now[0].text
 
         # Everyone plays on until a bot's or a player's sale opens a competition that a person
         # may join: the Join button comes privately to each of them, never to the seller.
@@ -407,21 +473,26 @@ async def test_busine_go_roll_competition_and_bots_finish(
             assert not [c for c in _actions(newest) if c.get("label") == "Join the competition"]
         joiner = users[window[0]]
         offer = _newest_panel(fake, joiner, window[0])
-        posts = len(fake.public(CHANNEL))
+        marks = _marks(fake)
         await table.click(joiner, offer, _button(offer, "Join the competition")["custom_id"])
-        joined = [m.text for m in fake.public(CHANNEL)[posts:]]
+        joined = _told_since(fake, marks)
         assert any(f"{joiner.name} joins the sales competition" in t for t in joined), joined
 
         # The people leave; the bots play every seat to the end.
         for user in users:
             await table.slash(user, "leave")
         record = await table.record()
+        thread = await thread_of(authority.store)
     assert record is not None and record.status == "finished"
     outcome = (record.state or {})["outcome"]
-    over = [m.text for m in fake.public(CHANNEL) if "Game over after" in m.text]
-    assert len(over) == 1 and outcome["summary"] in over[0]
-    boards = _go_boards(fake)
-    assert len(boards) == 1 and outcome["summary"] in boards[0].text
+    card, result = posted(fake, CHANNEL)
+    assert fake.public(CHANNEL) == [card, result]
+    assert "Game over after" in result.text and outcome["summary"] in result.text
+    live = _go_boards(fake)
+    assert len(live) == 1 and live[0].channel_id == thread and outcome["summary"] in live[0].text
+    # Each player's choices came on one DM panel, edited in place.
+    assert all(len(dm_posts(fake, user)) == 1 for user in users)
+    assert_only_notices(fake)
 
 
 async def test_busine_go_competition_window_closes_on_its_deadline(
@@ -436,11 +507,14 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
         sale = await _until_a_person_may_compete(table)
         late = [s for s in sale["eligible"] if s < 3 and s not in sale["joined"]]
         offers = {s: _newest_panel(fake, users[s], s) for s in late}
+        # The panels as their players' screens show them now: pressed late, once it closed.
+        screens = {s: offer.snapshot() for s, offer in offers.items()}
         for offer in offers.values():
             _button(offer, "Join the competition")
 
         def closed() -> list[str]:
-            return [m.text for m in fake.public(CHANNEL) if m.text.startswith("Too late to join")]
+            # A line of the story: on the board ("Latest") or in a log post of the thread.
+            return [line for line in lines(_public(fake)) if line.startswith("Too late to join")]
 
         for _ in range(200):  # the deadline runner polls every 0.05 s and posts what it did
             if closed():
@@ -454,8 +528,10 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
             "the competition is still open"
         )
         seat = late[0]
-        pressed = await table.click(
-            users[seat], offers[seat], _button(offers[seat], "Join the competition")["custom_id"]
+        join = _button(FakeMessage(0, 0, "dm", None, screens[seat]), "Join the competition")
+        assert not [c for c in _actions(offers[seat]) if c["custom_id"] == join["custom_id"]]
+        pressed = await table.settle(
+            await fake.click(users[seat], offers[seat], join["custom_id"], shown=screens[seat])
         )
         assert pressed.messages and pressed.messages[0].audience == "ephemeral"
         assert pressed.messages[0].text.startswith(STALE)

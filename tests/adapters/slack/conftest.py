@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
 
 from bot.commands.record import GameRecord
+from bot.table import Refs
 from storage import GameKey
+from testkit.slack.fake import FakeSlackAPI, Message
 from testkit.slack.loopback import Loopback
 
 CHANNEL = "C0TABLE"
+PACE_S = 0.0
+"""The table's posting window in these tests: none, so what it does never depends on timing
+(Slack's second is checked on its own in test_slack_surfaces)."""
+MENTIONS = re.compile(r"((?:<@[UW][A-Z0-9]+>, )*<@[UW][A-Z0-9]+>):")
+"""The head of a turn notice: the users the game waits for."""
 
 
 @pytest.fixture
 async def loop(redis_url: str) -> AsyncIterator[Loopback]:
-    loopback = await Loopback.start(redis_url, seed=7)
+    loopback = await Loopback.start(redis_url, seed=7, pace_s=PACE_S)
     await loopback.store.client.flushdb()
     yield loopback
     await loopback.close()
@@ -25,3 +33,41 @@ async def stored(loop: Loopback, channel: str = CHANNEL) -> GameRecord | None:
     """The channel's game record as saved in Redis."""
     _, loaded = await loop.store.load(GameKey("slack", channel))
     return GameRecord.model_validate_json(loaded.data) if loaded else None
+
+
+async def refs(loop: Loopback, channel: str = CHANNEL) -> Refs:
+    """What the table layer remembers having shown in the channel (kept in Redis)."""
+    saved = await loop.store.table_refs(GameKey("slack", channel))
+    assert saved is not None, "the table remembers nothing of this channel"
+    return Refs.model_validate_json(saved)
+
+
+def header(message: Message) -> str:
+    """The text of a message's header block ("" without one)."""
+    for block in message.blocks:
+        if block.get("type") == "header":
+            return str(block["text"]["text"])
+    return ""
+
+
+def boards(api: FakeSlackAPI, channel: str, thread: str | None, title: str) -> list[Message]:
+    """The live messages of the game's place (its thread, or the channel) headed ``title``."""
+    place = api.replies(channel, thread) if thread else api.channel_messages(channel)
+    return [m for m in place if header(m) == title]
+
+
+def notice_of(text: str) -> list[str]:
+    """The users a turn notice with this text names at its head ([]: not a notice)."""
+    named = MENTIONS.match(text)
+    if named is None or "your move" not in text.lower():
+        return []
+    return re.findall(r"<@([UW][A-Z0-9]+)>", named[1])
+
+
+def assert_only_notices(api: FakeSlackAPI) -> None:
+    """Nobody was notified but by a turn notice, and a notice notifies just whom it names at
+    its head (a name or a pitch that looks like a mention notifies nobody)."""
+    for note in api.notifications:
+        text = str(note.call.args.get("text", ""))
+        assert note.kind == "user", (note.kind, text[:200])
+        assert note.target in notice_of(text), f"{note.target} was notified by {text[:200]!r}"

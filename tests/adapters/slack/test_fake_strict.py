@@ -976,3 +976,129 @@ async def test_signed_client_bodies_carry_the_fakes_response_urls(
     ]
     body = b"payload=x"
     assert sign("s", body, 1) == sign("s", body, 1) != sign("t", body, 1)
+
+
+# --- threads, DMs, the tally -----------------------------------------------------------------
+
+
+async def test_thread_replies_need_a_live_parent_in_that_channel(
+    api: FakeSlackAPI, client: AsyncWebClient
+) -> None:
+    parent = (await client.chat_postMessage(channel=CHANNEL, text="the card"))["ts"]
+    reply = await client.chat_postMessage(channel=CHANNEL, text="the board", thread_ts=parent)
+    assert reply["ok"] and reply["message"]["thread_ts"] == parent
+    ephemeral = await client.chat_postEphemeral(
+        channel=CHANNEL, user="UALICE", text="yours", thread_ts=parent
+    )
+    assert api.channel_messages(CHANNEL) == [api.message(CHANNEL, parent)]
+    assert [m.ts for m in api.replies(CHANNEL, parent)] == [reply["ts"]]
+    shown = api.message(CHANNEL, ephemeral["message_ts"])
+    assert shown is not None and shown.thread_ts == parent and shown.ephemeral
+
+    for channel, thread, code in (
+        (CHANNEL, "not-a-ts", "invalid_thread_ts"),
+        (CHANNEL, reply["ts"], "invalid_thread_ts"),  # a reply's ts, not its parent's
+        (CHANNEL, "999.000100", "thread_not_found"),
+        (OTHER, parent, "thread_not_found"),  # that parent is in another channel
+    ):
+        error = await refusal(client.chat_postMessage(channel=channel, text="x", thread_ts=thread))
+        assert error.response["error"] == code, (channel, thread)
+    error = await refusal(
+        client.chat_postEphemeral(channel=CHANNEL, user="UALICE", text="x", thread_ts="1.5")
+    )
+    assert error.response["error"] == "thread_not_found"
+    # A reply is edited and deleted like any message of the channel.
+    assert (await client.chat_update(channel=CHANNEL, ts=reply["ts"], text="moved"))["ok"]
+    assert (await client.chat_delete(channel=CHANNEL, ts=reply["ts"]))["ok"]
+    assert api.replies(CHANNEL, parent) == []
+    assert len(api.replies(CHANNEL, parent, deleted=True)) == 1
+    api.delete(CHANNEL, parent)  # a moderator deletes the parent: no more replies there
+    error = await refusal(client.chat_postMessage(channel=CHANNEL, text="x", thread_ts=parent))
+    assert error.response["error"] == "thread_not_found"
+    assert len(api.refused) == 6
+
+
+async def test_dms_must_be_opened_and_can_be_closed(
+    api: FakeSlackAPI, client: AsyncWebClient
+) -> None:
+    error = await refusal(client.chat_postMessage(channel="DUALICE", text="hi"))
+    assert error.response["error"] == "channel_not_found"  # never opened
+    dm = (await client.conversations_open(users="UALICE"))["channel"]["id"]
+    posted = await client.chat_postMessage(channel=dm, text="your hand")
+    assert (await client.chat_update(channel=dm, ts=posted["ts"], text="your new hand"))["ok"]
+    message = api.message(dm, posted["ts"])
+    assert message is not None and message.text == "your new hand" and len(message.edits) == 1
+    error = await refusal(client.chat_update(channel=CHANNEL, ts=posted["ts"], text="x"))
+    assert error.response["error"] == "message_not_found"  # it is in the DM, not the channel
+    assert (await client.chat_delete(channel=dm, ts=posted["ts"]))["ok"]
+    assert message.deleted
+
+    api.close_dms("UBOB")
+    api.close_dms("UCAROL", "cannot_dm_bot")
+    for user, code in (("UBOB", "user_disabled"), ("UCAROL", "cannot_dm_bot"), ("bob", None)):
+        error = await refusal(client.conversations_open(users=user))
+        assert error.response["error"] == (code or "user_not_found")
+    assert [c.error for c in api.refused] == [
+        "channel_not_found",
+        "message_not_found",
+        "user_disabled",
+        "cannot_dm_bot",
+        "user_not_found",
+    ]
+
+
+async def test_rates_and_notifications_per_channel_and_per_thread(
+    api: FakeSlackAPI, client: AsyncWebClient, clock: Clock
+) -> None:
+    card = (await client.chat_postMessage(channel=CHANNEL, text="card"))["ts"]
+    for step in (0.3, 0.3, 0.3):
+        clock.advance(step)
+        await client.chat_postMessage(channel=CHANNEL, text="<@UBOB>: go", thread_ts=card)
+    clock.advance(2.0)
+    await client.chat_postMessage(channel=CHANNEL, text="result <@UCAROL>")
+    everything = api.max_posts_per_s(CHANNEL)
+    assert (everything.posts, everything.peak) == (5, 4)  # replies count for the channel
+    thread = api.max_posts_per_s(CHANNEL, card)
+    assert (thread.posts, thread.peak) == (3, 3)
+    top = api.max_posts_per_s(CHANNEL, top_level=True)
+    assert (top.posts, top.peak) == (2, 1)
+    assert [n.target for n in api.notified_in(CHANNEL, card)] == ["UBOB"] * 3
+    assert [n.target for n in api.notified_in(CHANNEL)] == ["UCAROL"]
+
+
+async def test_the_tally_counts_every_request_made(
+    api: FakeSlackAPI, client: AsyncWebClient, slack: SignedClient, session: ClientSession
+) -> None:
+    ts = (await client.chat_postMessage(channel=CHANNEL, text="panel"))["ts"]
+    mark = len(api.received)
+    await client.chat_update(channel=CHANNEL, ts=ts, text="again")
+    await refusal(client.chat_update(channel=CHANNEL, ts="9.9", text="nowhere"))
+    await AsyncWebhookClient(_pressed(slack, CHANNEL, ts)).send_dict(
+        {"text": "replaced", "replace_original": True}
+    )
+    anonymous = AsyncWebClient(token=None, base_url=api.url, session=session)
+    await anonymous.api_call(HANDLED, json={"user": "UALICE"})
+    api.rate_limit(1.0, retry_after=0)
+    no_retries = AsyncWebClient(token="xoxb-test", base_url=api.url, session=session)
+    no_retries.retry_handlers = []
+    await refusal(no_retries.chat_delete(channel=CHANNEL, ts=ts))
+    assert api.tally(mark) == {"chat.update": 2, "response_url": 1, "chat.delete": 1}
+    assert sum(api.tally().values()) == 5
+
+
+async def test_a_press_in_a_thread_says_so_in_its_container(
+    api: FakeSlackAPI, client: AsyncWebClient, slack: SignedClient
+) -> None:
+    card = (await client.chat_postMessage(channel=CHANNEL, text="card"))["ts"]
+    prompt = (
+        await client.chat_postMessage(
+            channel=CHANNEL, text="vote", thread_ts=card, blocks=[actions(button())]
+        )
+    )["ts"]
+    payload = payload_of(slack.action_body("UALICE", CHANNEL, {"action_id": "a1"}, prompt))
+    assert payload["container"]["thread_ts"] == card
+    assert payload["message"]["thread_ts"] == card
+    flat = payload_of(slack.action_body("UALICE", CHANNEL, {"action_id": "a1"}, card))
+    assert "thread_ts" not in flat["container"]
+    dm = payload_of(slack.action_body("UALICE", "DUALICE", {"action_id": "a1"}, "1.0"))
+    assert dm["channel"] == {"id": "DUALICE", "name": "directmessage"}

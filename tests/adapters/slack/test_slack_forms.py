@@ -10,26 +10,19 @@ from urllib.parse import urlencode
 
 from testkit.slack.fake import TEAM
 from testkit.slack.loopback import Loopback
-from testkit.slack.players import SlackTable, texts
-from tests.adapters.slack.conftest import CHANNEL, stored
+from testkit.slack.players import Component, SlackTable, texts_of
+from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, refs, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
 
 
-def _pitch_button(loop: Loopback) -> tuple[str, str, str, bool] | None:
-    """(user, channel, action id, ephemeral) of the newest Pitch button anyone was shown."""
-    for call in reversed(loop.api.calls):
-        if call.method not in ("chat.postEphemeral", "chat.postMessage"):
-            continue
-        for block in call.blocks:
-            for element in block.get("elements", []) if block.get("type") == "actions" else []:
-                if element.get("text", {}).get("text") == "Pitch it…":
-                    channel = str(call.args["channel"])
-                    # An ephemeral names its reader; a DM's channel is D<user> in the fake.
-                    user = str(call.args.get("user") or channel[1:])
-                    ephemeral = call.method == "chat.postEphemeral"
-                    return user, channel, element["action_id"], ephemeral
+def _pitch_button(table: SlackTable) -> tuple[str, Component] | None:
+    """(user, button) of a Pitch button a player sees now (on their DM panel)."""
+    for user in table.players:
+        found = [c for c in table.visible(user, commands=True) if c.label == "Pitch it…"]
+        if found:
+            return user, found[0]
     return None
 
 
@@ -43,22 +36,23 @@ async def test_the_pitch_button_opens_a_modal_and_its_submission_is_the_pitch(
     await table.command(USERS[0], "begin")
     found = None
     for _ in range(100):
-        found = _pitch_button(loop)
+        found = _pitch_button(table)
         if found is not None:
             break
         pending = [(p, panel) for p in table.players.values() for panel in p.pending()]
         assert pending, "nobody can act and nobody was offered to pitch"
-        player, panel = pending[0]
+        player, panel = table.rng.choice(pending)
         if await table.press(player.user, panel.choices[0]):
             panel.answered = True
         else:
             panel.tries += 1
             panel.answered = panel.tries >= 4
     assert found is not None
-    user, channel, action_id, ephemeral = found
+    user, button = found
+    assert button.channel == f"D{user}"  # on the player's DM panel, acting on CHANNEL's game
     before = len(loop.api.called("views.open"))
     body = loop.slack.action_body(
-        user, channel, {"type": "button", "action_id": action_id, "block_id": "b"}, "1.0", ephemeral
+        user, button.channel, button.action(table.rng), button.message_ts, button.ephemeral
     )
     assert await loop.slack.post(body) == 200
     await loop.adapter.settled()
@@ -86,6 +80,12 @@ async def test_the_pitch_button_opens_a_modal_and_its_submission_is_the_pitch(
     record = await stored(loop)
     assert record is not None and record.state is not None
     assert [p["pitch"] for p in record.state["products"] if p["pitch"]] == [pitch]
-    said = "\n".join(texts(c) for c in loop.api.called("chat.postMessage"))
-    assert "pitches the" in said and loop.api.notifications == []
+    # The pitch is a post of its own in the game's thread, and pings nobody.
+    thread = (await refs(loop)).thread
+    assert thread is not None
+    pitched = [m for m in loop.api.replies(CHANNEL, thread) if "pitches the" in texts_of(m)]
+    assert len(pitched) == 1 and "cold beer, warm heart" in texts_of(pitched[0])
+    assert not [m for m in loop.api.channel_messages(CHANNEL) if "pitches the" in texts_of(m)]
+    assert not loop.api.notified("channel")
+    assert_only_notices(loop.api)
     table.detach()

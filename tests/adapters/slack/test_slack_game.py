@@ -8,8 +8,8 @@ from typing import Any
 from core.games.bigidea.cards import card
 from testkit.slack.fake import Call
 from testkit.slack.loopback import Loopback
-from testkit.slack.players import SlackTable, texts
-from tests.adapters.slack.conftest import CHANNEL, stored
+from testkit.slack.players import SlackTable, texts, texts_of
+from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, boards, header, refs, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 QUICK = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
@@ -32,8 +32,11 @@ async def test_four_users_play_a_whole_game_and_no_hand_leaks(loop: Loopback) ->
     for user in USERS[1:]:
         await table.command(user, "join")
     await table.command(USERS[0], "begin")
+    thread = (await refs(loop)).thread
+    assert thread is not None
     checked = 0
     steps = 0
+    board_ts: set[str] = set()
 
     async def no_leak() -> None:
         nonlocal checked, steps
@@ -47,6 +50,10 @@ async def test_four_users_play_a_whole_game_and_no_hand_leaks(loop: Loopback) ->
                 leaked = [s for s in secrets if s in shown]
                 assert not leaked, (leaked, shown)
         checked = len(loop.api.calls)
+        # One live board at every moment, in the game's thread.
+        live = boards(loop.api, CHANNEL, thread, "The Big Idea")
+        assert len(live) == 1, [m.ts for m in live]
+        board_ts.add(live[0].ts)
 
     await no_leak()
     await table.play(max_presses=2_000, after_each=no_leak)
@@ -56,13 +63,37 @@ async def test_four_users_play_a_whole_game_and_no_hand_leaks(loop: Loopback) ->
     assert len(standings) == 4
     summary = (record.state or {})["outcome"]["summary"]
     assert any(summary.split(".")[0] in texts(c) for c in loop.api.calls if _public(c))
-    # One live board: posted once when the game began, then edited in place.
-    methods = [c.method for c in loop.api.calls]
-    assert methods.count("chat.update") >= steps // 2
-    ts = {c.args["ts"] for c in loop.api.called("chat.update")}
-    assert len(ts) == 1
-    # Private panels reached Bob, Carol and Dave by DM, Alice (who began) ephemerally.
+    assert_only_notices(loop.api)
+
+    # The channel holds the card (now the final standings) and the result; the rest is in
+    # the thread started from the card.
+    card_message, result = loop.api.channel_messages(CHANNEL, deleted=True)
+    assert card_message.ts == thread and not card_message.deleted
+    assert header(card_message) == "The Big Idea: final standings"
+    assert len(card_message.edits) >= len(USERS)  # the lobby, edited as people joined
+    assert summary.split(".")[0] in texts_of(result)
+    # The board was edited in place more often than it was posted (it moves to the bottom
+    # to notify someone or once it has scrolled up, and the old one is deleted each time).
+    posted = [
+        m for m in loop.api.replies(CHANNEL, thread, deleted=True) if header(m) == "The Big Idea"
+    ]
+    assert {m.ts for m in posted} == board_ts
+    assert [m.deleted for m in posted] == [True] * (len(posted) - 1) + [False]
+    assert sum(len(m.edits) for m in posted) > len(posted)
+    assert steps > 20
+
+    # Every player's panel is one DM, posted once and edited in place.
     opened = {c.args["users"] for c in loop.api.called("conversations.open")}
-    assert opened >= {"UBOB", "UCAROL", "UDAVE"}
-    assert any(c.args["user"] == "UALICE" for c in loop.api.called("chat.postEphemeral"))
+    assert opened == set(USERS)
+    for user in USERS:
+        panels = [
+            c
+            for c in loop.api.called("chat.postMessage")
+            if c.args["channel"] == f"D{user}" and texts(c).startswith("*The Big Idea: ")
+        ]
+        assert len(panels) == 1, [texts(c)[:40] for c in panels]
+        shown = loop.api.message(f"D{user}", str(panels[0].ts))
+        assert shown is not None and len(shown.edits) > 5
+        assert "This game is over" in texts_of(shown) or "Your hand" in texts_of(shown)
+    assert loop.api.refused == []
     table.detach()

@@ -1,5 +1,6 @@
 """Whole games through the real Bolt app on the strict fake: hostile display names and
-pitches, rate limits. Slack refuses nothing, nobody is notified, nothing is lost."""
+pitches, rate limits. Slack refuses nothing, nobody is notified but by a turn notice (and then
+only whom it is for), nothing is lost."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from bot.commands.record import GameRecord
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts
-from tests.adapters.slack.conftest import CHANNEL, stored
+from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 NAMES = {
@@ -60,7 +61,8 @@ async def test_a_whole_game_with_hostile_names_under_rate_limits(
     assert record is not None and record.status == "finished"
     assert loop.api.rate_limited, "the fake never answered 429: the test would prove nothing"
     assert loop.api.refused == [], [(c.method, c.error) for c in loop.api.refused[:3]]
-    assert loop.api.notifications == []
+    assert_only_notices(loop.api)
+    assert loop.api.notified("user"), "no turn notice at all: the check above proved nothing"
     failed = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
     assert failed == [], failed[:3]  # every 429 was waited out and retried: nothing dropped
     # People are shown by their display names, as typed (escaped, never as mentions).

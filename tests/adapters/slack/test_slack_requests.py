@@ -5,14 +5,27 @@ from __future__ import annotations
 import random
 import time
 
+from bot.adapters.slack.app import NOT_IN_CHANNEL
 from bot.commands.authority import STALE
 from core.games.bigidea.cards import card
-from storage import GameKey
 from testkit.slack.loopback import Loopback
-from testkit.slack.players import Component, SlackTable
-from tests.adapters.slack.conftest import CHANNEL, stored
+from testkit.slack.players import Component, SlackTable, texts
+from tests.adapters.slack.conftest import CHANNEL, boards, refs, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
+
+
+def _updated_for(loop: Loopback, user: str, since: int) -> list[str]:
+    """Private messages of ``user`` edited since ``since`` (their DM panel, an ephemeral one),
+    as they read now."""
+    edited = []
+    for call in loop.api.calls[since:]:
+        if call.method not in ("chat.update", "response_url") or call.ts is None:
+            continue
+        message = loop.api.message(str(call.channel), call.ts)
+        if message is not None and (message.channel == f"D{user}" or message.user == user):
+            edited.append(message.text)
+    return edited
 
 
 def _ephemeral_to(loop: Loopback, user: str, since: int) -> list[str]:
@@ -104,17 +117,25 @@ async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback
     assert any("belongs to" in text for text in said), said
     assert await stored(loop) == before
 
-    # A double click: the second click of the same choice changes nothing more.
+    # A double click: the first click updates the pressed panel in place (one chat.update of
+    # that very message); the second click of the same choice changes nothing more.
     alice_menu = alice.choices[0]
+    assert alice_menu.channel == "DUALICE"
     action = _product(alice_menu)
     since = len(loop.api.calls)
     await _press(loop, "UALICE", alice_menu, action)
-    answer = _ephemeral_to(loop, "UALICE", since)
+    pressed = [
+        c
+        for c in loop.api.calls[since:]
+        if c.method == "chat.update" and c.args["channel"] == "DUALICE"
+    ]
+    assert [c.args["ts"] for c in pressed] == [alice_menu.message_ts]
+    assert "Your pick:" in texts(pressed[0])
     first = await stored(loop)
     since = len(loop.api.calls)
     await _press(loop, "UALICE", alice_menu, action)
-    again = _ephemeral_to(loop, "UALICE", since)
-    assert answer and again, "both clicks are answered privately"
+    again = _ephemeral_to(loop, "UALICE", since) + _updated_for(loop, "UALICE", since)
+    assert again, "the second click is answered privately too"
     assert not [
         c
         for c in loop.api.calls[since:]
@@ -184,15 +205,14 @@ async def test_fallbacks_when_slack_refuses_a_call(loop: Loopback) -> None:
     assert any("No game here" in t for t in said), said
     del loop.api.fail["chat.postEphemeral"]
     await _begun_with(table)
-    key = GameKey("slack", CHANNEL)
-    old = await loop.store.board_ref(key)
+    old = (await refs(loop)).board
     assert old is not None
     loop.api.fail["chat.update"] = "message_not_found"
     await table.command("UBOB", "leave")  # a public change: the board must be refreshed
-    new = await loop.store.board_ref(key)
-    assert new is not None and new != old
+    new = (await refs(loop)).board
+    assert new is not None and new.id != old.id
     posted = {c.ts for c in loop.api.called("chat.postMessage")}
-    assert new in posted
+    assert new.id in posted
     del loop.api.fail["chat.update"]
     table.detach()
 
@@ -202,24 +222,27 @@ async def test_a_board_edit_that_fails_otherwise_never_posts_a_second_board(
 ) -> None:
     table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
     await _begun_with(table)
-    key = GameKey("slack", CHANNEL)
-    board = await loop.store.board_ref(key)
-    (first,) = [c for c in loop.api.called("chat.postMessage") if c.ts == board]
-    heading = first.blocks[0]
-    boards = len(loop.api.called("chat.postMessage"))
+    thread = (await refs(loop)).thread
+    board = (await refs(loop)).board
+    assert board is not None and thread is not None
+    assert [m.ts for m in boards(loop.api, CHANNEL, thread, "The Big Idea")] == [board.id]
+    posted = len(loop.api.called("chat.postMessage"))
     loop.api.fail["chat.update"] = "internal_error"  # the board is still there
     await table.command("UBOB", "leave")
-    assert await loop.store.board_ref(key) == board
-    posts = loop.api.called("chat.postMessage")[boards:]
-    assert posts, "the leave was announced"
-    assert not [c for c in posts if c.blocks and c.blocks[0] == heading]  # no second board
+    assert len(loop.api.refused) > 0, "the board edit was tried (and refused)"
+    after = (await refs(loop)).board
+    assert after is not None and after.id == board.id
+    assert any("ubob left" in line for line in (await refs(loop)).pending)  # told on the board
+    posts = loop.api.called("chat.postMessage")[posted:]
+    assert not [c for c in posts if texts(c).startswith("*The Big Idea*")]  # no second board
+    assert [m.ts for m in boards(loop.api, CHANNEL, thread, "The Big Idea")] == [board.id]
     del loop.api.fail["chat.update"]
     # A moderator deletes the board: the next change posts a new one and edits that.
-    assert board is not None
-    loop.api.delete(CHANNEL, board)
+    loop.api.delete(CHANNEL, board.id)
     await table.command("UCAROL", "leave")
-    new = await loop.store.board_ref(key)
-    assert new is not None and new != board
+    new = (await refs(loop)).board
+    assert new is not None and new.id != board.id
+    assert [m.ts for m in boards(loop.api, CHANNEL, thread, "The Big Idea")] == [new.id]
     table.detach()
 
 
@@ -246,3 +269,37 @@ async def test_typed_text_is_unescaped_and_mentions_name_players(loop: Loopback)
         ("ualice", ["UALICE"]),
         ("Labs & Co", ["UBOB"]),
     ]
+
+
+async def test_a_channel_the_bot_is_not_in_is_explained_by_dm(loop: Loopback) -> None:
+    loop.api.not_in(CHANNEL)
+    body = loop.slack.slash_body("/bigidea", "start", "UALICE", CHANNEL)
+    assert await loop.slack.post(body) == 200
+    await loop.adapter.settled()
+    assert [c.error for c in loop.api.refused] == ["not_in_channel"]
+    said = _ephemeral_to(loop, "UALICE", 0)
+    assert said == [NOT_IN_CHANNEL], said
+
+
+async def test_a_deleted_card_takes_the_game_out_of_its_thread(loop: Loopback) -> None:
+    """A moderator deletes the card, and with it the thread's parent: Slack refuses replies
+    there (thread_not_found), so the game goes on in the channel, one board still."""
+    table = await _begun(loop)
+    before = await refs(loop)
+    assert before.thread is not None and before.card is not None
+    loop.api.delete(CHANNEL, before.card.id)
+    await table.play(max_presses=12)
+    refused = [(c.method, c.error) for c in loop.api.refused]
+    # Slack said so once: the bot remembers the thread is gone.
+    assert refused.count(("chat.postMessage", "thread_not_found")) == 1, refused
+    gone = {("chat.postMessage", "thread_not_found"), ("chat.update", "message_not_found")}
+    assert set(refused) <= gone
+    retried = [c for c in loop.api.called("chat.postMessage") if "thread_ts" not in c.args]
+    assert len(retried) >= 2  # the card, then what the thread refused
+    live = [
+        m
+        for m in loop.api.channel_messages(CHANNEL) + loop.api.replies(CHANNEL, before.thread)
+        if m.blocks and m.blocks[0].get("text", {}).get("text") == "The Big Idea"
+    ]
+    assert len(live) == 1
+    table.detach()

@@ -17,21 +17,22 @@ from core.games.biggiebills.ui import render_private
 from storage import GameKey
 from testkit.slack.fake import Call
 from testkit.slack.loopback import Loopback
-from testkit.slack.players import Component, SlackTable, components, texts
+from testkit.slack.players import Component, SlackTable, components, texts, texts_of
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
-from tests.adapters.slack.conftest import CHANNEL, stored
+from tests.adapters.slack.conftest import CHANNEL, boards, refs, stored
 
 ALICE, BOB, CAROL = "UALICE", "UBOB", "UCAROL"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
 
 
 def _private(loop: Loopback, user: str, since: int = 0) -> list[Call]:
-    """What only ``user`` was shown: ephemeral messages and DMs, oldest first."""
+    """What only ``user`` was shown: ephemeral messages, DMs and edits of DMs (their panel),
+    oldest first."""
     return [
         c
         for c in loop.api.calls[since:]
         if (c.method == "chat.postEphemeral" and c.args.get("user") == user)
-        or (c.method == "chat.postMessage" and c.args.get("channel") == f"D{user}")
+        or (c.method in ("chat.postMessage", "chat.update") and c.args.get("channel") == f"D{user}")
     ]
 
 
@@ -161,7 +162,8 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
     posted = [texts(c) for c in _public(loop, since)]
     assert any(news in t for t in posted), posted
     told = [texts(c) for c in _private(loop, ALICE, since)]
-    assert any(t.startswith(f"ubob played for your team: {label}") for t in told), told
+    # On her panel, edited in place above the team's hand.
+    assert any(f"Sharks*\nubob played for your team: {label}" in t for t in told), told
     assert not [t for t in (texts(c) for c in _private(loop, BOB)) if "played for your team" in t]
     checked += _no_leak(loop, since, cards.hidden(after))
 
@@ -235,8 +237,8 @@ async def test_busine_go_roll_from_a_private_panel_moves_the_board(loop: Loopbac
     record = await stored(loop)
     assert record is not None and record.state is not None
     assert record.state["names"][:2] == ["ualice", "ubob"]
-    boards = {c.ts for c in _public(loop) if "Busine$$ GO" in texts(c) and "Round" in texts(c)}
-    assert len(boards) == 1
+    thread = (await refs(loop)).thread
+    assert thread is not None
     for _ in range(20):  # the bot may be first: it moves at once, then a person is on turn
         state = await _go_state(loop)
         if state["turn"] < 2 and state["phase"] == "turn":
@@ -248,12 +250,16 @@ async def test_busine_go_roll_from_a_private_panel_moves_the_board(loop: Loopbac
     roller = users[seat]
     call, found = _panel(loop, roller, seat)
     roll = next(c for c in found if _labelled(call, c) == "Roll the dice")
+    board = (await refs(loop)).board
+    assert board is not None
     since = len(loop.api.calls)
     assert await table.press(roller, roll)
-    posted = [texts(c) for c in _public(loop, since) if c.method == "chat.postMessage"]
-    assert any(f"{roller.lower()} rolls " in t for t in posted), posted
-    edits = [c for c in _public(loop, since) if c.method == "chat.update"]
-    assert edits and {c.args["ts"] for c in edits} == boards  # the one board, edited in place
+    shown = [texts(c) for c in _public(loop, since)]
+    assert any(f"{roller.lower()} rolls " in t for t in shown), shown
+    # One board in the thread, showing the roll: the same message edited in place, or moved
+    # to the bottom (the old one deleted) to tell the next player it is their turn.
+    (live,) = boards(loop.api, CHANNEL, thread, "Busine$$ GO")
+    assert live.ts == board.id or (loop.api.message(CHANNEL, board.id) or live).deleted
     dice = (await _go_state(loop))["dice"]
-    assert f"Last roll: {dice[0]}+{dice[1]}." in texts(edits[-1])
+    assert f"Last roll: {dice[0]}+{dice[1]}." in texts_of(live)
     table.detach()

@@ -1,0 +1,342 @@
+"""The table's primitives on Slack: posts, edits, deletes, DMs and the answer to one request.
+
+:class:`SlackPlatform` is what :class:`bot.table.Table` calls to show a game's surfaces through
+the Web API; :class:`SlackAnswer` answers the request being handled (the pressed message updated
+in place, an ephemeral reply). Neither decides what to send: they translate one neutral message
+into one Slack call and Slack's refusals into the table's :class:`~bot.table.Gone`,
+:class:`~bot.table.Closed` and :class:`~bot.table.Refused`.
+
+- A thread is the card's own ``ts``: Slack starts one with the first ``thread_ts`` reply, so
+  :meth:`SlackPlatform.start_thread` makes no call. A thread whose parent is gone (a moderator
+  deleted the card) takes the post in the channel instead, and is remembered as gone.
+- Components shown outside the game's channel (a DM) carry that channel in their ids, so a
+  press there acts on the right game; in the channel and its thread the block_actions payload
+  names the channel already.
+- Mentions notify in Slack whenever they are written as ``<@U…>``: a mention that must not ping
+  is written as the user's display name (escaped, so it formats and mentions nothing).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from bot import table
+from bot.adapters.slack.render import (
+    MAX_FALLBACK,
+    MAX_SECTION_TEXT,
+    Block,
+    blocks,
+    fallback_text,
+    mrkdwn,
+)
+from core import text as markup
+from core import ui
+
+__all__ = [
+    "NOT_IN_CHANNEL",
+    "PLATFORM",
+    "Pressed",
+    "SlackAnswer",
+    "SlackPlatform",
+    "is_dm",
+]
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+NOT_IN_CHANNEL = "I can't post in that channel yet: invite me there (`/invite @Boardroom`)."
+ARCHIVED = "I can't post in that channel: it is archived."
+RESTRICTED = (
+    "A workspace setting keeps me from posting in that channel; a Slack admin can allow it."
+)
+_REFUSALS = {
+    "not_in_channel": NOT_IN_CHANNEL,
+    "channel_not_found": NOT_IN_CHANNEL,
+    "is_archived": ARCHIVED,
+    "restricted_action": RESTRICTED,
+    "restricted_action_read_only_channel": RESTRICTED,
+    "restricted_action_thread_only_channel": RESTRICTED,
+    "restricted_action_non_threadable_channel": RESTRICTED,
+}
+"""Errors meaning the bot may not speak in that conversation, with what to tell the player."""
+_GONE = {"message_not_found", "cant_update_message", "edit_window_closed"}
+"""Errors meaning the message is gone or can no longer be edited: the table posts anew."""
+_THREAD_GONE = {"thread_not_found", "invalid_thread_ts"}
+_DM_CLOSED = {
+    "user_not_found",
+    "user_not_visible",
+    "user_disabled",
+    "cannot_dm_bot",
+    "missing_scope",
+    "messages_tab_disabled",
+    *_REFUSALS,
+}
+"""Errors of ``conversations.open`` or of a post in a DM meaning the user cannot be DMed."""
+
+Names = Callable[[str], Awaitable[str]]
+"""Looks up how Slack shows a user (their display name)."""
+
+
+def is_dm(channel: str, channel_name: str | None = None) -> bool:
+    return channel.startswith("D") or channel_name == "directmessage"
+
+
+def _code(error: SlackApiError) -> str:
+    return str(error.response.get("error") or "")
+
+
+def _refused(error: SlackApiError) -> Exception:
+    """A :class:`~bot.table.Refused` with a sentence for a player, else ``error`` itself."""
+    sentence = _REFUSALS.get(_code(error))
+    return table.Refused(sentence) if sentence else error
+
+
+def _rendered(
+    message: ui.Message, game: str, channel: str | None, prefix: str = ""
+) -> tuple[str, list[Block]]:
+    """The fallback text and blocks of ``message``, ``prefix`` (mrkdwn) at the head of both."""
+    text, built = fallback_text(message), blocks(message, game, channel)
+    if not prefix:
+        return text, built
+    for block in built:
+        if block["type"] == "section" and "text" in block:
+            block["text"]["text"] = f"{prefix} {block['text']['text']}"[:MAX_SECTION_TEXT]
+            break
+    else:
+        built.insert(0, {"type": "section", "text": {"type": "mrkdwn", "text": prefix}})
+    return f"{prefix} {text}"[:MAX_FALLBACK], built
+
+
+class SlackPlatform:
+    """The primitives of :class:`bot.table.Platform` over Slack's Web API.
+
+    ``names`` looks up display names (for mentions that must not ping). DM conversation ids
+    are cached per user: ``conversations.open`` answers the same one every time.
+    """
+
+    name = PLATFORM
+    posts_per_window = 1
+    """Slack takes about one message a second in a channel (short bursts are tolerated)."""
+    window_s = 1.0
+    threads_share_limit = True
+    """Thread replies count against their channel's limit."""
+    closed_hint = (
+        "I can't send you direct messages in this workspace, so your hand comes here, where "
+        "only you see it; `/{game} hand` shows it again."
+    )
+
+    def __init__(self, client: AsyncWebClient, names: Names) -> None:
+        self.client = client
+        self.names = names
+        self._dms: dict[str, str] = {}
+        self._lost: set[tuple[str, str]] = set()
+        """Threads (channel, parent ts) Slack said are gone: posts there go to the channel."""
+
+    async def post(
+        self,
+        place: table.Place,
+        message: ui.Message,
+        game: str,
+        surface: str = "post",
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> table.Shown:
+        prefix = await self._mentions(mention or [], ping)
+        text, built = _rendered(message, game, None, prefix)
+        args: dict[str, Any] = {"channel": place.channel, "text": text, "blocks": built}
+        if self._thread(place.channel, place.thread):
+            args["thread_ts"] = place.thread
+        try:
+            response = await self.client.chat_postMessage(**args)
+        except SlackApiError as error:
+            if "thread_ts" in args and _code(error) in _THREAD_GONE:
+                # The card that held the thread was deleted: the game goes on in the channel.
+                log.info("the thread %s in %s is gone (%s)", place.thread, place.channel, error)
+                self._lost.add((place.channel, args.pop("thread_ts")))
+                try:
+                    response = await self.client.chat_postMessage(**args)
+                except SlackApiError as again:
+                    raise _refused(again) from again
+            else:
+                raise _refused(error) from error
+        return table.Shown(where=str(response.get("channel") or place.channel), id=response["ts"])
+
+    async def edit(
+        self,
+        shown: table.Shown,
+        message: ui.Message,
+        game: str,
+        channel: str,
+        surface: str = "post",
+    ) -> None:
+        away = channel if shown.where != channel else None
+        text, built = _rendered(message, game, away)
+        try:
+            await self.client.chat_update(channel=shown.where, ts=shown.id, text=text, blocks=built)
+        except SlackApiError as error:
+            if _code(error) in _GONE:
+                raise table.Gone(_code(error)) from error
+            raise _refused(error) from error
+
+    async def delete(self, shown: table.Shown) -> None:
+        try:
+            await self.client.chat_delete(channel=shown.where, ts=shown.id)
+        except SlackApiError as error:
+            if _code(error) != "message_not_found":  # gone already: what was wanted
+                raise _refused(error) from error
+
+    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> table.Shown:
+        conversation = await self._open(user)
+        text, built = _rendered(message, game, channel)
+        try:
+            response = await self.client.chat_postMessage(
+                channel=conversation, text=text, blocks=built
+            )
+        except SlackApiError as error:
+            if _code(error) in _DM_CLOSED:
+                self._dms.pop(user, None)
+                raise table.Closed(_code(error)) from error
+            raise
+        return table.Shown(where=conversation, id=response["ts"])
+
+    async def start_thread(self, channel: str, card: table.Shown, name: str) -> str | None:
+        return card.id  # the card's ts is the thread's: its first reply starts it
+
+    async def ephemeral(
+        self, channel: str, user: str, message: ui.Message, game: str, thread: str | None = None
+    ) -> None:
+        """A message only ``user`` sees in ``channel`` (in ``thread`` when set); where the bot
+        may not post, the same as a DM (raises :class:`~bot.table.Closed` if that fails)."""
+        text, built = _rendered(message, game, None)
+        args: dict[str, Any] = {"channel": channel, "user": user, "text": text, "blocks": built}
+        if self._thread(channel, thread):
+            args["thread_ts"] = thread
+        try:
+            await self.client.chat_postEphemeral(**args)
+        except SlackApiError as error:
+            code = _code(error)
+            if "thread_ts" in args and code in _THREAD_GONE:
+                self._lost.add((channel, args["thread_ts"]))
+                await self.ephemeral(channel, user, message, game)
+            elif code in _REFUSALS:
+                # The bot is not in that conversation: the private answer still reaches its reader.
+                await self.dm(user, message, game, channel)
+            else:
+                raise
+
+    def _thread(self, channel: str, thread: str | None) -> bool:
+        """Whether to post in ``thread`` (there is one, and it is not known to be gone)."""
+        return bool(thread) and (channel, thread or "") not in self._lost
+
+    async def _open(self, user: str) -> str:
+        conversation = self._dms.get(user)
+        if conversation is not None:
+            return conversation
+        try:
+            opened = await self.client.conversations_open(users=user)
+        except SlackApiError as error:
+            if _code(error) in _DM_CLOSED:
+                raise table.Closed(_code(error)) from error
+            raise
+        conversation = self._dms[user] = str(opened["channel"]["id"])
+        return conversation
+
+    async def _mentions(self, users: list[str], ping: bool) -> str:
+        """The head of a post naming ``users``: mentions, or display names when not ``ping``."""
+        if not users:
+            return ""
+        if ping:
+            named = [f"<@{user}>" for user in users]
+        else:
+            named = [mrkdwn(markup.escape(await self.names(user))) for user in users]
+        return ", ".join(named) + ":"
+
+
+@dataclass(frozen=True)
+class Pressed:
+    """The message whose component a ``block_actions`` request pressed (its ``container``)."""
+
+    channel: str
+    ts: str
+    ephemeral: bool = False
+    thread: str | None = None
+    """The thread the message is in, if any (ephemeral replies go there too)."""
+    response_url: str | None = None
+    trigger: str | None = None
+    """The request's ``trigger_id``, which a modal needs."""
+
+
+class SlackAnswer:
+    """The requester's own view of one request (:class:`bot.table.Answer`).
+
+    ``origin`` is the conversation the request came from: from a DM, private answers go back
+    to the DM rather than as ephemeral messages in the game's channel.
+    """
+
+    def __init__(
+        self,
+        platform: SlackPlatform,
+        user: str,
+        origin: str | None = None,
+        pressed: Pressed | None = None,
+    ) -> None:
+        self.platform = platform
+        self.user = user
+        self.origin = origin
+        self.press = pressed
+        self.pressed = (pressed.channel, pressed.ts) if pressed is not None else None
+        self.pressed_private = pressed is not None and (pressed.ephemeral or is_dm(pressed.channel))
+
+    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+        """Replace the pressed message: an ephemeral one through the response URL, any other
+        with ``chat.update``. False when that failed (the table edits or posts instead)."""
+        press = self.press
+        if press is None:
+            return False
+        away = channel if press.channel != channel else None
+        text, built = _rendered(message, game, away)
+        if not press.ephemeral:
+            try:
+                await self.platform.client.chat_update(
+                    channel=press.channel, ts=press.ts, text=text, blocks=built
+                )
+            except SlackApiError as error:
+                log.info("updating the pressed message in %s failed: %s", press.channel, error)
+                return False
+            return True
+        if not press.response_url:
+            return False
+        hook = AsyncWebhookClient(
+            press.response_url,
+            session=self.platform.client.session,
+            retry_handlers=[AsyncConnectionErrorRetryHandler()],
+        )
+        body = {"replace_original": True, "text": text, "blocks": built}
+        response = await hook.send_dict(body)
+        if response.status_code != 200:
+            log.info("replacing the pressed message failed: %s", response.body)
+            return False
+        return True
+
+    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+        """A private answer: ephemeral in the game's channel (in the thread of the pressed
+        message), or a DM when the request came from one."""
+        try:
+            if self.origin is not None and self.origin != channel and is_dm(self.origin):
+                await self.platform.dm(self.user, message, game, channel)
+            else:
+                press = self.press
+                thread = press.thread if press is not None and press.channel == channel else None
+                await self.platform.ephemeral(channel, self.user, message, game, thread)
+        except (SlackApiError, table.Closed) as error:
+            log.warning("a private answer to %s in %s failed: %s", self.user, channel, error)
+            return False
+        return True
