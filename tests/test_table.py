@@ -1,0 +1,201 @@
+"""The table layer on its own: what it posts, edits, moves and deletes for a run of Outboxes.
+
+The platform here is a small in-memory one that records every primitive call (the boundary the
+table talks to); the store is a real redis-server. Whole games over the real SDKs are in the
+adapter tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.commands.outbox import Outbox
+from bot.table import MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
+from core import ui
+from storage import GameKey, GameStore
+
+CHANNEL = "C1"
+
+
+class Recorder:
+    """Platform primitives that keep the messages of each conversation in order."""
+
+    name = "test"
+    posts_per_window = 5
+    window_s = 5.0
+    closed_hint = ""
+    threads_share_limit = False
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+        self.places: dict[str, list[str]] = {}
+        self.texts: dict[str, str] = {}
+        self.mentions: dict[str, list[str]] = {}
+        self._ids = 0
+
+    def _new(self, where: str, message: ui.Message) -> Shown:
+        self._ids += 1
+        shown = Shown(where=where, id=str(self._ids))
+        self.places.setdefault(where, []).append(shown.id)
+        self.texts[shown.id] = message.plain_text()
+        return shown
+
+    async def post(
+        self,
+        place: Place,
+        message: ui.Message,
+        game: str,
+        surface: str = "post",
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> Shown:
+        self.calls.append(("post", surface))
+        shown = self._new(place.thread or place.channel, message)
+        if mention and ping:
+            self.mentions[shown.id] = list(mention)
+        return shown
+
+    async def edit(
+        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
+    ) -> None:
+        self.calls.append(("edit", surface))
+        self.texts[shown.id] = message.plain_text()
+
+    async def delete(self, shown: Shown) -> None:
+        self.calls.append(("delete", ""))
+        self.places[shown.where].remove(shown.id)
+
+    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+        if user == "closed":
+            raise Closed(user)
+        self.calls.append(("dm", user))
+        return self._new(f"dm:{user}", message)
+
+    async def start_thread(self, channel: str, card: Shown, name: str) -> str | None:
+        self.calls.append(("thread", ""))
+        return f"T{card.id}"
+
+
+@pytest.fixture
+async def store(redis_url: str) -> AsyncIterator[GameStore]:
+    game_store = GameStore.from_url(redis_url)
+    await game_store.client.flushdb()
+    yield game_store
+    await game_store.close()
+
+
+def _out(version: int, **surfaces: object) -> Outbox:
+    return Outbox.model_validate(
+        {"platform": "test", "channel": CHANNEL, "game": "g", "table": "g:0", "version": version}
+        | surfaces
+    )
+
+
+def _board(text: str) -> ui.Message:
+    return ui.Message(title="Board", text=text)
+
+
+async def _begun(table: Table, platform: Recorder) -> str:
+    await table.deliver(_out(1, card=ui.Message(text="lobby")))
+    await table.deliver(_out(2, begun=True, card=ui.Message(text="playing"), board=_board("0")))
+    (thread,) = [where for where in platform.places if where.startswith("T")]
+    return thread
+
+
+def _below_board(platform: Recorder, thread: str) -> int:
+    ids = platform.places[thread]
+    boards = [i for i in ids if platform.texts[i].startswith("**Board**")]
+    assert len(boards) == 1, "one live board"
+    return len(ids) - ids.index(boards[0]) - 1
+
+
+async def test_the_card_is_edited_and_the_game_goes_to_a_thread(store: GameStore) -> None:
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    await table.deliver(_out(1, card=ui.Message(text="lobby 1/4")))
+    await table.deliver(_out(1, card=ui.Message(text="lobby 2/4")))
+    await table.deliver(_out(1, card=ui.Message(text="lobby 2/4")))  # unchanged: nothing sent
+    assert platform.calls == [("post", "card"), ("edit", "card")]
+    thread = await _begun(table, platform)
+    assert platform.places[CHANNEL] == ["1"]  # the channel holds the card only
+    assert platform.places[thread] and _below_board(platform, thread) == 0
+
+
+async def test_the_board_moves_after_three_below_and_never_sits_above_five(
+    store: GameStore,
+) -> None:
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    thread = await _begun(table, platform)
+    for n in range(MOVE_AT - 1):
+        await table.deliver(_out(3 + n, posts=[ui.Message(text=f"pitch {n}")]))
+    assert _below_board(platform, thread) == MOVE_AT - 1
+    assert ("delete", "") not in platform.calls  # not yet: it stays where it is
+    await table.deliver(_out(9, posts=[ui.Message(text="one more")]))
+    assert _below_board(platform, thread) == 0 and platform.calls.count(("delete", "")) == 1
+    # With the channel at its post limit, posts alone still never leave it more than 5 up.
+    # (One post per 0.2 s: the channel is always busy right after a post.)
+    table.pacer.posts, table.pacer.window_s = 1, 0.2
+    deletes = platform.calls.count(("delete", ""))
+    most = 0
+    for n in range(2 * MAX_BELOW):
+        await table.deliver(_out(10 + n, posts=[ui.Message(text=f"more {n}")]))
+        most = max(most, _below_board(platform, thread))
+    assert MOVE_AT < most <= MAX_BELOW  # a busy channel deferred the move, up to the cap
+    assert platform.calls.count(("delete", "")) > deletes
+
+
+async def test_an_older_outbox_never_replaces_a_newer_board(store: GameStore) -> None:
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    thread = await _begun(table, platform)
+    await table.deliver(_out(5, board=_board("five")))
+    await table.deliver(_out(4, board=_board("four"), log=["an old line"]))
+    (board,) = [i for i in platform.places[thread] if platform.texts[i].startswith("**Board**")]
+    assert "five" in platform.texts[board] and "four" not in platform.texts[board]
+
+
+async def test_a_turn_notice_rides_on_the_board_and_pings_only_whom_it_names(
+    store: GameStore,
+) -> None:
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    thread = await _begun(table, platform)
+    await table.deliver(_out(3, board=_board("bob's turn"), notify=["bob"]))
+    await table.deliver(_out(4, board=_board("carol's turn"), notify=["carol"]))
+    live = platform.places[thread]
+    pinged = [platform.mentions[i] for i in live if i in platform.mentions]
+    assert pinged == [["carol"]]  # bob's notice went with the old board
+    assert live[-1] in platform.mentions and "Your move." in platform.texts[live[-1]]
+
+
+async def test_panels_are_one_dm_each_edited_in_place(store: GameStore) -> None:
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    await _begun(table, platform)
+    for version in (3, 4, 5):
+        panel = ui.Message(text=f"hand at {version}")
+        await table.deliver(_out(version, panels={"bob": panel, "closed": panel}))
+    assert platform.calls.count(("dm", "bob")) == 1
+    assert platform.calls.count(("edit", "panel")) == 2
+    # A player whose DMs are closed is told once, in the game's thread, and pinged by nobody.
+    notes = [t for t in platform.texts.values() if "direct messages" in t]
+    assert len(notes) == 1 and not platform.mentions
+
+
+async def test_two_workers_at_once_leave_one_board(store: GameStore) -> None:
+    platform = Recorder()  # one platform, two worker processes' tables (locks, pacers apart)
+    one, two = Table(store, platform, 60), Table(store, platform, 60)
+    await one.deliver(_out(1, card=ui.Message(text="lobby")))
+    await asyncio.gather(
+        one.deliver(_out(2, begun=True, card=ui.Message(text="playing"), board=_board("a"))),
+        two.deliver(_out(3, board=_board("b"))),
+    )
+    live = [i for ids in platform.places.values() for i in ids]
+    boards = [i for i in live if platform.texts[i].startswith("**Board**")]
+    assert len(boards) == 1, boards
+    stored = await store.table_refs(GameKey("test", CHANNEL))
+    assert stored is not None and f'"id":"{boards[0]}"' in stored
