@@ -151,6 +151,11 @@ class Refs(BaseModel):
         return Place(channel=channel, thread=None if self.threads_off else self.thread)
 
 
+def _surfaces(refs: Refs) -> list[Shown]:
+    shown = [refs.card, refs.board, refs.prompt, *refs.panels.values()]
+    return [s for s in shown if s is not None]
+
+
 def digest(message: ui.Message) -> str:
     return hashlib.sha256(message.model_dump_json().encode()).hexdigest()[:16]
 
@@ -301,11 +306,46 @@ class Table:
         await self._replies(run)
         if self._touches_table(out):
             key = GameKey(self.platform.name, out.channel)
+            shown = await self._answer_first(run, key)
             async with self._locks.setdefault(out.channel, asyncio.Lock()), self._held(key):
                 run.refs = await self._load(key, out)
+                for surface in _surfaces(run.refs):
+                    # Updated by the press already: it shows this now.
+                    if (surface.where, surface.id) in shown:
+                        surface.digest = shown[(surface.where, surface.id)]
                 await self._show(run)
                 await self._save(key, run.refs)
         return Delivered(answered=run.answered, refused=run.refused)
+
+    async def _answer_first(self, run: _Run, key: GameKey) -> dict[tuple[str, str], str]:
+        """Update the pressed message (the presser's panel, the card, the prompt) before
+        waiting for the table, which another delivery may hold for a while (a post waiting
+        for the channel's limit): the presser sees their answer at once. Returns the digests
+        it showed, by message."""
+        answer, out = run.answer, run.out
+        if answer is None or answer.pressed is None:
+            return {}
+        try:
+            stored = await self.store.table_refs(key)
+            refs = Refs.model_validate_json(stored) if stored is not None else None
+        except (StorageUnavailable, ValidationError):
+            return {}
+        if refs is None or (out.table and refs.table != out.table):
+            return {}
+        if out.version is not None and out.version < refs.version:
+            return {}
+        wanted: list[tuple[Shown | None, ui.Message | None]] = [
+            (refs.panels.get(answer.user), out.panels.get(answer.user)),
+            (refs.card, out.card),
+        ]
+        if out.board is not None and out.prompt_id == refs.prompt_id:
+            wanted.append((refs.prompt, out.prompt))
+        for surface, message in wanted:
+            if surface is None or message is None or answer.pressed != (surface.where, surface.id):
+                continue
+            if surface.digest != digest(message) and await self._answer_on(run, surface, message):
+                return {(surface.where, surface.id): digest(message)}
+        return {}
 
     # --- the requester's own answer --------------------------------------------------------
 
@@ -581,7 +621,7 @@ class Table:
                 if not await self._answer_on(run, shown, prompt):
                     await self._edit(run, shown, prompt, "prompt")
                 shown.digest = digest(prompt)
-                refs.prompt_message = prompt
+            refs.prompt_message = prompt  # (a press may have updated it already)
             return
         await self._flush(run, force=True)  # the story up to the decision comes first
         posted = await self._post_below(run, prompt, "prompt")
@@ -612,6 +652,10 @@ class Table:
             return
         panel = run.out.panels[answer.user]
         shown = run.refs.panels.get(answer.user)
+        if shown is not None and shown.digest == digest(panel):
+            if answer.pressed == (shown.where, shown.id):
+                run.answered = True  # by _answer_first, before the table was taken
+            return
         if shown is not None and await self._answer_on(run, shown, panel):
             shown.digest = digest(panel)
             return

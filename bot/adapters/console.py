@@ -354,7 +354,8 @@ class _ConsolePlatform:
         viewer = shown.where.removeprefix("dm:") if shown.where.startswith("dm:") else None
         if viewer is None and shown.where.startswith("private:"):
             viewer = shown.where.removeprefix("private:")
-        label = f"{viewer} · {surface}, updated" if viewer else f"#{channel} · {surface}, updated"
+        place = f"#{channel}" + (" › thread" if shown.where != channel else "")
+        label = f"{viewer} · {surface}, updated" if viewer else f"{place} · {surface}, updated"
         audience = "dm" if viewer else "board" if surface == "board" else "channel"
         self.console.show(shown.where, viewer, message, game, audience, label, same=shown.id)
 

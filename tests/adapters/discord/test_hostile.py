@@ -34,10 +34,10 @@ GAMES = [
 ]
 
 
-@pytest.mark.parametrize(("game", "options"), GAMES)
 PACE_S = 1.0
 
 
+@pytest.mark.parametrize(("game", "options"), GAMES)
 async def test_a_whole_game_with_hostile_names_under_rate_limits(
     fake: FakeDiscord,
     authority: Authority,
