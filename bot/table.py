@@ -225,6 +225,12 @@ class Answer(Protocol):
         """A private reply to the requester (ephemeral); False when it could not."""
         ...
 
+    async def acknowledge(self) -> None:
+        """The table is busy with another delivery: let the platform know the press arrived
+        (Discord: a deferred update) so the player is not kept waiting; a later update of the
+        pressed message still works."""
+        ...
+
 
 class Pacer:
     """Keeps each place's posts within the platform's channel limit (in this process)."""
@@ -307,7 +313,10 @@ class Table:
         if self._touches_table(out):
             key = GameKey(self.platform.name, out.channel)
             shown = await self._answer_first(run, key)
-            async with self._locks.setdefault(out.channel, asyncio.Lock()), self._held(key):
+            local = self._locks.setdefault(out.channel, asyncio.Lock())
+            if answer is not None and not run.answered and local.locked():
+                await self._try(run, "the acknowledgement", answer.acknowledge())
+            async with local, self._held(key, answer if not run.answered else None):
                 run.refs = await self._load(key, out)
                 for surface in _surfaces(run.refs):
                     # Updated by the press already: it shows this now.
@@ -381,8 +390,9 @@ class Table:
     # --- refs ------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _held(self, key: GameKey) -> AsyncIterator[None]:
-        """The channel's table across workers: two deliveries never both post a board."""
+    async def _held(self, key: GameKey, answer: Answer | None = None) -> AsyncIterator[None]:
+        """The channel's table across workers: two deliveries never both post a board. A press
+        that must wait for it is acknowledged first (``answer``)."""
         token = secrets.token_hex(8)
         held = False
         deadline = time.monotonic() + LOCK_WAIT_S
@@ -391,6 +401,10 @@ class Table:
                 held = await self.store.lock_table(key, token, LOCK_MS)
                 if held or time.monotonic() > deadline:
                     break
+                if answer is not None:
+                    with contextlib.suppress(Exception):
+                        await answer.acknowledge()
+                    answer = None
                 await asyncio.sleep(0.02)
         except StorageUnavailable:
             held = False

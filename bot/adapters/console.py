@@ -373,6 +373,9 @@ class _ConsolePlatform:
 class _ConsoleAnswer:
     """The console's requester: a press updates the printed message it was on."""
 
+    async def acknowledge(self) -> None:
+        return None  # a terminal waits for its line anyway
+
     def __init__(self, console: Console, user: str, pressed: _Choice | None) -> None:
         self.console = console
         self.user = user

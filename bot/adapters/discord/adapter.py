@@ -409,6 +409,14 @@ class _Answer:
             await self.interaction.edit_original_response(**kwargs)
         return True
 
+    async def acknowledge(self) -> None:
+        """A press waiting for the table: a deferred update (type 6), which a later update of
+        the pressed message completes. A command is left to the adapter's own deferral."""
+        interaction = self.interaction
+        pressed = interaction.type == discord.InteractionType.component
+        if pressed and not interaction.response.is_done():
+            await interaction.response.defer()
+
     async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
         kwargs = self._render(message, game, channel)
         if self.interaction.response.is_done():

@@ -326,6 +326,9 @@ class SlackAnswer:
             return False
         return True
 
+    async def acknowledge(self) -> None:
+        return None  # Bolt acknowledged the request before any work began
+
     async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
         """A private answer: ephemeral in the game's channel (in the thread of the pressed
         message), or a DM when the request came from one."""
