@@ -37,7 +37,7 @@ from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey, GameStore
-from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
+from testkit.discord.fake import FakeDiscord, FakeUser
 from testkit.discord.sim import Table, running_bot
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable
@@ -111,18 +111,11 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
             first_call = len(fake.calls)
             presses_before = table.presses
             distances = [0]
-            click = table.click
 
-            async def measured(
-                user: FakeUser,
-                message: FakeMessage,
-                custom_id: str,
-                values: list[str] | None = None,
-            ) -> Interaction:
+            async def measure() -> None:
                 distances.append(await _below_board(fake, store, table))
-                return await click(user, message, custom_id, values)
 
-            table.click = measured  # type: ignore[method-assign]
+            table.before_press = measure
             await table.play(think_s=think_s)
         presses = table.presses - presses_before
         calls = fake.calls[first_call:]

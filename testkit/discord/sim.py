@@ -14,7 +14,7 @@ import contextlib
 import random
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +125,8 @@ class Table:
         self.latencies: list[float] = []
         """Seconds from each interaction's dispatch to the bot's callback."""
         self.presses = 0
+        self.before_press: Callable[[], Awaitable[None]] | None = None
+        """Awaited before each press (the table bench measures the thread then)."""
         self._seen: dict[tuple[int, int, int], _Seen] = {}
 
     def reconnect(self, client: BoardroomClient) -> None:
@@ -159,6 +161,8 @@ class Table:
     async def click(
         self, user: FakeUser, message: FakeMessage, custom_id: str, values: list[str] | None = None
     ) -> Interaction:
+        if self.before_press is not None:
+            await self.before_press()
         self.presses += 1
         return await self.settle(await self.fake.click(user, message, custom_id, values))
 
