@@ -103,6 +103,9 @@ class _Seen:
 class Table:
     """One channel of the fake server and the users sitting at it."""
 
+    before_press: Callable[[], Awaitable[None]] | None = None
+    """Awaited before each press (the table bench measures the thread then)."""
+
     def __init__(
         self,
         fake: FakeDiscord,
@@ -125,8 +128,6 @@ class Table:
         self.latencies: list[float] = []
         """Seconds from each interaction's dispatch to the bot's callback."""
         self.presses = 0
-        self.before_press: Callable[[], Awaitable[None]] | None = None
-        """Awaited before each press (the table bench measures the thread then)."""
         self._seen: dict[tuple[int, int, int], _Seen] = {}
 
     def reconnect(self, client: BoardroomClient) -> None:
