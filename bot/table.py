@@ -283,7 +283,6 @@ class _Run:
     refs: Refs
     answer: Answer | None
     answered: bool = False
-    failed: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     """What the platform refused the bot (missing permissions), to tell the requester."""
 
@@ -359,21 +358,18 @@ class Table:
     # --- the requester's own answer --------------------------------------------------------
 
     async def _replies(self, run: _Run) -> None:
+        """Private answers for the requester; with no interaction to answer (a reply for a
+        user who is not asking: their answer went astray), a DM."""
         answer = run.answer
         for delivery in run.out.deliveries:
-            if delivery.to == "ephemeral" and answer is not None and delivery.user == answer.user:
-                sent = await self._try(
-                    run, "a reply", answer.reply(delivery.message, run.game, run.out.channel)
-                )
+            message, game, channel = delivery.message, run.game, run.out.channel
+            if answer is not None and delivery.user == answer.user:
+                sent = await self._try(run, "a reply", answer.reply(message, game, channel))
                 run.answered = run.answered or bool(sent)
-            else:
-                user = delivery.user or ""
+            elif delivery.user:
                 with contextlib.suppress(Closed):
-                    await self._try(
-                        run,
-                        "a note",
-                        self.platform.dm(user, delivery.message, run.game, run.out.channel),
-                    )
+                    dm = self.platform.dm(delivery.user, message, game, channel)
+                    await self._try(run, "a note", dm)
 
     @staticmethod
     def _touches_table(out: Outbox) -> bool:
@@ -786,7 +782,6 @@ class Table:
             # Still there (a rate limit outlasted the retries, a hiccup): the next change edits
             # it again; a second copy would be worse than a late one.
             log.warning("editing %s in %s failed: %s", part, run.out.channel, error)
-            run.failed.append(part)
         shown.digest = digest(message)
         return True
 

@@ -328,10 +328,6 @@ def _table_lock_key(key: GameKey) -> str:
     return f"{_PREFIX}:{{{key}}}:table:lock"
 
 
-def _once_key(key: GameKey, what: str) -> str:
-    return f"{_PREFIX}:{{{key}}}:once:{what}"
-
-
 def _dedupe_key(key: GameKey, delivery: str) -> str:
     # In the game's slot, so the save script records the delivery with the move it made.
     return f"{_PREFIX}:{{{key}}}:dedupe:{delivery}"
@@ -667,15 +663,6 @@ class GameStore:
     @_outage_is_unavailable
     async def unlock_table(self, key: GameKey, token: str) -> None:
         await self._unlock_script(keys=[_table_lock_key(key)], args=[token])
-
-    @_outage_is_unavailable
-    async def first_time(self, key: GameKey, what: str, ttl_s: int) -> bool:
-        """True the first time ``what`` is claimed for the channel's game within ``ttl_s``.
-
-        For notes a player should read once however many workers deliver to them ("your DMs
-        are closed"); ``what`` names the note and the game it belongs to.
-        """
-        return bool(await self._client.set(_once_key(key, what), "1", nx=True, ex=ttl_s))
 
     @_outage_is_unavailable
     async def read_log(self, key: GameKey) -> list[str]:

@@ -174,7 +174,7 @@ async def test_deadlines_on_the_cluster(cluster_store: GameStore) -> None:
     assert await cluster_store.claim_due("slack", 200.0, 5.0, "other platform") == []
 
 
-async def test_user_index_first_time_and_dedupe(cluster_store: GameStore) -> None:
+async def test_user_index_and_dedupe(cluster_store: GameStore) -> None:
     keys = _keys(10)
     for n, key in enumerate(keys):
         for user in (f"alice{n}", f"bob{n}", "carol"):
@@ -185,8 +185,6 @@ async def test_user_index_first_time_and_dedupe(cluster_store: GameStore) -> Non
     assert await cluster_store.games_of("discord", "alice3") == [keys[3]]
 
     for key in keys:
-        assert await cluster_store.first_time(key, "dm-closed:alice", TTL_S)
-        assert not await cluster_store.first_time(key, "dm-closed:alice", TTL_S)
         # A delivery: fresh until its move is saved, then a retry is a duplicate.
         assert (await cluster_store.load(key, dedupe="discord:i-1"))[0]
         written = await cluster_store.save(
@@ -382,7 +380,6 @@ async def test_failover_mid_play_is_an_outage_that_heals(
             lambda: store.read_log(victim_key),
             lambda: store.table_refs(victim_key),
             lambda: store.lock_table(victim_key, "worker", 15_000),
-            lambda: store.first_time(victim_key, "note", TTL_S),
             lambda: store.memory_usage(victim_key),
             lambda: store.index_user("console", "zed", victim_key, True, TTL_S),
             lambda: store.ping(),
@@ -404,7 +401,7 @@ async def test_failover_mid_play_is_an_outage_that_heals(
             for key in keys:
                 try:
                     await store.load(key)
-                    await store.first_time(key, f"probe:{time.monotonic()}", TTL_S)
+                    await store.lock_table(key, f"probe:{time.monotonic()}", 1_000)
                     served.append(key)
                 except StorageUnavailable:
                     pass

@@ -19,10 +19,9 @@ __all__ = ["Delivery", "Form", "Outbox"]
 
 
 class Delivery(BaseModel):
-    """One private message: ``ephemeral`` for the requester (only they see it), ``dm`` for a
-    direct message to ``user`` (a note for someone who did not send the command)."""
+    """One private message for ``user`` (the requester: only they see it)."""
 
-    to: Literal["ephemeral", "dm"]
+    to: Literal["ephemeral"] = "ephemeral"
     user: str | None = None
     message: ui.Message
 
@@ -47,7 +46,7 @@ class Outbox(BaseModel):
     """Which game of the channel this is (the game and its first version): the table layer
     keeps its message refs, and adapters keep facts such as "told once", under it."""
     deliveries: list[Delivery] = Field(default_factory=list)
-    """Private messages: answers to the requester, notes for others."""
+    """Private answers to the requester."""
 
     card: ui.Message | None = None
     """What the game's card in the channel shows now (the lobby, the summary, the standings)."""
@@ -90,9 +89,6 @@ class Outbox(BaseModel):
     def reply(self, user: str, message: ui.Message | str) -> None:
         self.deliveries.append(Delivery(to="ephemeral", user=user, message=_as_message(message)))
 
-    def dm(self, user: str, message: ui.Message | str) -> None:
-        self.deliveries.append(Delivery(to="dm", user=user, message=_as_message(message)))
-
     def say(self, line: str) -> None:
         """A line of the game's story (a lobby change, someone leaving)."""
         if line:
@@ -110,10 +106,6 @@ class Outbox(BaseModel):
         if self.result is not None:
             shown.append(self.result)
         return shown
-
-    @property
-    def public_text(self) -> str:
-        return "\n".join(message.plain_text() for message in self.public)
 
 
 def _as_message(message: ui.Message | str) -> ui.Message:

@@ -39,6 +39,7 @@ from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import ui
 from core.engine import Game, GameState
+from core.games.bigidea.state import BigIdeaState
 from core.registry import all_games
 from storage import GameKey, GameStore
 
@@ -831,10 +832,10 @@ def _weight(game: Game[Any, Any], seen: _Seen) -> float:
 
 def _typed(game: Game[Any, Any], state: GameState, seat: int, rng: random.Random) -> str | None:
     """A move only typing can make: a pitch in The Big Idea, long and hostile."""
-    if game.name != "bigidea" or getattr(state, "phase", None) != "venture":
+    if not isinstance(state, BigIdeaState) or state.phase != "venture":
         return None
-    mine = state.new_product_of(seat)  # type: ignore[attr-defined]
-    if mine is None or mine.pitch is not None or rng.random() < 0.3:
+    mine = state.new_product_of(seat)
+    if mine is None or mine.pitch_done or rng.random() < 0.3:
         return None
     from core.games.bigidea.actions import PITCH_LIMIT
 
