@@ -1,5 +1,6 @@
 """Production code (bot/, core/, storage/) never imports a fake, a simulated player or a bench
-driver; `boardroom bench` reaches bench/ only from inside the command that runs it."""
+driver; `boardroom bench` reaches bench/ only from inside the command that runs it. No module of
+bot/ imports itself through others."""
 
 from __future__ import annotations
 
@@ -38,3 +39,104 @@ def test_production_code_never_imports_the_test_kit_or_a_bench_at_import_time() 
     # The check can fail: the benches themselves import the test kit.
     bench = _imports(ast.parse((ROOT / "bench" / "discord.py").read_text(encoding="utf-8")))
     assert any(module.startswith("testkit") for module, _ in bench)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported_modules(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set[str]:
+    """The modules of ``known`` that the module ``name`` imports anywhere: at module level,
+    inside functions and under ``if TYPE_CHECKING:`` alike (relative imports resolved)."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # `from pkg import mod` imports the module pkg.mod; `from mod import name`, mod.
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for target in targets:
+            # `import a.b.c` runs a.b.c; the innermost known module is what it depends on.
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The shortest cycle through each module that lies on one, each written once as a path
+    back to its start (Tarjan's strongly connected sets, then a breadth-first search in each)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group: set[str] = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    cycles: set[tuple[str, ...]] = set()
+    for group in groups:
+        for start in group:
+            # Breadth-first inside the group from `start` back to it: its shortest cycle,
+            # written from its smallest name so that each cycle is named once.
+            paths = {start: [start]}
+            queue = [start]
+            while queue:
+                node = queue.pop(0)
+                if start in graph[node]:
+                    cycle = paths[node]
+                    first = cycle.index(min(cycle))
+                    cycles.add(tuple(cycle[first:] + cycle[:first]))
+                    break
+                for target in sorted(graph[node] & group):
+                    if target not in paths:
+                        paths[target] = [*paths[node], target]
+                        queue.append(target)
+    return sorted([*cycle, cycle[0]] for cycle in cycles)
+
+
+def test_no_module_of_bot_imports_itself_through_others() -> None:
+    """No import cycle among the modules of bot/, counting imports inside functions and under
+    ``if TYPE_CHECKING:``: a type needed only for checking is a Protocol where it is used."""
+    paths = {_module_name(path): path for path in sorted((ROOT / "bot").rglob("*.py"))}
+    known = set(paths)
+    graph = {
+        name: _imported_modules(
+            ast.parse(path.read_text(encoding="utf-8")), name, path.name == "__init__.py", known
+        )
+        for name, path in paths.items()
+    }
+    cycles = [" -> ".join(cycle) for cycle in _cycles(graph)]
+    assert cycles == [], "import cycles in bot/:\n" + "\n".join(cycles)
+    # The check can fail: a module importing its importer is a cycle.
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]

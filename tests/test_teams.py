@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import AsyncIterator, Iterator
+from typing import ClassVar
 
 import pytest
 
@@ -21,7 +22,7 @@ from bot.commands.record import GameRecord, SeatInfo
 from bot.settings import Settings
 from core import registry, text, ui
 from storage import GameKey, GameStore
-from tests.team_game import GAME, RelayState
+from tests.team_game import GAME, Relay, RelayState
 
 CHANNEL = "team-table"
 KEY = GameKey("console", CHANNEL)
@@ -29,10 +30,9 @@ NAME = GAME.name
 
 
 @pytest.fixture(autouse=True)
-def relay_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    registry.all_games()  # load the built-in games first, so the patch is undone cleanly
-    monkeypatch.setitem(registry._GAMES, NAME, GAME)
-    yield
+def relay_registered() -> Iterator[None]:
+    with registry.registered(GAME):
+        yield
 
 
 @pytest.fixture
@@ -43,10 +43,20 @@ async def store(redis_url: str) -> AsyncIterator[GameStore]:
     await store.close()
 
 
+class Clock:
+    """A clock the tests move by hand (no test here needs it to move)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture
 def authority(store: GameStore) -> Authority:
     seeds = random.Random(3)
-    return Authority(store, Settings(), new_seed=lambda: seeds.getrandbits(63))
+    return Authority(store, Settings(), clock=Clock(), new_seed=lambda: seeds.getrandbits(63))
 
 
 def req(user: str) -> Request:
@@ -431,3 +441,27 @@ async def test_a_private_line_the_panel_repeats_is_said_once(authority: Authorit
     played = await authority.press(req("alice"), codec.encode_button("biggiebills", play))
     (answer,) = private(played, "alice")
     assert answer.text.count("Your team's hand") == 1 and answer.buttons
+
+
+class _NamedBigidea(Relay):
+    name: ClassVar[str] = "bigidea"
+
+
+class _RelayTwo(Relay):
+    name: ClassVar[str] = "relay-two"
+
+
+def test_a_test_game_is_registered_for_a_with_block_only_and_never_over_another() -> None:
+    assert registry.get_game(NAME) is GAME  # registered by the fixture
+    taken = pytest.raises(ValueError, match="'relay' is registered already")
+    with taken, registry.registered(Relay()):
+        pass
+    assert registry.get_game(NAME) is GAME  # the refusal left the registration alone
+    taken = pytest.raises(ValueError, match="'bigidea' is registered already")
+    with taken, registry.registered(_NamedBigidea()):
+        pass
+    assert not isinstance(registry.get_game("bigidea"), Relay)
+    other = _RelayTwo()
+    with registry.registered(other) as added:
+        assert added is other and registry.get_game("relay-two") is other
+    assert registry.get_game("relay-two") is None

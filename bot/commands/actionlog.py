@@ -14,6 +14,7 @@ every 100 entries or 4 KB, and a whole game of four players fits in one.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,7 +22,12 @@ from pydantic import BaseModel
 from core.engine import Game, GameState
 from storage import History
 
-__all__ = ["decode_action", "encode_action", "line", "replay", "replay_history"]
+__all__ = ["action_rng", "decode_action", "encode_action", "line", "replay", "replay_history"]
+
+
+def action_rng(seed: int, version: int) -> random.Random:
+    """The rng for the action applied at ``version``: the game replays from seed and log."""
+    return random.Random(f"{seed}:{version}")
 
 
 def encode_action(actor: int, action: BaseModel) -> list[Any]:
@@ -48,8 +54,6 @@ def replay(
     game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, lines: list[str]
 ) -> GameState | None:
     """Rebuild a game's state from its log alone; None if the log has no ``begin``."""
-    from bot.commands.play import action_rng
-
     entries = [entry for text in lines for entry in json.loads(text)]
     begins = [i for i, entry in enumerate(entries) if entry[1] == "begin"]
     if not begins:
@@ -73,8 +77,6 @@ def replay_history(
     saved then) when the log was long enough to have one, else from ``begin``."""
     if history.snapshot is None:
         return replay(game, seed, options, first_version, history.lines)
-    from bot.commands.play import action_rng
-
     saved = json.loads(history.snapshot)["state_json"]
     state: GameState = game.state_model.model_validate_json(saved)
     for entry in (entry for text in history.lines for entry in json.loads(text)):

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.commands.actionlog import encode_action
+from bot.commands.actionlog import action_rng, encode_action
 from bot.commands.outbox import Outbox
 from core import ui
 from core.engine import Event, Game, GameState, IllegalAction, Seat
@@ -31,11 +31,6 @@ log = logging.getLogger(__name__)
 
 MAX_BOT_STEPS = 10_000
 """A safety bound on bot moves applied after one command (a whole bot-only game fits)."""
-
-
-def action_rng(seed: int, version: int) -> random.Random:
-    """The rng for the action applied at ``version``: the game replays from seed and log."""
-    return random.Random(f"{seed}:{version}")
 
 
 def _bot_rng(seed: int, seat: Seat, version: int) -> random.Random:

@@ -3,15 +3,18 @@
 Every game's seats are lists of members (:class:`~bot.commands.record.SeatInfo`); in most games a
 seat has one member. In a team game (``Game.teams``) a seat is a team: people join it by name,
 the host renames teams and moves or removes players, and any member acts for the team.
-These helpers only edit a record; the authority decides what is allowed when and saves it.
+These helpers read or edit a record only; the lobby and the roster (:mod:`bot.commands.lobby`,
+:mod:`bot.commands.roster`) decide what is allowed when, and the pipeline saves it.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from bot.commands.record import GameRecord, Member, SeatInfo
 from core import text as markup
+from core.engine import Game
 
 __all__ = [
     "MAX_TEAM_NAME",
@@ -20,9 +23,11 @@ __all__ = [
     "clean_team_name",
     "find_player",
     "find_team",
+    "free_name",
     "remove_member",
     "split_to",
     "team_list",
+    "team_names",
 ]
 
 MAX_TEAM_NAME = 24
@@ -119,3 +124,22 @@ def team_list(seats: list[SeatInfo]) -> str:
         who = ", ".join(member.name for member in seat.members) or "bot"
         parts.append(f"{seat.name} ({who})")
     return "; ".join(parts)
+
+
+def team_names(record: GameRecord) -> str:
+    """``the teams are Sharks, Ada`` for refusals that name a team that is not there."""
+    return "the teams are " + ", ".join(seat.name for seat in record.seats)
+
+
+def free_name(game: Game[Any, Any], record: GameRecord, wanted: str) -> str:
+    """A player's own team is named after them, made unique (and short) if need be."""
+    if not game.teams:
+        return wanted
+    # A display name may hold what a team name may not (formatting, mentions): leave it out.
+    shown = "".join(c for c in markup.plain(wanted) if c not in markup.SPECIAL)
+    base = markup.escape(" ".join(shown.split())[: MAX_TEAM_NAME - 3].strip()) or "Team"
+    name, number = base, 1
+    while find_team(record, name) is not None:
+        number += 1
+        name = f"{base} {number}"
+    return name

@@ -13,18 +13,15 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import discord
 from discord import app_commands
 
-from bot.adapters.discord.adapter import PLATFORM
+from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.commands.grammar import subcommands
 from core.engine import Game
 from core.registry import all_games
-
-if TYPE_CHECKING:
-    from bot.adapters.discord.client import BoardroomClient
 
 __all__ = ["Argument", "argument_of", "build_commands", "completer"]
 
@@ -65,8 +62,15 @@ def _cut(text: str) -> str:
     return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1] + "…"
 
 
-def _client(interaction: discord.Interaction[Any]) -> BoardroomClient:
-    return cast("BoardroomClient", interaction.client)
+class _Client(Protocol):
+    """What a command needs of the client (the adapter's BoardroomClient): its adapter."""
+
+    @property
+    def adapter(self) -> DiscordAdapter: ...
+
+
+def _client(interaction: discord.Interaction[Any]) -> _Client:
+    return cast(_Client, interaction.client)
 
 
 _Callback = Callable[..., Awaitable[None]]

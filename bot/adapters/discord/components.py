@@ -8,12 +8,9 @@ after a restart, in whichever shard process receives the click.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import discord
-
-if TYPE_CHECKING:
-    from bot.adapters.discord.client import BoardroomClient
 
 __all__ = ["GameButton", "GameSelect"]
 
@@ -22,8 +19,21 @@ _BUTTON_ID = re.compile(r"(?s)br1\|[acq]\d*\|.*")
 _SELECT_ID = re.compile(r"(?s)br1\|s\d*\|.*")
 
 
-def _client(interaction: discord.Interaction[Any]) -> BoardroomClient:
-    return cast("BoardroomClient", interaction.client)
+class _Presses(Protocol):
+    async def on_component(
+        self, interaction: discord.Interaction[Any], custom_id: str, values: list[str] | None
+    ) -> None: ...
+
+
+class _Client(Protocol):
+    """What a press needs of the client (the adapter's BoardroomClient): where it goes."""
+
+    @property
+    def adapter(self) -> _Presses: ...
+
+
+def _client(interaction: discord.Interaction[Any]) -> _Client:
+    return cast(_Client, interaction.client)
 
 
 class GameButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=_BUTTON_ID):

@@ -52,28 +52,25 @@ async def test_sync_registers_every_subcommand_with_its_option(
     assert "options" not in subs["join"] or not subs["join"]["options"]
 
 
-async def test_team_games_complete_team_names_from_the_channel(
-    authority: Authority, monkeypatch: Any
-) -> None:
+async def test_team_games_complete_team_names_from_the_channel(authority: Authority) -> None:
     from types import SimpleNamespace
 
     from bot.commands.authority import Request
     from core import registry
     from tests.team_game import GAME as RELAY
 
-    registry.all_games()
-    monkeypatch.setitem(registry._GAMES, RELAY.name, RELAY)
     channel = 42
-    for user, text in (("u1", "start"), ("u2", "join Sharks"), ("u3", "join Shrimps")):
-        request = Request(platform="discord", channel=str(channel), user=user, name=user)
-        assert (await authority.command(request, RELAY.name, text)).public
-    # The completer reads the channel's lobby through the client's authority.
-    interaction: Any = SimpleNamespace(
-        client=SimpleNamespace(adapter=SimpleNamespace(authority=authority)), channel_id=channel
-    )
-    complete = completer(RELAY, "join")
-    assert complete is not None
-    assert [c.value for c in await complete(interaction, "sh")] == ["Sharks", "Shrimps"]
-    assert [c.value for c in await complete(interaction, "")] == ["u1", "Sharks", "Shrimps"]
-    interaction.channel_id = 43  # no game there
-    assert await complete(interaction, "") == []
+    with registry.registered(RELAY):
+        for user, text in (("u1", "start"), ("u2", "join Sharks"), ("u3", "join Shrimps")):
+            request = Request(platform="discord", channel=str(channel), user=user, name=user)
+            assert (await authority.command(request, RELAY.name, text)).public
+        # The completer reads the channel's lobby through the client's authority.
+        interaction: Any = SimpleNamespace(
+            client=SimpleNamespace(adapter=SimpleNamespace(authority=authority)), channel_id=channel
+        )
+        complete = completer(RELAY, "join")
+        assert complete is not None
+        assert [c.value for c in await complete(interaction, "sh")] == ["Sharks", "Shrimps"]
+        assert [c.value for c in await complete(interaction, "")] == ["u1", "Sharks", "Shrimps"]
+        interaction.channel_id = 43  # no game there
+        assert await complete(interaction, "") == []

@@ -1,0 +1,285 @@
+"""The lobby and a game's life: ``start``, ``join``, ``addbot``, ``begin`` and ``end``.
+
+The lobby is shown on the game's card (:func:`lobby_message`), edited as people join. Leaving and
+the host's team administration are in :mod:`bot.commands.roster`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.commands import teams
+from bot.commands.grammar import CommandError, parse_options
+from bot.commands.guards import (
+    game_of,
+    require_game,
+    require_host_lobby,
+    require_room,
+    running_state,
+)
+from bot.commands.moves import commit, final, summary_card
+from bot.commands.outbox import Outbox
+from bot.commands.play import load_state, start_state
+from bot.commands.record import GameRecord, Member, SeatInfo
+from bot.commands.step import Change, Env, Refusal, Request, Step
+from core import ui
+from core.engine import Game
+
+__all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "start"]
+
+BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
+
+
+def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """Open a lobby (the requester hosts it) unless the channel holds a game already."""
+    thread, rest = _thread_option(rest)
+    options = parse_options(game, rest)
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        if record is not None and record.status != "finished":
+            running = game_of(record)
+            stage = "open for players" if record.status == "lobby" else "being played"
+            raise Refusal(
+                f"A game of {running.title} is already {stage} in this channel "
+                f"(host: {record.host_name}). The host can end it with `/{running.name} end`."
+            )
+        now = env.clock()
+        first = 0
+        if record is not None:
+            last = (
+                load_state(game_of(record), record.state_json).version if record.state_json else 0
+            )
+            first = max(record.first_version, last + 1)
+        new = GameRecord(
+            game=game.name,
+            host=req.user,
+            host_name=req.name,
+            seats=[SeatInfo.player(req.user, req.name)],
+            options=options.model_dump(mode="json"),
+            seed=env.new_seed(),
+            created_at=now,
+            updated_at=now,
+            first_version=first,
+            thread=thread,
+        )
+        out.card = lobby_message(game, new, f"{req.name} opened a game of {game.title}.")
+        return Change(record=new, joined=[req.user])
+
+    return step
+
+
+def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> ui.Message:
+    """The card of a lobby: who sits, the options, and buttons to join, add a bot and begin."""
+    settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+    settings += "" if record.thread else ", thread=off"
+    count = f"({len(record.seats)}/{game.max_players})"
+    buttons = [
+        [
+            ui.Button(
+                label="Start a team" if game.teams else "Join", style="primary", command="join"
+            ),
+            ui.Button(label="Add a bot", command="addbot"),
+            ui.Button(label="Begin", style="success", command="begin"),
+        ]
+    ]
+    if game.teams:
+        seated = f"Teams {count}: {teams.team_list(record.seats)}."
+        how = (
+            f"`/{game.name} join <team>` joins a team or creates it "
+            f"(`/{game.name} join` alone: a team of your own)"
+        )
+        joinable = [seat.name for seat in record.seats if not seat.is_bot]
+        for first in range(0, min(len(joinable), 10), 5):
+            buttons.append(
+                [
+                    ui.Button(label=f"Join {name}", command=f"join {name}")
+                    for name in joinable[first : first + 5]
+                ]
+            )
+    else:
+        players = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+        seated = f"Players {count}: {players}."
+        how = f"`/{game.name} join` to take a seat"
+    text = (
+        f"{head}\n{seated}\nOptions: {settings}.\n"
+        f"{how}; the host ({record.host_name}) can "
+        f"`/{game.name} addbot` and `/{game.name} begin` with {game.min_players} or more."
+    ).strip()
+    return ui.Message(title=f"{game.title}: lobby", text=text, buttons=buttons)
+
+
+def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """Take a seat; in a team game join (or in the lobby create) the team ``rest`` names."""
+    wanted = teams.clean_team_name(rest) if game.teams and rest.strip() else None
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        record = require_game(record, game)
+        current = record.seat_of(req.user)
+        target = teams.find_team(record, wanted) if wanted else None
+        if current is not None and (wanted is None or target == current):
+            where = f" with {record.seats[current].name}" if game.teams else ""
+            raise Refusal(f"You're already at the table{where}.")
+        me = Member(user=req.user, name=req.name)
+        if target is not None:
+            require_room(game, record, target)
+        if record.status != "lobby":
+            if target is None or current is not None:
+                raise Refusal(_closed_table(game, record, current))
+            return _join_running(record, target, me, out)
+        if current is not None:  # changing teams in the lobby
+            teams.remove_member(record, req.user)
+            if record.seats[current].is_bot:
+                del record.seats[current]
+            target = teams.find_team(record, wanted) if wanted else None
+        if target is None:
+            if len(record.seats) >= game.max_players:
+                raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
+            name = wanted or teams.free_name(game, record, req.name)
+            record.seats.append(SeatInfo(name=name, members=[me]))
+            news = f"{req.name} joined" + (f" as {name}" if game.teams else "")
+        else:
+            teams.add_member(record, target, me)
+            news = f"{req.name} joined {record.seats[target].name}"
+        out.card = lobby_message(game, record, f"{news}.")
+        return Change(record=record, joined=[req.user])
+
+    return step
+
+
+def _closed_table(game: Game[Any, Any], record: GameRecord, current: int | None) -> str:
+    if not game.teams:
+        return (
+            "This game has already begun; you can join the next one "
+            f"(or watch with `/{game.name} status`)."
+        )
+    if current is not None:
+        return (
+            f"You play for {record.seats[current].name}; during a game the host moves "
+            f"players between teams with `/{game.name} move`."
+        )
+    return (
+        "This game has already begun, so no new team can be formed; you can join one of "
+        f"the teams playing: {', '.join(s.name for s in record.seats)} "
+        f"(`/{game.name} join <team>`)."
+    )
+
+
+def _join_running(record: GameRecord, seat: int, member: Member, out: Outbox) -> Change:
+    """A player joins a team that is already playing (taking it over from a bot if none of
+    its people are left) and is shown the team's hand."""
+    team = record.seats[seat]
+    took_over = team.is_bot
+    team.members.append(member)
+    state = running_state(record)
+    tail = ", taking over from the bot" if took_over else ""
+    out.say(f"{member.name} joined {team.name}{tail}.")
+    out.panels[member.user] = game_of(record).render_private(state, seat)
+    return Change(record=record, joined=[member.user], log=[[member.user, "join", seat]])
+
+
+def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The host adds ``rest`` (default 1) bot seats to the lobby."""
+    try:
+        count = int(rest) if rest else 1
+    except ValueError:
+        raise CommandError(
+            f"`addbot` takes a number of bots, e.g. `/{game.name} addbot 2`."
+        ) from None
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        record = require_host_lobby(record, game, req, "add bots")
+        free = game.max_players - len(record.seats)
+        if free <= 0:
+            raise Refusal(f"The table is full: {game.title} seats {game.max_players}.")
+        if count < 1 or count > free:
+            many = "1 bot" if free == 1 else f"1 to {free} bots"
+            raise Refusal(f"You can add {many}; the table seats {game.max_players}.")
+        taken = {seat.name for seat in record.seats}
+        names = [n for n in BOT_NAMES if n not in taken]
+        for index in range(count):
+            name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
+            record.seats.append(SeatInfo(name=name))
+        out.card = lobby_message(game, record, f"{req.name} added {count} bot(s).")
+        return Change(record=record)
+
+    return step
+
+
+def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The host deals the game: the card becomes its summary, the bots make their moves."""
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        record = require_host_lobby(record, game, req, "begin")
+        if len(record.seats) < game.min_players:
+            missing = game.min_players - len(record.seats)
+            raise Refusal(
+                f"{game.title} needs at least {game.min_players} players; "
+                f"{missing} more can `/{game.name} join`, or add bots with "
+                f"`/{game.name} addbot {missing}`."
+            )
+        options = game.options_model.model_validate(record.options)
+        problem = game.lobby_problem(options, [len(s.members) for s in record.seats])
+        if problem is not None:
+            raise Refusal(problem)
+        record.status = "playing"
+        result = start_state(
+            game,
+            [s.name for s in record.seats],
+            [s.is_bot for s in record.seats],
+            record.options,
+            record.seed,
+            record.first_version,
+        )
+        out.say(f"{req.name} began the game. Good luck!")
+        out.begun = True
+        out.thread = record.thread
+        out.card = summary_card(game, record)
+        commit(env, game, record, None, result, req.user, out)
+        seats = [[s.name for s in record.seats], [s.is_bot for s in record.seats]]
+        return Change(record=record, log=[[req.user, "begin", *seats], *result.log])
+
+    return step
+
+
+def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The host ends the lobby or the game (anyone may once it has been idle long enough)."""
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        record = require_game(record, game)
+        idle = env.clock() - record.updated_at
+        limit = env.settings.idle_end_minutes * 60
+        if req.user != record.host and idle < limit:
+            raise Refusal(
+                f"Only the host ({record.host_name}) can end the game, or anyone once it has "
+                f"been idle for {env.settings.idle_end_minutes:g} minutes."
+            )
+        # The log holds the game from `begin` on; a lobby leaves no trace there.
+        log = [[req.user, "end"]] if record.status == "playing" else []
+        was_lobby = record.status == "lobby"
+        record.status = "finished"
+        record.deadline_due = None
+        news = f"{req.name} ended the game of {game.title}."
+        out.say(news)
+        out.ended = True
+        if was_lobby:
+            out.card = ui.Message(title=f"{game.title}: lobby closed", text=news)
+        else:
+            final(game, record, out, news)
+        return Change(record=record, log=log, left=record.humans)
+
+    return step
+
+
+def _thread_option(rest: str) -> tuple[bool, str]:
+    """``thread=off`` (or ``no``) among ``start``'s words, which play in the channel itself;
+    the other words are the game's options."""
+    thread, others = True, []
+    for word in rest.split():
+        key, sep, value = word.partition("=")
+        if key.strip().lower() == "thread":
+            if sep and value.lower() not in ("on", "off", "yes", "no", "true", "false"):
+                raise CommandError("`thread` takes on or off, e.g. `thread=off`.")
+            thread = not sep or value.lower() in ("on", "yes", "true")
+        else:
+            others.append(word)
+    return thread, " ".join(others)

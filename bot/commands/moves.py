@@ -1,0 +1,178 @@
+"""Moves in a game being played: typed moves, presses and timeouts, and what they show.
+
+Each maker turns a move into a :data:`~bot.commands.step.Step`; :func:`commit` stores the new
+state in the record, sets its deadline and fills the Outbox (the lobby's ``begin`` and a seat
+handed to a bot use it too).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.commands import codec
+from bot.commands.guards import game_of, require_playing
+from bot.commands.outbox import Outbox
+from bot.commands.play import Advance, advance, load_state, publish
+from bot.commands.record import GameRecord
+from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
+from core import text as markup
+from core import ui
+from core.engine import SYSTEM, Game, GameState, Timeout
+
+__all__ = [
+    "STALE",
+    "commit",
+    "final",
+    "play",
+    "press_step",
+    "summary_card",
+    "text_action",
+    "timeout_step",
+]
+
+STALE = "That button is from an earlier moment of the game, so I ignored it."
+
+
+def text_action(env: Env, req: Request, game: Game[Any, Any], word: str, rest: str) -> Step:
+    """A typed move: ``/<game> <word> <rest>``."""
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        record, state, seat = require_playing(record, game, req)
+        action = game.parse_text(state, seat, word, rest)
+        if action is None:
+            raise Refusal(f"`/{game.name} {word}` needs more: {game.text_commands[word]}.")
+        return play(env, record, state, seat, action, req.user, out)
+
+    return step
+
+
+def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press) -> Step:
+    """A pressed button or chosen menu of a game; one from an earlier moment is stale."""
+
+    def step(record: GameRecord | None, out: Outbox) -> Change | None:
+        record, state, seat = require_playing(record, game, req)
+        if press.seat is not None and press.seat != seat:
+            owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
+            whose = f"the team {owner}" if game.teams else f"{owner}'s hand"
+            mine = "your team's" if game.teams else "your own"
+            raise Refusal(
+                f"That button belongs to {whose}; only its members can use it. "
+                f"`/{game.name} hand` shows {mine} choices."
+            )
+        version = press.version if press.version is not None else -1
+        if not state.decision_version <= version <= state.version:
+            panel = game.render_private(state, seat)
+            stale = STALE + (" Your current choices:" if panel.buttons or panel.selects else "")
+            out.reply(req.user, panel.model_copy(update={"text": stale, "title": None}))
+            return None
+        action = game.parse_action(press.resolved_action() or {})
+        return play(env, record, state, seat, action, req.user, out)
+
+    return step
+
+
+def timeout_step(env: Env, now: float) -> Step:
+    """The game's deadline has passed (by ``now``): apply its Timeout."""
+
+    def step(record: GameRecord | None, out: Outbox) -> Change | None:
+        if record is None or record.status != "playing" or record.state_json is None:
+            return None
+        if record.deadline_due is None:
+            return None
+        if record.deadline_due > now:
+            raise Reschedule(record.deadline_due)
+        game = game_of(record)
+        state = load_state(game, record.state_json)
+        if state.deadline is None:
+            return None
+        return play(env, record, state, SYSTEM, Timeout(key=state.deadline.key), None, out)
+
+    return step
+
+
+def play(
+    env: Env,
+    record: GameRecord,
+    state: GameState,
+    seat: int,
+    action: Any,
+    requester: str | None,
+    out: Outbox,
+) -> Change:
+    """Apply ``action`` for ``seat`` and the bot moves it sets off."""
+    game = game_of(record)
+    result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
+    note = None
+    if game.teams and requester is not None:
+        # Any member may act for the team; the others hear privately what was done.
+        names = [m.name for m in record.seats[seat].members if m.user == requester]
+        did = game.describe_action(state, action)
+        note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
+    commit(env, game, record, state, result, requester, out, note)
+    return Change(record=record, log=result.log)
+
+
+def commit(
+    env: Env,
+    game: Game[Any, Any],
+    record: GameRecord,
+    before: GameState | None,
+    result: Advance,
+    requester: str | None,
+    out: Outbox,
+    note: tuple[int, str] | None = None,
+) -> None:
+    """Store the new state in the record, set its deadline and fill the Outbox."""
+    after = result.state
+    members = [s.users for s in record.seats]
+    out.version = after.version
+    record.state_json = after.model_dump_json()
+    if after.finished:
+        record.status = "finished"
+        record.deadline_due = None
+    elif after.deadline is None:
+        record.deadline_due = None
+    elif before is None or before.deadline is None or before.deadline.key != after.deadline.key:
+        record.deadline_due = env.clock() + after.deadline.seconds
+    due = record.deadline_due
+    publish(game, before, after, result.moves, members, requester, out, note, due)
+    if after.finished:
+        out.ended = True
+        final(game, record, out, _last_word(result))
+
+
+def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
+    """The card while a game is played: who plays, with what options, where."""
+    names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+    settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+    text = (
+        f"{'Teams' if game.teams else 'Players'}: {names}.\nOptions: {settings}.\n"
+        f"Host: {record.host_name}. `/{game.name} status` shows the board, "
+        f"`/{game.name} hand` your hand."
+    )
+    return ui.Message(title=f"{game.title}: playing", text=text)
+
+
+def final(game: Game[Any, Any], record: GameRecord, out: Outbox, news: str) -> None:
+    """The card shows the final board; the result goes to the channel."""
+    board = out.board
+    if board is None and record.state_json is not None:
+        board = game_of(record).render_board(load_state(game_of(record), record.state_json))
+    text = "\n\n".join(part for part in (news, board.text if board else "") if part)
+    out.card = ui.Message(
+        title=f"{game.title}: final standings",
+        text=markup.pages(text)[0] if text else "",
+        fields=board.fields if board else [],
+    )
+    out.result = ui.Message(text=news or f"The game of {game.title} is over.")
+
+
+def _last_word(result: Advance) -> str:
+    """How the game ended, in its own words: the final move's public text from its "Game
+    over" line on (a move's event may tell several things; the end comes last)."""
+    public = [e.text for e in result.moves[-1] if e.audience.is_public] if result.moves else []
+    lines = "\n".join(public).splitlines()
+    start = max((i for i, text in enumerate(lines) if "game over" in text.lower()), default=None)
+    if start is None:
+        return lines[-1] if lines else ""
+    return "\n".join(lines[start:])

@@ -1,0 +1,223 @@
+"""The transaction pipeline: the one place where a channel's game is saved.
+
+:meth:`Pipeline.transact` runs a :data:`~bot.commands.step.Step`:
+
+1. de-duplicate the platform delivery and load the channel's record (one round trip);
+2. run the step (pure; a Refusal or an IllegalAction becomes a private sentence);
+3. save with compare-and-set on the record's version, logging the applied actions; on a conflict
+   reload and try again, so two workers or two players clicking at once never both win;
+4. arm the game's deadline in the same round trip as the save (so no applied move can lose it),
+   and update the user index when it changed;
+5. return the Outbox the step filled, for the adapter to deliver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from bot.commands import teams
+from bot.commands.actionlog import line
+from bot.commands.grammar import CommandError
+from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
+from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
+from bot.settings import Settings
+from core.engine import Game, IllegalAction
+from storage import (
+    GameKey,
+    GameStore,
+    SaveResult,
+    StorageFull,
+    StorageRefused,
+    StorageUnavailable,
+)
+
+__all__ = ["BUSY", "CONFIRM_S", "MAX_ATTEMPTS", "UNAVAILABLE", "UNCERTAIN", "Pipeline"]
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 8
+UNAVAILABLE = "Storage is unavailable, try again shortly."
+UNCERTAIN = (
+    "Storage stopped answering while I saved that, so I can't tell yet whether it counted. "
+    "`/{game} status` shows the game once storage is back; if your move isn't there, make it "
+    "again."
+)
+CONFIRM_S = 3.0
+"""How long an ambiguous save failure is read back before the player is told it is uncertain."""
+BUSY = "The table was busy with other moves; please try again."
+
+
+def _table(record: GameRecord) -> str:
+    return f"{record.game}:{record.first_version}"
+
+
+class Pipeline:
+    """Loads, steps and saves one channel's game at a time, against ``store``."""
+
+    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float]) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.confirm_s = CONFIRM_S
+        """How long an ambiguous save is read back before the player hears it is uncertain."""
+
+    async def transact(
+        self,
+        req: Request,
+        game: Game[Any, Any] | None,
+        step: Step,
+        lease: str | None = None,
+    ) -> Outbox:
+        """Load, step, save with compare-and-set (retrying on conflict), then the side effects.
+
+        ``lease``: the deadline claim this transaction fires; it is ended by the save, or set to
+        the game's real deadline when there was nothing to fire.
+        """
+        key = GameKey(req.platform, req.channel)
+        dedupe = f"{req.platform}:{req.delivery}" if req.delivery else None
+        for _attempt in range(MAX_ATTEMPTS):
+            out = outbox_for(req, game)
+            try:
+                fresh, loaded = await self.store.load(key, dedupe=dedupe)
+            except StorageUnavailable as outage:
+                return self._unavailable(req, game, str(outage))
+            if not fresh:
+                out.duplicate = True
+                return out
+            record = GameRecord.model_validate_json(loaded.data) if loaded else None
+            if record is not None:
+                out.game = out.game or record.game
+                out.table = _table(record)
+            # Steps edit the record they are given: note what _after_save compares first.
+            was_finished = record is not None and record.status == "finished"
+            try:
+                change = step(record, out)
+            except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
+                refused = outbox_for(req, game)
+                refused.reply(req.user, str(refusal))
+                return await self._answered(key, dedupe, refused)
+            except Reschedule as again:
+                await self._release(key, lease, again.due)
+                return out
+            if change is None:
+                live = record is not None and record.status == "playing"
+                await self._release(key, lease, record.deadline_due if live and record else None)
+                return await self._answered(key, dedupe, out)
+            out.table = _table(change.record)
+            if change.record.status == "finished" and not was_finished:
+                # A game that ends, however it ends, leaves its players' "games I sit in" lists.
+                change.left = sorted(set(change.left) | set(change.record.humans))
+            change.record.updated_at = self.clock()
+            data = change.record.model_dump_json()
+            version = (loaded.version if loaded else 0) + 1
+            due = change.record.deadline_due if change.record.status == "playing" else None
+            try:
+                result = await self.store.save(
+                    key,
+                    data,
+                    expected=loaded.version if loaded else None,
+                    version=version,
+                    log=line(change.log) if change.log else None,
+                    ttl_s=self._ttl(change.record),
+                    due=due,
+                    lease=lease,
+                    dedupe=dedupe,
+                    dedupe_ttl_s=self.settings.dedupe_ttl_seconds,
+                )
+            except (StorageFull, StorageRefused) as refused_by_redis:
+                # Redis refused the script outright: nothing of it was written.
+                return self._unavailable(req, game, str(refused_by_redis))
+            except StorageUnavailable:
+                # The save may have run before Redis stopped answering: find out, and say so.
+                applied = await self._confirm(key, version, data)
+                if applied is None:
+                    return self._unavailable(req, game, UNCERTAIN.format(game=out.game or "game"))
+                if not applied:
+                    return self._unavailable(req, game, UNAVAILABLE)
+                result = SaveResult.WRITTEN
+            if result is not SaveResult.WRITTEN:
+                mine = await self._confirm(key, version, data)
+                if mine is None:
+                    sentence = UNCERTAIN if result is SaveResult.DUPLICATE else UNAVAILABLE
+                    return self._unavailable(req, game, sentence.format(game=out.game or "game"))
+                if not mine:
+                    if result is SaveResult.DUPLICATE:  # another worker applied this delivery
+                        return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
+                    continue
+            if lease is not None and due is None:
+                # The fired game has no deadline now: end the lease and drop its entry (with a
+                # deadline, the save itself set the next time).
+                with contextlib.suppress(StorageUnavailable):
+                    await self.store.release(key, lease, None)
+            await self._after_save(key, change)
+            return out
+        out = outbox_for(req, game)
+        out.reply(req.user, BUSY)
+        return out
+
+    def _unavailable(self, req: Request, game: Game[Any, Any] | None, sentence: str) -> Outbox:
+        out = outbox_for(req, game)
+        out.unavailable = True
+        if req.user:
+            out.reply(req.user, sentence)
+        return out
+
+    async def _answered(self, key: GameKey, dedupe: str | None, out: Outbox) -> Outbox:
+        """``out`` answers its delivery without a save: record that, so a retry is silent."""
+        if dedupe is None:
+            return out
+        try:
+            first = await self.store.mark_handled(key, dedupe, self.settings.dedupe_ttl_seconds)
+        except StorageUnavailable:
+            return out  # answering twice on a retry beats not answering
+        if not first:
+            return Outbox(platform=out.platform, channel=out.channel, duplicate=True)
+        return out
+
+    async def _release(self, key: GameKey, lease: str | None, due: float | None) -> None:
+        if lease is not None:
+            await self.store.release(key, lease, due)
+
+    async def _already_saved(self, key: GameKey, version: int, data: str) -> bool:
+        """After a lost reply, redis-py retries the save, which then sees its own write as a
+        conflict; recognise that case instead of applying the action a second time."""
+        _, stored = await self.store.load(key)
+        return stored is not None and stored.version == version and stored.data == data
+
+    async def _confirm(self, key: GameKey, version: int, data: str) -> bool | None:
+        """Whether our save of ``version`` is stored, read back once Redis answers again;
+        None when it does not answer within ``confirm_s`` (the player is waiting)."""
+        try:
+            async with asyncio.timeout(self.confirm_s):
+                while True:
+                    try:
+                        return await self._already_saved(key, version, data)
+                    except StorageUnavailable:
+                        await asyncio.sleep(0.1)
+        except TimeoutError:
+            return None
+
+    def _ttl(self, record: GameRecord) -> int:
+        hours = (
+            self.settings.finished_ttl_hours
+            if record.status == "finished"
+            else self.settings.game_ttl_hours
+        )
+        return max(1, int(hours * 3600))
+
+    async def _after_save(self, key: GameKey, change: Change) -> None:
+        # The deadline was armed with the save itself; what is left are the user indexes.
+        ttl = int(self.settings.game_ttl_hours * 3600)
+        try:
+            for user in change.joined:
+                await self.store.index_user(key.platform, user, key, True, ttl)
+            for user in change.left:
+                await self.store.index_user(key.platform, user, key, False, ttl)
+        except StorageUnavailable:
+            # The move stands; `hands` drops games that are over from a stale list.
+            log.warning("could not update the player index of %s", key)

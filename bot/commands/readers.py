@@ -1,0 +1,78 @@
+"""Commands that change nothing: ``help``, ``rules``, ``status`` and ``hand``.
+
+They run through the pipeline all the same, so a platform's retry is answered once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.commands.grammar import usage
+from bot.commands.guards import game_of, require_game, require_seat
+from bot.commands.lobby import lobby_message
+from bot.commands.outbox import Outbox
+from bot.commands.play import load_state
+from bot.commands.record import GameRecord
+from bot.commands.step import Env, Refusal, Request, Step
+from core import text as markup
+from core.engine import Game
+
+__all__ = ["hand", "help_page", "rules", "status"]
+
+
+def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """Every command of ``game``, with its typed moves."""
+
+    def step(record: GameRecord | None, out: Outbox) -> None:
+        out.reply(req.user, usage(game, game.text_commands))
+
+    return step
+
+
+def rules(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The rules page, or its topic ``rest``; a long page comes in numbered parts."""
+
+    def step(record: GameRecord | None, out: Outbox) -> None:
+        found = markup.pages(game.rules(rest or None))
+        for number, page in enumerate(found, 1):
+            # A long page comes in parts, each numbered, the topics said at the end.
+            head = f"({number}/{len(found)}) " if len(found) > 1 else ""
+            out.reply(req.user, head + page)
+        if len(found) > 1 and game.rule_topics():
+            topics = ", ".join(game.rule_topics())
+            out.reply(req.user, f"Topics: {topics} (`/{game.name} rules <topic>`).")
+
+    return step
+
+
+def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The lobby or the board, privately; a finished game's last board says it is over."""
+
+    def step(record: GameRecord | None, out: Outbox) -> None:
+        record = require_game(record, game, allow_finished=True)
+        if record.state_json is None:
+            out.reply(req.user, lobby_message(game, record))
+            return
+        running = game_of(record)
+        board = running.render_board(load_state(running, record.state_json))
+        if record.status == "finished":
+            # Over (by play, or ended by the host): say so above the last board.
+            ended = f"This game of {running.title} is over; `/{game.name} start` opens a new one."
+            board = board.model_copy(update={"text": f"{ended}\n\n{board.text}".strip()})
+        out.reply(req.user, board)
+
+    return step
+
+
+def hand(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The requester's private panel."""
+
+    def step(record: GameRecord | None, out: Outbox) -> None:
+        record = require_game(record, game)
+        seat = require_seat(record, req)
+        if record.state_json is None:
+            raise Refusal("The cards are dealt when the host begins the game.")
+        running = game_of(record)
+        out.reply(req.user, running.render_private(load_state(running, record.state_json), seat))
+
+    return step
