@@ -988,10 +988,10 @@ class FaultBench:
             before = state
             for item in line:
                 if item[1] == "begin" and isinstance(item[0], str):
-                    _who, _kind, names, bots = item
+                    _who, _kind, names, _bots = item
                     options = game.options_model.model_validate(record.options)
                     rng = action_rng(record.seed, record.first_version)
-                    state = game.new_game(names, bots, options, rng)
+                    state = game.new_game(names, options, rng)
                     state.version = state.decision_version = record.first_version
                 elif isinstance(item[0], int) and state is not None:
                     actor, action = decode_action(game, item)

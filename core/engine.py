@@ -17,18 +17,22 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar, Generic, Literal, Self, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from typing_extensions import TypeVar
 
 from core import ui
 
 __all__ = [
     "MAX_SECONDS",
     "SYSTEM",
+    "ActionSet",
     "Audience",
     "Deadline",
+    "Ending",
     "Event",
     "Game",
     "GameOptions",
@@ -40,6 +44,9 @@ __all__ = [
     "Standing",
     "Timeout",
     "Transition",
+    "Variant",
+    "declare",
+    "rank",
 ]
 
 Seat = int
@@ -92,6 +99,9 @@ class Event(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
     own: bool = False
     """A player's own words (a pitch): shown as a post of its own, not a line of the log."""
+    reveals: bool = False
+    """The rules disclose here what was secret until now (sealed choices turned over, bids
+    opened): the conformance kit's non-interference check stops at such an event."""
 
 
 class Deadline(BaseModel):
@@ -99,6 +109,17 @@ class Deadline(BaseModel):
 
     key: str
     seconds: float
+
+
+def declare(state: GameState, decision: str, seconds: float) -> None:
+    """Declare the deadline of the decision that has just opened (``seconds`` 0: none).
+
+    Every game keys its deadlines the same way, ``<decision>@v<version>``: the version of the
+    action that opened it makes the key unique, so a timer left over from an earlier decision
+    can never end a later one.
+    """
+    key = f"{decision}@v{state.version}"
+    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
 
 
 class Timeout(BaseModel):
@@ -118,16 +139,57 @@ class Standing(BaseModel):
     """1 for the winner; tied seats share a rank."""
 
 
+def rank(
+    names: Sequence[str],
+    seats: Iterable[Seat],
+    key: Callable[[Seat], Any],
+    score: Callable[[Seat], float],
+) -> list[Standing]:
+    """Final standings, best first: a higher ``key`` ranks higher, seats with equal keys share a
+    rank (1, 1, 3...) and are listed in seat order."""
+    order = sorted(seats, key=lambda s: (key(s), -s), reverse=True)
+    return [
+        Standing(
+            seat=s,
+            name=names[s],
+            score=score(s),
+            rank=1 + sum(1 for o in order if key(o) > key(s)),
+        )
+        for s in order
+    ]
+
+
+class Ending(StrEnum):
+    """How a game ended; simulations tally these and the rules pages name them."""
+
+    TARGET = "reached the target"
+    TARGET_TOGETHER = "reached the target together"
+    LAST_STANDING = "last one standing"
+    EVERYONE_BANKRUPT = "everyone bankrupt"
+    TIME_LIMIT = "time limit"
+    ROUND_LIMIT = "round limit"
+    ALL_ROUNDS = "every round played"
+
+
+_EARLIER_ENDINGS = {
+    "last team standing": Ending.LAST_STANDING,
+    "every player dealt twice": Ending.ALL_ROUNDS,
+}
+"""Words games stored before :class:`Ending` existed, so that ended games still load."""
+
+
+def _ending(value: object) -> object:
+    return _EARLIER_ENDINGS.get(value, value) if isinstance(value, str) else value
+
+
 class Outcome(BaseModel):
     """How a finished game ended."""
 
     standings: list[Standing]
     summary: str
+    ended: Annotated[Ending, BeforeValidator(_ending)]
     rounds: int = 0
     """How many of the game's natural rounds were played (dealer rounds, business cycles...)."""
-    ended: str = ""
-    """How the game ended, in a few words that simulations tally ("reached the target",
-    "time limit", "last one standing")."""
 
     @property
     def winners(self) -> list[Seat]:
@@ -152,8 +214,6 @@ class GameState(BaseModel):
     """Rises by one per applied action."""
     names: list[str]
     """Display name of each seat."""
-    bots: list[bool]
-    """Whether each seat is played by a bot."""
     deadline: Deadline | None = None
     outcome: Outcome | None = None
     decision_version: int = 0
@@ -163,6 +223,11 @@ class GameState(BaseModel):
     @property
     def finished(self) -> bool:
         return self.outcome is not None
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        # The engine copies the state before every action. A state is plain data, so a
+        # validated round trip is a faithful copy, and several times quicker than deepcopy.
+        return self.model_validate(self.model_dump())
 
     @property
     def seats(self) -> range:
@@ -180,9 +245,48 @@ class Transition(BaseModel):
 
 S = TypeVar("S", bound=GameState)
 OptionsT = TypeVar("OptionsT", bound=GameOptions)
+A = TypeVar("A", default=Any)
 
 
-class Game(ABC, Generic[S, OptionsT]):
+class ActionSet(Generic[A]):
+    """A game's actions, declared once as a union of models, each with a ``type`` literal as
+    its first field (``Timeout`` among them): the validator and the member list come from it.
+    """
+
+    def __init__(self, union: Any) -> None:
+        self.models: tuple[type[BaseModel], ...] = get_args(union) or (union,)
+        self._by_type = {model.model_fields["type"].default: model for model in self.models}
+        if len(self._by_type) != len(self.models):
+            raise ValueError("two actions share a type")
+        discriminated = Annotated[union, Field(discriminator="type")]
+        self.adapter: TypeAdapter[A] = TypeAdapter(discriminated if len(self.models) > 1 else union)
+
+    def model(self, kind: object) -> type[BaseModel] | None:
+        """The member whose ``type`` literal is ``kind``, if any."""
+        return self._by_type.get(kind)
+
+    def parse(self, data: object) -> A:
+        """Validate an action dict; an unknown or malformed action is an IllegalAction."""
+        try:
+            return self.adapter.validate_python(data)
+        except ValueError as exc:
+            raise IllegalAction("That is not an action this game knows.") from exc
+
+
+class Variant(BaseModel):
+    """A copy of a state that differs only in what ``owner`` alone may know (``None``: what
+    nobody may know, such as the order of a face-down deck). See :meth:`Game.secret_variants`.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    owner: Seat | None
+    state: Any
+    what: str
+    """What was changed, for the failure message of the conformance kit."""
+
+
+class Game(ABC, Generic[S, OptionsT, A]):
     """A registered game. Subclasses are stateless; everything lives in the state model."""
 
     name: ClassVar[str]
@@ -192,10 +296,8 @@ class Game(ABC, Generic[S, OptionsT]):
     max_players: ClassVar[int]
     state_model: ClassVar[type[GameState]]
     options_model: ClassVar[type[GameOptions]]
-    action_adapter: ClassVar[TypeAdapter[Any]]
-    """Validates an action dict into the game's discriminated union (Timeout included)."""
-    action_models: ClassVar[tuple[type[BaseModel], ...]]
-    """The members of that union, each with a ``type`` literal as its first field."""
+    actions: ClassVar[ActionSet[Any]]
+    """The game's action union (Timeout included), declared once."""
     text_commands: ClassVar[dict[str, str]] = {}
     """Game-specific text subcommands handled by :meth:`parse_text`, with their help line."""
     forms: ClassVar[dict[str, ui.Ask]] = {}
@@ -212,12 +314,13 @@ class Game(ABC, Generic[S, OptionsT]):
     # --- rules -----------------------------------------------------------------------------
 
     @abstractmethod
-    def new_game(
-        self, names: Sequence[str], bots: Sequence[bool], options: OptionsT, rng: Rng
-    ) -> S:
-        """Set up a fresh game; the returned state may already declare a deadline."""
+    def new_game(self, names: Sequence[str], options: OptionsT, rng: Rng) -> S:
+        """Set up a fresh game; the returned state may already declare a deadline.
 
-    def apply(self, state: S, actor: Seat, action: Any, rng: Rng) -> Transition:
+        Which seats bots play is the authority's to know (it may change as people leave);
+        the rules treat every seat alike."""
+
+    def apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> Transition:
         """Apply ``action`` by ``actor`` to a copy of ``state``.
 
         Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
@@ -249,11 +352,11 @@ class Game(ABC, Generic[S, OptionsT]):
         return None
 
     @abstractmethod
-    def _apply(self, state: S, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    def _apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
         """Validate and apply in place on a private copy; raise IllegalAction to refuse."""
 
     @abstractmethod
-    def legal_actions(self, state: S, actor: Seat) -> list[Any]:
+    def legal_actions(self, state: S, actor: Seat) -> list[A]:
         """Every action ``actor`` may take now (never ``Timeout``); agrees with ``apply``."""
 
     @abstractmethod
@@ -267,7 +370,7 @@ class Game(ABC, Generic[S, OptionsT]):
     # --- bots ------------------------------------------------------------------------------
 
     @abstractmethod
-    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    def bot_action(self, view: dict[str, Any], legal: list[A], rng: Rng) -> A:
         """Choose one of ``legal`` using only the seat's own ``view``."""
 
     # --- presentation ----------------------------------------------------------------------
@@ -298,29 +401,49 @@ class Game(ABC, Generic[S, OptionsT]):
         """The topics :meth:`rules` knows, for menus and autocomplete."""
         return []
 
-    def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> Any | None:
+    def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> A | None:
         """Turn a game-specific text command (e.g. ``pitch <text>``) into an action, or None."""
         return None
 
-    def describe_action(self, state: S, action: Any) -> str:
+    def describe_action(self, state: S, action: A) -> str:
         """A short label for an action, used in buttons and the log."""
         return str(action)
 
     # --- helpers shared by every game ------------------------------------------------------
 
     def action_model(self, kind: object) -> type[BaseModel] | None:
-        """The member of :attr:`action_models` whose ``type`` literal is ``kind``, if any."""
-        for model in self.action_models:
-            if model.model_fields["type"].default == kind:
-                return model
+        """The member of the action union whose ``type`` literal is ``kind``, if any."""
+        return self.actions.model(kind)
+
+    def parse_action(self, data: object) -> A | Timeout:
+        """Validate an action dict; an unknown or malformed action is an IllegalAction."""
+        parsed: A | Timeout = self.actions.parse(data)
+        return parsed
+
+    # --- what the conformance kit checks, by what the game declares -------------------------
+
+    def secret_variants(self, state: S, rng: Rng) -> list[Variant]:
+        """Copies of ``state`` that change only hidden information: other seats' hands, the
+        order of face-down decks, pending secret choices, sealed bids. Nothing public (the
+        public view, board, prompt, public events, who the game waits for and until when) and
+        nothing in the private output of a seat other than the variant's owner may depend on
+        the difference. A game without secrets declares none."""
+        return []
+
+    def ledger(self, state: S) -> list[int] | None:
+        """Each seat's money, when every payment is listed by :meth:`payments`: the books must
+        balance after every action."""
         return None
 
-    def parse_action(self, data: dict[str, Any]) -> Any:
-        """Validate an action dict; an unknown or malformed action is an IllegalAction."""
-        try:
-            return self.action_adapter.validate_python(data)
-        except ValueError as exc:
-            raise IllegalAction("That is not an action this game knows.") from exc
+    def payments(self, event: Event) -> list[tuple[Seat, Seat, int]]:
+        """The payments ``event`` lists as ``(payer, payee, amount)``, ``-1`` the bank; by
+        default its ``data["moves"]``."""
+        return [(int(m[0]), int(m[1]), int(m[2])) for m in event.data.get("moves", [])]
+
+    def inventory(self, state: S) -> dict[str, int] | None:
+        """A count of everything that is only ever moved, never made or destroyed (every card
+        in exactly one place): it must be the same after every action."""
+        return None
 
     @staticmethod
     def check_timeout(state: GameState, action: Timeout, actor: Seat) -> None:

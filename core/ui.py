@@ -10,10 +10,10 @@ union validates) tagged with the state ``version`` it was built for, or a lobby 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Literal, Self, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 __all__ = [
     "MAX_BUTTONS",
@@ -21,6 +21,7 @@ __all__ = [
     "MAX_FORM_TITLE",
     "MAX_LABEL",
     "MAX_OPTIONS",
+    "MAX_ROWS",
     "ROW",
     "Ask",
     "Button",
@@ -28,7 +29,9 @@ __all__ = [
     "Message",
     "Select",
     "SelectOption",
+    "controls",
     "fit",
+    "menus",
     "rows",
 ]
 
@@ -72,6 +75,14 @@ class Button(BaseModel):
     ask: bool = False
     """The ``command`` is typed: pressing opens the game's form for it (``Game.forms``)."""
 
+    @model_validator(mode="after")
+    def _one_meaning(self) -> Self:
+        if (self.action is None) == (self.command is None):
+            raise ValueError("a button has exactly one of an action or a command")
+        if self.ask and self.command is None:
+            raise ValueError("only a command button can open a form")
+        return self
+
 
 class SelectOption(BaseModel):
     label: str
@@ -88,8 +99,20 @@ class Select(BaseModel):
     field: str
     version: int
     seat: int | None = None
-    min_values: int = 1
-    max_values: int = 1
+    min_values: int = Field(default=1, ge=0)
+    max_values: int = Field(default=1, ge=1)
+
+    @model_validator(mode="after")
+    def _choosable(self) -> Self:
+        if not self.options:
+            raise ValueError("a menu needs at least one option")
+        if self.min_values > self.max_values:
+            raise ValueError("a menu cannot ask for more values than it allows")
+        if self.max_values > len(self.options):
+            raise ValueError("a menu cannot allow more values than it has options")
+        if len({o.value for o in self.options}) != len(self.options):
+            raise ValueError("a menu's option values must differ")
+        return self
 
 
 class Field_(BaseModel):
@@ -130,7 +153,9 @@ class Message(BaseModel):
 
 ROW = 5
 """Buttons per row (Discord's limit)."""
-MAX_BUTTONS = 25
+MAX_ROWS = 5
+"""Rows per message, a menu taking a row of its own (Discord's limit)."""
+MAX_BUTTONS = ROW * MAX_ROWS
 """Buttons per message (Discord: 5 rows of 5)."""
 MAX_OPTIONS = 25
 """Options per menu (Discord's limit)."""
@@ -146,3 +171,63 @@ def fit(label: str) -> str:
 def rows(buttons: Sequence[Button]) -> list[list[Button]]:
     """``buttons`` laid out :data:`ROW` to a row."""
     return [list(buttons[i : i + ROW]) for i in range(0, len(buttons), ROW)]
+
+
+T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
+
+
+def controls(
+    actions: Sequence[T],
+    button: Callable[[T], Button],
+    group: Callable[[T], K | None],
+    menus: Callable[[K, list[T]], list[Select]],
+    other_menus: int = 0,
+) -> tuple[list[Button], list[Select]]:
+    """Buttons for ``actions`` while they fit the platforms, else menus.
+
+    Every game makes the same choice: one button per action when the buttons fit in the rows
+    left beside ``other_menus`` menus; otherwise the actions whose ``group`` is None stay
+    buttons and each group becomes the menus ``menus(group, actions)`` builds (a group of one
+    stays a button).
+    """
+    room = ROW * (MAX_ROWS - other_menus)
+    if len(actions) <= room:
+        return [button(a) for a in actions], []
+    grouped: dict[K, list[T]] = {}
+    buttons: list[Button] = []
+    for action in actions:
+        key = group(action)
+        if key is None:
+            buttons.append(button(action))
+        else:
+            grouped.setdefault(key, []).append(action)
+    selects: list[Select] = []
+    for key, members in grouped.items():
+        if len(members) == 1:
+            buttons.append(button(members[0]))
+        else:
+            selects.extend(menus(key, members))
+    return buttons, selects
+
+
+def menus(
+    placeholder: str,
+    options: Sequence[SelectOption],
+    action: dict[str, Any],
+    field: str,
+    version: int,
+    seat: int | None = None,
+) -> list[Select]:
+    """One choice as menus of at most :data:`MAX_OPTIONS` options each (none if no options)."""
+    return [
+        Select(
+            placeholder=placeholder,
+            options=list(options[start : start + MAX_OPTIONS]),
+            action=action,
+            field=field,
+            version=version,
+            seat=seat,
+        )
+        for start in range(0, len(options), MAX_OPTIONS)
+    ]

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from core import ui
 from core.engine import (
+    ActionSet,
     Audience,
+    Ending,
     Event,
     Game,
     GameOptions,
@@ -23,8 +25,9 @@ from core.engine import (
     Outcome,
     Rng,
     Seat,
-    Standing,
     Timeout,
+    Variant,
+    rank,
 )
 
 TARGET = 10
@@ -46,7 +49,10 @@ class RelayState(GameState):
     secrets: list[int]
 
 
-class Relay(Game[RelayState, RelayOptions]):
+Action = Add | Timeout
+
+
+class Relay(Game[RelayState, RelayOptions, Action]):
     name: ClassVar[str] = "relay"
     title: ClassVar[str] = "Relay"
     min_players: ClassVar[int] = 2
@@ -54,14 +60,11 @@ class Relay(Game[RelayState, RelayOptions]):
     teams: ClassVar[bool] = True
     state_model: ClassVar[type[GameState]] = RelayState
     options_model: ClassVar[type[GameOptions]] = RelayOptions
-    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(Add | Timeout)
-    action_models: ClassVar[tuple[type[BaseModel], ...]] = (Add, Timeout)
+    actions: ClassVar[ActionSet[Any]] = ActionSet(Action)
 
-    def new_game(
-        self, names: Sequence[str], bots: Sequence[bool], options: RelayOptions, rng: Rng
-    ) -> RelayState:
+    def new_game(self, names: Sequence[str], options: RelayOptions, rng: Rng) -> RelayState:
         secrets = [rng.randrange(1000, 10000) for _ in names]
-        return RelayState(names=list(names), bots=list(bots), secrets=secrets)
+        return RelayState(names=list(names), secrets=secrets)
 
     def lobby_problem(self, options: RelayOptions, seat_sizes: list[int]) -> str | None:
         small = [size for size in seat_sizes if 0 < size < options.min_team_size]
@@ -85,16 +88,23 @@ class Relay(Game[RelayState, RelayOptions]):
             ),
         ]
         if state.total >= TARGET:
-            standings = [
-                Standing(seat=s, name=state.names[s], score=1 if s == actor else 0, rank=1)
-                if s == actor
-                else Standing(seat=s, name=state.names[s], score=0, rank=2)
-                for s in state.seats
-            ]
-            state.outcome = Outcome(standings=standings, summary=f"{state.names[actor]} wins.")
+            won = lambda s: 1 if s == actor else 0  # noqa: E731
+            state.outcome = Outcome(
+                standings=rank(state.names, state.seats, won, won),
+                summary=f"{state.names[actor]} wins.",
+                ended=Ending.TARGET,
+            )
         else:
             state.turn = (state.turn + 1) % len(state.names)
         return events
+
+    def secret_variants(self, state: RelayState, rng: Rng) -> list[Variant]:
+        variants = []
+        for seat in state.seats:
+            other = state.model_copy(deep=True)
+            other.secrets[seat] += rng.randrange(1, 100)
+            variants.append(Variant(owner=seat, state=other, what=f"seat {seat}'s secret"))
+        return variants
 
     def legal_actions(self, state: RelayState, actor: Seat) -> list[Any]:
         if state.finished or actor != state.turn:

@@ -20,7 +20,12 @@ def test_button_round_trip_with_and_without_channel() -> None:
 
 def test_select_fills_its_field() -> None:
     select = ui.Select(
-        placeholder="Pick", options=[], action={"type": "pick"}, field="cards", version=3, seat=0
+        placeholder="Pick",
+        options=[ui.SelectOption(label=c, value=c) for c in ("cat", "frozen")],
+        action={"type": "pick"},
+        field="cards",
+        version=3,
+        seat=0,
     )
     press = codec.decode(codec.encode_select("bigidea", select, "C1"), ["cat", "frozen"])
     assert press is not None and press.channel == "C1"
@@ -85,7 +90,13 @@ def test_a_compact_tail_of_an_unknown_action_is_garbage() -> None:
 
 def test_one_message_never_holds_two_equal_ids() -> None:
     # Busine$$ GO's Travel Agency shows 26 countries as two menus of one choice.
-    menu = ui.Select(placeholder="Go to", options=[], action={"type": "x"}, field="to", version=4)
+    menu = ui.Select(
+        placeholder="Go to",
+        options=[ui.SelectOption(label="Japan", value="japan")],
+        action={"type": "x"},
+        field="to",
+        version=4,
+    )
     ids = codec.MessageIds("bigidea", "123456789012345678")
     made = [ids.select(menu), ids.select(menu), ids.select(menu)]
     assert len(set(made)) == 3

@@ -58,9 +58,9 @@ def replay(
     begins = [i for i, entry in enumerate(entries) if entry[1] == "begin"]
     if not begins:
         return None
-    _who, _kind, names, bots = entries[begins[-1]]
+    _who, _kind, names, _bots = entries[begins[-1]]
     opts = game.options_model.model_validate(options)
-    state: GameState = game.new_game(names, bots, opts, action_rng(seed, first_version))
+    state: GameState = game.new_game(names, opts, action_rng(seed, first_version))
     state.version = state.decision_version = first_version
     for entry in entries[begins[-1] + 1 :]:
         if not isinstance(entry[0], int):

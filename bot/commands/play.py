@@ -62,7 +62,7 @@ def start_state(
 ) -> Advance:
     """Deal a new game and let the bot seats make their opening moves."""
     opts = game.options_model.model_validate(options)
-    state = game.new_game(names, bots, opts, action_rng(seed, first_version))
+    state = game.new_game(names, opts, action_rng(seed, first_version))
     state.version = first_version
     state.decision_version = first_version
     result = Advance(state=state, moves=[game.opening_events(state)])

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-import pytest
-
-from core.engine import SYSTEM, Event, IllegalAction, Seat, Timeout, Transition
+from core.engine import Event, Seat
 from core.games.biggiebills import GAME
 from core.games.biggiebills.cards import (
     all_challenges,
@@ -22,65 +19,37 @@ from core.games.biggiebills.cards import (
     is_growth,
 )
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
+from testkit.rules import Referee, RiggedRandom
+from testkit.rules import kinds as kinds
+from testkit.rules import of_kind as of_kind
+from testkit.rules import public_text as public_text
 
 NAMES = ["Red", "Blue", "Green", "Gold", "Ink", "Jade", "Kiwi", "Lime"]
 
 
-class RiggedRandom(random.Random):
-    """Decks keep their catalogue order (shuffles of cards do nothing); each shuffle of the
-    team order takes the next of ``orders`` (default: seat order)."""
-
-    def __init__(self, orders: Iterable[Sequence[int]] = ()) -> None:
-        super().__init__(0)
-        self.orders = [list(o) for o in orders]
-
-    def shuffle(self, x: MutableSequence[Any]) -> None:
-        if x and all(isinstance(v, int) for v in x) and self.orders:
-            wanted = self.orders.pop(0)
-            assert sorted(wanted) == sorted(x), (wanted, x)
-            x[:] = wanted
+REFEREE: Referee[BiggieBillsState] = Referee(GAME)
+act = REFEREE.act
+refused = REFEREE.refused
+timeout = REFEREE.timeout
 
 
 def new_game(
     teams: int = 4, orders: Iterable[Sequence[int]] = (), **options: Any
 ) -> BiggieBillsState:
-    return GAME.new_game(
-        NAMES[:teams], [False] * teams, BiggieBillsOptions(**options), RiggedRandom(orders)
-    )
+    return GAME.new_game(NAMES[:teams], BiggieBillsOptions(**options), RiggedRandom(orders=orders))
 
 
-def act(
-    state: BiggieBillsState, actor: Seat, action: Any, rng: random.Random | None = None
+def challenge_stands(
+    state: BiggieBillsState, seat: Seat, action: Any
 ) -> tuple[BiggieBillsState, list[Event]]:
-    transition: Transition = GAME.apply(state, actor, action, rng or RiggedRandom())
-    assert transition.state.version == state.version + 1
-    return transition.state, transition.events
-
-
-def refused(state: BiggieBillsState, actor: Seat, action: Any, match: str | None = None) -> str:
-    """Assert ``action`` is an IllegalAction that leaves ``state`` exactly as it was."""
-    before = state.model_dump()
-    with pytest.raises(IllegalAction, match=match) as info:
-        GAME.apply(state, actor, action, RiggedRandom())
-    assert state.model_dump() == before
-    return str(info.value)
-
-
-def timeout(state: BiggieBillsState) -> tuple[BiggieBillsState, list[Event]]:
-    assert state.deadline is not None
-    return act(state, SYSTEM, Timeout(key=state.deadline.key))
-
-
-def kinds(events: Sequence[Event]) -> list[str]:
-    return [e.kind for e in events]
-
-
-def of_kind(events: Sequence[Event], kind: str) -> list[Event]:
-    return [e for e in events if e.kind == kind]
-
-
-def public_text(events: Sequence[Event]) -> str:
-    return "\n".join(e.text for e in events if e.audience.is_public)
+    """``seat`` challenges; the window opens (it opens for every challenge) and the challenged
+    team accepts. The events of both steps."""
+    state, events = act(state, seat, action)
+    assert state.phase == "block" and state.pending is not None
+    active = state.find_active(state.pending.active)
+    assert active is not None
+    state, more = act(state, active.owner, {"type": "accept"})
+    return state, events + more
 
 
 # --- arranging a table ---------------------------------------------------------------------

@@ -5,29 +5,27 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-import pytest
-
-from core.engine import SYSTEM, Event, IllegalAction, Seat, Timeout, Transition
+from core.engine import Event, Seat
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import NoPitch, Pass, Pick, Point
 from core.games.bigidea.cards import catalogue, deck_ids
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
+from testkit import rules
+from testkit.rules import Referee
+from testkit.rules import kinds as kinds
+from testkit.rules import of_kind as of_kind
 
 T = TypeVar("T")
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gil"]
 
 
-class RiggedRandom(random.Random):
-    """A ``random.Random`` whose dice, shuffles and choices the test decides.
-
-    ``rolls`` are returned by ``randint`` in order, then ``default_roll``. Each ``shuffle`` call
-    moves the next list of ``shuffles`` to the front (in that order) and otherwise keeps the
-    order. ``choice`` returns the element at ``choose``.
-    """
+class RiggedRandom(rules.RiggedRandom):
+    """The shared rigged rng, whose ``choice`` takes the first element unless told otherwise
+    (random picks and random pointing are then predictable)."""
 
     def __init__(
         self,
@@ -36,31 +34,13 @@ class RiggedRandom(random.Random):
         choose: int = 0,
         default_roll: int = 6,
     ) -> None:
-        super().__init__(0)
-        self.rolls = list(rolls)
-        self.shuffles = [list(s) for s in shuffles]
-        self.choose = choose
-        self.default_roll = default_roll
-        self.randint_calls: list[tuple[int, int]] = []
-        self.shuffle_calls = 0
+        super().__init__(rolls, shuffles=shuffles, choose=choose, default_roll=default_roll)
 
-    def randint(self, a: int, b: int) -> int:
-        self.randint_calls.append((a, b))
-        roll = self.rolls.pop(0) if self.rolls else self.default_roll
-        assert a <= roll <= b
-        return roll
 
-    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
-        self.shuffle_calls += 1
-        if not self.shuffles:
-            return
-        front = self.shuffles.pop(0)
-        rest = [c for c in x if c not in front]
-        assert all(c in x for c in front), "rigged cards must be in the shuffled pile"
-        x[:] = front + rest
-
-    def choice(self, seq: Sequence[T]) -> T:
-        return seq[self.choose % len(seq)]
+REFEREE: Referee[BigIdeaState] = Referee(GAME, RiggedRandom)
+act = REFEREE.act
+refused = REFEREE.refused
+timeout = REFEREE.timeout
 
 
 def deck_top(hands: Sequence[Sequence[str]], dealer: Seat = 0) -> list[str]:
@@ -80,27 +60,10 @@ def new_game(
     n = len(hands) if hands is not None else players
     if rng is None:
         rng = RiggedRandom(shuffles=[deck_top(hands)] if hands is not None else [])
-    state = GAME.new_game(NAMES[:n], [False] * n, BigIdeaOptions(**options), rng)
+    state = GAME.new_game(NAMES[:n], BigIdeaOptions(**options), rng)
     if hands is not None:
         assert state.hands == [list(h) for h in hands]
     return state
-
-
-def act(
-    state: BigIdeaState, actor: Seat, action: Any, rng: random.Random | None = None
-) -> tuple[BigIdeaState, list[Event]]:
-    transition: Transition = GAME.apply(state, actor, action, rng or RiggedRandom())
-    assert transition.state.version == state.version + 1
-    return transition.state, transition.events
-
-
-def refused(state: BigIdeaState, actor: Seat, action: Any, match: str | None = None) -> str:
-    """Assert ``action`` is an IllegalAction that leaves ``state`` exactly as it was."""
-    before = state.model_dump()
-    with pytest.raises(IllegalAction, match=match) as info:
-        GAME.apply(state, actor, action, RiggedRandom())
-    assert state.model_dump() == before
-    return str(info.value)
 
 
 def pick_all(
@@ -140,21 +103,6 @@ def pass_until(
         state, new = act(state, state.turn_seat, Pass(), rng)
         events += new
     return state, events
-
-
-def timeout(
-    state: BigIdeaState, rng: random.Random | None = None
-) -> tuple[BigIdeaState, list[Event]]:
-    assert state.deadline is not None
-    return act(state, SYSTEM, Timeout(key=state.deadline.key), rng)
-
-
-def kinds(events: Sequence[Event]) -> list[str]:
-    return [e.kind for e in events]
-
-
-def of_kind(events: Sequence[Event], kind: str) -> list[Event]:
-    return [e for e in events if e.kind == kind]
 
 
 # --- invariants ---------------------------------------------------------------------------

@@ -2,38 +2,22 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-import pytest
-
-from core.engine import SYSTEM, Event, IllegalAction, Seat, Timeout
+from core.engine import Event, Seat
 from core.games.businessgo import GAME
 from core.games.businessgo.board import board
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
+from testkit.rules import Referee, RiggedRandom, public_text
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve"]
 FACE = {p: i + 1 for i, p in enumerate(board().demand_die[0].faces)}
 """The demand-die roll that shows each product (the three dice carry the same faces)."""
 
 
-class RiggedRandom(random.Random):
-    """A ``random.Random`` whose dice the test decides: ``randint`` returns ``rolls`` in order,
-    then ``default_roll``; ``shuffle`` keeps the order."""
-
-    def __init__(self, rolls: Iterable[int] = (), default_roll: int = 6) -> None:
-        super().__init__(0)
-        self.rolls = list(rolls)
-        self.default_roll = default_roll
-
-    def randint(self, a: int, b: int) -> int:
-        roll = self.rolls.pop(0) if self.rolls else self.default_roll
-        assert a <= roll <= b
-        return roll
-
-    def shuffle(self, x: MutableSequence[Any]) -> None:
-        return
+REFEREE: Referee[BusinessGoState] = Referee(GAME)
+refused = REFEREE.refused
 
 
 def demand(*products: str) -> list[int]:
@@ -45,9 +29,7 @@ def demand(*products: str) -> list[int]:
 def new_game(players: int = 3, **options: Any) -> BusinessGoState:
     """A fresh game where Ann (seat 0) wins the opening roll; card stacks in printed order."""
     opening = [6, 6] + [1, 2] * (players - 1)
-    state = GAME.new_game(
-        NAMES[:players], [False] * players, BusinessGoOptions(**options), RiggedRandom(opening)
-    )
+    state = GAME.new_game(NAMES[:players], BusinessGoOptions(**options), RiggedRandom(opening))
     assert state.turn == 0 and state.phase == "turn"
     return state
 
@@ -55,29 +37,17 @@ def new_game(players: int = 3, **options: Any) -> BusinessGoState:
 def act(
     state: BusinessGoState, actor: Seat, action: Any, rolls: Iterable[int] = ()
 ) -> tuple[BusinessGoState, list[Event]]:
-    transition = GAME.apply(state, actor, action, RiggedRandom(rolls))
-    assert transition.state.version == state.version + 1
-    return transition.state, transition.events
-
-
-def refused(state: BusinessGoState, actor: Seat, action: Any, match: str | None = None) -> str:
-    """Assert ``action`` is an IllegalAction that leaves ``state`` exactly as it was."""
-    before = state.model_dump()
-    with pytest.raises(IllegalAction, match=match) as info:
-        GAME.apply(state, actor, action, RiggedRandom())
-    assert state.model_dump() == before
-    return str(info.value)
+    """Apply ``action`` with these dice (then sixes)."""
+    return REFEREE.act(state, actor, action, RiggedRandom(rolls))
 
 
 def timeout(
     state: BusinessGoState, rolls: Iterable[int] = ()
 ) -> tuple[BusinessGoState, list[Event]]:
-    assert state.deadline is not None
-    return act(state, SYSTEM, Timeout(key=state.deadline.key), rolls)
+    return REFEREE.timeout(state, RiggedRandom(rolls))
 
 
-def text(events: Sequence[Event]) -> str:
-    return "\n".join(e.text for e in events if e.audience.is_public)
+text = public_text
 
 
 def own(

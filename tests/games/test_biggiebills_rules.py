@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from core.engine import SYSTEM, Timeout
+from core.engine import SYSTEM, Ending, Timeout
 from core.games.biggiebills import GAME
 from core.games.biggiebills.actions import (
     Accept,
@@ -32,6 +32,7 @@ from tests.games.biggiebills_support import (
     RiggedRandom,
     act,
     arrange,
+    challenge_stands,
     check_cards,
     kinds,
     new_game,
@@ -182,7 +183,7 @@ def red_plays_vm(**options: Any) -> BiggieBillsState:
 def test_challenge_transfers_the_penalty_and_the_card_fails() -> None:
     state = red_plays_vm()
     red = state.cash[0]
-    state, events = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
+    state, events = challenge_stands(state, 1, Challenge(active=1, card=challenge_id(VM)))
     penalty = growth(VM).penalty
     assert state.cash[0] == red - penalty
     assert state.cash[1] == 200 + penalty
@@ -210,9 +211,9 @@ def test_first_challenger_must_be_eligible_later_challengers_are_exempt() -> Non
         "first to challenge Vendor Management.*completed a Stage 1",
     )
     eligible = arrange(state, 1, completed=[BP])
-    state, _ = act(eligible, 1, Challenge(active=1, card=challenge_id(VM)))
+    state, _ = challenge_stands(eligible, 1, Challenge(active=1, card=challenge_id(VM)))
     state = arrange(state, 2, challenges=[challenge_id(VM)], completed=[])
-    state, _ = act(state, 2, Challenge(active=1, card=challenge_id(VM)))
+    state, _ = challenge_stands(state, 2, Challenge(active=1, card=challenge_id(VM)))
     assert state.active[0].challengers == [1, 2]
     assert state.cash[2] == 200 + growth(VM).penalty
 
@@ -266,6 +267,40 @@ def test_block_window_waits_only_for_the_challenged_team() -> None:
     refused(state, 2, Block(), "Only Red, the challenged team")
     refused(state, 1, Accept(), "Only Red")
     refused(state, 1, PlayGrowth(card=PL), "Waiting for Red to block")
+
+
+def test_the_window_opens_the_same_way_for_a_team_without_a_block() -> None:
+    """Whether the challenged team holds a Block stays secret: the channel sees the same
+    window, text and deadline; the team's own panel offers only Accept."""
+    seen = []
+    for bonus in ([BLOCK], [FLEX_34]):
+        state = red_plays_vm(block_seconds=45)
+        state = arrange(state, 0, bonus=bonus)
+        state, events = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
+        assert state.phase == "block" and GAME.waiting_for(state) == [0]
+        seen.append((public_text(events), state.deadline, GAME.render_board(state)))
+        if BLOCK not in bonus:
+            assert GAME.legal_actions(state, 0) == [Accept()]
+            assert "holds no Block" in GAME.render_private(state, 0).text
+    assert seen[0] == seen[1]
+
+
+def test_the_turn_flow_does_not_tell_whether_a_flexible_challenge_is_held() -> None:
+    """After its last regular play a team that might hold a usable Flexible Challenge (it has
+    Bonus cards and a card on the board could be one's target) is waited for, whatever its
+    Bonus cards are; it ends the turn with Done. A team with no Bonus card moves on at once."""
+    after = []
+    for bonus in ([FLEX_12], [BLOCK]):
+        state = red_plays_vm()
+        state = arrange(state, 1, bonus=bonus, growth=[PL], completed=[BP])
+        state = play_to(state, 1)
+        state, events = act(state, 1, PlayGrowth(card=PL))
+        after.append((state.turn_seat, public_text(events), GAME.waiting_for(state)))
+    assert after[0] == after[1] and after[0][0] == 1
+    bare = arrange(red_plays_vm(), 1, bonus=[], growth=[PL], completed=[BP])
+    bare = play_to(bare, 1)
+    bare, _ = act(bare, 1, PlayGrowth(card=PL))
+    assert bare.turn_seat != 1
 
 
 def test_block_makes_the_challenger_pay_and_the_card_stays() -> None:
@@ -338,7 +373,7 @@ def test_timeout_after_acting_ends_the_turn_without_a_fine() -> None:
     state, _ = act(state, 1, PlayGrowth(card=VM))
     state = play_to(state, 0)
     assert state.active  # Blue's card is still active at Red's second turn
-    state, _ = act(state, 0, Challenge(active=state.active[0].id, card=FLEX_12))
+    state, _ = challenge_stands(state, 0, Challenge(active=state.active[0].id, card=FLEX_12))
     assert state.turn_seat == 0 and state.acted
     cash = state.cash[0]
     state, _ = timeout(state)
@@ -361,7 +396,7 @@ def test_skip_and_done_refusals_and_stale_timeouts() -> None:
 def test_flexible_challenge_is_played_in_addition_to_a_regular_play() -> None:
     state = red_plays_vm()
     state = arrange(state, 1, bonus=[FLEX_12], growth=[VM], completed=[BP])
-    state, events = act(state, 1, Challenge(active=1, card=FLEX_12))
+    state, events = challenge_stands(state, 1, Challenge(active=1, card=FLEX_12))
     assert state.turn_seat == 1 and state.flex_left == 0 and state.plays_left == 1
     assert "Flexible Challenge (stages 1-2)" in public_text(events)
     state, _ = act(state, 1, PlayGrowth(card=VM))
@@ -490,7 +525,7 @@ def test_a_challenged_acquisition_fails() -> None:
     state, _ = act(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=1))
     card = challenge_id(ACQUIRE)
     state = arrange(state, 1, challenges=[card], completed=[IPO])
-    state, _ = act(state, 1, Challenge(active=1, card=card))
+    state, _ = challenge_stands(state, 1, Challenge(active=1, card=card))
     state = play_to(state, 0)
     assert state.alive[1] and state.phase == "turn"
 
@@ -510,7 +545,7 @@ def test_returns_timeout_keeps_the_best_cards() -> None:
 def test_bankruptcy_at_zero_takes_a_team_out() -> None:
     state = red_plays_vm()
     state = arrange(state, 0, cash=growth(VM).penalty)
-    state, events = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
+    state, events = challenge_stands(state, 1, Challenge(active=1, card=challenge_id(VM)))
     assert not state.alive[0] and state.out[0] == "bankrupt"
     assert "Red is bankrupt" in public_text(events)
     assert state.growth[0] == [] and state.active == []
@@ -551,8 +586,8 @@ def test_last_team_standing_wins() -> None:
     state.alive[2] = state.alive[3] = False  # already out
     state.out[2] = state.out[3] = "bankrupt"
     state.eliminated = [2, 3]
-    state, _ = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
-    assert state.outcome is not None and state.outcome.ended == "last team standing"
+    state, _ = challenge_stands(state, 1, Challenge(active=1, card=challenge_id(VM)))
+    assert state.outcome is not None and state.outcome.ended is Ending.LAST_STANDING
     assert state.outcome.winners == [1]
 
 
@@ -621,7 +656,9 @@ def test_industry_cost_payoff_and_penalty_percentages() -> None:
     wave = arrange(wave, first, growth=[VM])
     wave, _ = act(wave, first, PlayGrowth(card=VM))
     wave = arrange(wave, second, challenges=[challenge_id(VM)], completed=[BP])
-    wave, _ = act(wave, second, Challenge(active=wave.active[0].id, card=challenge_id(VM)))
+    wave, _ = challenge_stands(
+        wave, second, Challenge(active=wave.active[0].id, card=challenge_id(VM))
+    )
     assert wave.cash[second] == 200 + 2 * growth(VM).penalty
 
 

@@ -76,7 +76,7 @@ def test_options_validated() -> None:
 
 def test_deal_starts_left_of_dealer_from_shuffled_deck() -> None:
     rng = RiggedRandom(shuffles=[["hat", "cat", "car", "zen", "love", "evil"]])
-    state = GAME.new_game(NAMES[:3], [False] * 3, BigIdeaOptions(), rng)
+    state = GAME.new_game(NAMES[:3], BigIdeaOptions(), rng)
     assert rng.shuffle_calls == 1
     assert state.hands[1][:3] == ["hat", "cat", "car"]
     assert state.hands[2][:3] == ["zen", "love", "evil"]
@@ -353,15 +353,17 @@ def test_rule_sheet_example_four_chits_roll_two_pays_four_per_chit() -> None:
     rng = RiggedRandom(rolls=[2])
     after, events = ipo(state, rng)
     (event,) = of_kind(events, "ipo")
-    assert event.data | {"payouts": None} == {
+    assert event.data | {"payouts": None, "moves": None} == {
         "product": state.products[0].id,
         "cards": ["car", "love"],
         "roll": 2,
         "chits": 4,
         "success": True,
         "payouts": None,
+        "moves": None,
     }
     assert event.data["payouts"] == [400, 800, 400]
+    assert event.data["moves"] == [[-1, 0, 400], [-1, 1, 800], [-1, 2, 400]]  # from the bank
     assert after.money == [1400, 1800, 1400]
     assert after.chits == [5, 5, 5]
     assert after.products == []

@@ -57,7 +57,6 @@ def test_two_to_five_players(players: int) -> None:
     with pytest.raises(ValueError):
         GAME.new_game(
             NAMES[:players] + ["X"] * (players - 5),
-            [False] * players,
             BusinessGoOptions(),
             RiggedRandom([6, 6] + [1, 1] * players),
         )
@@ -67,7 +66,7 @@ def test_two_to_five_players(players: int) -> None:
 def test_highest_opening_roll_starts_and_ties_roll_again() -> None:
     # Ann 3, Bob 10, Cy 10: Bob and Cy roll again, 4 against 8: Cy starts.
     rng = RiggedRandom([1, 2, 5, 5, 4, 6, 2, 2, 3, 5])
-    state = GAME.new_game(NAMES[:3], [False] * 3, BusinessGoOptions(), rng)
+    state = GAME.new_game(NAMES[:3], BusinessGoOptions(), rng)
     assert state.turn == state.starter == 2
     assert "Cy starts" in state.opening and "tie" in state.opening
 
@@ -655,7 +654,7 @@ def test_turn_timeout_rolls_and_other_timeouts_decline() -> None:
     assert state.turn == 1 and transfers(events) == []
     assert (
         GAME.new_game(
-            NAMES[:2], [False] * 2, BusinessGoOptions(turn_seconds=0), RiggedRandom([6, 6, 1, 1])
+            NAMES[:2], BusinessGoOptions(turn_seconds=0), RiggedRandom([6, 6, 1, 1])
         ).deadline
         is None
     )

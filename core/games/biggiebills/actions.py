@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
-from core.engine import Seat, Timeout
+from core.engine import ActionSet, Seat, Timeout
 
 __all__ = [
-    "ACTION_MODELS",
+    "ACTIONS",
     "Accept",
     "Action",
     "Block",
@@ -22,7 +22,6 @@ __all__ = [
     "PlayGrowth",
     "ReturnCards",
     "Skip",
-    "action_adapter",
 ]
 
 
@@ -122,6 +121,5 @@ class ReturnCards(_Action):
 
 
 Action = PlayGrowth | Challenge | Exchange | Skip | Done | Block | Accept | ReturnCards | Timeout
-ACTION_MODELS = (PlayGrowth, Challenge, Exchange, Skip, Done, Block, Accept, ReturnCards, Timeout)
-
-action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])
+ACTIONS: ActionSet[Action] = ActionSet(Action)
+"""The action union, declared once: the engine derives its validator and members."""

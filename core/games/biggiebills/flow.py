@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.engine import Deadline, Event, Outcome, Rng, Seat, Standing
+from core.engine import Ending, Event, Outcome, Rng, Seat, declare, rank
 from core.games.biggiebills.cards import (
     ACQUIRE,
     all_industry,
@@ -34,6 +34,7 @@ from core.games.biggiebills.state import (
     BiggieBillsState,
 )
 from core.games.biggiebills.text import join, money
+from core.turns import fresh_order
 
 __all__ = [
     "BANK",
@@ -67,19 +68,12 @@ def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: M
     moves.append([payer, payee, amount])
 
 
-def _declare(state: BiggieBillsState, name: str, seconds: int) -> None:
-    # Cycle, turn and version make the key unique, so a timer left over from an earlier
-    # decision can never end a later one.
-    key = f"biggiebills:c{state.cycle}:t{state.turn_index}:{name}:v{state.version}"
-    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
-
-
 def declare_turn(state: BiggieBillsState) -> None:
-    _declare(state, "turn", state.options.turn_seconds)
+    declare(state, "turn", state.options.turn_seconds)
 
 
 def declare_block(state: BiggieBillsState) -> None:
-    _declare(state, "block", state.options.block_seconds)
+    declare(state, "block", state.options.block_seconds)
 
 
 # --- cards ---------------------------------------------------------------------------------
@@ -114,9 +108,7 @@ def discard_growth(state: BiggieBillsState, active: Active) -> None:
 # --- setup ---------------------------------------------------------------------------------
 
 
-def new_state(
-    names: list[str], bots: list[bool], options: BiggieBillsOptions, rng: Rng
-) -> BiggieBillsState:
+def new_state(names: list[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
     """Shuffle the decks, give every team $200M, 6 Growth and 4 Challenge cards, start cycle 1."""
     teams = len(names)
     decks = [growth_deck(teams), challenge_deck(teams), bonus_deck(teams)]
@@ -126,7 +118,6 @@ def new_state(
     growth_pile, challenge_pile, bonus_pile = decks
     state = BiggieBillsState(
         names=list(names),
-        bots=list(bots),
         options=options,
         cash=[START_CASH] * teams,
         alive=[True] * teams,
@@ -161,8 +152,7 @@ def cycle_opening(state: BiggieBillsState) -> str:
 def begin_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     """A new Business Cycle: a fresh random order and, after the first, an Industry card."""
     state.cycle += 1
-    order = state.living()
-    rng.shuffle(order)
+    order = fresh_order(state.living(), rng)
     state.order = order
     state.turn_index = 0
     state.industry = None
@@ -261,7 +251,7 @@ def _end_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
         return
     limit = state.options.cycles or MAX_CYCLES
     if state.cycle >= limit:
-        _finish(state, "time limit", events)
+        _finish(state, Ending.TIME_LIMIT, events)
         return
     if state.returns:
         _open_returns(state, "cycle")
@@ -272,13 +262,13 @@ def _end_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
 def _open_returns(state: BiggieBillsState, then: str) -> None:
     state.phase = "returns"
     state.resume = "turn" if then == "turn" else "cycle"
-    _declare(state, "returns", state.options.turn_seconds)
+    declare(state, "returns", state.options.turn_seconds)
 
 
 def resume(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     """Continue after the returns of an acquisition are done."""
     if state.returns:
-        _declare(state, "returns", state.options.turn_seconds)
+        declare(state, "returns", state.options.turn_seconds)
         return
     if state.resume == "cycle":
         begin_cycle(state, rng, events)
@@ -320,9 +310,11 @@ def _complete(state: BiggieBillsState, active: Active, rng: Rng, events: list[Ev
         "first": first,
         "moves": moves,
     }
+    acquires = active.card == ACQUIRE and active.target is not None and state.alive[active.target]
     if active.card == ACQUIRE:
         text += " " + _acquire(state, active, moves, data)
-    events.append(Event(kind="complete", text=text, data=data))
+    # An acquisition hands the acquired team's cards to the acquirer: its hand is disclosed.
+    events.append(Event(kind="complete", text=text, data=data, reveals=acquires))
     _earn_bonus(state, seat, growth(active.card).stage, rng, events)
 
 
@@ -421,23 +413,23 @@ def settle(state: BiggieBillsState, events: list[Event]) -> bool:
         )
     living = state.living()
     if not living:
-        _finish(state, "everyone bankrupt", events, final=broke)
+        _finish(state, Ending.EVERYONE_BANKRUPT, events, final=broke)
         return True
     if len(living) == 1:
-        _finish(state, "last team standing", events)
+        _finish(state, Ending.LAST_STANDING, events)
         return True
     rich = [s for s in living if state.cash[s] >= state.options.target]
     if len(rich) == 1:
-        _finish(state, "reached the target", events)
+        _finish(state, Ending.TARGET, events)
         return True
     if rich:
-        _finish(state, "reached the target together", events)
+        _finish(state, Ending.TARGET_TOGETHER, events)
         return True
     return False
 
 
 def _finish(
-    state: BiggieBillsState, ended: str, events: list[Event], final: list[Seat] | None = None
+    state: BiggieBillsState, ended: Ending, events: list[Event], final: list[Seat] | None = None
 ) -> None:
     last = set(final or [])
 
@@ -446,25 +438,16 @@ def _finish(
             return (1, 0, state.cash[seat], len(state.completed[seat]))
         return (0, state.eliminated.index(seat), 0, 0)
 
-    order = sorted(state.seats, key=key, reverse=True)
-    standings = [
-        Standing(
-            seat=s,
-            name=state.names[s],
-            score=float(state.cash[s]),
-            rank=1 + sum(1 for o in state.seats if key(o) > key(s)),
-        )
-        for s in order
-    ]
+    standings = rank(state.names, state.seats, key, lambda s: float(state.cash[s]))
     top = [st.seat for st in standings if st.rank == 1]
     best = money(state.cash[top[0]])
     why = {
-        "reached the target": f"reached the {money(state.options.target)} target",
-        "reached the target together": f"reached the {money(state.options.target)} target in "
+        Ending.TARGET: f"reached the {money(state.options.target)} target",
+        Ending.TARGET_TOGETHER: f"reached the {money(state.options.target)} target in "
         "the same turn as another team and has the most money",
-        "last team standing": "is the last team standing",
-        "time limit": f"has the most money when time is called after {state.cycle} cycles",
-        "everyone bankrupt": "went bankrupt last with the most money",
+        Ending.LAST_STANDING: "is the last team standing",
+        Ending.TIME_LIMIT: f"has the most money when time is called after {state.cycle} cycles",
+        Ending.EVERYONE_BANKRUPT: "went bankrupt last with the most money",
     }[ended]
     if len(top) == 1:
         summary = f"{state.names[top[0]]} wins with {best}: it {why}."

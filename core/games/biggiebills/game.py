@@ -5,12 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, TypeAdapter
-
 from core import ui as neutral
-from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
-from core.games.biggiebills import bots, commands, flow, legal, rulebook, rules, ui, view
-from core.games.biggiebills.actions import ACTION_MODELS, action_adapter
+from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
+from core.games.biggiebills import (
+    bots,
+    commands,
+    flow,
+    legal,
+    rulebook,
+    rules,
+    secrets,
+    ui,
+    view,
+)
+from core.games.biggiebills.actions import ACTIONS, Action
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 
 __all__ = ["BiggieBills"]
@@ -20,7 +28,7 @@ MAX_TEAM = 6
 """The document's largest team."""
 
 
-class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
+class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action]):
     """BiggieBills$$$: teams race from Stage 1 to Stage 4 and to a billion dollars."""
 
     name: ClassVar[str] = "biggiebills"
@@ -29,8 +37,7 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
     max_players: ClassVar[int] = 8
     state_model: ClassVar[type[GameState]] = BiggieBillsState
     options_model: ClassVar[type[GameOptions]] = BiggieBillsOptions
-    action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
-    action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
+    actions: ClassVar[ActionSet[Any]] = ACTIONS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
     teams: ClassVar[bool] = True
     max_team_size: ClassVar[int | None] = MAX_TEAM
@@ -41,11 +48,11 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
     }
 
     def new_game(
-        self, names: Sequence[str], bots: Sequence[bool], options: BiggieBillsOptions, rng: Rng
+        self, names: Sequence[str], options: BiggieBillsOptions, rng: Rng
     ) -> BiggieBillsState:
         if not self.min_players <= len(names) <= self.max_players:
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} teams.")
-        return rules.start(names, bots, options, rng)
+        return rules.start(names, options, rng)
 
     def opening_events(self, state: BiggieBillsState) -> list[Event]:
         text = flow.cycle_opening(state) + " No Industry Rules card is in force in the first cycle."
@@ -65,6 +72,15 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions]):
 
     def _apply(self, state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
+
+    def secret_variants(self, state: BiggieBillsState, rng: Rng) -> list[Variant]:
+        return secrets.variants(state, rng)
+
+    def ledger(self, state: BiggieBillsState) -> list[int]:
+        return list(state.cash)
+
+    def inventory(self, state: BiggieBillsState) -> dict[str, int]:
+        return secrets.inventory(state)
 
     def legal_actions(self, state: BiggieBillsState, actor: Seat) -> list[Any]:
         return legal.legal_actions(state, actor)

@@ -56,6 +56,7 @@ __all__ = [
     "in_force",
     "legal_actions",
     "max_plays",
+    "may_flex",
     "payoff_of",
     "penalty_of",
     "return_hint",
@@ -232,6 +233,25 @@ def challenge_problem(state: BiggieBillsState, seat: Seat, active_id: int, card:
             f"{stage} Growth card."
         )
     return None
+
+
+def may_flex(state: BiggieBillsState, seat: Seat) -> bool:
+    """Whether ``seat`` might use a Flexible Challenge now, judged only by what everyone can
+    see: it has a Flexible Challenge play left, holds Bonus cards (their number is public),
+    challenges are allowed, and some card on the board is one a Flexible Challenge could
+    challenge. The turn waits for such a team whatever its Bonus cards are."""
+    if state.flex_left == 0 or not state.bonus[seat] or not challenges_allowed(in_force(state)):
+        return False
+    flex_stages = {stage for stages in FLEX_STAGES.values() for stage in stages}
+    for active in state.active:
+        if active.owner == seat or active.sealed or seat in active.challengers + active.blocked:
+            continue
+        stage = growth(active.card).stage
+        if stage not in flex_stages:
+            continue
+        if active.challenged or any(growth(c).stage == stage for c in state.completed[seat]):
+            return True
+    return False
 
 
 def exchange_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> str | None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.biggiebills.actions import (
+    ACTIONS,
     Accept,
     Block,
     Challenge,
@@ -18,7 +17,6 @@ from core.games.biggiebills.actions import (
     PlayGrowth,
     ReturnCards,
     Skip,
-    action_adapter,
 )
 from core.games.biggiebills.cards import (
     ACQUIRE,
@@ -51,7 +49,7 @@ from core.games.biggiebills.legal import (
     exchange_problem,
     growth_problem,
     in_force,
-    legal_actions,
+    may_flex,
     penalty_of,
     return_problem,
     skip_fine,
@@ -71,10 +69,8 @@ from core.games.biggiebills.text import money
 __all__ = ["apply_action", "hand_text", "new_state", "start"]
 
 
-def start(
-    names: Sequence[str], bots: Sequence[bool], options: BiggieBillsOptions, rng: Rng
-) -> BiggieBillsState:
-    return new_state(list(names), list(bots), options, rng)
+def start(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
+    return new_state(list(names), options, rng)
 
 
 def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
@@ -83,10 +79,7 @@ def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) ->
     Every team whose hand changed is sent its new hand privately, after the public events.
     """
     if isinstance(action, dict):
-        try:
-            action = action_adapter.validate_python(action)
-        except ValidationError as exc:
-            raise IllegalAction("That is not an action this game knows.") from exc
+        action = ACTIONS.parse(action)
     hands = [state.hand_of(s) for s in state.seats]
     events = _dispatch(state, actor, action, rng)
     for seat in state.seats:
@@ -164,10 +157,9 @@ def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     if not state.alive[seat]:
         end_turn(state, rng, events)
         return
-    more = [a for a in legal_actions(state, seat) if not isinstance(a, Done | Skip)]
-    if state.plays_left == 0:
-        more = [a for a in more if isinstance(a, Challenge) and a.card in FLEX_STAGES]
-    if state.acted and not more:
+    # The turn ends by itself only when what everyone can see says nothing is left: no regular
+    # play, and no Flexible Challenge the team could hold. Whether it holds one stays secret.
+    if state.acted and state.plays_left == 0 and not may_flex(state, seat):
         end_turn(state, rng, events)
 
 
@@ -240,40 +232,26 @@ def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng)
         drawn = draw(state, "challenge", rng, events)
         if drawn is not None:
             state.challenges[seat].append(drawn)
-    if BLOCK in state.bonus[owner]:
-        state.phase = "block"
-        declare_block(state)
-        wait = state.options.block_seconds
-        text += f" {state.names[owner]} may block it with a Block a Challenge card" + (
-            f" within {wait} seconds." if wait else "."
-        )
-        events.insert(
-            0,
-            Event(
-                kind="challenge",
-                text=text,
-                data={"seat": seat, "active": active.id, "card": action.card, "moves": []},
-            ),
-        )
-        return events
-    challenge_event = Event(
-        kind="challenge",
-        text=text,
-        data={"seat": seat, "active": active.id, "card": action.card, "moves": []},
+    # Every challenge opens the reaction window, whatever the challenged team holds: whether
+    # it has a Block a Challenge card stays its secret (without one it can only accept).
+    state.phase = "block"
+    declare_block(state)
+    wait = state.options.block_seconds
+    text += f" {state.names[owner]} may block it with a Block a Challenge card or accept it" + (
+        f" within {wait} seconds." if wait else "."
     )
-    events.insert(0, challenge_event)
-    _resolve(state, False, events, "", merge=challenge_event)
-    _after(state, rng, events)
+    events.insert(
+        0,
+        Event(
+            kind="challenge",
+            text=text,
+            data={"seat": seat, "active": active.id, "card": action.card, "moves": []},
+        ),
+    )
     return events
 
 
-def _resolve(
-    state: BiggieBillsState,
-    blocked: bool,
-    events: list[Event],
-    prefix: str,
-    merge: Event | None = None,
-) -> None:
+def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix: str) -> None:
     """Settle the pending challenge: blocked (the challenger pays the blocker) or standing
     (the owner pays the challenger and the card will fail)."""
     pending = state.pending
@@ -308,19 +286,14 @@ def _resolve(
         kind = "accept"
     state.pending = None
     state.phase = "turn"
-    if merge is not None:
-        merge.text += " " + text
-        merge.data["moves"] = moves
-        merge.data["result"] = kind
-    else:
-        declare_turn(state)
-        events.append(
-            Event(
-                kind=kind,
-                text=prefix + text,
-                data={"seat": owner, "active": active.id, "moves": moves, "result": kind},
-            )
+    declare_turn(state)
+    events.append(
+        Event(
+            kind=kind,
+            text=prefix + text,
+            data={"seat": owner, "active": active.id, "moves": moves, "result": kind},
         )
+    )
 
 
 def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -> list[Event]:

@@ -5,7 +5,7 @@ Seats are teams. Money is in whole $ millions.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -140,11 +140,6 @@ class BiggieBillsState(GameState):
     """Where play continues once the returns are done."""
     eliminated: list[Seat] = Field(default_factory=list)
     """Teams in the order they left the game."""
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
-        # The engine deep-copies the state before every action; a validated round trip of this
-        # plain data is a faithful copy and quicker than copy.deepcopy.
-        return self.model_validate(self.model_dump())
 
     @property
     def teams(self) -> int:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from core.text import join
 
-__all__ = ["join", "money"]
+__all__ = ["Millions", "join", "money"]
+
+Millions = int
+"""BiggieBills$$$' money: whole $ millions ($1 billion is 1000)."""
 
 
-def money(amount: int) -> str:
+def money(amount: Millions) -> str:
     """``$200M``, ``$1.25B``, ``-$10M`` (amounts are whole $ millions)."""
     sign = "-" if amount < 0 else ""
     amount = abs(amount)

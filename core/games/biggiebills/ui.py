@@ -32,9 +32,6 @@ from core.games.biggiebills.view import view
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
-_MAX_BUTTONS = 20
-"""Buttons before the panel switches to menus (Discord allows 25 a message)."""
-
 
 def render_board(state: BiggieBillsState) -> ui.Message:
     """The live team progress board, built from the public view only."""
@@ -110,10 +107,17 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     if state.phase == "block" and legal:
         pending = state.pending
         assert pending is not None
-        lines.append(
-            f"{state.names[pending.challenger]} challenges your card: block it (they pay you "
-            f"{money(pending.penalty)}) or accept (you pay them {money(pending.penalty)})."
-        )
+        challenger = state.names[pending.challenger]
+        if any(isinstance(a, Block) for a in legal):
+            lines.append(
+                f"{challenger} challenges your card: block it (they pay you "
+                f"{money(pending.penalty)}) or accept (you pay them {money(pending.penalty)})."
+            )
+        else:
+            lines.append(
+                f"{challenger} challenges your card. Your team holds no Block a Challenge card, "
+                f"so accept it (you pay them {money(pending.penalty)}); the channel is not told."
+            )
     elif legal:
         plays = f"Your turn: {state.plays_left} Growth/Challenge play(s) left"
         if any(c in FLEX_STAGES for c in state.bonus[seat]):
@@ -125,18 +129,19 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
             lines.append(f"Waiting for {state.names[turn]}.")
     exchanges = [a for a in legal if isinstance(a, Exchange)]
     others = [a for a in legal if not isinstance(a, Exchange)]
-    if len(others) <= _MAX_BUTTONS:
-        buttons = [_button(state, seat, a) for a in others]
-    else:
-        # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays
-        # and challenges become one menu each, so the panel never needs more than five rows.
-        listed = [
-            a
-            for a in others
-            if not isinstance(a, PlayGrowth | Challenge) or getattr(a, "target", None) is not None
-        ]
-        buttons = [_button(state, seat, a) for a in listed]
-        selects += _menus(state, seat, [a for a in others if a not in listed])
+    # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays and
+    # challenges become a menu each, beside the exchange menu.
+    buttons, selects = ui.controls(
+        others,
+        lambda a: _button(state, seat, a),
+        lambda a: (
+            type(a).__name__
+            if isinstance(a, PlayGrowth | Challenge) and getattr(a, "target", None) is None
+            else None
+        ),
+        lambda _kind, members: _menus(state, seat, members),
+        other_menus=1 if exchanges else 0,
+    )
     if exchanges:
         options = _tagged(state.growth[seat] + state.challenges[seat])
         selects.append(
@@ -225,23 +230,17 @@ def _menus(state: BiggieBillsState, seat: Seat, actions: list[Any]) -> list[ui.S
         for a in actions
         if isinstance(a, Challenge)
     ]
-    menus = []
-    for options, action, field, placeholder in (
-        (plays, {"type": "play"}, "card", "Play a Growth card"),
-        (challenges, {"type": "challenge"}, "choice", "Challenge an active card"),
-    ):
-        for start in range(0, len(options), ui.MAX_OPTIONS):
-            menus.append(
-                ui.Select(
-                    placeholder=placeholder,
-                    options=options[start : start + ui.MAX_OPTIONS],
-                    action=action,
-                    field=field,
-                    version=state.version,
-                    seat=seat,
-                )
-            )
-    return menus
+    return [
+        *ui.menus("Play a Growth card", plays, {"type": "play"}, "card", state.version, seat),
+        *ui.menus(
+            "Challenge an active card",
+            challenges,
+            {"type": "challenge"},
+            "choice",
+            state.version,
+            seat,
+        ),
+    ]
 
 
 def render_prompt(state: BiggieBillsState) -> ui.Message | None:

@@ -74,7 +74,6 @@ def view(state: BiggieBillsState, viewer: Seat | None) -> dict[str, Any]:
         {
             "seat": s,
             "name": state.names[s],
-            "bot": state.bots[s],
             "cash": state.cash[s],
             "cash_text": money(state.cash[s]),
             "alive": state.alive[s],

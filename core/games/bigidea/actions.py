@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from core.engine import Seat, Timeout
+from core.engine import ActionSet, Seat, Timeout
 
 __all__ = [
-    "ACTION_MODELS",
+    "ACTIONS",
     "PITCH_LIMIT",
     "Action",
     "Invest",
@@ -20,7 +20,6 @@ __all__ = [
     "Point",
     "ProductId",
     "Withdraw",
-    "action_adapter",
 ]
 
 PITCH_LIMIT = 200
@@ -90,6 +89,5 @@ class Pass(_Action):
 
 
 Action = Pick | Pitch | NoPitch | Point | Invest | Withdraw | Pass | Timeout
-ACTION_MODELS = (Pick, Pitch, NoPitch, Point, Invest, Withdraw, Pass, Timeout)
-
-action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])
+ACTIONS: ActionSet[Action] = ActionSet(Action)
+"""The action union, declared once: the engine derives its validator and members."""

@@ -5,11 +5,12 @@ Each function works in place on the reducer's private copy of the state and appe
 
 from __future__ import annotations
 
-from core.engine import Audience, Deadline, Event, Outcome, Rng, Seat, Standing
+from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, declare, rank
 from core.games.bigidea.cards import card, is_product, product_name, product_sentence
 from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
 from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Product
-from core.games.bigidea.text import card_list, dollars, join, product_label
+from core.games.bigidea.text import card_list, join, money, product_label
+from core.turns import rotation
 
 __all__ = [
     "deal_start",
@@ -23,16 +24,16 @@ __all__ = [
 
 def table_order(state: BigIdeaState, first: Seat) -> list[Seat]:
     """Every seat clockwise (to the left), starting at ``first``."""
-    n = state.players
-    return [(first + i) % n for i in range(n)]
+    return rotation(first % state.players, state.players)
+
+
+BANK: Seat = -1
+"""The payer of IPO returns in an event's ``moves`` (``[payer, payee, cents]``)."""
 
 
 def _declare(state: BigIdeaState, name: str, seconds: int) -> None:
     """The deadline of a decision point that just opened (a phase or a mezzanine turn)."""
-    # Round, phase step and version make the key unique, so a timer left over from an earlier
-    # phase can never end a later one.
-    key = f"bigidea:r{state.round}:{name}:v{state.version}"
-    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+    declare(state, name, seconds)
 
 
 def _draw(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> list[str]:
@@ -148,6 +149,7 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
             kind="reveal",
             text="Everyone reveals at once.\n" + "\n".join(lines) if lines else "Nobody picked.",
             data={"picks": list(state.picks), "products": made},
+            reveals=True,
         )
     )
     state.picks = [None] * state.players
@@ -197,6 +199,7 @@ def resolve_votes(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
             kind="votes",
             text="Everyone points at once.\n" + "\n".join(lines),
             data={"votes": votes},
+            reveals=True,
         )
     )
     _start_mezzanine(state, rng, events)
@@ -266,10 +269,10 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
             state.bank_paid += sum(payouts)
             state.products.remove(product)
             state.discard.extend(product.cards)
-            paid = join([f"{state.names[s]} {dollars(v)}" for s, v in enumerate(payouts) if v > 0])
+            paid = join([f"{state.names[s]} {money(v)}" for s, v in enumerate(payouts) if v > 0])
             text = (
                 f"IPO of {label} ({chits} chits): rolled {roll}, a success! "
-                f"Each chit returns with {dollars(each)}: {paid}."
+                f"Each chit returns with {money(each)}: {paid}."
             )
         else:
             text = f"IPO of {label} ({chits} chits): rolled {roll}, no offering; it stays."
@@ -284,6 +287,7 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
                     "chits": chits,
                     "success": roll <= chits,
                     "payouts": payouts,
+                    "moves": [[BANK, s, v] for s, v in enumerate(payouts) if v],
                 },
             )
         )
@@ -304,29 +308,22 @@ def _end_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
 def _finish(state: BigIdeaState, events: list[Event]) -> None:
     state.phase = "over"
     state.deadline = None
-    order = sorted(state.seats, key=lambda s: (-state.money[s], s))
-    standings = [
-        Standing(
-            seat=s,
-            name=state.names[s],
-            score=state.money[s] / 100,
-            rank=1 + sum(1 for o in state.seats if state.money[o] > state.money[s]),
-        )
-        for s in order
-    ]
+    standings = rank(
+        state.names, state.seats, lambda s: state.money[s], lambda s: state.money[s] / 100
+    )
     top = [st.name for st in standings if st.rank == 1]
-    best = dollars(state.money[order[0]])
+    best = money(state.money[standings[0].seat])
     if len(top) == 1:
         summary = f"{top[0]} wins with {best}."
     else:
         summary = f"{join(top)} tie for first with {best}."
     table = "\n".join(
-        f"{st.rank}. {st.name} {dollars(state.money[st.seat])}"
+        f"{st.rank}. {st.name} {money(state.money[st.seat])}"
         + (" (tied)" if sum(1 for o in standings if o.rank == st.rank) > 1 else "")
         for st in standings
     )
     state.outcome = Outcome(
-        standings=standings, summary=summary, rounds=state.round, ended="every player dealt twice"
+        standings=standings, summary=summary, rounds=state.round, ended=Ending.ALL_ROUNDS
     )
     events.append(
         Event(

@@ -5,18 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, TypeAdapter
-
 from core import ui as neutral
-from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
-from core.games.bigidea import bots, commands, legal, rulebook, rules, ui, view
-from core.games.bigidea.actions import ACTION_MODELS, action_adapter
+from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
+from core.games.bigidea import bots, commands, legal, rulebook, rules, secrets, ui, view
+from core.games.bigidea.actions import ACTIONS, Action
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 
 __all__ = ["BigIdea"]
 
 
-class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
+class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action]):
     """The Big Idea (James Ernest, Cheapass Games): invent products, back them, cash in."""
 
     name: ClassVar[str] = "bigidea"
@@ -25,17 +23,14 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
     max_players: ClassVar[int] = 6
     state_model: ClassVar[type[GameState]] = BigIdeaState
     options_model: ClassVar[type[GameOptions]] = BigIdeaOptions
-    action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
-    action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
+    actions: ClassVar[ActionSet[Any]] = ACTIONS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
     forms: ClassVar[dict[str, neutral.Ask]] = {"pitch": ui.PITCH_FORM}
 
-    def new_game(
-        self, names: Sequence[str], bots: Sequence[bool], options: BigIdeaOptions, rng: Rng
-    ) -> BigIdeaState:
+    def new_game(self, names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIdeaState:
         if not self.min_players <= len(names) <= self.max_players:
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
-        return rules.new_state(names, bots, options, rng)
+        return rules.new_state(names, options, rng)
 
     def _apply(self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
@@ -47,6 +42,15 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions]):
 
     def legal_actions(self, state: BigIdeaState, actor: Seat) -> list[Any]:
         return legal.legal_actions(state, actor)
+
+    def secret_variants(self, state: BigIdeaState, rng: Rng) -> list[Variant]:
+        return secrets.variants(state, rng)
+
+    def ledger(self, state: BigIdeaState) -> list[int]:
+        return list(state.money)
+
+    def inventory(self, state: BigIdeaState) -> dict[str, int]:
+        return secrets.inventory(state)
 
     def waiting_for(self, state: BigIdeaState) -> list[Seat]:
         # Seats that already picked or pointed may still change their mind, so they have legal

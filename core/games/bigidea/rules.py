@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.bigidea.actions import (
+    ACTIONS,
     PITCH_LIMIT,
     Invest,
     NoPitch,
@@ -17,13 +16,12 @@ from core.games.bigidea.actions import (
     Pitch,
     Point,
     Withdraw,
-    action_adapter,
 )
 from core.games.bigidea.cards import deck_ids, is_product, product_name
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
 from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
-from core.games.bigidea.text import card_list, dollars, join, product_label
+from core.games.bigidea.text import card_list, join, money, product_label
 from core.text import escape
 
 __all__ = ["apply_action", "new_state"]
@@ -36,16 +34,13 @@ _PHASE_NAMES = {
 }
 
 
-def new_state(
-    names: Sequence[str], bots: Sequence[bool], options: BigIdeaOptions, rng: Rng
-) -> BigIdeaState:
+def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIdeaState:
     """Shuffle, give everyone $10, their chits and three cards, and deal round 1."""
     players = len(names)
     deck = deck_ids(options.safe_for_work)
     rng.shuffle(deck)
     state = BigIdeaState(
         names=list(names),
-        bots=list(bots),
         options=options,
         rounds=2 * players,
         money=[START_MONEY] * players,
@@ -63,10 +58,7 @@ def new_state(
 def apply_action(state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
     """Apply ``action`` in place or raise IllegalAction (the caller works on a copy)."""
     if isinstance(action, dict):
-        try:
-            action = action_adapter.validate_python(action)
-        except ValidationError as exc:
-            raise IllegalAction("That is not an action this game knows.") from exc
+        action = ACTIONS.parse(action)
     if isinstance(action, Timeout):
         return _timeout(state, actor, action, rng)
     if actor not in state.seats:
@@ -235,20 +227,25 @@ def _invest(state: BigIdeaState, seat: Seat, product: Product) -> Event:
     cost = invest_cost(state, product, seat)
     if sum(cost) > state.money[seat]:
         raise IllegalAction(
-            f"You need {dollars(sum(cost))} to invest in {label}; "
-            f"you have {dollars(state.money[seat])}."
+            f"You need {money(sum(cost))} to invest in {label}; "
+            f"you have {money(state.money[seat])}."
         )
     for owner, amount in enumerate(cost):
         state.money[seat] -= amount
         state.money[owner] += amount
     state.chits[seat] -= 1
     product.chits[seat] += 1
-    paid = join([f"{state.names[o]} {dollars(a)}" for o, a in enumerate(cost) if a > 0])
+    paid = join([f"{state.names[o]} {money(a)}" for o, a in enumerate(cost) if a > 0])
     return Event(
         kind="invest",
         text=f"{state.names[seat]} invests a chit in {label}"
         + (f", paying {paid}." if paid else " for free."),
-        data={"seat": seat, "product": product.id, "paid": cost},
+        data={
+            "seat": seat,
+            "product": product.id,
+            "paid": cost,
+            "moves": [[seat, owner, amount] for owner, amount in enumerate(cost) if amount],
+        },
     )
 
 

@@ -8,10 +8,13 @@ from core.games.bigidea.cards import card, product_name
 from core.games.bigidea.state import BigIdeaState, Product
 from core.text import join
 
-__all__ = ["card_list", "dollars", "join", "product_label"]
+__all__ = ["Cents", "card_list", "join", "money", "product_label"]
+
+Cents = int
+"""The Big Idea's money: cents ($10 is 1000), since the variant pays half dollars."""
 
 
-def dollars(cents: int) -> str:
+def money(cents: Cents) -> str:
     """``$3`` for whole dollars, ``$2.50`` otherwise (the variant pays half dollars)."""
     sign = "-" if cents < 0 else ""
     whole, rest = divmod(abs(cents), 100)

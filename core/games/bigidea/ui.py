@@ -19,7 +19,7 @@ from core.games.bigidea.actions import (
 from core.games.bigidea.cards import is_product, product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
 from core.games.bigidea.state import BigIdeaState
-from core.games.bigidea.text import card_list, dollars, join
+from core.games.bigidea.text import card_list, join, money
 from core.games.bigidea.view import seat_view, view
 from core.text import escape
 
@@ -89,7 +89,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     hand = own["hand"]
     kinds = {1: "item", 2: "description"}
     lines = ["Your hand:"] + [f"• {c['name']} ({kinds[c['type']]}): {c['text']}" for c in hand]
-    lines.append(f"You have {dollars(state.money[seat])} and {state.chits[seat]} chits.")
+    lines.append(f"You have {money(state.money[seat])} and {state.chits[seat]} chits.")
     legal = legal_actions(state, seat)
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []
@@ -142,12 +142,13 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             )
     elif state.phase == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
-        if len(legal) <= ui.MAX_BUTTONS:
-            buttons = [_button(state, seat, action) for action in legal]
-        else:
-            # Too many choices for buttons: one menu per kind, Pass stays a button.
-            selects = _menus(state, seat, legal)
-            buttons = [_button(state, seat, Pass())]
+        # Too many choices for buttons: a menu per kind, Pass stays a button.
+        buttons, selects = ui.controls(
+            legal,
+            lambda a: _button(state, seat, a),
+            lambda a: None if isinstance(a, Pass) else type(a).__name__,
+            lambda _kind, members: _menus(state, seat, members),
+        )
     elif state.phase == "pick" and not can_pick(state, seat):
         lines.append("You have too few cards to make a product this round.")
     elif state.phase == "mezzanine":
@@ -191,17 +192,8 @@ def _menus(state: BigIdeaState, seat: Seat, legal: list[Any]) -> list[ui.Select]
             for a in legal
             if isinstance(a, kind)
         ]
-        for start in range(0, len(options), ui.MAX_OPTIONS):
-            menus.append(
-                ui.Select(
-                    placeholder=placeholder,
-                    options=options[start : start + ui.MAX_OPTIONS],
-                    action={"type": kind.model_fields["type"].default},
-                    field="product",
-                    version=state.version,
-                    seat=seat,
-                )
-            )
+        action = {"type": kind.model_fields["type"].default}
+        menus += ui.menus(placeholder, options, action, "product", state.version, seat)
     return menus
 
 
@@ -268,6 +260,6 @@ def describe_action(state: BigIdeaState, action: Any) -> str:
         seat = state.turn_seat
         price = ""
         if product is not None and seat is not None:
-            price = f" ({dollars(sum(invest_cost(state, product, seat)))})"
+            price = f" ({money(sum(invest_cost(state, product, seat)))})"
         return f"Invest in {owner}{name}{price}"
     return "Time is up"

@@ -12,7 +12,7 @@ from core.engine import Seat
 from core.games.bigidea.cards import card, product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, waiting_for
 from core.games.bigidea.state import BigIdeaState, Product
-from core.games.bigidea.text import dollars
+from core.games.bigidea.text import money
 
 __all__ = ["card_view", "seat_view", "view"]
 
@@ -68,9 +68,8 @@ def view(state: BigIdeaState, viewer: Seat | None) -> dict[str, Any]:
             {
                 "seat": seat,
                 "name": state.names[seat],
-                "bot": state.bots[seat],
                 "money": state.money[seat],
-                "money_text": dollars(state.money[seat]),
+                "money_text": money(state.money[seat]),
                 "chits": state.chits[seat],
                 "hand_size": len(state.hands[seat]),
                 "picked": state.picks[seat] is not None if state.phase == "pick" else None,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from core.engine import Timeout
+from core.engine import ActionSet, Timeout
 
 __all__ = [
-    "ACTION_MODELS",
+    "ACTIONS",
     "Action",
     "AuctionOff",
     "Bet",
@@ -25,7 +25,6 @@ __all__ = [
     "SellToBank",
     "Setup",
     "Travel",
-    "action_adapter",
 ]
 
 
@@ -156,22 +155,5 @@ Action = (
     | Remove
     | Timeout
 )
-ACTION_MODELS = (
-    Roll,
-    Setup,
-    Convert,
-    Buy,
-    Pass,
-    Sell,
-    Bet,
-    Travel,
-    Join,
-    Bid,
-    AuctionOff,
-    SellToBank,
-    Downgrade,
-    Remove,
-    Timeout,
-)
-
-action_adapter: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="type")])
+ACTIONS: ActionSet[Action] = ActionSet(Action)
+"""The action union, declared once: the engine derives its validator and members."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.engine import Audience, Deadline, Event, Outcome, Rng, Seat, Standing
+from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, declare, rank
 from core.games.businessgo.board import board
 from core.games.businessgo.legal import (
     asset_name,
@@ -23,7 +23,8 @@ from core.games.businessgo.legal import (
     units,
 )
 from core.games.businessgo.state import Auction, BusinessGoState, Phase, Sale
-from core.games.businessgo.text import dollars, join
+from core.games.businessgo.text import join, money
+from core.turns import after
 
 __all__ = [
     "PAYMENT_REASONS",
@@ -88,6 +89,8 @@ class Ctx:
         self.transfers: list[list[Any]] = []
         self.private: list[Event] = []
         self.data: dict[str, Any] = {}
+        self.reveals = False
+        """The rules open sealed bids in this action (an auction closes)."""
 
     def say(self, text: str) -> None:
         self.lines.append(text)
@@ -119,7 +122,7 @@ class Ctx:
 
     def events(self, kind: str) -> list[Event]:
         data = {"transfers": self.transfers, **self.data}
-        public = Event(kind=kind, text="\n".join(self.lines), data=data)
+        public = Event(kind=kind, text="\n".join(self.lines), data=data, reveals=self.reveals)
         return [public, *self.private]
 
 
@@ -132,8 +135,7 @@ def decide(ctx: Ctx, phase: Phase, seconds: int | None = None) -> None:
     state.phase = phase
     if seconds is None:
         seconds = state.options.turn_seconds
-    key = f"businessgo:{phase}:v{state.version}"
-    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+    declare(state, phase, seconds)
 
 
 def opening_roll(state: BusinessGoState, rng: Rng) -> str:
@@ -175,21 +177,18 @@ def begin_turn(ctx: Ctx) -> None:
 def _advance_seat(ctx: Ctx) -> bool:
     """Pass the turn clockwise to the next player still in; False when the game ended."""
     state = ctx.state
-    n = state.players
     seat = state.turn
-    for step in range(1, n + 1):
-        nxt = (seat + step) % n
-        if state.bankrupt[nxt]:
-            continue
-        if _passes_starter(state.starter, seat, nxt, n):
-            # Every player still in has had a turn: a new round.
-            if state.round >= state.options.max_rounds:
-                finish(ctx, "round limit")
-                return False
-            state.round += 1
-        state.turn = nxt
-        return True
-    return False
+    nxt = after(seat, state.players, lambda s: not state.bankrupt[s])
+    if nxt is None:
+        return False
+    if _passes_starter(state.starter, seat, nxt, state.players):
+        # Every player still in has had a turn: a new round.
+        if state.round >= state.options.max_rounds:
+            finish(ctx, Ending.ROUND_LIMIT)
+            return False
+        state.round += 1
+    state.turn = nxt
+    return True
 
 
 def _passes_starter(starter: Seat, seat: Seat, nxt: Seat, n: int) -> bool:
@@ -214,7 +213,7 @@ def end_turn(ctx: Ctx) -> None:
 def next_turn(ctx: Ctx) -> None:
     state = ctx.state
     if len(state.active()) <= 1:
-        finish(ctx, "last one standing")
+        finish(ctx, Ending.LAST_STANDING)
         return
     if _advance_seat(ctx):
         begin_turn(ctx)
@@ -242,7 +241,7 @@ def _pass_space(ctx: Ctx, seat: Seat, index: int) -> None:
     if kind == "start":
         if corporation_count(ctx.state, seat):
             ctx.pay(seat, b.pass_start, "pass_start")
-            ctx.say(f"{ctx.name(seat)} passes BUSINE$$ GO Start: {dollars(b.pass_start)} grant.")
+            ctx.say(f"{ctx.name(seat)} passes BUSINE$$ GO Start: {money(b.pass_start)} grant.")
     elif kind == "operating_fees":
         _operating_fees(ctx, seat, "passes")
     elif kind == "service":
@@ -266,7 +265,7 @@ def land(ctx: Ctx) -> None:
         ctx.say(f"{name} lands on BUSINE$$ GO Start.")
         if corporation_count(state, seat):
             ctx.pay(seat, b.land_start, "land_start")
-            ctx.say(f"{name} collects {dollars(b.land_start)}.")
+            ctx.say(f"{name} collects {money(b.land_start)}.")
         else:
             ctx.say(f"{name} owns no corporation: no grant.")
     elif kind == "service":
@@ -276,7 +275,7 @@ def land(ctx: Ctx) -> None:
             ctx.say(f"{name} lands on their own {service.name}.")
             _service_payback(ctx, seat, space, "lands on")
         elif owner is None:
-            ctx.say(f"{name} lands on {service.name}, for sale at {dollars(service.price)}.")
+            ctx.say(f"{name} lands on {service.name}, for sale at {money(service.price)}.")
             if state.cash[seat] >= service.price:
                 decide(ctx, "service")
                 return
@@ -300,7 +299,7 @@ def land(ctx: Ctx) -> None:
             state.casino_bets = 0
             decide(ctx, "casino")
             return
-        ctx.say(f"{name} cannot afford the smallest bet ({dollars(b.casino_minimum)}).")
+        ctx.say(f"{name} cannot afford the smallest bet ({money(b.casino_minimum)}).")
     elif kind in ("charity", "ecology"):
         each = b.charity_per_corporation if kind == "charity" else b.ecology_per_corporation
         count = corporation_count(state, seat)
@@ -308,8 +307,8 @@ def land(ctx: Ctx) -> None:
         if count:
             ctx.pay(seat, -each * count, kind)
             ctx.say(
-                f"{name} lands on {title} and pays {dollars(each)} for each of "
-                f"{count} corporations: {dollars(each * count)}."
+                f"{name} lands on {title} and pays {money(each)} for each of "
+                f"{count} corporations: {money(each * count)}."
             )
         else:
             ctx.say(f"{name} lands on {title} and owns no corporation: nothing to pay.")
@@ -324,7 +323,7 @@ def land(ctx: Ctx) -> None:
         if state.cash[seat] >= b.travel_fare:
             decide(ctx, "travel")
             return
-        ctx.say(f"{name} cannot afford the {dollars(b.travel_fare)} fare.")
+        ctx.say(f"{name} cannot afford the {money(b.travel_fare)} fare.")
     end_turn(ctx)
 
 
@@ -365,7 +364,7 @@ def _after_country(ctx: Ctx) -> None:
     if state.cash[seat] >= price:
         decide(ctx, "licence")
         return
-    ctx.say(f"{ctx.name(seat)} cannot afford the licence ({dollars(price)}).")
+    ctx.say(f"{ctx.name(seat)} cannot afford the licence ({money(price)}).")
     end_turn(ctx)
 
 
@@ -384,11 +383,11 @@ def _operating_fees(ctx: Ctx, seat: Seat, how: str) -> None:
         how_much = f"{count} units on the table"
     else:
         amount = card.amount * count
-        how_much = f"{count} units × {dollars(card.amount)}"
+        how_much = f"{count} units × {money(card.amount)}"
     ctx.pay(seat, -amount, "operating_fees")
     ctx.say(
         f"{ctx.name(seat)} {how} Operating Fees and draws {card.name}: "
-        f"{how_much} = {dollars(amount)}."
+        f"{how_much} = {money(amount)}."
     )
 
 
@@ -406,8 +405,8 @@ def _service_payback(ctx: Ctx, seat: Seat, service_id: str, how: str) -> None:
     if amount:
         ctx.pay(seat, amount, "service_fee")
     ctx.say(
-        f"{ctx.name(seat)} {how} their {service.name}: {dollars(service.fee_per_corporation)} "
-        f"for each of {count} competitors' corporations = {dollars(amount)}."
+        f"{ctx.name(seat)} {how} their {service.name}: {money(service.fee_per_corporation)} "
+        f"for each of {count} competitors' corporations = {money(amount)}."
     )
 
 
@@ -429,10 +428,10 @@ def _mail(ctx: Ctx) -> bool:
         ctx.pay(seat, -card.amount, "mail")
     elif card.kind == "collect_per_corporation":
         ctx.pay(seat, card.amount * count, "mail")
-        ctx.say(f"{name} collects {dollars(card.amount * count)}.")
+        ctx.say(f"{name} collects {money(card.amount * count)}.")
     elif card.kind == "pay_per_corporation":
         ctx.pay(seat, -card.amount * count, "mail")
-        ctx.say(f"{name} pays {dollars(card.amount * count)}.")
+        ctx.say(f"{name} pays {money(card.amount * count)}.")
     elif card.kind == "remove_corporation":
         corps = state.corporations_of(seat)
         if not corps:
@@ -569,7 +568,7 @@ def _settle_sale(ctx: Ctx, sale: Sale) -> None:
     detail = f"{len(corps)} corporation{'s' if len(corps) > 1 else ''}" + (
         f", {kinds} International" if kinds else ""
     )
-    ctx.say(f"{ctx.name(winner)} sells {product} to {where} ({detail}): {dollars(amount)}.")
+    ctx.say(f"{ctx.name(winner)} sells {product} to {where} ({detail}): {money(amount)}.")
 
 
 # --- debts and auctions --------------------------------------------------------------------
@@ -582,7 +581,7 @@ def continue_debt(ctx: Ctx) -> None:
     state.auction = None
     if state.cash[seat] >= 0:
         state.unsold = []
-        ctx.say(f"{ctx.name(seat)} is out of debt with {dollars(state.cash[seat])}.")
+        ctx.say(f"{ctx.name(seat)} is out of debt with {money(state.cash[seat])}.")
         next_turn(ctx)
         return
     if not assets_of(state, seat):
@@ -591,7 +590,7 @@ def continue_debt(ctx: Ctx) -> None:
         next_turn(ctx)
         return
     ctx.say(
-        f"{ctx.name(seat)} owes {dollars(-state.cash[seat])} and must auction, sell to the bank "
+        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must auction, sell to the bank "
         "or downgrade."
     )
     decide(ctx, "debt")
@@ -617,7 +616,7 @@ def sell_to_bank(ctx: Ctx, seat: Seat, asset: str) -> None:
     label = asset_name(ctx.state, asset)
     release(ctx.state, asset)
     ctx.pay(seat, value // 2, "bank_sale")
-    ctx.say(f"{ctx.name(seat)} sells {label} to the bank for {dollars(value // 2)}.")
+    ctx.say(f"{ctx.name(seat)} sells {label} to the bank for {money(value // 2)}.")
 
 
 def downgrade(ctx: Ctx, seat: Seat, country_id: str) -> None:
@@ -626,7 +625,7 @@ def downgrade(ctx: Ctx, seat: Seat, country_id: str) -> None:
     ctx.pay(seat, country.conversion // 2, "downgrade")
     ctx.say(
         f"{ctx.name(seat)} downgrades the corporation in {country.name} to National and gets "
-        f"{dollars(country.conversion // 2)} back."
+        f"{money(country.conversion // 2)} back."
     )
 
 
@@ -652,7 +651,7 @@ def open_auction(ctx: Ctx, seat: Seat, asset: str, eligible: list[Seat]) -> None
     state.window += 1
     ctx.say(
         f"{ctx.name(seat)} auctions {asset_name(state, asset)} (it cost "
-        f"{dollars(asset_value(state, asset))}). {join([ctx.name(s) for s in eligible])} may "
+        f"{money(asset_value(state, asset))}). {join([ctx.name(s) for s in eligible])} may "
         "bid in secret."
     )
     decide(ctx, "auction", state.options.auction_seconds)
@@ -664,10 +663,11 @@ def close_auction(ctx: Ctx) -> None:
     assert auction is not None
     for seat in auction.undecided:
         auction.bids[seat] = 0
+    ctx.reveals = True
     label = asset_name(state, auction.asset)
     bids = [(amount, i, s) for i, s in enumerate(auction.eligible) if (amount := auction.bids[s])]
     shown = ", ".join(
-        f"{ctx.name(s)} {dollars(auction.bids[s]) if auction.bids[s] else 'passed'}"
+        f"{ctx.name(s)} {money(auction.bids[s]) if auction.bids[s] else 'passed'}"
         for s in auction.eligible
     )
     ctx.data["bids"] = {str(s): auction.bids[s] for s in auction.eligible}
@@ -684,7 +684,7 @@ def close_auction(ctx: Ctx) -> None:
             if asset in state.corporations:
                 state.corporations[asset].owner = winner
         ctx.transfer(winner, auction.seller, amount, "auction")
-        ctx.say(f"Auction of {label}: {shown}. {ctx.name(winner)} buys it for {dollars(amount)}.")
+        ctx.say(f"Auction of {label}: {shown}. {ctx.name(winner)} buys it for {money(amount)}.")
     continue_debt(ctx)
 
 
@@ -699,10 +699,10 @@ def check_winner(ctx: Ctx) -> None:
     goal = state.options.goal
     rich = [s for s in state.active() if state.cash[s] >= goal]
     if rich:
-        finish(ctx, "reached the target")
+        finish(ctx, Ending.TARGET)
 
 
-def finish(ctx: Ctx, ended: str) -> None:
+def finish(ctx: Ctx, ended: Ending) -> None:
     state = ctx.state
     state.phase = "over"
     state.deadline = None
@@ -712,29 +712,20 @@ def finish(ctx: Ctx, ended: str) -> None:
     def worth(seat: Seat) -> tuple[int, int]:
         return (0 if state.bankrupt[seat] else 1, state.cash[seat])
 
-    order = sorted(state.seats, key=lambda s: (worth(s)[0], worth(s)[1], -s), reverse=True)
-    standings = [
-        Standing(
-            seat=s,
-            name=state.names[s],
-            score=float(state.cash[s]),
-            rank=1 + sum(1 for o in state.seats if worth(o) > worth(s)),
-        )
-        for s in order
-    ]
+    standings = rank(state.names, state.seats, worth, lambda s: float(state.cash[s]))
     top = [st.name for st in standings if st.rank == 1]
-    best = dollars(state.cash[order[0]])
+    best = money(state.cash[standings[0].seat])
     reason = {
-        "reached the target": f"reached {dollars(state.options.goal)}",
-        "last one standing": "is the last one standing",
-        "round limit": f"is the richest after {state.options.max_rounds} rounds",
+        Ending.TARGET: f"reached {money(state.options.goal)}",
+        Ending.LAST_STANDING: "is the last one standing",
+        Ending.ROUND_LIMIT: f"is the richest after {state.options.max_rounds} rounds",
     }[ended]
     if len(top) == 1:
         summary = f"{top[0]} wins with {best}: {reason}."
     else:
         summary = f"{join(top)} tie for first with {best}."
     table = "\n".join(
-        f"{st.rank}. {st.name} {dollars(state.cash[st.seat])}"
+        f"{st.rank}. {st.name} {money(state.cash[st.seat])}"
         + (" (bankrupt)" if state.bankrupt[st.seat] else "")
         for st in standings
     )

@@ -5,18 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, TypeAdapter
-
 from core import ui as neutral
-from core.engine import Event, Game, GameOptions, GameState, Rng, Seat
-from core.games.businessgo import bots, commands, legal, rulebook, rules, ui, view
-from core.games.businessgo.actions import ACTION_MODELS, action_adapter
+from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
+from core.games.businessgo import bots, commands, legal, rulebook, rules, secrets, ui, view
+from core.games.businessgo.actions import ACTIONS, Action
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 
 __all__ = ["BusinessGo"]
 
 
-class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
+class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action]):
     """Busine$$ GO: buy licences, set up corporations, sell products around the world."""
 
     name: ClassVar[str] = "businessgo"
@@ -25,8 +23,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
     max_players: ClassVar[int] = 5
     state_model: ClassVar[type[GameState]] = BusinessGoState
     options_model: ClassVar[type[GameOptions]] = BusinessGoOptions
-    action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
-    action_models: ClassVar[tuple[type[BaseModel], ...]] = ACTION_MODELS
+    actions: ClassVar[ActionSet[Any]] = ACTIONS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
     forms: ClassVar[dict[str, neutral.Ask]] = ui.FORMS
     simulation_variants: ClassVar[dict[str, list[str]]] = {
@@ -38,11 +35,11 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
         return [Event(kind="opening", text=state.opening)] if state.opening else []
 
     def new_game(
-        self, names: Sequence[str], bots: Sequence[bool], options: BusinessGoOptions, rng: Rng
+        self, names: Sequence[str], options: BusinessGoOptions, rng: Rng
     ) -> BusinessGoState:
         if not self.min_players <= len(names) <= self.max_players:
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
-        return rules.new_state(names, bots, options, rng)
+        return rules.new_state(names, options, rng)
 
     def _apply(self, state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
@@ -53,6 +50,19 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions]):
         if state.phase in ("compete", "auction"):
             return f"{state.phase}:{state.window}"
         return str(state.version)
+
+    def secret_variants(self, state: BusinessGoState, rng: Rng) -> list[Variant]:
+        return secrets.variants(state, rng)
+
+    def ledger(self, state: BusinessGoState) -> list[int]:
+        return list(state.cash)
+
+    def payments(self, event: Event) -> list[tuple[Seat, Seat, int]]:
+        # Busine$$ GO lists ``[seat, delta, reason]``: positive is paid by the bank.
+        return [
+            (-1, seat, delta) if delta > 0 else (seat, -1, -delta)
+            for seat, delta, _reason in event.data.get("transfers", [])
+        ]
 
     def legal_actions(self, state: BusinessGoState, actor: Seat) -> list[Any]:
         return legal.legal_actions(state, actor)

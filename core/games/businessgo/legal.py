@@ -27,6 +27,7 @@ from core.games.businessgo.actions import (
 )
 from core.games.businessgo.board import board
 from core.games.businessgo.state import BusinessGoState, Corporation
+from core.turns import rotation
 
 __all__ = [
     "AUCTION_MINIMUM",
@@ -106,7 +107,7 @@ def competitors(
     """Other players who may enter a sales competition: clockwise from the seller, not bankrupt,
     not burnt out, and owning a corporation that may sell there."""
     n = state.players
-    order = [(seller + i) % n for i in range(1, n)]
+    order = rotation(seller, n)[1:]
     return [
         s
         for s in order
@@ -196,7 +197,7 @@ def asset_name(state: BusinessGoState, asset: str) -> str:
 
 def bidders(state: BusinessGoState, seller: Seat) -> list[Seat]:
     n = state.players
-    order = [(seller + i) % n for i in range(1, n)]
+    order = rotation(seller, n)[1:]
     return [
         s
         for s in order

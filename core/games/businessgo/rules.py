@@ -34,15 +34,13 @@ from core.games.businessgo.legal import (
     selling_corporations,
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
-from core.games.businessgo.text import dollars
+from core.games.businessgo.text import money
 from core.text import escape
 
 __all__ = ["apply_action", "new_state"]
 
 
-def new_state(
-    names: Sequence[str], bots: Sequence[bool], options: BusinessGoOptions, rng: Rng
-) -> BusinessGoState:
+def new_state(names: Sequence[str], options: BusinessGoOptions, rng: Rng) -> BusinessGoState:
     b = board()
     n = len(names)
     mail = [c.id for c in b.mail_card]
@@ -51,7 +49,6 @@ def new_state(
     rng.shuffle(fees)
     state = BusinessGoState(
         names=list(names),
-        bots=list(bots),
         options=options,
         cash=[b.start_cash] * n,
         position=[0] * n,
@@ -146,15 +143,15 @@ def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
         )
     if state.cash[seat] < country.start_up:
         raise IllegalAction(
-            f"A National Corporation in {country.name} costs {dollars(country.start_up)}; "
-            f"you have {dollars(state.cash[seat])}."
+            f"A National Corporation in {country.name} costs {money(country.start_up)}; "
+            f"you have {money(state.cash[seat])}."
         )
     state.corporations[cid] = Corporation(country=cid, owner=seat)
     ctx.pay(seat, -country.start_up, "start_up")
     product = board().products[country.product].name
     ctx.say(
         f"{ctx.name(seat)} sets up a National Corporation in {country.name} "
-        f"({product}) for {dollars(country.start_up)}."
+        f"({product}) for {money(country.start_up)}."
     )
     flow.decide(ctx, "turn")
 
@@ -176,14 +173,14 @@ def _convert(ctx: Ctx, seat: Seat, action: Convert) -> None:
         )
     if state.cash[seat] < country.conversion:
         raise IllegalAction(
-            f"Converting {country.name} costs {dollars(country.conversion)}; "
-            f"you have {dollars(state.cash[seat])}."
+            f"Converting {country.name} costs {money(country.conversion)}; "
+            f"you have {money(state.cash[seat])}."
         )
     corp.international = True
     ctx.pay(seat, -country.conversion, "conversion")
     ctx.say(
         f"{ctx.name(seat)} converts the corporation in {country.name} into an International "
-        f"Corporation for {dollars(country.conversion)}."
+        f"Corporation for {money(country.conversion)}."
     )
     flow.decide(ctx, "turn")
 
@@ -214,8 +211,8 @@ def _buy(ctx: Ctx, seat: Seat, action: Buy) -> None:
     )
     if state.cash[seat] < price:
         raise IllegalAction(
-            f"{label[0].upper()}{label[1:]} costs {dollars(price)}; you have "
-            f"{dollars(state.cash[seat])}."
+            f"{label[0].upper()}{label[1:]} costs {money(price)}; you have "
+            f"{money(state.cash[seat])}."
         )
     if state.phase == "licence":
         state.licences[space] = seat
@@ -223,7 +220,7 @@ def _buy(ctx: Ctx, seat: Seat, action: Buy) -> None:
     else:
         state.services[space] = seat
         ctx.pay(seat, -price, "service")
-    ctx.say(f"{ctx.name(seat)} buys {label} for {dollars(price)}.")
+    ctx.say(f"{ctx.name(seat)} buys {label} for {money(price)}.")
     flow.end_turn(ctx)
 
 
@@ -289,13 +286,11 @@ def _bet(ctx: Ctx, seat: Seat, action: Bet) -> None:
     b = board()
     amount = action.amount
     if amount < b.casino_minimum:
-        raise IllegalAction(f"The smallest bet is {dollars(b.casino_minimum)}.")
+        raise IllegalAction(f"The smallest bet is {money(b.casino_minimum)}.")
     if amount > b.casino_limit:
-        raise IllegalAction(f"The largest bet is {dollars(b.casino_limit)}.")
+        raise IllegalAction(f"The largest bet is {money(b.casino_limit)}.")
     if amount > state.cash[seat]:
-        raise IllegalAction(
-            f"You cannot bet {dollars(amount)}: you have {dollars(state.cash[seat])}."
-        )
+        raise IllegalAction(f"You cannot bet {money(amount)}: you have {money(state.cash[seat])}.")
     ctx.pay(seat, -amount, "casino_bet")
     d1, d2 = ctx.dice()
     ctx.data["casino"] = [d1, d2]
@@ -304,18 +299,17 @@ def _bet(ctx: Ctx, seat: Seat, action: Bet) -> None:
     if d1 == d2:
         ctx.pay(seat, 3 * amount, "casino_win")
         ctx.say(
-            f"{name} bets {dollars(amount)} and rolls {d1}+{d2}, doubles: "
-            f"wins {dollars(3 * amount)}!"
+            f"{name} bets {money(amount)} and rolls {d1}+{d2}, doubles: wins {money(3 * amount)}!"
         )
     elif (d1 + d2) % 2 == 0:
         ctx.pay(seat, 2 * amount, "casino_win")
         ctx.say(
-            f"{name} bets {dollars(amount)} and rolls {d1}+{d2} = {d1 + d2}, even: "
-            f"wins {dollars(2 * amount)}."
+            f"{name} bets {money(amount)} and rolls {d1}+{d2} = {d1 + d2}, even: "
+            f"wins {money(2 * amount)}."
         )
     else:
         ctx.say(
-            f"{name} bets {dollars(amount)} and rolls {d1}+{d2} = {d1 + d2}, odd: loses the bet. "
+            f"{name} bets {money(amount)} and rolls {d1}+{d2} = {d1 + d2}, odd: loses the bet. "
             "The Casino is closed until the next visit."
         )
         flow.end_turn(ctx)
@@ -333,12 +327,10 @@ def _travel(ctx: Ctx, seat: Seat, action: Travel) -> None:
     cid = _country(action.country)
     if state.cash[seat] < b.travel_fare:
         raise IllegalAction(
-            f"The fare is {dollars(b.travel_fare)}; you have {dollars(state.cash[seat])}."
+            f"The fare is {money(b.travel_fare)}; you have {money(state.cash[seat])}."
         )
     ctx.pay(seat, -b.travel_fare, "travel")
-    ctx.say(
-        f"{ctx.name(seat)} pays {dollars(b.travel_fare)} and travels to {b.countries[cid].name}."
-    )
+    ctx.say(f"{ctx.name(seat)} pays {money(b.travel_fare)} and travels to {b.countries[cid].name}.")
     target = b.index_of(cid)
     steps = (target - state.position[seat]) % len(b.spaces)
     flow.move(ctx, steps)
@@ -367,7 +359,7 @@ def _join(ctx: Ctx, seat: Seat, action: Join) -> None:
 
 def _bid(ctx: Ctx, seat: Seat, action: Bid) -> None:
     if action.amount < AUCTION_MINIMUM:
-        raise IllegalAction(f"The smallest bid is {dollars(AUCTION_MINIMUM)}.")
+        raise IllegalAction(f"The smallest bid is {money(AUCTION_MINIMUM)}.")
     _bid_or_pass(ctx, seat, action.amount)
 
 
@@ -382,13 +374,11 @@ def _bid_or_pass(ctx: Ctx, seat: Seat, amount: int) -> None:
     if seat not in auction.undecided:
         raise IllegalAction("You have already answered this auction.")
     if amount > state.cash[seat]:
-        raise IllegalAction(
-            f"You cannot bid {dollars(amount)}: you have {dollars(state.cash[seat])}."
-        )
+        raise IllegalAction(f"You cannot bid {money(amount)}: you have {money(state.cash[seat])}.")
     auction.bids[seat] = amount
     ctx.say(f"{ctx.name(seat)} {'has bid' if amount else 'passes'}.")
     if amount:
-        flow.private_note(ctx, seat, f"Your sealed bid: {dollars(amount)}.")
+        flow.private_note(ctx, seat, f"Your sealed bid: {money(amount)}.")
     if not auction.undecided:
         flow.close_auction(ctx)
 

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from core.text import join
 
-__all__ = ["dollars", "join", "parse_amount"]
+__all__ = ["Dollars", "join", "money", "parse_amount"]
+
+Dollars = int
+"""Busine$$ GO's money: whole dollars ($10,000,000 is 10_000_000)."""
 
 
-def dollars(amount: int) -> str:
+def money(amount: Dollars) -> str:
     """``$1,250,000``; negative amounts as ``-$20,000``."""
     sign = "-" if amount < 0 else ""
     return f"{sign}${abs(amount):,}"
 
 
-def parse_amount(text: str) -> int | None:
+def parse_amount(text: str) -> Dollars | None:
     """``250000``, ``$250,000``, ``250k``, ``1.5m`` -> dollars; None when it is not an amount."""
     word = text.strip().lower().replace(",", "").replace("_", "").removeprefix("$")
     factor = 1

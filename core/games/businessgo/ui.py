@@ -32,7 +32,7 @@ from core.games.businessgo.legal import (
     legal_actions,
 )
 from core.games.businessgo.state import BusinessGoState
-from core.games.businessgo.text import dollars, join
+from core.games.businessgo.text import join, money
 from core.games.businessgo.view import view
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
@@ -74,7 +74,7 @@ def render_board(state: BusinessGoState) -> ui.Message:
     public = view(state, None)
     b = board()
     names = [p["name"] for p in public["players"]]
-    head = [f"Round {public['round']} · Goal {dollars(public['goal'])}"]
+    head = [f"Round {public['round']} · Goal {money(public['goal'])}"]
     if public["round"] == 1 and public["opening"]:
         head.append(public["opening"])
     if public["outcome"]:
@@ -141,7 +141,7 @@ def render_board(state: BusinessGoState) -> ui.Message:
 def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     """The seat's money and holdings and the controls for its legal actions."""
     b = board()
-    lines = [f"You have {dollars(state.cash[seat])}."]
+    lines = [f"You have {money(state.cash[seat])}."]
     mine = [
         f"{b.countries[c.country].name} ({'International' if c.international else 'National'}"
         + (", has sold" if c.chimney and not c.international else "")
@@ -158,17 +158,12 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     lines.append(_prompt_line(state, seat, legal))
     buttons: list[ui.Button] = []
     selects: list[ui.Select] = []
-    if len(legal) <= ui.MAX_BUTTONS:
-        buttons = [_button(state, seat, a) for a in legal]
-    else:
-        grouped: dict[type[BaseModel], list[Any]] = {}
-        for action in legal:
-            grouped.setdefault(type(action), []).append(action)
-        for kind, actions in grouped.items():
-            if len(actions) == 1:
-                buttons.append(_button(state, seat, actions[0]))
-            else:
-                selects.extend(_menus(state, seat, kind, actions))
+    buttons, selects = ui.controls(
+        legal,
+        lambda a: _button(state, seat, a),
+        type,
+        lambda kind, actions: _menus(state, seat, kind, actions),
+    )
     typed = _TYPED.get(state.phase)
     if typed is not None and legal and len(buttons) < ui.MAX_BUTTONS:
         # An amount of one's own, as a form (the typed command, checked the same way).
@@ -210,16 +205,16 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Any]) -> str:
         return "Your turn: set up or convert before you roll (not after), then roll."
     if phase in ("licence", "service"):
         space = b.space_name(state.position[seat])
-        return f"Buy {space} for {dollars(landed_price(state))}?"
+        return f"Buy {space} for {money(landed_price(state))}?"
     if phase == "boom":
         return f"Boom: choose up to {state.boom_left} more different products to sell."
     if phase == "casino":
         return (
-            f"Casino: bet up to {dollars(min(b.casino_limit, state.cash[seat]))} "
+            f"Casino: bet up to {money(min(b.casino_limit, state.cash[seat]))} "
             "(or type `/businessgo bet <amount>`). Even pays double, doubles triple, odd loses."
         )
     if phase == "travel":
-        return f"Travel to any country for {dollars(b.travel_fare)}, or stay."
+        return f"Travel to any country for {money(b.travel_fare)}, or stay."
     if phase == "compete":
         sale = state.sales[0]
         where = b.countries[sale.country].name if sale.country else "the Boom"
@@ -231,12 +226,12 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Any]) -> str:
         asset = state.auction.asset
         return (
             f"{state.names[state.auction.seller]} auctions {asset_name(state, asset)} (cost "
-            f"{dollars(asset_value(state, asset))}). Your sealed bid? "
+            f"{money(asset_value(state, asset))}). Your sealed bid? "
             "(or type `/businessgo bid <amount>`)"
         )
     if phase == "debt":
         return (
-            f"You owe {dollars(-state.cash[seat])}: auction, sell to the bank for half, "
+            f"You owe {money(-state.cash[seat])}: auction, sell to the bank for half, "
             "or downgrade an International Corporation."
         )
     if phase == "mail":
@@ -282,17 +277,8 @@ def _menus(
         ui.SelectOption(label=ui.fit(describe_action(state, a)), value=str(getattr(a, field)))
         for a in actions
     ]
-    return [
-        ui.Select(
-            placeholder=placeholder,
-            options=options[start : start + ui.MAX_OPTIONS],
-            action={"type": kind.model_fields["type"].default},
-            field=field,
-            version=state.version,
-            seat=seat,
-        )
-        for start in range(0, len(options), ui.MAX_OPTIONS)
-    ]
+    action = {"type": kind.model_fields["type"].default}
+    return ui.menus(placeholder, options, action, field, state.version, seat)
 
 
 def render_prompt(state: BusinessGoState) -> ui.Message | None:
@@ -312,15 +298,15 @@ def describe_action(state: BusinessGoState, action: Any) -> str:
         return "Roll the dice"
     if isinstance(action, Setup):
         c = countries.get(action.country)
-        cost = f" ({dollars(c.start_up)})" if c else ""
+        cost = f" ({money(c.start_up)})" if c else ""
         return f"Set up in {country(action.country)}{cost}"
     if isinstance(action, Convert):
         c = countries.get(action.country)
-        cost = f" ({dollars(c.conversion)})" if c else ""
+        cost = f" ({money(c.conversion)})" if c else ""
         return f"Convert {country(action.country)} to International{cost}"
     if isinstance(action, Buy):
         if state.phase in ("licence", "service"):
-            return f"Buy for {dollars(landed_price(state))}"
+            return f"Buy for {money(landed_price(state))}"
         return "Buy"
     if isinstance(action, Pass):
         return _PASS_LABELS.get(state.phase, "Pass")
@@ -328,23 +314,23 @@ def describe_action(state: BusinessGoState, action: Any) -> str:
         product = b.products.get(action.product)
         return f"Sell {product.name if product else action.product}"
     if isinstance(action, Bet):
-        return f"Bet {dollars(action.amount)}"
+        return f"Bet {money(action.amount)}"
     if isinstance(action, Travel):
         return f"Travel to {country(action.country)}"
     if isinstance(action, Join):
         return "Join the competition"
     if isinstance(action, Bid):
-        return f"Bid {dollars(action.amount)}"
+        return f"Bid {money(action.amount)}"
     if isinstance(action, AuctionOff | SellToBank):
         known = action.asset in countries or action.asset in b.services
         what = asset_name(state, action.asset) if known else action.asset
         if isinstance(action, SellToBank):
-            half = f" for {dollars(asset_value(state, action.asset) // 2)}" if known else ""
+            half = f" for {money(asset_value(state, action.asset) // 2)}" if known else ""
             return f"Sell {what} to the bank{half}"
         return f"Auction {what}"
     if isinstance(action, Downgrade):
         c = countries.get(action.country)
-        back = f" (+{dollars(c.conversion // 2)})" if c else ""
+        back = f" (+{money(c.conversion // 2)})" if c else ""
         return f"Downgrade {country(action.country)}{back}"
     if isinstance(action, Remove):
         return f"Remove {country(action.country)}"

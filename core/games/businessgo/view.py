@@ -12,7 +12,7 @@ from core.engine import Seat
 from core.games.businessgo.board import board
 from core.games.businessgo.legal import units, waiting_for
 from core.games.businessgo.state import BusinessGoState
-from core.games.businessgo.text import dollars
+from core.games.businessgo.text import money
 
 __all__ = ["view"]
 
@@ -28,9 +28,8 @@ def view(state: BusinessGoState, viewer: Seat | None) -> dict[str, Any]:
             {
                 "seat": seat,
                 "name": state.names[seat],
-                "bot": state.bots[seat],
                 "cash": state.cash[seat],
-                "cash_text": dollars(state.cash[seat]),
+                "cash_text": money(state.cash[seat]),
                 "position": state.position[seat],
                 "space": b.space_name(state.position[seat]),
                 "burnout": state.burnout[seat],

@@ -60,7 +60,11 @@ def test_a_choice_too_long_for_an_id_is_left_out_not_the_message() -> None:
     # Slack's action ids hold 255 characters (less the brd<n>: numbering): past that, left out.
     too_long = ui.Button(label="long", action={"type": "x", "text": "y" * 260}, version=1)
     menu = ui.Select(
-        placeholder="m", options=[], action={"type": "x", "t": "y" * 260}, field="f", version=1
+        placeholder="m",
+        options=[ui.SelectOption(label="o", value="o")],
+        action={"type": "x", "t": "y" * 260},
+        field="f",
+        version=1,
     )
     message = ui.Message(text="Your hand.", buttons=[[_button("ok", 1), too_long]], selects=[menu])
     built = blocks(message, "bigidea")

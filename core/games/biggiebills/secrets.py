@@ -1,0 +1,73 @@
+"""What is hidden in BiggieBills$$$, declared for the conformance kit.
+
+Hidden: every team's hand (Growth, Challenge and Bonus cards; only their counts are public) and
+the order of the face-down decks. A variant swaps one hidden card with one from under a deck,
+or reorders a deck below the cards the next action could draw, so card counts stay the same.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from core.engine import Rng, Variant
+from core.games.biggiebills.state import BiggieBillsState
+
+__all__ = ["inventory", "variants"]
+
+SAFE_TOP = 4
+"""Cards at the top of a deck that one action may draw (an exchange draws two; completions
+draw Bonus cards): variants leave them where they are."""
+
+_HANDS = (("growth", "growth_deck"), ("challenges", "challenge_deck"), ("bonus", "bonus_deck"))
+
+
+def variants(state: BiggieBillsState, rng: Rng) -> list[Variant]:
+    out: list[Variant] = []
+    for seat in state.living():
+        for hand_name, deck_name in _HANDS:
+            hand: list[str] = getattr(state, hand_name)[seat]
+            deck: list[str] = getattr(state, deck_name)
+            if not hand or len(deck) <= SAFE_TOP:
+                continue
+            i = rng.randrange(len(hand))
+            choices = [j for j in range(SAFE_TOP, len(deck)) if deck[j] != hand[i]]
+            if not choices:
+                continue
+            j = rng.choice(choices)
+            other = state.model_copy(deep=True)
+            other_hand: list[str] = getattr(other, hand_name)[seat]
+            other_deck: list[str] = getattr(other, deck_name)
+            other_hand[i], other_deck[j] = other_deck[j], other_hand[i]
+            what = f"a {hand_name} card in {state.names[seat]}'s hand ({hand[i]} for {deck[j]})"
+            out.append(Variant(owner=seat, state=other, what=what))
+    other = state.model_copy(deep=True)
+    for _hand, deck_name in _HANDS:
+        deck = getattr(other, deck_name)
+        rest = deck[SAFE_TOP:]
+        rng.shuffle(rest)
+        deck[SAFE_TOP:] = rest
+    rest = other.industry_deck[1:]
+    rng.shuffle(rest)
+    other.industry_deck[1:] = rest
+    if other != state:
+        out.append(Variant(owner=None, state=other, what="the order of the decks"))
+    return out
+
+
+def inventory(state: BiggieBillsState) -> dict[str, int]:
+    """Every card in exactly one place: hands, decks, discards, the board or completed."""
+    cards: Counter[str] = Counter()
+    for hands in (state.growth, state.challenges, state.bonus, state.completed):
+        for hand in hands:
+            cards.update(hand)
+    for pile in (
+        state.growth_deck,
+        state.growth_discard,
+        state.challenge_deck,
+        state.challenge_discard,
+        state.bonus_deck,
+        state.bonus_discard,
+    ):
+        cards.update(pile)
+    cards.update(a.card for a in state.active)
+    return dict(cards)

@@ -1,0 +1,68 @@
+"""What is hidden in The Big Idea, declared for the conformance kit.
+
+Hidden: every hand, the order of the deck, the pending secret picks of the seed phase and the
+pending pointing of the venture phase (until everyone reveals at once, an event marked
+``reveals``). A variant swaps a card of one hand (one not in its pending pick) with one from
+under the deck, changes one seat's pending pick or pointing, or reorders the deck below the
+cards the next deal could take.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from core.engine import Rng, Variant
+from core.games.bigidea.legal import pick_options
+from core.games.bigidea.state import DEAL_CARDS, BigIdeaState
+
+__all__ = ["inventory", "variants"]
+
+
+def _safe_top(state: BigIdeaState) -> int:
+    """Cards one action may draw: a new round deals two to everyone."""
+    return DEAL_CARDS * state.players
+
+
+def variants(state: BigIdeaState, rng: Rng) -> list[Variant]:
+    out: list[Variant] = []
+    top = _safe_top(state)
+    for seat in state.seats:
+        name = state.names[seat]
+        picked = set(state.picks[seat] or ())
+        free = [i for i, card in enumerate(state.hands[seat]) if card not in picked]
+        under = [j for j in range(top, len(state.deck))]
+        if free and under:
+            i, j = rng.choice(free), rng.choice(under)
+            other = state.model_copy(deep=True)
+            other.hands[seat][i], other.deck[j] = other.deck[j], other.hands[seat][i]
+            out.append(Variant(owner=seat, state=other, what=f"a card in {name}'s hand"))
+        if state.phase == "pick" and state.picks[seat] is not None:
+            options = pick_options(state, seat)
+            if options:
+                other = state.model_copy(deep=True)
+                other.picks[seat] = list(rng.choice(options).cards)
+                out.append(Variant(owner=seat, state=other, what=f"{name}'s secret pick"))
+        if state.phase == "venture" and seat in state.votes:
+            targets = [t for t in [*state.seats, None] if t != state.votes[seat]]
+            other = state.model_copy(deep=True)
+            other.votes[seat] = rng.choice(targets)
+            out.append(Variant(owner=seat, state=other, what=f"where {name} points"))
+    if len(state.deck) > top + 1:
+        other = state.model_copy(deep=True)
+        rest = other.deck[top:]
+        rng.shuffle(rest)
+        other.deck[top:] = rest
+        if other != state:
+            out.append(Variant(owner=None, state=other, what="the order of the deck"))
+    return out
+
+
+def inventory(state: BigIdeaState) -> dict[str, int]:
+    """Every card in exactly one place: a hand, the deck, the discards or a product."""
+    cards: Counter[str] = Counter(state.deck)
+    cards.update(state.discard)
+    for hand in state.hands:
+        cards.update(hand)
+    for product in state.products:
+        cards.update(product.cards)
+    return dict(cards)

@@ -1,0 +1,36 @@
+"""What is hidden in Busine$$ GO, declared for the conformance kit.
+
+Hidden: the sealed bids of an open auction (until it closes, an event marked ``reveals``) and
+the order of the Mail and Operating Fees decks. A variant changes one pending bid, or reorders a
+deck below the cards the next action could draw.
+"""
+
+from __future__ import annotations
+
+from core.engine import Rng, Variant
+from core.games.businessgo.state import BusinessGoState
+
+__all__ = ["variants"]
+
+SAFE_TOP = 3
+"""Cards at the top of a deck that one action may draw."""
+
+
+def variants(state: BusinessGoState, rng: Rng) -> list[Variant]:
+    out: list[Variant] = []
+    auction = state.auction
+    if auction is not None:
+        for seat, bid in auction.bids.items():
+            other = state.model_copy(deep=True)
+            assert other.auction is not None
+            other.auction.bids[seat] = bid + rng.choice([10_000, 50_000]) if bid else 20_000
+            what = f"{state.names[seat]}'s sealed bid"
+            out.append(Variant(owner=seat, state=other, what=what))
+    other = state.model_copy(deep=True)
+    for deck in (other.mail, other.fees):
+        rest = deck[SAFE_TOP:]
+        rng.shuffle(rest)
+        deck[SAFE_TOP:] = rest
+    if other != state:
+        out.append(Variant(owner=None, state=other, what="the order of the decks"))
+    return out

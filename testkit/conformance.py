@@ -1,0 +1,455 @@
+"""The conformance kit: the checks every game gets for what it declares, with no test written.
+
+``tests/test_conformance.py`` runs :func:`check_game` over every registered game (and the small
+team game of the tests). A game opts into the deeper checks by declaring them on its
+:class:`~core.engine.Game`: :meth:`~core.engine.Game.secret_variants` (non-interference),
+:meth:`~core.engine.Game.ledger` (the books) and :meth:`~core.engine.Game.inventory` (nothing
+made or lost). What every game gets:
+
+- ``legal_actions`` agrees with ``apply``: every listed action applies; a seat the game does not
+  wait for, a player's clock, a stale deadline and malformed actions are refused;
+- a refused action changes nothing;
+- random play and bot play always end, and a finished game waits for nobody;
+- bots choose one of the legal actions from their own view;
+- the state survives a JSON round trip and every view is JSON;
+- every button and menu id fits Discord's 100 characters in a DM at a high version, and decodes
+  back to the same action;
+- replaying the action log (as the authority writes it) rebuilds the stored state;
+- non-interference: a state that differs only in hidden information shows the same public view,
+  board, prompt, waiting seats and deadline, and the same private output to every other seat;
+  and the same action applied to both gives the same public events and outputs, unless the
+  rules reveal the secret (an event marked ``reveals``).
+
+Every rendered moment fitting both platforms' limits is checked over the same registry by
+``tests/adapters/test_render_limits.py``, through the real renderers.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.commands import codec
+from bot.commands.actionlog import encode_action, line, replay
+from bot.commands.grammar import parse_options
+from bot.commands.play import action_rng, advance, start_state
+from core import registry, ui
+from core.engine import SYSTEM, Event, Game, GameOptions, GameState, IllegalAction, Seat, Timeout
+
+__all__ = [
+    "Hook",
+    "Run",
+    "check_game",
+    "option_sets",
+    "play_random",
+    "replay_matches",
+]
+
+VARIANTS_PER_STEP = 2
+"""Hidden-information variants compared at each action (a random sample of the declared)."""
+SEATS_PER_VARIANT = 1
+"""Other seats whose private output is compared for each variant (a random sample)."""
+MAX_STEPS = 20_000
+"""Random play that has not ended after this many actions has failed to end."""
+HIGH_VERSION = 9_999_999
+"""A version far above any real game's, for the id length check."""
+LONG_CHANNEL = "9" * 19
+"""The longest Discord channel id (a 64-bit snowflake), for ids of buttons shown in a DM."""
+
+Hook = Callable[[GameState, Seat, Any, GameState, list[Event]], None]
+"""Called after every applied action with (before, actor, action, after, events): how a
+game's own tests check their rules over the kit's random games."""
+
+
+@dataclass
+class Run:
+    """What one random game did, for the tests that want numbers."""
+
+    state: GameState
+    steps: int = 0
+    refused: int = 0
+    variants: int = 0
+    """Hidden-information variants compared."""
+    transitions: int = 0
+    """Actions applied to a state and its variant side by side."""
+    kinds: set[str] = field(default_factory=set)
+
+
+def option_sets(game: Game[Any, Any]) -> list[GameOptions]:
+    """The default options, and each of the game's simulation variants."""
+    sets = [game.options_model()]
+    for words in game.simulation_variants.values():
+        if words:
+            sets.append(parse_options(game, " ".join(words)))
+    return sets
+
+
+def players_range(game: Game[Any, Any]) -> list[int]:
+    return list(range(game.min_players, game.max_players + 1))
+
+
+@contextmanager
+def _known(game: Game[Any, Any]) -> Iterator[None]:
+    """The codec finds games by name; a game under test that is not registered is, meanwhile."""
+    if registry.get_game(game.name) is game:
+        yield
+        return
+    with registry.registered(game):
+        yield
+
+
+def _dump(value: BaseModel | None) -> Any:
+    return None if value is None else value.model_dump(mode="json")
+
+
+def public_face(game: Game[Any, Any], state: GameState) -> dict[str, Any]:
+    """Everything the channel sees of ``state``."""
+    return {
+        "view": game.view(state, None),
+        "board": _dump(game.render_board(state)),
+        "prompt": _dump(game.render_prompt(state)),
+        "waiting": game.waiting_for(state),
+        "deadline": _dump(state.deadline),
+        "finished": state.finished,
+        "outcome": _dump(state.outcome),
+    }
+
+
+def private_face(game: Game[Any, Any], state: GameState, seat: Seat) -> dict[str, Any]:
+    """Everything ``seat`` sees of ``state`` besides the public face."""
+    return {
+        "view": game.view(state, seat),
+        "panel": _dump(game.render_private(state, seat)),
+        "legal": [_dump(a) for a in game.legal_actions(state, seat)],
+    }
+
+
+def _public_events(events: list[Event]) -> list[Any]:
+    return [e.model_dump(mode="json") for e in events if e.audience.is_public]
+
+
+def _private_events(events: list[Event], seat: Seat) -> list[Any]:
+    return [e.model_dump(mode="json") for e in events if e.audience.seat == seat]
+
+
+def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two JSON values differ, as short paths (the first few)."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=str):
+            out += _differences(a.get(key), b.get(key), f"{path}.{key}")
+        return out[:5]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            out += _differences(x, y, f"{path}[{i}]")
+        return out[:5]
+    return [] if a == b else [f"{path}: {a!r:.160} != {b!r:.160}"]
+
+
+class _Table:
+    """One game under test: every action goes through :meth:`apply`, which checks it."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        players: int,
+        options: GameOptions,
+        seed: int,
+        hook: Hook | None,
+        secrets: bool,
+        generic: bool = True,
+        arrange: Callable[[GameState], GameState] | None = None,
+    ) -> None:
+        self.game = game
+        self.generic = generic
+        self.seed = seed
+        self.hook = hook
+        self.secrets = secrets
+        self.chooser = random.Random(f"chooser:{seed}")
+        names = [f"P{i}" for i in range(players)]
+        self.state: GameState = game.new_game(names, options, random.Random(seed))
+        if arrange is not None:
+            self.state = arrange(self.state)
+        self.inventory = game.inventory(self.state)
+        self.run = Run(state=self.state)
+        self.check_state(self.state)
+
+    def rng(self, state: GameState) -> random.Random:
+        return action_rng(self.seed, state.version)
+
+    # --- one state ---------------------------------------------------------------------------
+
+    def check_state(self, state: GameState) -> None:
+        if not self.generic:
+            return
+        game = self.game
+        copy = game.state_model.model_validate_json(state.model_dump_json())
+        assert copy == state, "the state does not survive a JSON round trip"
+        json.dumps(game.view(state, None))
+        waiting = game.waiting_for(state)
+        if state.finished:
+            assert not waiting, "a finished game still waits for someone"
+            assert all(not game.legal_actions(state, s) for s in state.seats)
+        else:
+            assert waiting, "a running game waits for nobody"
+            assert all(game.legal_actions(state, s) for s in waiting), (
+                "waits on a seat that can't act"
+            )
+        if self.inventory is not None:
+            assert game.inventory(state) == self.inventory, "something was made or lost"
+        self.check_ids(game.render_board(state), None)
+        prompt = game.render_prompt(state)
+        if prompt is not None:
+            self.check_ids(prompt, None)
+        for seat in state.seats:
+            json.dumps(game.view(state, seat))
+            self.check_ids(game.render_private(state, seat), LONG_CHANNEL)
+        for seat in waiting:
+            legal = game.legal_actions(state, seat)
+            choice = game.bot_action(game.view(state, seat), legal, random.Random(seat))
+            assert choice in legal, f"the bot of seat {seat} chose {choice!r}, not a legal action"
+
+    def check_ids(self, message: ui.Message, channel: str | None) -> None:
+        """Every component id fits in 100 characters at a high version and decodes back."""
+        ids = codec.MessageIds(self.game.name, channel)
+        for button in message.all_buttons():
+            high = button.model_copy(
+                update={"version": HIGH_VERSION if button.version is not None else None}
+            )
+            press = codec.decode(ids.button(high))
+            assert press is not None and press.command == button.command, button
+            assert self.same_action(press.action, button.action), button
+        for select in message.selects:
+            press = codec.decode(ids.select(select.model_copy(update={"version": HIGH_VERSION})))
+            assert press is not None and press.field == select.field, select
+            assert self.same_action(press.action, select.action), select
+
+    def same_action(self, decoded: dict[str, Any] | None, shown: dict[str, Any] | None) -> bool:
+        if decoded is None or shown is None:
+            return decoded is shown
+        if decoded == shown:
+            return True
+        try:
+            return bool(self.game.parse_action(decoded) == self.game.parse_action(shown))
+        except IllegalAction:
+            return False  # a menu's action is completed by the chosen values
+
+    # --- refusals ----------------------------------------------------------------------------
+
+    def refused(self, actor: Seat, action: Any, why: str) -> None:
+        before = self.state.model_dump()
+        try:
+            self.game.apply(self.state, actor, action, self.rng(self.state))
+        except IllegalAction as error:
+            assert str(error).strip(), "a refusal must say why"
+            assert self.state.model_dump() == before, "a refused action changed the state"
+            self.run.refused += 1
+            return
+        raise AssertionError(f"{why} applied: {action!r} by seat {actor}")
+
+    def check_refusals(self) -> None:
+        game, state = self.game, self.state
+        waiting = game.waiting_for(state)
+        offered = [(s, a) for s in waiting for a in game.legal_actions(state, s)]
+        if not offered:
+            return
+        _seat, action = self.chooser.choice(offered)
+        for other in state.seats:
+            if not game.legal_actions(state, other):
+                self.refused(other, action, "an action by a seat with nothing to do")
+        self.refused(waiting[0], Timeout(key="not-a-deadline"), "a player's timeout")
+        self.refused(SYSTEM, Timeout(key="not-a-deadline"), "a timeout of no pending deadline")
+        if state.deadline is not None:
+            self.refused(waiting[0], Timeout(key=state.deadline.key), "a player's timeout")
+        for junk in ({}, {"type": "no such action"}, {"type": 7}):
+            try:
+                game.parse_action(junk)
+            except IllegalAction:
+                continue
+            raise AssertionError(f"a malformed action was accepted: {junk}")
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def apply(self, actor: Seat, action: Any) -> None:
+        before = self.state
+        legal = self.game.legal_actions(before, actor) if actor != SYSTEM and self.generic else []
+        for other in self.chooser.sample(legal, min(3, len(legal))):
+            self.game.apply(before, actor, other, self.rng(before))  # listed: it applies
+        if self.secrets:
+            self.check_secrets(actor, action)
+        transition = self.game.apply(before, actor, action, self.rng(before))
+        after: GameState = transition.state
+        assert after.version == before.version + 1
+        json.dumps([e.model_dump(mode="json") for e in transition.events])
+        self.check_books(before, after, transition.events)
+        self.run.kinds |= {e.kind for e in transition.events}
+        if self.hook is not None:
+            self.hook(before, actor, action, after, transition.events)
+        self.state = after
+        self.run.steps += 1
+        self.check_state(after)
+
+    def check_books(self, before: GameState, after: GameState, events: list[Event]) -> None:
+        old, new = self.game.ledger(before), self.game.ledger(after)
+        if old is None or new is None:
+            return
+        delta = [0] * len(old)
+        for event in events:
+            for payer, payee, amount in self.game.payments(event):
+                if payer >= 0:
+                    delta[payer] -= amount
+                if payee >= 0:
+                    delta[payee] += amount
+        moved = [b - a for a, b in zip(old, new, strict=True)]
+        assert moved == delta, f"money moved without a listed payment: {moved} != {delta}"
+
+    # --- non-interference --------------------------------------------------------------------
+
+    def check_secrets(self, actor: Seat, action: Any) -> None:
+        game, state = self.game, self.state
+        chooser = random.Random(f"variant:{self.seed}:{state.version}")
+        variants = game.secret_variants(state, chooser)
+        if not variants:
+            return
+        variants = chooser.sample(variants, min(VARIANTS_PER_STEP, len(variants)))
+        public = public_face(game, state)
+        faces: dict[Seat, dict[str, Any]] = {}
+        transition = game.apply(state, actor, action, self.rng(state))
+        for variant in variants:
+            other: GameState = variant.state
+            self.run.variants += 1
+            where = f"changing {variant.what} (seat {variant.owner})"
+            diff = _differences(public, public_face(game, other))
+            assert not diff, f"{where} changes what the channel sees: {diff}"
+            others = [s for s in state.seats if s != variant.owner]
+            seats = chooser.sample(others, min(SEATS_PER_VARIANT, len(others)))
+            for seat in seats:
+                if seat not in faces:
+                    faces[seat] = private_face(game, state, seat)
+                diff = _differences(faces[seat], private_face(game, other, seat))
+                assert not diff, f"{where} changes what seat {seat} sees: {diff}"
+            if actor == variant.owner and action not in game.legal_actions(other, actor):
+                continue  # the owner's own secret decides what it can do
+            try:
+                twin = game.apply(other, actor, action, self.rng(other))
+            except IllegalAction as error:
+                raise AssertionError(f"{where} makes {action!r} illegal: {error}") from error
+            if any(e.reveals for e in transition.events + twin.events):
+                continue  # the rules disclose the secret here (a reveal)
+            self.run.transitions += 1
+            what = f"after {game.describe_action(state, action)} by seat {actor}, {where}"
+            diff = _differences(
+                _public_events(transition.events), _public_events(twin.events), ".events"
+            )
+            diff += _differences(public_face(game, transition.state), public_face(game, twin.state))
+            assert not diff, f"{what} changes what the channel sees: {diff}"
+            for seat in seats:
+                mine = [
+                    _private_events(transition.events, seat),
+                    private_face(game, transition.state, seat),
+                ]
+                theirs = [_private_events(twin.events, seat), private_face(game, twin.state, seat)]
+                diff = _differences(mine, theirs)
+                assert not diff, f"{what} changes what seat {seat} sees: {diff}"
+
+    # --- one whole game ----------------------------------------------------------------------
+
+    def play(self, bots_only: bool) -> Run:
+        for _ in range(MAX_STEPS):
+            state = self.state
+            if state.finished:
+                self.run.state = state
+                return self.run
+            roll = self.chooser.random()
+            if self.generic and not bots_only and (roll < 0.04 or self.run.steps == 0):
+                self.check_refusals()
+            if not bots_only and state.deadline is not None and roll > 0.97:
+                self.apply(SYSTEM, Timeout(key=state.deadline.key))
+                continue
+            seat = self.chooser.choice(self.game.waiting_for(state))
+            legal = self.game.legal_actions(state, seat)
+            if bots_only or roll > 0.5:
+                view = self.game.view(state, seat)
+                action = self.game.bot_action(view, legal, random.Random(self.chooser.random()))
+            else:
+                action = self.chooser.choice(legal)
+            self.apply(seat, action)
+        raise AssertionError(f"{self.game.title}: the game did not end in {MAX_STEPS} actions")
+
+
+def play_random(
+    game: Game[Any, Any],
+    players: int,
+    options: GameOptions,
+    seed: int,
+    *,
+    bots_only: bool = False,
+    secrets: bool = True,
+    hook: Hook | None = None,
+    generic: bool = True,
+    arrange: Callable[[GameState], GameState] | None = None,
+) -> Run:
+    """Play one game to its end with random and bot choices, checking everything on the way
+    (``generic=False``: only the books and ``hook``, for a game's own rule checks).
+    ``arrange`` may change the dealt state first (a test's own table)."""
+    with _known(game):
+        table = _Table(game, players, options, seed, hook, secrets and generic, generic, arrange)
+        return table.play(bots_only)
+
+
+def replay_matches(game: Game[Any, Any], players: int, options: GameOptions, seed: int) -> int:
+    """Play a game through the authority's own steps (half the seats bots), write its log as
+    the authority does, replay it and compare: returns the number of log entries."""
+    names = [f"P{i}" for i in range(players)]
+    bots = [i % 2 == 1 for i in range(players)]
+    dumped = options.model_dump(mode="json")
+    first_version = 1 + seed % 50
+    result = start_state(game, names, bots, dumped, seed, first_version)
+    entries: list[list[Any]] = [["host", "begin", names, bots], *result.log]
+    lines = [line(entries)]
+    chooser = random.Random(seed)
+    state = result.state
+    for _ in range(MAX_STEPS):
+        if state.finished:
+            break
+        waiting = [s for s in game.waiting_for(state) if not bots[s]]
+        if not waiting or (state.deadline is not None and chooser.random() < 0.05):
+            assert state.deadline is not None, "the game waits only for bots"
+            actor: Seat = SYSTEM
+            action: Any = Timeout(key=state.deadline.key)
+        else:
+            actor = chooser.choice(waiting)
+            action = chooser.choice(game.legal_actions(state, actor))
+        step = advance(game, state, seed, bots, actor, action)
+        assert step.log[0] == encode_action(actor, action)
+        lines.append(line(step.log))
+        state = step.state
+    rebuilt = replay(game, seed, dumped, first_version, lines)
+    assert rebuilt is not None
+    assert rebuilt.model_dump() == state.model_dump(), "the log does not rebuild the state"
+    return sum(len(json.loads(text)) for text in lines)
+
+
+def check_game(game: Game[Any, Any], seeds: range, bot_seeds: int = 2) -> list[Run]:
+    """Every generic check: a random game and a replay for each of ``seeds``, cycling through
+    the player counts and option sets, and ``bot_seeds`` bot-only games."""
+    runs = []
+    sets = option_sets(game)
+    counts = players_range(game)
+    for seed in seeds:
+        players = counts[seed % len(counts)]
+        options = sets[seed % len(sets)]
+        runs.append(play_random(game, players, options, seed))
+        if seed - seeds.start < bot_seeds:
+            runs.append(play_random(game, players, options, seed, bots_only=True, secrets=False))
+        replay_matches(game, players, options, seed)
+    return runs
