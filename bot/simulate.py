@@ -94,6 +94,8 @@ class _Run:
         self.rounds: list[float] = []
         self.winners_money: list[float] = []
         self.ended: Counter[str] = Counter()
+        self.tallies: dict[str, list[float]] = {}
+        self.decisions: list[float] = []
         self.actions = 0
         self.prefix = f"variant={label} " if label else ""
         self.run = f"{seed}-{label}-{time.time_ns()}"
@@ -120,10 +122,19 @@ class _Run:
         _, loaded = await self.store.load(key)
         record = GameRecord.model_validate_json(loaded.data) if loaded else None
         outcome_data = (record.state or {}).get("outcome") if record else None
-        self.actions += sum(len(json.loads(line)) for line in await self.store.read_log(key))
-        if outcome_data is None:
+        entries = [e for line in await self.store.read_log(key) for e in json.loads(line)]
+        self.actions += len(entries)
+        if outcome_data is None or record is None:
             return
         outcome = Outcome.model_validate(outcome_data)
+        state = self.game.state_model.model_validate(record.state)
+        for name, value in self.game.tallies(state).items():
+            self.tallies.setdefault(name, []).append(value)
+        # A decision is an action a seat made (not the clock's): what each seat was asked.
+        seats = len(state.names)
+        self.decisions.append(
+            sum(1 for e in entries if isinstance(e[0], int) and e[0] >= 0) / seats
+        )
         self.ended[outcome.ended or "finished"] += 1
         self.rounds.append(outcome.rounds)
         self.winners_money.extend(s.score for s in outcome.standings if s.rank == 1)
@@ -139,6 +150,13 @@ class _Run:
         how = ", ".join(f"{why} {count}" for why, count in self.ended.most_common())
         print(f"{self.prefix}ended: {how or 'no game finished'}")
         print(f"{self.prefix}actions={self.actions} actions_per_s={self.actions / elapsed:.0f}")
+        shown = [f"decisions_per_seat={statistics.mean(self.decisions or [0]):.0f}"]
+        for name, values in self.tallies.items():
+            mean = statistics.mean(values)
+            shown.append(
+                f"{name}={100 * mean:.1f}" if name.endswith("_pct") else f"{name}={mean:g}"
+            )
+        print(self.prefix + " ".join(shown))
         print(
             f"{self.prefix}games={games} finished={sum(self.ended.values())} "
             f"median_rounds={statistics.median(rounds or [0]):g} "

@@ -45,6 +45,7 @@ __all__ = [
     "Timeout",
     "Transition",
     "Variant",
+    "View",
     "declare",
     "rank",
 ]
@@ -246,6 +247,16 @@ class Transition(BaseModel):
 S = TypeVar("S", bound=GameState)
 OptionsT = TypeVar("OptionsT", bound=GameOptions)
 A = TypeVar("A", default=Any)
+V = TypeVar("V", default=Any)
+
+
+class View(BaseModel):
+    """Base class of a game's view: what one seat (or the channel) may see, as a typed model.
+
+    Bots and the UI read only this; ``model_dump(mode="json")`` is what a client would receive.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class ActionSet(Generic[A]):
@@ -286,7 +297,7 @@ class Variant(BaseModel):
     """What was changed, for the failure message of the conformance kit."""
 
 
-class Game(ABC, Generic[S, OptionsT, A]):
+class Game(ABC, Generic[S, OptionsT, A, V]):
     """A registered game. Subclasses are stateless; everything lives in the state model."""
 
     name: ClassVar[str]
@@ -351,6 +362,27 @@ class Game(ABC, Generic[S, OptionsT, A]):
         """
         return None
 
+    def seat_out(self, state: S, seat: Seat) -> bool:
+        """Whether ``seat`` has left the game by its rules (bankrupt, acquired): it plays no
+        more. Nobody may join it or be moved into it, and it is not listed among the seats
+        playing. By default no seat is ever out."""
+        return False
+
+    def absorbed(self, state: S) -> dict[Seat, Seat]:
+        """Seats whose people now play for another seat, by seat: ``{acquired: acquirer}``.
+
+        After each action the authority moves the people of a seat that has newly appeared here
+        to the seat it maps to (in the same save), as far as ``max_team_size`` allows, and tells
+        them privately. A seat that is out but absent here keeps its people, who only watch.
+        By default no seat is ever absorbed."""
+        return {}
+
+    def tallies(self, state: S) -> dict[str, float]:
+        """What ``boardroom simulate`` averages over finished games, beyond how they ended:
+        a name ending in ``_pct`` is a yes (1) or no (0) per game, printed as a percentage of
+        the games; any other name is a number, printed as its mean."""
+        return {}
+
     @abstractmethod
     def _apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
         """Validate and apply in place on a private copy; raise IllegalAction to refuse."""
@@ -360,8 +392,8 @@ class Game(ABC, Generic[S, OptionsT, A]):
         """Every action ``actor`` may take now (never ``Timeout``); agrees with ``apply``."""
 
     @abstractmethod
-    def view(self, state: S, viewer: Seat | None) -> dict[str, Any]:
-        """What ``viewer`` may see (``None``: what everyone may see). JSON-serialisable."""
+    def view(self, state: S, viewer: Seat | None) -> V:
+        """What ``viewer`` may see (``None``: what everyone may see): a :class:`View`."""
 
     def waiting_for(self, state: S) -> list[Seat]:
         """Seats whose input the game is waiting for now."""
@@ -370,7 +402,7 @@ class Game(ABC, Generic[S, OptionsT, A]):
     # --- bots ------------------------------------------------------------------------------
 
     @abstractmethod
-    def bot_action(self, view: dict[str, Any], legal: list[A], rng: Rng) -> A:
+    def bot_action(self, view: V, legal: list[A], rng: Rng) -> A:
         """Choose one of ``legal`` using only the seat's own ``view``."""
 
     # --- presentation ----------------------------------------------------------------------

@@ -104,14 +104,17 @@ def _known(game: Game[Any, Any]) -> Iterator[None]:
         yield
 
 
-def _dump(value: BaseModel | None) -> Any:
-    return None if value is None else value.model_dump(mode="json")
+def _dump(value: Any) -> Any:
+    """A model as JSON data (a view, a message, a deadline); plain data as it is."""
+    if value is None or not isinstance(value, BaseModel):
+        return value
+    return value.model_dump(mode="json")
 
 
 def public_face(game: Game[Any, Any], state: GameState) -> dict[str, Any]:
     """Everything the channel sees of ``state``."""
     return {
-        "view": game.view(state, None),
+        "view": _dump(game.view(state, None)),
         "board": _dump(game.render_board(state)),
         "prompt": _dump(game.render_prompt(state)),
         "waiting": game.waiting_for(state),
@@ -124,7 +127,7 @@ def public_face(game: Game[Any, Any], state: GameState) -> dict[str, Any]:
 def private_face(game: Game[Any, Any], state: GameState, seat: Seat) -> dict[str, Any]:
     """Everything ``seat`` sees of ``state`` besides the public face."""
     return {
-        "view": game.view(state, seat),
+        "view": _dump(game.view(state, seat)),
         "panel": _dump(game.render_private(state, seat)),
         "legal": [_dump(a) for a in game.legal_actions(state, seat)],
     }
@@ -194,7 +197,7 @@ class _Table:
         game = self.game
         copy = game.state_model.model_validate_json(state.model_dump_json())
         assert copy == state, "the state does not survive a JSON round trip"
-        json.dumps(game.view(state, None))
+        json.dumps(_dump(game.view(state, None)))
         waiting = game.waiting_for(state)
         if state.finished:
             assert not waiting, "a finished game still waits for someone"
@@ -211,7 +214,7 @@ class _Table:
         if prompt is not None:
             self.check_ids(prompt, None)
         for seat in state.seats:
-            json.dumps(game.view(state, seat))
+            json.dumps(_dump(game.view(state, seat)))
             self.check_ids(game.render_private(state, seat), LONG_CHANNEL)
         for seat in waiting:
             legal = game.legal_actions(state, seat)

@@ -298,8 +298,11 @@ async def test_joining_and_leaving_teams_during_play(
     new_team = await say(authority, "dave", "join Orcas")
     assert "no new team can be formed" in private_text(new_team, "dave")
     assert "Alice, Sharks" in private_text(new_team, "dave")
-    joined = await say(authority, "dave", "join Sharks")
-    assert "Dave joined Sharks." in joined.log
+    asked = await say(authority, "dave", "join Sharks")
+    assert "I asked Sharks to let you in" in private_text(asked, "dave")
+    assert "dave" not in asked.panels and not asked.public  # nothing of the hand yet
+    joined = await say(authority, "carol", "admit Dave")  # a Sharks member says yes
+    assert "Dave joined Sharks; Carol let them in." in joined.log
     assert "Secret" in joined.panels["dave"].text  # the team's panel, privately
     assert "Secret" not in public_text(joined) and joined.card is None  # the card stays
     switch = await say(authority, "dave", "join Alice")

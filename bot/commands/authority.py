@@ -7,6 +7,8 @@ This module routes each to its step, by job:
 - the lobby (``start``, ``join``, ``addbot``, ``begin``, ``end``): :mod:`bot.commands.lobby`;
 - leaving and the host's team administration (``leave``, ``rename``, ``move``, ``remove``):
   :mod:`bot.commands.roster`, with the team helpers of :mod:`bot.commands.teams`;
+- joining a team during play, answering such a request (``admit``), and the people of a team
+  the game has absorbed: :mod:`bot.commands.seating`;
 - moves, presses and timeouts of a game being played: :mod:`bot.commands.moves`;
 - ``help``, ``rules``, ``status``, ``hand``: :mod:`bot.commands.readers`;
 - who may do what: :mod:`bot.commands.guards`.
@@ -22,11 +24,12 @@ import secrets
 import time
 from collections.abc import Callable
 
-from bot.commands import codec, lobby, moves, readers, roster, teams
+from bot.commands import codec, lobby, moves, readers, roster, seating, teams
 from bot.commands.grammar import CommandError, parse, usage
 from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
+from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from bot.commands.step import Refusal, Request, StepMaker, outbox_for
 from bot.settings import Settings
@@ -69,6 +72,7 @@ _TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
     "move": roster.move,
     "remove": roster.remove,
+    "admit": seating.admit,
 }
 """Words only a team game (``Game.teams``) knows."""
 
@@ -213,7 +217,8 @@ class Authority:
         return outboxes
 
     async def seat_names(self, platform: str, channel: str) -> list[str]:
-        """The seats (teams) of the channel's open or running game, for autocomplete."""
+        """The seats (teams) of the channel's open or running game that one may join, for
+        autocomplete: every seat of a lobby, the seats still in a running game."""
         try:
             _, loaded = await self.store.load(GameKey(platform, channel))
         except StorageUnavailable:
@@ -221,7 +226,11 @@ class Authority:
         record = GameRecord.model_validate_json(loaded.data) if loaded else None
         if record is None or record.status == "finished":
             return []
-        return [seat.name for seat in record.seats]
+        game = get_game(record.game)
+        if game is None or record.state_json is None:
+            return [seat.name for seat in record.seats]
+        state = load_state(game, record.state_json)
+        return [record.seats[seat].name for seat in seating.playing(game, record, state)]
 
     async def fire_due(self, platform: str) -> list[Outbox]:
         """Apply a Timeout to every game of ``platform`` whose deadline has passed.

@@ -36,8 +36,11 @@ SUBCOMMANDS: dict[str, str] = {
 
 
 TEAM_SUBCOMMANDS: dict[str, str] = {
-    "join": "join a team, or create it in the lobby: join [team] (no name: a team of your own)",
-    "leave": "leave your team (a bot plays a team its last member leaves)",
+    "join": "join a team, or create it in the lobby: join [team] "
+    "(during play the team lets you in)",
+    "leave": "leave your team (a bot plays a team its last member leaves); you can't join another",
+    "admit": "admit <player>: let a player who asked join your team during play "
+    "(`no` after: decline)",
     "rename": "rename <change>: rename a team in the lobby (host), as `old name to new name`",
     "move": "move <change>: move a player to another team (host), as `player to team`",
     "remove": "remove <player>: take a player off their team (host)",

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.commands import teams
+from bot.commands import seating, teams
 from bot.commands.grammar import CommandError, parse_options
 from bot.commands.guards import (
     game_of,
     require_game,
     require_host_lobby,
     require_room,
-    running_state,
 )
 from bot.commands.moves import commit, final, summary_card
 from bot.commands.outbox import Outbox
@@ -119,13 +118,11 @@ def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         if current is not None and (wanted is None or target == current):
             where = f" with {record.seats[current].name}" if game.teams else ""
             raise Refusal(f"You're already at the table{where}.")
+        if record.status != "lobby":
+            return seating.join_running(env, game, record, req, current, target, out)
         me = Member(user=req.user, name=req.name)
         if target is not None:
             require_room(game, record, target)
-        if record.status != "lobby":
-            if target is None or current is not None:
-                raise Refusal(_closed_table(game, record, current))
-            return _join_running(record, target, me, out)
         if current is not None:  # changing teams in the lobby
             teams.remove_member(record, req.user)
             if record.seats[current].is_bot:
@@ -144,37 +141,6 @@ def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         return Change(record=record, joined=[req.user])
 
     return step
-
-
-def _closed_table(game: Game[Any, Any], record: GameRecord, current: int | None) -> str:
-    if not game.teams:
-        return (
-            "This game has already begun; you can join the next one "
-            f"(or watch with `/{game.name} status`)."
-        )
-    if current is not None:
-        return (
-            f"You play for {record.seats[current].name}; during a game the host moves "
-            f"players between teams with `/{game.name} move`."
-        )
-    return (
-        "This game has already begun, so no new team can be formed; you can join one of "
-        f"the teams playing: {', '.join(s.name for s in record.seats)} "
-        f"(`/{game.name} join <team>`)."
-    )
-
-
-def _join_running(record: GameRecord, seat: int, member: Member, out: Outbox) -> Change:
-    """A player joins a team that is already playing (taking it over from a bot if none of
-    its people are left) and is shown the team's hand."""
-    team = record.seats[seat]
-    took_over = team.is_bot
-    team.members.append(member)
-    state = running_state(record)
-    tail = ", taking over from the bot" if took_over else ""
-    out.say(f"{member.name} joined {team.name}{tail}.")
-    out.panels[member.user] = game_of(record).render_private(state, seat)
-    return Change(record=record, joined=[member.user], log=[[member.user, "join", seat]])
 
 
 def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.commands import codec
+from bot.commands import codec, seating
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import Outbox
 from bot.commands.play import Advance, advance, load_state, publish
@@ -122,8 +122,12 @@ def commit(
     out: Outbox,
     note: tuple[int, str] | None = None,
 ) -> None:
-    """Store the new state in the record, set its deadline and fill the Outbox."""
+    """Store the new state in the record, set its deadline and fill the Outbox.
+
+    The people of a seat the action has absorbed (an acquired team) move to its new seat first
+    (:func:`bot.commands.seating.absorb`), so the Outbox draws them their new panel."""
     after = result.state
+    moved = seating.absorb(game, record, before, after, out, result.log)
     members = [s.users for s in record.seats]
     out.version = after.version
     record.state_json = after.model_dump_json()
@@ -136,6 +140,7 @@ def commit(
         record.deadline_due = env.clock() + after.deadline.seconds
     due = record.deadline_due
     publish(game, before, after, result.moves, members, requester, out, note, due)
+    seating.show_moved(game, record, after, moved, out)
     if after.finished:
         out.ended = True
         final(game, record, out, _last_word(result))

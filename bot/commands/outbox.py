@@ -19,7 +19,8 @@ __all__ = ["Delivery", "Form", "Outbox"]
 
 
 class Delivery(BaseModel):
-    """One private message for ``user`` (the requester: only they see it)."""
+    """One private message for ``user``, whom only they see: an answer to the requester, or a
+    note for someone else (a request to join their team), which the table sends as a DM."""
 
     to: Literal["ephemeral"] = "ephemeral"
     user: str | None = None
@@ -46,7 +47,7 @@ class Outbox(BaseModel):
     """Which game of the channel this is (the game and its first version): the table layer
     keeps its message refs, and adapters keep facts such as "told once", under it."""
     deliveries: list[Delivery] = Field(default_factory=list)
-    """Private answers to the requester."""
+    """Private answers to the requester, and private notes to others (as DMs)."""
 
     card: ui.Message | None = None
     """What the game's card in the channel shows now (the lobby, the summary, the standings)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.commands import seating
 from bot.commands.grammar import usage
 from bot.commands.guards import game_of, require_game, require_seat
 from bot.commands.lobby import lobby_message
@@ -24,7 +25,15 @@ def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     """Every command of ``game``, with its typed moves."""
 
     def step(record: GameRecord | None, out: Outbox) -> None:
-        out.reply(req.user, usage(game, game.text_commands))
+        text = usage(game, game.text_commands)
+        if game.teams and record is not None and record.game == game.name:
+            playing = _playing(record)
+            if playing:
+                text += (
+                    f"\nTeams playing now: {playing}. `/{game.name} join <team>` asks one of "
+                    "them to let you in."
+                )
+        out.reply(req.user, text)
 
     return step
 
@@ -59,9 +68,20 @@ def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             # Over (by play, or ended by the host): say so above the last board.
             ended = f"This game of {running.title} is over; `/{game.name} start` opens a new one."
             board = board.model_copy(update={"text": f"{ended}\n\n{board.text}".strip()})
+        playing = _playing(record) if running.teams else ""
+        if playing:
+            board = board.model_copy(update={"text": f"{board.text}\n\nTeams playing: {playing}."})
         out.reply(req.user, board)
 
     return step
+
+
+def _playing(record: GameRecord) -> str:
+    """The teams still in a game being played, with their people (empty otherwise)."""
+    if record.status != "playing" or record.state_json is None:
+        return ""
+    running = game_of(record)
+    return seating.playing_list(running, record, load_state(running, record.state_json), True)
 
 
 def hand(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
@@ -69,10 +89,18 @@ def hand(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
     def step(record: GameRecord | None, out: Outbox) -> None:
         record = require_game(record, game)
+        asked = record.request_of(req.user) if record.seat_of(req.user) is None else None
+        if asked is not None:
+            raise Refusal(
+                f"Your request to join {record.seats[asked.seat].name} is waiting for a yes from "
+                "one of its members; you see its hand once they let you in."
+            )
         seat = require_seat(record, req)
         if record.state_json is None:
             raise Refusal("The cards are dealt when the host begins the game.")
         running = game_of(record)
         out.reply(req.user, running.render_private(load_state(running, record.state_json), seat))
+        for note in seating.open_requests(running, record, req.user):
+            out.reply(req.user, note)  # requests they may answer, again (a DM may be closed)
 
     return step

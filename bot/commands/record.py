@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["GameRecord", "Member", "SeatInfo"]
+__all__ = ["GameRecord", "JoinRequest", "Member", "SeatInfo"]
 
 
 class Member(BaseModel):
@@ -51,6 +51,18 @@ class SeatInfo(BaseModel):
         return [member.user for member in self.members]
 
 
+class JoinRequest(BaseModel):
+    """Someone who asked to join a team of a game being played, waiting for a yes from one of
+    its members (or the host): see :mod:`bot.commands.seating`."""
+
+    number: int
+    """Unique within the game: the Accept and Decline buttons name the request by it."""
+    user: str
+    name: str
+    seat: int
+    asked_at: float
+
+
 class GameRecord(BaseModel):
     """One blob per channel game, saved with compare-and-set on the store's version."""
 
@@ -74,6 +86,12 @@ class GameRecord(BaseModel):
     first_version: int = 0
     """The state version this game starts at: one past the channel's previous game, so a button
     left over from an earlier game in the channel can never look current."""
+    requests: list[JoinRequest] = Field(default_factory=list)
+    """Open requests to join a team during play, oldest first (one per person at most)."""
+    next_request: int = 1
+    departed: dict[str, int] = Field(default_factory=dict)
+    """Players who left their team during play (or were removed from it), with that seat: they
+    may join no other team in this game."""
 
     @property
     def state(self) -> dict[str, Any] | None:
@@ -85,6 +103,10 @@ class GameRecord(BaseModel):
             if user in seat.users:
                 return index
         return None
+
+    def request_of(self, user: str) -> JoinRequest | None:
+        """``user``'s open request to join a team, if any."""
+        return next((r for r in self.requests if r.user == user), None)
 
     @property
     def humans(self) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.commands import teams
+from bot.commands import seating, teams
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
     game_of,
@@ -38,15 +38,26 @@ def leave(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         record = require_game(record, game)
+        if record.seat_of(req.user) is None:
+            withdrawn = seating.withdraw(record, req.user, out)
+            if withdrawn is not None:
+                return withdrawn
         seat = require_seat(record, req)
         team = record.seats[seat].name
         teams.remove_member(record, req.user)
+        _departed(game, record, req.user, seat)
         where = team if game.teams else "the table" if record.status != "lobby" else ""
         news = f"{req.name} left {where}".rstrip()
         change = Change(record=record, left=[req.user])
         return after_departure(env, game, record, seat, req.user, news, out, change)
 
     return step
+
+
+def _departed(game: Game[Any, Any], record: GameRecord, user: str, seat: int) -> None:
+    """Remember who left a team during play: they may join no other team in this game."""
+    if game.teams and record.status == "playing":
+        record.departed[user] = seat
 
 
 def after_departure(
@@ -77,14 +88,17 @@ def after_departure(
         out.card = lobby_message(game, record, f"{news}.")
         return change
     change.log.append([user, "leave", seat])
+    running = game_of(record)
+    state = running_state(record)
+    if running.seat_out(state, seat):
+        out.say(f"{news}.")  # the seat is out of the game: nobody, not even a bot, plays it
+        return change
     if not emptied:
         out.say(f"{news}; {record.seats[seat].name} plays on.")
         return change
     who = record.seats[seat].name if game.teams else "their seat"
     out.say(f"{news}; a bot plays {who} now.")
     # The bot may be the seat the game is waiting for: let it move at once.
-    running = game_of(record)
-    state = running_state(record)
     result = Advance(state=state)
     run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
     commit(env, running, record, state, result, None, out)
@@ -126,12 +140,17 @@ def move(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         target = teams.find_team(record, wanted)
         if target == seat:
             raise Refusal(f"{member.name} already plays for {record.seats[seat].name}.")
-        if target is not None:
-            require_room(game, record, target)
-        elif record.status != "lobby":
+        playing = record.status != "lobby"
+        state = running_state(record) if playing else None
+        if target is None and playing:
             raise Refusal(
-                f"There is no team called {wanted} in this game: {teams.team_names(record)}."
+                f"There is no team called {wanted} in this game; the teams playing are "
+                f"{seating.playing_list(game_of(record), record, state)}."
             )
+        if target is not None:
+            if state is not None:
+                seating.require_open(game_of(record), record, state, target)
+            require_room(game, record, target)
         teams.remove_member(record, member.user)
         if record.status == "lobby":
             if record.seats[seat].is_bot:
@@ -147,10 +166,10 @@ def move(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             out.card = lobby_message(game, record, f"{news}.")
             return Change(record=record)
         assert target is not None  # refused above when the team does not exist
+        assert state is not None
         teams.add_member(record, target, member)
         news = f"{req.name} moved {member.name} to {record.seats[target].name}"
         change = Change(record=record, log=[[member.user, "join", target]])
-        state = running_state(record)
         out.panels[member.user] = game_of(record).render_private(state, target)
         return after_departure(env, game, record, seat, member.user, news, out, change)
 
@@ -169,6 +188,7 @@ def remove(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             raise Refusal(f"To leave your own team, use `/{game.name} leave`.")
         team = record.seats[seat].name
         teams.remove_member(record, member.user)
+        _departed(game, record, member.user, seat)
         news = f"{req.name} took {member.name} off {team}"
         change = Change(record=record, left=[member.user])
         return after_departure(env, game, record, seat, member.user, news, out, change)

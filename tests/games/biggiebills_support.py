@@ -19,7 +19,8 @@ from core.games.biggiebills.cards import (
     is_growth,
 )
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
-from testkit.rules import Referee, RiggedRandom
+from testkit.rules import Referee
+from testkit.rules import RiggedRandom as RiggedRandom
 from testkit.rules import kinds as kinds
 from testkit.rules import of_kind as of_kind
 from testkit.rules import public_text as public_text

@@ -13,6 +13,7 @@ from core.games.bigidea import GAME
 from core.games.bigidea.actions import NoPitch, Pass, Pick, Point
 from core.games.bigidea.cards import catalogue, deck_ids
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
+from core.games.bigidea.view import SeatView
 from testkit import rules
 from testkit.rules import Referee
 from testkit.rules import kinds as kinds
@@ -41,6 +42,19 @@ REFEREE: Referee[BigIdeaState] = Referee(GAME, RiggedRandom)
 act = REFEREE.act
 refused = REFEREE.refused
 timeout = REFEREE.timeout
+
+
+def turn_of(state: BigIdeaState) -> Seat:
+    """The seat whose mezzanine turn it is (there must be one)."""
+    assert state.turn_seat is not None, "nobody is on turn"
+    return state.turn_seat
+
+
+def own_view(state: BigIdeaState, seat: Seat) -> SeatView:
+    """The part of ``seat``'s view only that seat may see."""
+    own = GAME.view(state, seat).own
+    assert own is not None, "a seated player's view has its own part"
+    return own
 
 
 def deck_top(hands: Sequence[Sequence[str]], dealer: Seat = 0) -> list[str]:
@@ -178,7 +192,7 @@ def hand_cards(state: BigIdeaState) -> set[str]:
 def check_public_surfaces(state: BigIdeaState) -> None:
     """No card in a hand (pending picks included) in the public view, board or prompt."""
     hidden = hand_cards(state)
-    public = GAME.view(state, None)
+    public = GAME.view(state, None).model_dump(mode="json")
     json.dumps(public)
     assert "hand" not in public and "pick" not in public and "vote" not in public
     board = GAME.render_board(state)

@@ -9,7 +9,9 @@ from core.engine import Event, Seat
 from core.games.businessgo import GAME
 from core.games.businessgo.board import board
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
-from testkit.rules import Referee, RiggedRandom, public_text
+from core.games.businessgo.view import AuctionView
+from testkit.rules import Referee, public_text
+from testkit.rules import RiggedRandom as RiggedRandom
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve"]
 FACE = {p: i + 1 for i, p in enumerate(board().demand_die[0].faces)}
@@ -18,6 +20,13 @@ FACE = {p: i + 1 for i, p in enumerate(board().demand_die[0].faces)}
 
 REFEREE: Referee[BusinessGoState] = Referee(GAME)
 refused = REFEREE.refused
+
+
+def auction_view(state: BusinessGoState, viewer: Seat | None) -> AuctionView:
+    """The open auction as ``viewer`` sees it (there must be one)."""
+    auction = GAME.view(state, viewer).auction
+    assert auction is not None, "no auction is open"
+    return auction
 
 
 def demand(*products: str) -> list[int]:

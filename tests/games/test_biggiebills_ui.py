@@ -30,6 +30,7 @@ from core.games.biggiebills.cards import (
 )
 from core.games.biggiebills.rulebook import rules_page, topics
 from core.games.biggiebills.state import Active
+from core.games.biggiebills.view import BonusView, ChallengeView, GrowthView, HandView
 from core.registry import get_game
 from tests.games.biggiebills_support import act, arrange, new_game
 
@@ -79,10 +80,45 @@ def test_board_shows_progress_and_never_a_hand() -> None:
     assert "Red: $180M · completed S1:1 S2:0 S3:0 S4:0 · bonus cards 1" in board
     assert "Blue to play" in board
     public = GAME.view(state, None)
-    assert "hand" not in public
+    assert public.hand is None
+    dumped = json.dumps(public.model_dump(mode="json"))
     shown = {VM, "business_plan"}  # active and completed: on the board by right
     held = {c for h in state.growth for c in h} - shown
-    assert held and not any(c in json.dumps(public) for c in held)
+    assert held and not any(c in dumped for c in held)
+
+
+def test_a_team_view_holds_its_own_hand_at_this_cycles_prices() -> None:
+    state = arrange(new_game(), 0, growth=[VM], challenges=[challenge_id(PL)], bonus=[BLOCK])
+    state.industry = "rate_hike"  # every cost at 125%
+    own = GAME.view(state, 0)
+    assert own.you == 0 and own.hand is not None
+    vendor = GrowthView(
+        id=VM,
+        name="Vendor Management",
+        stage=1,
+        cost=25,
+        payoff=35,
+        penalty=10,
+        first=35,
+        later=30,
+        printed_cost=20,
+    )
+    launch = ChallengeView(id=challenge_id(PL), name="Challenge Product Launch", growth=PL, stage=2)
+    block = BonusView(id=BLOCK, name="Block a Challenge")
+    assert own.hand == HandView(growth=[vendor], challenges=[launch], bonus=[block])
+    assert own.industry is not None and own.industry.name == "Interest Rate Hike"
+    team = own.teams[0]
+    assert (team.growth_cards, team.challenge_cards, team.bonus_cards) == (1, 1, 1)
+    assert own.model_dump(mode="json")["hand"]["growth"][0]["cost"] == 25
+    assert not any(VM in hand for hand in state.growth[1:])
+    for viewer in (None, 1, 99):  # the channel, another team, a seat not in the game
+        other = GAME.view(state, viewer)
+        assert VM not in json.dumps(other.model_dump(mode="json"))
+    for viewer in (None, 99):
+        public = GAME.view(state, viewer)
+        assert public.you is None and public.hand is None
+        dumped = public.model_dump(mode="json")
+        assert "hand" not in dumped and type(public).model_validate(dumped) == public
 
 
 def test_private_panel_has_a_stale_proof_control_for_every_legal_action() -> None:

@@ -24,11 +24,13 @@ from tests.games.bigidea_support import (
     kinds,
     new_game,
     of_kind,
+    own_view,
     pass_until,
     pick_all,
     point_all,
     refused,
     table,
+    turn_of,
 )
 
 # --- setup ---------------------------------------------------------------------------------
@@ -92,9 +94,9 @@ def test_picks_are_secret_until_everyone_has_picked() -> None:
     public = [e for e in events if e.audience.is_public]
     assert kinds(public) == ["picked"]
     assert [e.audience.seat for e in events if not e.audience.is_public] == [0]
-    assert GAME.view(after, None)["players"][0]["picked"] is True
-    assert GAME.view(after, 0)["pick"] == ["cat", "frozen"]
-    assert GAME.view(after, 1)["pick"] is None
+    assert GAME.view(after, None).players[0].picked is True
+    assert own_view(after, 0).pick == ["cat", "frozen"]
+    assert own_view(after, 1).pick is None
     assert "cat" in after.hands[0]  # cards stay in the hand until the reveal
     assert GAME.waiting_for(after) == [1, 2]
 
@@ -201,10 +203,10 @@ def test_pointing_is_secret_until_all_have_pointed() -> None:
     assert kinds(public) == ["voted"]
     assert all("Bob" not in e.text and 1 not in e.data.values() for e in public if e.data)
     view = GAME.view(after, None)
-    assert [p["voted"] for p in view["players"]] == [True, False, False]
-    assert "vote" not in view
-    assert GAME.view(after, 0)["vote"] == 1
-    assert GAME.view(after, 1)["vote"] is None and GAME.view(after, 1)["voted"] is False
+    assert [p.voted for p in view.players] == [True, False, False]
+    assert view.own is None and "vote" not in view.model_dump(mode="json")
+    assert own_view(after, 0).vote == 1
+    assert own_view(after, 1).vote is None and own_view(after, 1).voted is False
     # Ann has pointed, but her pitch window stays open until she pitches or says no.
     assert GAME.waiting_for(after) == [0, 1, 2]
     # Changing one's mind is private and leaves the public record unchanged.
@@ -274,7 +276,7 @@ def test_turns_run_clockwise_from_the_dealer() -> None:
     while state.phase == "mezzanine":
         order.append(state.turn_seat)
         assert GAME.waiting_for(state) == [state.turn_seat]
-        state, _ = act(state, state.turn_seat, Pass())
+        state, _ = act(state, turn_of(state), Pass())
     assert order == [0, 1, 2]
 
 
@@ -465,7 +467,7 @@ def play_round(state: BigIdeaState, rng: RiggedRandom | None = None) -> BigIdeaS
         move = NoPitch() if seat in state.votes else Point(seat=None)
         state, _ = act(state, seat, move, rng)
     while state.phase == "mezzanine":
-        state, _ = act(state, state.turn_seat, Pass(), rng)
+        state, _ = act(state, turn_of(state), Pass(), rng)
     return state
 
 
@@ -523,7 +525,7 @@ def test_dry_deck_deals_fewer_cards_and_small_hands_sit_out() -> None:
     assert [len(h) for h in state.hands] == [3, 3, 1]
     assert GAME.legal_actions(state, 2) == []
     assert GAME.waiting_for(state) == [0, 1]
-    assert GAME.view(state, None)["players"][2]["can_pick"] is False
+    assert GAME.view(state, None).players[2].can_pick is False
     refused(state, 2, Pick(cards=state.hands[2] * 2), "too few cards")
     check_books(state)
 
@@ -536,7 +538,7 @@ def test_standings_rank_by_money_with_shared_ranks() -> None:
     state.turn = state.players - 1
     state.money = [1500, 2000, 1500, 1000]
     state.bank_paid = 2000
-    state, events = act(state, state.turn_seat, Pass())
+    state, events = act(state, turn_of(state), Pass())
     assert state.outcome is not None
     ranks = [(s.name, s.rank, s.score) for s in state.outcome.standings]
     assert ranks == [("Bob", 1, 20.0), ("Ann", 2, 15.0), ("Cy", 2, 15.0), ("Dee", 4, 10.0)]
@@ -549,7 +551,7 @@ def test_tied_leaders_share_the_win() -> None:
     state = table(new_game(players=3))
     state.round, state.phase, state.turn = state.rounds, "mezzanine", 2
     state.money = [1250, 1250, 500]
-    state, _ = act(state, state.turn_seat, Pass())
+    state, _ = act(state, turn_of(state), Pass())
     assert state.outcome is not None
     assert state.outcome.winners == [0, 1]
     assert state.outcome.summary == "Ann and Bob tie for first with $12.50."

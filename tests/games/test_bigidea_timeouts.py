@@ -21,6 +21,7 @@ from tests.games.bigidea_support import (
     point_all,
     refused,
     timeout,
+    turn_of,
 )
 
 
@@ -36,7 +37,7 @@ def test_every_decision_declares_a_deadline_with_its_own_key() -> None:
     while state.phase == "mezzanine":
         assert state.deadline is not None and state.deadline.seconds == 90
         keys.append(state.deadline.key)
-        state, _ = act(state, state.turn_seat, Pass())
+        state, _ = act(state, turn_of(state), Pass())
     assert state.deadline is not None
     keys.append(state.deadline.key)  # round 2's seed phase
     assert len(keys) == len(set(keys)) == 6

@@ -7,13 +7,23 @@ import random
 from pathlib import Path
 
 from core import registry
-from core.engine import IllegalAction
+from core.engine import IllegalAction, Seat
 from core.games import bigidea
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.actions import (
+    Action,
+    Invest,
+    NoPitch,
+    Pass,
+    Pick,
+    Pitch,
+    Point,
+    Withdraw,
+)
 from core.games.bigidea.bots import RESERVE
 from core.games.bigidea.cards import catalogue
 from core.games.bigidea.rulebook import rules_page
+from core.games.bigidea.state import BigIdeaState
 from tests.games.bigidea_support import (
     HANDS,
     PICKS,
@@ -41,12 +51,14 @@ def test_registered_on_import() -> None:
 def test_public_view_hides_hands_picks_and_votes() -> None:
     state, _ = act(new_game(HANDS), 0, Pick(cards=["cat", "frozen"]))
     public = GAME.view(state, None)
-    json.dumps(public)
-    assert public["you"] is None
-    assert {"hand", "pick", "vote"}.isdisjoint(public)
-    assert [p["hand_size"] for p in public["players"]] == [5, 5, 5]
-    assert [p["picked"] for p in public["players"]] == [True, False, False]
-    assert public["deck_size"] == len(state.deck)
+    data = public.model_dump(mode="json")
+    json.dumps(data)
+    assert public.you is None and public.own is None
+    assert {"hand", "pick", "vote"}.isdisjoint(data)
+    assert all("your_price" not in p for p in data["products"])
+    assert [p.hand_size for p in public.players] == [5, 5, 5]
+    assert [p.picked for p in public.players] == [True, False, False]
+    assert public.deck_size == len(state.deck)
     check_public_surfaces(state)
     assert GAME.view(state, 99) == public  # a stranger sees the public view
 
@@ -54,17 +66,23 @@ def test_public_view_hides_hands_picks_and_votes() -> None:
 def test_seat_view_adds_own_hand_pick_vote_and_prices() -> None:
     state = new_game(HANDS)
     state, _ = act(state, 0, Pick(cards=["cat", "frozen"]))
-    own = GAME.view(state, 0)
-    json.dumps(own)
-    assert own["you"] == 0
-    assert [c["id"] for c in own["hand"]] == HANDS[0]
-    assert own["hand"][0] == {"id": "cat", "name": "cat", "type": 1, "text": "It's like a cat..."}
-    assert own["pick"] == ["cat", "frozen"]
+    seat = GAME.view(state, 0)
+    data = seat.model_dump(mode="json")
+    json.dumps(data)
+    assert seat.you == 0 and seat.own is not None
+    assert [c.id for c in seat.own.hand] == HANDS[0]
+    card = {"id": "cat", "name": "cat", "type": 1, "text": "It's like a cat..."}
+    assert seat.own.hand[0].model_dump() == card
+    assert seat.own.pick == ["cat", "frozen"]
+    # In the JSON the seat's own part sits beside the public keys.
+    assert data["hand"][0] == card and data["pick"] == ["cat", "frozen"] and "own" not in data
+    assert data["voted"] is False and data["vote"] is None
     mezz = table(in_mezzanine(), (1, ["car", "love"], [1, 2, 0]))
     view = GAME.view(mezz, 0)
-    assert view["products"][0]["your_price"] == 200
-    assert view["products"][0]["chits"] == [1, 2, 0]
-    assert view["turn"] == 0 and view["phase"] == "mezzanine"
+    assert view.products[0].your_price == 200
+    assert view.model_dump(mode="json")["products"][0]["your_price"] == 200
+    assert view.products[0].chits == [1, 2, 0]
+    assert view.turn == 0 and view.phase == "mezzanine"
 
 
 def test_outcome_in_view() -> None:
@@ -72,8 +90,9 @@ def test_outcome_in_view() -> None:
     state.round, state.phase, state.turn = state.rounds, "mezzanine", 2
     state, _ = act(state, 2, Pass())
     public = GAME.view(state, None)
-    json.dumps(public)
-    assert public["outcome"]["summary"].endswith("tie for first with $10.")
+    json.dumps(public.model_dump(mode="json"))
+    assert public.outcome is not None
+    assert public.outcome.summary.endswith("tie for first with $10.")
 
 
 # --- board, panel, prompt ------------------------------------------------------------------
@@ -200,24 +219,32 @@ def test_rules_topics() -> None:
 # --- bots ----------------------------------------------------------------------------------
 
 
-def bot_choice(state, seat):  # type: ignore[no-untyped-def]
+def bot_choice(state: BigIdeaState, seat: Seat) -> Action:
     legal = GAME.legal_actions(state, seat)
     choice = GAME.bot_action(GAME.view(state, seat), legal, random.Random(1))
     assert choice in legal
     return choice
 
 
+def bot_pick(state: BigIdeaState, seat: Seat) -> Pick:
+    choice = bot_choice(state, seat)
+    assert isinstance(choice, Pick)
+    return choice
+
+
 def test_bot_picks_an_item_and_a_description() -> None:
     state = new_game(HANDS)
     for seat in range(3):
-        choice = bot_choice(state, seat)
-        types = {c["id"]: c["type"] for c in GAME.view(state, seat)["hand"]}
+        choice = bot_pick(state, seat)
+        own = GAME.view(state, seat).own
+        assert own is not None
+        types = {c.id: c.type for c in own.hand}
         assert sorted(types[c] for c in choice.cards) == [1, 2]
 
 
 def test_bot_picks_three_cards_in_the_variant() -> None:
     state = new_game(HANDS, larger_products=True)
-    assert len(bot_choice(state, 0).cards) == 3
+    assert len(bot_pick(state, 0).cards) == 3
 
 
 def test_bot_points_at_the_most_backed_new_product() -> None:

@@ -20,7 +20,7 @@ from core.games.businessgo.board import board
 from core.games.businessgo.flow import PAYMENT_REASONS
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from testkit.conformance import play_random
-from tests.games.businessgo_support import check_books
+from tests.games.businessgo_support import auction_view, check_books
 
 
 def poor(seed: int) -> Any:
@@ -76,7 +76,7 @@ class Rules:
             # A sealed bid: its amount reaches only the bidder while the auction is open.
             assert f"${action.amount:,}" not in "".join(e.text for e in public)
         if after.auction is not None:
-            assert GAME.view(after, None)["auction"]["your_bid"] is None
+            assert auction_view(after, None).your_bid is None
         for seat in GAME.waiting_for(after):
             panel = GAME.render_private(after, seat)
             assert all(

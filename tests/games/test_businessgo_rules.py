@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from core.engine import Event
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (
     AuctionOff,
@@ -23,11 +24,12 @@ from core.games.businessgo.actions import (
     Travel,
 )
 from core.games.businessgo.board import board
-from core.games.businessgo.state import BusinessGoOptions
+from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 from tests.games.businessgo_support import (
     NAMES,
     RiggedRandom,
     act,
+    auction_view,
     check_books,
     demand,
     land,
@@ -277,7 +279,7 @@ def test_nobody_else_sells_when_you_do_not_make_the_product() -> None:
 # --- sales competitions --------------------------------------------------------------------
 
 
-def _competition() -> tuple:
+def _competition() -> tuple[BusinessGoState, list[Event]]:
     state = own(own(new_game(), 0, "canada"), 1, "germany")
     state, events = land(state, 0, "columbia", demand("cars", "oil", "oil"))
     return state, events
@@ -539,7 +541,7 @@ def test_travel_agency_moves_clockwise_with_the_advantages_and_the_cost() -> Non
 # --- debts ---------------------------------------------------------------------------------
 
 
-def _in_debt(state_cash: int = -100_000) -> object:
+def _in_debt(state_cash: int = -100_000) -> BusinessGoState:
     state = own(new_game(3), 0, "japan", "canada", international=["japan"])
     state.fees = ["salary"]
     state = with_cash(state, ann=state_cash + 250_000)
@@ -572,7 +574,7 @@ def test_auction_to_the_other_players() -> None:
     state, events = act(state, 1, Bid(amount=150_000))
     assert "150,000" not in text(events)  # sealed
     assert [e.text for e in events if e.audience.seat == 1] == ["Your sealed bid: $150,000."]
-    assert GAME.view(state, None)["auction"]["your_bid"] is None
+    assert auction_view(state, None).your_bid is None
     state, events = act(state, 2, Bid(amount=120_000))
     assert transfers(events)[:2] == [[1, -150_000, "auction"], [0, 150_000, "auction"]]
     assert state.licences["canada"] == 1 and state.corporations["canada"].owner == 1

@@ -25,6 +25,7 @@ from core.games.businessgo.actions import (
 from core.games.businessgo.board import board
 from tests.games.businessgo_support import (
     act,
+    auction_view,
     demand,
     land,
     new_game,
@@ -119,9 +120,10 @@ def test_auction_panel_and_board_keep_bids_sealed() -> None:
         "Bid an amount…",  # a form: any amount, sealed like the others
     ]
     state, _ = act(state, 1, Bid(amount=170_000))
-    for text in (GAME.render_board(state).plain_text(), str(GAME.view(state, None))):
+    for text in (GAME.render_board(state).plain_text(), GAME.view(state, None).model_dump_json()):
         assert "170,000" not in text and "170000" not in text
-    assert GAME.view(state, 1)["auction"]["your_bid"] == 170_000
+    assert auction_view(state, 1).your_bid == 170_000
+    assert auction_view(state, 2).your_bid is None  # Cy has not bid yet
 
 
 def test_board_shows_positions_owners_cash_and_corporations() -> None:

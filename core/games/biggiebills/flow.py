@@ -333,6 +333,7 @@ def _acquire(state: BiggieBillsState, active: Active, moves: Moves, data: dict[s
     for other in [a for a in state.active if a.owner == target]:
         discard_growth(state, other)
     _eliminate(state, target, f"acquired by {state.names[seat]}")
+    state.acquired_by[target] = seat
     if any(excess(state, seat)):
         state.returns.append(seat)
     data["acquired"] = target
@@ -381,6 +382,7 @@ def _eliminate(state: BiggieBillsState, seat: Seat, why: str) -> None:
     state.alive[seat] = False
     state.out[seat] = why
     state.eliminated.append(seat)
+    state.out_cycle[seat] = state.cycle
     if seat in state.returns:
         state.returns.remove(seat)
 

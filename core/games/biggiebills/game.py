@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
-from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
+from core.engine import ActionSet, Ending, Event, Game, GameOptions, GameState, Rng, Seat, Variant
 from core.games.biggiebills import (
     bots,
     commands,
@@ -20,15 +20,15 @@ from core.games.biggiebills import (
 )
 from core.games.biggiebills.actions import ACTIONS, Action
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
+from core.games.biggiebills.view import BiggieBillsView
 
 __all__ = ["BiggieBills"]
 
 MAX_TEAM = 6
 """The document's largest team."""
-"""The document's largest team."""
 
 
-class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action]):
+class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView]):
     """BiggieBills$$$: teams race from Stage 1 to Stage 4 and to a billion dollars."""
 
     name: ClassVar[str] = "biggiebills"
@@ -70,6 +70,24 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action]):
             return f"A team has at most {MAX_TEAM} people; team {large[0]} has more."
         return None
 
+    def seat_out(self, state: BiggieBillsState, seat: Seat) -> bool:
+        # Bankrupt or acquired: the team has left the game.
+        return not state.alive[seat]
+
+    def absorbed(self, state: BiggieBillsState) -> dict[Seat, Seat]:
+        # With acquired=join an acquired team's people play on for the acquirer.
+        if state.options.acquired != "join":
+            return {}
+        return dict(state.acquired_by)
+
+    def tallies(self, state: BiggieBillsState) -> dict[str, float]:
+        ended = state.outcome.ended if state.outcome else None
+        return {
+            "eliminated_before_cycle5_pct": float(any(c < 5 for c in state.out_cycle.values())),
+            "won_by_target_pct": float(ended in (Ending.TARGET, Ending.TARGET_TOGETHER)),
+            "capped_pct": float(ended is Ending.TIME_LIMIT and state.options.cycles == 0),
+        }
+
     def _apply(self, state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
 
@@ -85,10 +103,10 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action]):
     def legal_actions(self, state: BiggieBillsState, actor: Seat) -> list[Any]:
         return legal.legal_actions(state, actor)
 
-    def view(self, state: BiggieBillsState, viewer: Seat | None) -> dict[str, Any]:
+    def view(self, state: BiggieBillsState, viewer: Seat | None) -> BiggieBillsView:
         return view.view(state, viewer)
 
-    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    def bot_action(self, view: BiggieBillsView, legal: list[Action], rng: Rng) -> Action:
         return bots.bot_action(view, legal, rng)
 
     def render_board(self, state: BiggieBillsState) -> neutral.Message:

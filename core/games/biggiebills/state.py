@@ -51,6 +51,8 @@ class BiggieBillsOptions(GameOptions):
     """Seconds a challenged team has to block before the challenge stands; 0 waits forever."""
     min_team_size: int = Field(default=1, ge=1, le=6)
     """Fewest people in a human team (the document plays with 3-6; 1 lets one person be a team)."""
+    acquired: Literal["join", "watch"] = "join"
+    """An acquired team's people join the acquirer and play on (join), or only watch (watch)."""
 
 
 class Active(BaseModel):
@@ -140,6 +142,10 @@ class BiggieBillsState(GameState):
     """Where play continues once the returns are done."""
     eliminated: list[Seat] = Field(default_factory=list)
     """Teams in the order they left the game."""
+    acquired_by: dict[Seat, Seat] = Field(default_factory=dict)
+    """Acquired team -> the team that acquired it."""
+    out_cycle: dict[Seat, int] = Field(default_factory=dict)
+    """Team -> the Business Cycle in which it left the game."""
 
     @property
     def teams(self) -> int:

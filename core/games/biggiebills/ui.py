@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core import ui
 from core.engine import Seat
 from core.games.biggiebills.actions import (
     Accept,
+    Action,
     Block,
     Challenge,
     Done,
@@ -16,10 +15,11 @@ from core.games.biggiebills.actions import (
     ReturnCards,
     Skip,
 )
-from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, growth
+from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, exchange_price, growth
 from core.games.biggiebills.legal import (
     cost_of,
     excess,
+    in_force,
     legal_actions,
     payoff_of,
     penalty_of,
@@ -36,58 +36,58 @@ __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 def render_board(state: BiggieBillsState) -> ui.Message:
     """The live team progress board, built from the public view only."""
     public = view(state, None)
-    names = [t["name"] for t in public["teams"]]
-    head = [f"Business Cycle {public['cycle']} · target {money(public['target'])}"]
-    industry = public["industry"]
+    names = [t.name for t in public.teams]
+    head = [f"Business Cycle {public.cycle} · target {money(public.target)}"]
+    industry = public.industry
     head.append(
-        f"Industry Rules: {industry['name']}. {industry['text']}"
+        f"Industry Rules: {industry.name}. {industry.text}"
         if industry
         else "Industry Rules: none in force."
     )
-    if public["order"]:
-        head.append("Order: " + " → ".join(names[s] for s in public["order"]) + " (twice)")
-    if public["outcome"]:
-        head.append(public["outcome"]["summary"])
-    elif public["phase"] == "block" and public["pending"]:
-        pending = public["pending"]
-        owner = next(a["owner"] for a in public["active"] if a["id"] == pending["active"])
+    if public.order:
+        head.append("Order: " + " → ".join(names[s] for s in public.order) + " (twice)")
+    if public.outcome:
+        head.append(public.outcome.summary)
+    elif public.phase == "block" and public.pending:
+        pending = public.pending
+        owner = next(a.owner for a in public.active if a.id == pending.active)
         head.append(
-            f"Waiting for {names[owner]} to block or accept {names[pending['challenger']]}'s "
+            f"Waiting for {names[owner]} to block or accept {names[pending.challenger]}'s "
             "challenge."
         )
-    elif public["phase"] == "returns":
-        head.append(f"Waiting for {names[public['returns'][0]]} to return extra cards.")
-    elif public["turn"] is not None:
+    elif public.phase == "returns":
+        head.append(f"Waiting for {names[public.returns[0]]} to return extra cards.")
+    elif public.turn is not None:
         head.append(
-            f"Turn {public['turn_index'] + 1} of {2 * len(public['order'])}: "
-            f"{names[public['turn']]} to play."
+            f"Turn {public.turn_index + 1} of {2 * len(public.order)}: "
+            f"{names[public.turn]} to play."
         )
     lines = []
-    for a in public["active"]:
+    for a in public.active:
         status = ""
-        if a["challengers"]:
-            status = " · challenged by " + join([names[s] for s in a["challengers"]])
-        if a["sealed"]:
+        if a.challengers:
+            status = " · challenged by " + join([names[s] for s in a.challengers])
+        if a.sealed:
             status += " · protected"
-        target = f" → {names[a['target']]}" if a["target"] is not None else ""
+        target = f" → {names[a.target]}" if a.target is not None else ""
         lines.append(
-            f"#{a['id']} {names[a['owner']]}: {a['name']}{target} (S{a['stage']}, pays "
-            f"{money(a['payoff'])}, penalty {money(a['penalty'])}){status}"
+            f"#{a.id} {names[a.owner]}: {a.name}{target} (S{a.stage}, pays "
+            f"{money(a.payoff)}, penalty {money(a.penalty)}){status}"
         )
     head.append("Active Growth cards:\n" + "\n".join(lines) if lines else "No active Growth cards.")
     fields = []
-    for t in public["teams"]:
-        if not t["alive"]:
-            fields.append(ui.Field_(name=t["name"], value=f"{t['cash_text']} · out ({t['out']})"))
+    for t in public.teams:
+        if not t.alive:
+            fields.append(ui.Field_(name=t.name, value=f"{t.cash_text} · out ({t.out})"))
             continue
-        stages = " ".join(f"S{i + 1}:{n}" for i, n in enumerate(t["stages"]))
+        stages = " ".join(f"S{i + 1}:{n}" for i, n in enumerate(t.stages))
         value = (
-            f"{t['cash_text']} · completed {stages} · bonus cards {t['bonus_cards']}"
-            f" (earned {t['bonus_earned']})"
+            f"{t.cash_text} · completed {stages} · bonus cards {t.bonus_cards}"
+            f" (earned {t.bonus_earned})"
         )
-        if public["turn"] == t["seat"] and public["phase"] == "turn":
+        if public.turn == t.seat and public.phase == "turn":
             value += " · to play"
-        fields.append(ui.Field_(name=t["name"], value=value))
+        fields.append(ui.Field_(name=t.name, value=value))
     return ui.Message(title="BiggieBills$$$", text="\n".join(head), fields=fields)
 
 
@@ -200,10 +200,10 @@ def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
 
 
 def _exchange_price(state: BiggieBillsState) -> int:
-    return int(view(state, None)["exchange_price"])
+    return exchange_price(in_force(state))
 
 
-def _button(state: BiggieBillsState, seat: Seat, action: Any) -> ui.Button:
+def _button(state: BiggieBillsState, seat: Seat, action: Action) -> ui.Button:
     style: ui.Style = "secondary"
     if isinstance(action, PlayGrowth | Block):
         style = "primary"
@@ -218,7 +218,7 @@ def _button(state: BiggieBillsState, seat: Seat, action: Any) -> ui.Button:
     )
 
 
-def _menus(state: BiggieBillsState, seat: Seat, actions: list[Any]) -> list[ui.Select]:
+def _menus(state: BiggieBillsState, seat: Seat, actions: list[Action]) -> list[ui.Select]:
     """A menu of Growth plays and a menu of challenges (more menus past 25 options)."""
     plays = [
         ui.SelectOption(label=ui.fit(describe_action(state, a)), value=a.card)
@@ -248,7 +248,7 @@ def render_prompt(state: BiggieBillsState) -> ui.Message | None:
     return None
 
 
-def describe_action(state: BiggieBillsState, action: Any) -> str:
+def describe_action(state: BiggieBillsState, action: Action) -> str:
     """A short label for buttons and the log. A hand card is named only in the labels a team
     sees privately; plays name cards that the play makes public anyway."""
     if isinstance(action, PlayGrowth):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.engine import IllegalAction, Seat
 from core.games.bigidea.actions import (
     PITCH_LIMIT,
+    Action,
     Invest,
     NoPitch,
     Pass,
@@ -33,7 +32,7 @@ TEXT_COMMANDS: dict[str, str] = {
 _NOBODY = {"nobody", "none", "no one", "noone"}
 
 
-def parse_text(state: BigIdeaState, seat: Seat, word: str, rest: str) -> Any | None:
+def parse_text(state: BigIdeaState, seat: Seat, word: str, rest: str) -> Action | None:
     """The action a text command means; None when its argument is missing."""
     rest = rest.strip()
     if word == "pass":

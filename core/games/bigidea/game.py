@@ -10,11 +10,12 @@ from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Sea
 from core.games.bigidea import bots, commands, legal, rulebook, rules, secrets, ui, view
 from core.games.bigidea.actions import ACTIONS, Action
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
+from core.games.bigidea.view import BigIdeaView
 
 __all__ = ["BigIdea"]
 
 
-class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action]):
+class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     """The Big Idea (James Ernest, Cheapass Games): invent products, back them, cash in."""
 
     name: ClassVar[str] = "bigidea"
@@ -57,10 +58,10 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action]):
         # actions, but the game is not waiting for them.
         return legal.waiting_for(state)
 
-    def view(self, state: BigIdeaState, viewer: Seat | None) -> dict[str, Any]:
+    def view(self, state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
         return view.view(state, viewer)
 
-    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    def bot_action(self, view: BigIdeaView, legal: list[Action], rng: Rng) -> Action:
         return bots.bot_action(view, legal, rng)
 
     def render_board(self, state: BigIdeaState) -> neutral.Message:

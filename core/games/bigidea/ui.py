@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core import ui
 from core.engine import Seat
 from core.games.bigidea.actions import (
     PITCH_LIMIT,
+    Action,
     Invest,
     NoPitch,
     Pass,
@@ -20,7 +19,7 @@ from core.games.bigidea.cards import is_product, product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import card_list, join, money
-from core.games.bigidea.view import seat_view, view
+from core.games.bigidea.view import BigIdeaView, seat_view, view
 from core.text import escape
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
@@ -33,22 +32,22 @@ _PHASE_TITLES = {
 }
 
 
-def _chit_owners(public: dict[str, Any], chits: list[int]) -> str:
-    names = [p["name"] for p in public["players"]]
+def _chit_owners(public: BigIdeaView, chits: list[int]) -> str:
+    names = [p.name for p in public.players]
     return ", ".join(f"{names[s]} {n}" for s, n in enumerate(chits) if n) or "none"
 
 
-def _product_lines(public: dict[str, Any]) -> list[str]:
-    names = [p["name"] for p in public["players"]]
+def _product_lines(public: BigIdeaView) -> list[str]:
+    names = [p.name for p in public.players]
     lines = []
-    for p in public["products"]:
-        tag = " (new)" if p["new"] else ""
+    for p in public.products:
+        tag = " (new)" if p.new else ""
         line = (
-            f"#{p['id']} {names[p['owner']]}'s {p['name']}{tag}: {p['sentence']} "
-            f"Chits {p['total_chits']}: {_chit_owners(public, p['chits'])}."
+            f"#{p.id} {names[p.owner]}'s {p.name}{tag}: {p.sentence} "
+            f"Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
         )
-        if p["pitch"]:
-            line += f" Pitch: “{escape(p['pitch'])}”"
+        if p.pitch:
+            line += f" Pitch: “{escape(p.pitch)}”"
         lines.append(line)
     return lines
 
@@ -56,29 +55,29 @@ def _product_lines(public: dict[str, Any]) -> list[str]:
 def render_board(state: BigIdeaState) -> ui.Message:
     """The live board, built from the public view only."""
     public = view(state, None)
-    names = [p["name"] for p in public["players"]]
-    head = [f"Round {public['round']} of {public['rounds']} · Dealer: {names[public['dealer']]}"]
-    head.append(_PHASE_TITLES[public["phase"]])
-    if public["outcome"]:
-        head.append(public["outcome"]["summary"])
-    elif public["waiting_for"]:
-        head.append("Waiting for " + join([names[s] for s in public["waiting_for"]]) + ".")
+    names = [p.name for p in public.players]
+    head = [f"Round {public.round} of {public.rounds} · Dealer: {names[public.dealer]}"]
+    head.append(_PHASE_TITLES[public.phase])
+    if public.outcome:
+        head.append(public.outcome.summary)
+    elif public.waiting_for:
+        head.append("Waiting for " + join([names[s] for s in public.waiting_for]) + ".")
     products = _product_lines(public)
     head.append("Products on the table:\n" + "\n".join(products) if products else "No products.")
-    head.append(f"Deck: {public['deck_size']} cards · Discards: {public['discard_size']}")
+    head.append(f"Deck: {public.deck_size} cards · Discards: {public.discard_size}")
     fields = []
-    for p in public["players"]:
+    for p in public.players:
         status = []
-        if p["picked"]:
+        if p.picked:
             status.append("picked")
-        if p["voted"]:
+        if p.voted:
             status.append("pointed")
-        if public["turn"] == p["seat"]:
+        if public.turn == p.seat:
             status.append("to play")
-        value = f"{p['money_text']} · {p['chits']} chits · {p['hand_size']} cards"
+        value = f"{p.money_text} · {p.chits} chits · {p.hand_size} cards"
         if status:
             value += " · " + ", ".join(status)
-        fields.append(ui.Field_(name=p["name"], value=value))
+        fields.append(ui.Field_(name=p.name, value=value))
     return ui.Message(title="The Big Idea", text="\n".join(head), fields=fields)
 
 
@@ -86,17 +85,17 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     """The seat's hand, its pending pick or vote, and the controls for its legal actions."""
     # The seat's own part of the view; money and chits are public anyway.
     own = seat_view(state, seat)
-    hand = own["hand"]
+    hand = own.hand
     kinds = {1: "item", 2: "description"}
-    lines = ["Your hand:"] + [f"• {c['name']} ({kinds[c['type']]}): {c['text']}" for c in hand]
+    lines = ["Your hand:"] + [f"• {c.name} ({kinds[c.type]}): {c.text}" for c in hand]
     lines.append(f"You have {money(state.money[seat])} and {state.chits[seat]} chits.")
     legal = legal_actions(state, seat)
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []
     opts = state.options
     if state.phase == "pick" and legal:
-        if own["pick"]:
-            lines.append("Your pick: " + _pick_summary(own["pick"]))
+        if own.pick:
+            lines.append("Your pick: " + _pick_summary(own.pick))
         wanted = (
             f"one item and up to {opts.max_pick - 1} descriptions"
             if opts.larger_products
@@ -106,7 +105,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             ui.Select(
                 placeholder=f"Pick {wanted}",
                 options=[
-                    ui.SelectOption(label=c["name"], value=c["id"], description=ui.fit(c["text"]))
+                    ui.SelectOption(label=c.name, value=c.id, description=ui.fit(c.text))
                     for c in hand
                 ],
                 action=Pick(cards=[]).model_dump(mode="json"),
@@ -118,8 +117,8 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             )
         )
     elif state.phase == "venture":
-        if own["voted"]:
-            target = own["vote"]
+        if own.voted:
+            target = own.vote
             lines.append(
                 "You point at " + ("nobody" if target is None else state.names[target]) + "."
             )
@@ -181,7 +180,7 @@ def _button(state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass) -
     )
 
 
-def _menus(state: BigIdeaState, seat: Seat, legal: list[Any]) -> list[ui.Select]:
+def _menus(state: BigIdeaState, seat: Seat, legal: list[Invest | Withdraw]) -> list[ui.Select]:
     menus = []
     for kind, placeholder in (
         (Invest, "Invest a chit in..."),
@@ -238,7 +237,7 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
     return ui.Message(title="Venture phase", text="\n".join(lines), buttons=ui.rows(buttons))
 
 
-def describe_action(state: BigIdeaState, action: Any) -> str:
+def describe_action(state: BigIdeaState, action: Action) -> str:
     """A short label. Secret choices (pick, pointing) are described without their content,
     because labels may reach a public log."""
     if isinstance(action, Pick):

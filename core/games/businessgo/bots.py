@@ -3,10 +3,11 @@ legal actions."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
-from core.engine import Rng
+from core.engine import Rng, Seat
 from core.games.businessgo.actions import (
+    Action,
     AuctionOff,
     Bet,
     Bid,
@@ -23,6 +24,7 @@ from core.games.businessgo.actions import (
     Travel,
 )
 from core.games.businessgo.board import board
+from core.games.businessgo.view import BusinessGoView
 
 __all__ = ["RESERVE", "bot_action"]
 
@@ -30,12 +32,14 @@ RESERVE = 150_000
 """Cash a bot keeps after an investment, for Operating Fees and the like."""
 
 
-def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+def bot_action(view: BusinessGoView, legal: list[Action], rng: Rng) -> Action:
     if not legal:
         raise ValueError("bot_action needs at least one legal action")
-    me = view["you"]
-    cash = view["players"][me]["cash"]
-    phase = view["phase"]
+    if view.you is None:
+        raise ValueError("a bot plays from a seat's own view, not the channel's")
+    me = view.you
+    cash = view.players[me].cash
+    phase = view.phase
     b = board()
     countries = b.countries
     if phase == "compete":
@@ -57,14 +61,14 @@ def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
         return _first(legal, Roll) or legal[-1]
     if phase == "licence":
         buy = _first(legal, Buy)
-        space = b.spaces[view["players"][me]["position"]]
+        space = b.spaces[view.players[me].position]
         price = countries[space].licence + countries[space].start_up
         if buy is not None and cash - price >= RESERVE // 2:
             return buy
         return Pass()
     if phase == "service":
         buy = _first(legal, Buy)
-        space = b.spaces[view["players"][me]["position"]]
+        space = b.spaces[view.players[me].position]
         if buy is not None and cash - b.services[space].price >= 2 * RESERVE:
             return buy
         return Pass()
@@ -83,7 +87,7 @@ def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
         if downgrade is not None:
             return downgrade
         sales = [a for a in legal if isinstance(a, SellToBank)]
-        bare = [a for a in sales if a.asset in countries and a.asset not in view["corporations"]]
+        bare = [a for a in sales if a.asset in countries and a.asset not in view.corporations]
         if bare:
             return bare[0]
         auctions = [a for a in legal if isinstance(a, AuctionOff)]
@@ -96,40 +100,43 @@ def bot_action(view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
     return legal[-1]
 
 
-def _first(legal: list[Any], kind: type) -> Any:
+K = TypeVar("K")
+
+
+def _first(legal: list[Action], kind: type[K]) -> K | None:
     return next((a for a in legal if isinstance(a, kind)), None)
 
 
-def _product_weight(view: dict[str, Any], me: int, country: str) -> int:
+def _product_weight(view: BusinessGoView, me: Seat, country: str) -> int:
     """More corporations of one product pay more: prefer the product we already make."""
     countries = board().countries
     product = countries[country].product
     return sum(
         1
-        for cid, corp in view["corporations"].items()
-        if corp["owner"] == me and countries[cid].product == product
+        for cid, corp in view.corporations.items()
+        if corp.owner == me and countries[cid].product == product
     )
 
 
-def _travel(view: dict[str, Any], legal: list[Any], cash: int) -> Any:
+def _travel(view: BusinessGoView, legal: list[Action], cash: int) -> Action:
     countries = board().countries
     travels = [a for a in legal if isinstance(a, Travel)]
     if not travels or cash < 2 * RESERVE:
         return Pass()
-    unsold = [a for a in travels if a.country not in view["licences"]]
+    unsold = [a for a in travels if a.country not in view.licences]
     if unsold:
         return min(unsold, key=lambda a: countries[a.country].licence)
     return travels[0]
 
 
-def _bid(view: dict[str, Any], legal: list[Any], cash: int) -> Any:
+def _bid(view: BusinessGoView, legal: list[Action], cash: int) -> Action:
     bids = [a for a in legal if isinstance(a, Bid) and cash - a.amount >= 2 * RESERVE]
     if not bids:
         return Pass()
     # Half the cost or less: a bargain next to what the bank would charge.
-    auction = view["auction"]
+    auction = view.auction
     countries = board().countries
-    asset = auction["asset"] if auction else ""
+    asset = auction.asset if auction else ""
     cost = countries[asset].licence if asset in countries else 0
     cheap = [a for a in bids if a.amount <= max(cost, bids[0].amount)]
     return max(cheap or bids[:1], key=lambda a: a.amount)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.engine import IllegalAction, Seat
 from core.games.businessgo.actions import (
+    Action,
     AuctionOff,
     Bet,
     Bid,
@@ -44,10 +43,15 @@ TEXT_COMMANDS: dict[str, str] = {
     "downgrade": "downgrade <country>: in debt, make an International National again",
     "remove": "remove <country>: the corporation a Mail card makes go bankrupt",
 }
-_NO_ARGUMENT = {"roll": Roll, "buy": Buy, "pass": Pass, "compete": Join}
+_NO_ARGUMENT: dict[str, type[Roll | Buy | Pass | Join]] = {
+    "roll": Roll,
+    "buy": Buy,
+    "pass": Pass,
+    "compete": Join,
+}
 
 
-def parse_text(state: BusinessGoState, seat: Seat, word: str, rest: str) -> Any | None:
+def parse_text(state: BusinessGoState, seat: Seat, word: str, rest: str) -> Action | None:
     """The action a text command means; None when its argument is missing."""
     rest = rest.strip()
     if word in _NO_ARGUMENT:

@@ -593,6 +593,10 @@ def continue_debt(ctx: Ctx) -> None:
         f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must auction, sell to the bank "
         "or downgrade."
     )
+    if state.phase not in ("debt", "auction"):  # a new debt, not the next step of one
+        if not state.debts:
+            state.debts = [0] * state.players
+        state.debts[seat] += 1
     decide(ctx, "debt")
 
 

@@ -10,11 +10,12 @@ from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Sea
 from core.games.businessgo import bots, commands, legal, rulebook, rules, secrets, ui, view
 from core.games.businessgo.actions import ACTIONS, Action
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
+from core.games.businessgo.view import BusinessGoView
 
 __all__ = ["BusinessGo"]
 
 
-class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action]):
+class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView]):
     """Busine$$ GO: buy licences, set up corporations, sell products around the world."""
 
     name: ClassVar[str] = "businessgo"
@@ -51,6 +52,16 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action]):
             return f"{state.phase}:{state.window}"
         return str(state.version)
 
+    def tallies(self, state: BusinessGoState) -> dict[str, float]:
+        return {
+            "raised_cash_pct": float(any(state.debts)),
+            "bankrupt_pct": float(any(state.bankrupt)),
+        }
+
+    def seat_out(self, state: BusinessGoState, seat: Seat) -> bool:
+        # A bankrupt player has left the game; their turns are skipped.
+        return state.bankrupt[seat]
+
     def secret_variants(self, state: BusinessGoState, rng: Rng) -> list[Variant]:
         return secrets.variants(state, rng)
 
@@ -70,10 +81,10 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action]):
     def waiting_for(self, state: BusinessGoState) -> list[Seat]:
         return legal.waiting_for(state)
 
-    def view(self, state: BusinessGoState, viewer: Seat | None) -> dict[str, Any]:
+    def view(self, state: BusinessGoState, viewer: Seat | None) -> BusinessGoView:
         return view.view(state, viewer)
 
-    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    def bot_action(self, view: BusinessGoView, legal: list[Action], rng: Rng) -> Action:
         return bots.bot_action(view, legal, rng)
 
     def render_board(self, state: BusinessGoState) -> neutral.Message:

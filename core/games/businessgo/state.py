@@ -141,6 +141,8 @@ class BusinessGoState(GameState):
     """Numbers each competition or auction, so its buttons stay current while others answer."""
     bank_paid: int = 0
     """Dollars the bank paid to players (sales, grants, casino wins, sold assets...)."""
+    debts: list[int] = Field(default_factory=list)
+    """How many times each seat has had to raise cash (sell, downgrade or auction) for a debt."""
     bank_received: int = 0
     """Dollars players paid to the bank (licences, fees, bets, debts written off count here)."""
 

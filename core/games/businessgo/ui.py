@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
 from core import ui
 from core.engine import Seat
 from core.games.businessgo.actions import (
+    Action,
     AuctionOff,
     Bet,
     Bid,
@@ -33,7 +34,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import join, money
-from core.games.businessgo.view import view
+from core.games.businessgo.view import CorporationView, view
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -62,42 +63,42 @@ _PASS_LABELS = {
 }
 
 
-def _corp_tag(corp: dict[str, Any]) -> str:
+def _corp_tag(corp: CorporationView) -> str:
     """``N`` a National, ``N+`` one that has sold (a white chimney), ``I`` an International.
 
     No markdown characters: the notation must read the same on Discord, Slack and the console."""
-    return "I" if corp["international"] else ("N+" if corp["chimney"] else "N")
+    return "I" if corp.international else ("N+" if corp.chimney else "N")
 
 
 def render_board(state: BusinessGoState) -> ui.Message:
     """The live board, built from the public view only."""
     public = view(state, None)
     b = board()
-    names = [p["name"] for p in public["players"]]
-    head = [f"Round {public['round']} · Goal {money(public['goal'])}"]
-    if public["round"] == 1 and public["opening"]:
-        head.append(public["opening"])
-    if public["outcome"]:
-        head.append(public["outcome"]["summary"])
+    names = [p.name for p in public.players]
+    head = [f"Round {public.round} · Goal {money(public.goal)}"]
+    if public.round == 1 and public.opening:
+        head.append(public.opening)
+    if public.outcome:
+        head.append(public.outcome.summary)
     else:
-        turn = names[public["turn"]]
-        head.append(f"{turn} to play: {_PHASES[public['phase']]}.")
-        waiting = [names[s] for s in public["waiting_for"] if s != public["turn"]]
+        turn = names[public.turn]
+        head.append(f"{turn} to play: {_PHASES[public.phase]}.")
+        waiting = [names[s] for s in public.waiting_for if s != public.turn]
         if waiting:
             head.append("Waiting for " + join(waiting) + ".")
-    if public["dice"]:
-        head.append(f"Last roll: {public['dice'][0]}+{public['dice'][1]}.")
-    if public["sale"]:
-        sale = public["sale"]
-        product = b.products[sale["product"]].name
-        where = b.countries[sale["country"]].name if sale["country"] else "the Boom"
-        joined = join([names[s] for s in sale["joined"]]) or "nobody yet"
-        head.append(f"{names[sale['seller']]} sells {product} to {where}; joined: {joined}.")
-    if public["auction"]:
-        auction = public["auction"]
+    if public.dice:
+        head.append(f"Last roll: {public.dice[0]}+{public.dice[1]}.")
+    if public.sale:
+        sale = public.sale
+        product = b.products[sale.product].name
+        where = b.countries[sale.country].name if sale.country else "the Boom"
+        joined = join([names[s] for s in sale.joined]) or "nobody yet"
+        head.append(f"{names[sale.seller]} sells {product} to {where}; joined: {joined}.")
+    if public.auction:
+        auction = public.auction
         head.append(
-            f"{names[auction['seller']]} auctions {asset_name(state, auction['asset'])}; "
-            f"answered: {join([names[s] for s in auction['answered']]) or 'nobody yet'}."
+            f"{names[auction.seller]} auctions {asset_name(state, auction.asset)}; "
+            f"answered: {join([names[s] for s in auction.answered]) or 'nobody yet'}."
         )
     lines = []
     for continent in dict.fromkeys(c.continent for c in b.country):
@@ -105,8 +106,8 @@ def render_board(state: BusinessGoState) -> ui.Message:
         for c in b.country:
             if c.continent != continent:
                 continue
-            owner = public["licences"].get(c.id)
-            corp = public["corporations"].get(c.id)
+            owner = public.licences.get(c.id)
+            corp = public.corporations.get(c.id)
             if owner is None:
                 cells.append(c.name)
             else:
@@ -114,27 +115,27 @@ def render_board(state: BusinessGoState) -> ui.Message:
                 cells.append(f"{c.name} [{names[owner]}{tag}]")
         lines.append(f"{continent}: " + ", ".join(cells))
     services = [
-        f"{s.name} [{names[public['services'][s.id]]}]" if s.id in public["services"] else s.name
+        f"{s.name} [{names[public.services[s.id]]}]" if s.id in public.services else s.name
         for s in b.service
     ]
     lines.append("Service Industries: " + ", ".join(services))
     lines.append("N = National, N+ = has sold (white chimney), I = International.")
     fields = []
-    for p in public["players"]:
+    for p in public.players:
         corps = [
             f"{b.countries[cid].name} {_corp_tag(corp)}"
-            for cid, corp in public["corporations"].items()
-            if corp["owner"] == p["seat"]
+            for cid, corp in public.corporations.items()
+            if corp.owner == p.seat
         ]
-        value = f"{p['cash_text']} · on {p['space']}"
-        if p["bankrupt"]:
+        value = f"{p.cash_text} · on {p.space}"
+        if p.bankrupt:
             value = "bankrupt"
-        elif p["burnout"]:
-            value += f" · burnt out ({p['burnout']} turns)"
+        elif p.burnout:
+            value += f" · burnt out ({p.burnout} turns)"
         if corps:
             value += " · " + ", ".join(corps)
-        marker = "▶ " if p["seat"] == public["turn"] and not public["outcome"] else ""
-        fields.append(ui.Field_(name=marker + p["name"], value=value))
+        marker = "▶ " if p.seat == public.turn and not public.outcome else ""
+        fields.append(ui.Field_(name=marker + p.name, value=value))
     return ui.Message(title="Busine$$ GO", text="\n".join([*head, "", *lines]), fields=fields)
 
 
@@ -194,7 +195,7 @@ FORMS = {
 _TYPED = {"casino": ("Bet an amount…", "bet"), "auction": ("Bid an amount…", "bid")}
 
 
-def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Any]) -> str:
+def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Action]) -> str:
     if not legal:
         if state.finished:
             return "The game is over."
@@ -239,7 +240,7 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Any]) -> str:
     return ""
 
 
-def _button(state: BusinessGoState, seat: Seat, action: Any) -> ui.Button:
+def _button(state: BusinessGoState, seat: Seat, action: Action) -> ui.Button:
     style: Literal["primary", "secondary", "success", "danger"] = "secondary"
     if isinstance(action, Roll | Buy | Join | Sell):
         style = "primary"
@@ -257,7 +258,7 @@ def _button(state: BusinessGoState, seat: Seat, action: Any) -> ui.Button:
 
 
 def _menus(
-    state: BusinessGoState, seat: Seat, kind: type[BaseModel], actions: list[Any]
+    state: BusinessGoState, seat: Seat, kind: type[BaseModel], actions: list[Action]
 ) -> list[ui.Select]:
     field = next(f for f in kind.model_fields if f != "type")
     placeholders: dict[type[BaseModel], str] = {
@@ -286,7 +287,7 @@ def render_prompt(state: BusinessGoState) -> ui.Message | None:
     return None
 
 
-def describe_action(state: BusinessGoState, action: Any) -> str:
+def describe_action(state: BusinessGoState, action: Action) -> str:
     """A short label; sealed bids are not described by amount (labels may reach a log)."""
     b = board()
     countries = b.countries
