@@ -37,7 +37,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -51,9 +51,11 @@ __all__ = [
     "LOG_FLUSH",
     "MOVE_AT",
     "Answer",
+    "Clock",
     "Closed",
     "Delivered",
     "Gone",
+    "MonotonicClock",
     "Pacer",
     "Place",
     "Platform",
@@ -232,18 +234,38 @@ class Answer(Protocol):
         ...
 
 
+class Clock(Protocol):
+    """Where the pacing reads the time (monotonic seconds) and waits for a slot; the real one
+    by default, a virtual one in tests (``testkit.clock``), so that a test proves the pace in
+    the clock's time without waiting it out."""
+
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class MonotonicClock:
+    """The real clock: :func:`time.monotonic` and :func:`asyncio.sleep`."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
 class Pacer:
     """Keeps each place's posts within the platform's channel limit (in this process)."""
 
-    def __init__(self, posts: int, window_s: float, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, posts: int, window_s: float, clock: Clock | None = None) -> None:
         self.posts = posts
         self.window_s = window_s
-        self.clock = clock
+        self.clock: Clock = clock or MonotonicClock()
         self._sent: dict[str, deque[float]] = {}
 
     def _recent(self, where: str) -> deque[float]:
         sent = self._sent.setdefault(where, deque())
-        now = self.clock()
+        now = self.clock.now()
         while sent and now - sent[0] >= self.window_s:
             sent.popleft()
         return sent
@@ -255,16 +277,16 @@ class Pacer:
         """Wait until ``where`` may take a post, and count it."""
         sent = self._recent(where)
         while len(sent) >= self.posts:
-            await asyncio.sleep(max(0.01, self.window_s - (self.clock() - sent[0])))
+            await self.clock.sleep(max(0.01, self.window_s - (self.clock.now() - sent[0])))
             sent = self._recent(where)
-        sent.append(self.clock())
+        sent.append(self.clock.now())
 
     def posted(self, where: str) -> None:
         """The post counted by the last :meth:`slot` is done: count it from now, since the
         platform counts it when it arrives (posts to one place go one at a time)."""
         sent = self._sent.get(where)
         if sent:
-            sent[-1] = max(sent[-1], self.clock())
+            sent[-1] = max(sent[-1], self.clock.now())
 
 
 @dataclass
@@ -294,11 +316,13 @@ class _Run:
 class Table:
     """Delivers Outboxes as surfaces, through one platform's primitives."""
 
-    def __init__(self, store: GameStore, platform: Platform, ttl_s: int) -> None:
+    def __init__(
+        self, store: GameStore, platform: Platform, ttl_s: int, clock: Clock | None = None
+    ) -> None:
         self.store = store
         self.platform = platform
         self.ttl_s = ttl_s
-        self.pacer = Pacer(platform.posts_per_window, platform.window_s)
+        self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def deliver(self, out: Outbox, answer: Answer | None = None) -> Delivered:

@@ -31,6 +31,15 @@ def _started_cluster(cluster: LocalRedisCluster) -> LocalRedisCluster:
         pytest.fail(str(exc), pytrace=False)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``), the tests on the session's Redis Cluster run
+    on one worker, so that one cluster is started for them rather than one per worker."""
+    for item in items:
+        if "redis_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("redis-cluster"))
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server shared by the whole session; the ``store`` fixture flushes it per test."""

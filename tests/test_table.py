@@ -16,6 +16,7 @@ from bot.commands.outbox import Outbox
 from bot.table import MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
 from core import ui
 from storage import GameKey, GameStore
+from testkit.clock import VirtualClock
 
 CHANNEL = "C1"
 
@@ -128,7 +129,7 @@ async def test_the_board_moves_after_three_below_and_never_sits_above_five(
     store: GameStore,
 ) -> None:
     platform = Recorder()
-    table = Table(store, platform, 60)
+    table = Table(store, platform, 60, clock=VirtualClock())  # waits for a slot jump
     thread = await _begun(table, platform)
     for n in range(MOVE_AT - 1):
         await table.deliver(_out(3 + n, posts=[ui.Message(text=f"pitch {n}")]))
@@ -137,7 +138,7 @@ async def test_the_board_moves_after_three_below_and_never_sits_above_five(
     await table.deliver(_out(9, posts=[ui.Message(text="one more")]))
     assert _below_board(platform, thread) == 0 and platform.calls.count(("delete", "")) == 1
     # With the channel at its post limit, posts alone still never leave it more than 5 up.
-    # (One post per 0.2 s: the channel is always busy right after a post.)
+    # (One post per 0.2 s of the clock: the channel is always busy right after a post.)
     table.pacer.posts, table.pacer.window_s = 1, 0.2
     deletes = platform.calls.count(("delete", ""))
     most = 0

@@ -31,13 +31,14 @@ import json
 import math
 import random
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import discord
 from aiohttp import WSMsgType, web
+
+from testkit.clock import Clock, Hold, RealClock, held
 
 __all__ = [
     "APP_ID",
@@ -861,6 +862,8 @@ class Interaction:
     """Autocomplete choices of a type 8 callback."""
     late: bool = False
     """The callback came after the acknowledgement window: Discord answered 10062."""
+    hold: Hold = field(default_factory=lambda: Hold(None), repr=False)
+    """Keeps a virtual clock from jumping until the callback arrives (see ``testkit.clock``)."""
 
     @property
     def resolved(self) -> bool:
@@ -880,10 +883,19 @@ class Interaction:
 
 
 class FakeDiscord:
-    """The fake server; ``start()`` it, point the client at ``api_url`` / ``gateway_url``."""
+    """The fake server; ``start()`` it, point the client at ``api_url`` / ``gateway_url``.
 
-    def __init__(self, guild_id: int = GUILD_ID) -> None:
+    ``clock`` times everything the fake judges by time (the acknowledgement window and token
+    lifetime of interactions, the posts counted by :meth:`max_posts_per_5s`, each call's
+    :attr:`Call.at`): the real clock by default; a test gives the bot's table the same
+    :class:`~testkit.clock.VirtualClock`, so pacing is checked in the time the table keeps
+    without being waited out. While an interaction awaits its callback the fake holds that
+    clock (it does not jump), so acknowledging is timed in real time.
+    """
+
+    def __init__(self, guild_id: int = GUILD_ID, clock: Clock | None = None) -> None:
         self.guild_id = guild_id
+        self.clock: Clock = clock or RealClock()
         self.calls: list[Call] = []
         self.refused: list[Call] = []
         """Calls answered with a 4xx other than 429: Discord would not have done what they asked."""
@@ -947,6 +959,8 @@ class FakeDiscord:
         return self
 
     async def close(self) -> None:
+        for interaction in self.interactions.values():
+            interaction.hold.release()
         for ws, _ in list(self._sockets):
             await ws.close()
         if self._runner is not None:
@@ -1222,7 +1236,7 @@ class FakeDiscord:
             token=token,
             user=user,
             channel_id=channel_id,
-            sent_at=time.perf_counter(),
+            sent_at=self.clock.now(),
             answered=asyncio.get_running_loop().create_future(),
             kind=kind,
             message=message,
@@ -1231,6 +1245,9 @@ class FakeDiscord:
         )
         self.interactions[interaction_id] = record
         self._tokens[token] = record
+        # The clock waits for the callback (and at most the window, should none come).
+        record.hold = held(self.clock)
+        asyncio.get_running_loop().call_later(self.ack_window + 0.1, record.hold.release)
         await self.dispatch("INTERACTION_CREATE", payload, gateway)
         return record
 
@@ -1318,7 +1335,7 @@ class FakeDiscord:
             if raw and request.content_type == "application/json":
                 body = json.loads(raw)
         path = "/" + request.match_info["path"]
-        call = Call(request.method, path, body, time.perf_counter())
+        call = Call(request.method, path, body, self.clock.now())
         self.calls.append(call)
         response = self._limited(request.method, path) or self._route(request.method, path, body)
         call.status = response.status
@@ -1414,7 +1431,7 @@ class FakeDiscord:
                 "Retry-After": str(max(1, math.ceil(after))),
                 "X-RateLimit-Limit": "5",
                 "X-RateLimit-Remaining": "0",
-                "X-RateLimit-Reset": f"{time.time() + after:.3f}",
+                "X-RateLimit-Reset": f"{self.clock.wall() + after:.3f}",
                 "X-RateLimit-Reset-After": f"{after:.3f}",
                 "X-RateLimit-Bucket": bucket,
                 "X-RateLimit-Scope": "user",
@@ -1430,7 +1447,8 @@ class FakeDiscord:
         interaction = self.interactions.get(interaction_id)
         if interaction is None or interaction.token != token:
             return _error(404, 10062, "Unknown interaction")
-        now = time.perf_counter()
+        now = self.clock.now()
+        interaction.hold.release()
         if not interaction.answered.done():
             interaction.answered.set_result(now)
         if interaction.callback is not None:
@@ -1519,7 +1537,7 @@ class FakeDiscord:
         interaction = self._tokens.get(parts[2])
         if interaction is None:
             return _error(404, 10015, "Unknown Webhook")
-        age = time.perf_counter() - interaction.sent_at
+        age = self.clock.now() - interaction.sent_at
         if age > self.token_lifetime or (interaction.callback is None and age > self.ack_window):
             return _error(401, 50027, "Invalid Webhook Token")
         if interaction.callback is None:
@@ -1625,7 +1643,7 @@ class FakeDiscord:
             thread.archived = False  # a post by someone who may post revives an archived thread
         audience: Audience = "dm" if recipient is not None else "channel"
         message = self._message(channel_id, audience, recipient, body, perms.embed_links)
-        self._post_times.setdefault(channel_id, []).append(time.perf_counter())
+        self._post_times.setdefault(channel_id, []).append(self.clock.now())
         self._notify(message, body, _REGULAR_PARSE, recipient)
         return _json(message.data)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 
 from aiohttp import web
 
@@ -49,14 +48,14 @@ class WatchedDiscord(FakeDiscord):
     def __init__(self, guild_id: int = GUILD_ID) -> None:
         super().__init__(guild_id)
         self.touched: dict[int, float] = {}
-        """``time.perf_counter()`` of the last REST call concerning a user or channel id."""
+        """``clock.now()`` of the last REST call concerning a user or channel id."""
         self._dm_recipients: dict[int, int] = {}
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         response = await super()._rest(request)
         # FakeDiscord._rest records the call after its only await (reading the body) and answers
         # without awaiting again, so the newest call is this request's.
-        now = time.perf_counter()
+        now = self.clock.now()
         for key in self._concerns(self.calls[-1]):
             self.touched[key] = now
         return response
@@ -85,7 +84,7 @@ async def all_quiet(fake: FakeDiscord, quiet_s: float = QUIET_S) -> None:
     """Wait until the bot has made no REST call at all for ``quiet_s``."""
     while True:
         last = fake.calls[-1].at if fake.calls else 0.0
-        remaining = last + quiet_s - time.perf_counter()
+        remaining = last + quiet_s - fake.clock.now()
         if remaining <= 0:
             return
         await asyncio.sleep(remaining)
@@ -118,7 +117,7 @@ class RemoteTable(Table):
         self.game = game
         self.latencies: list[float] = []
         self.sent: list[float] = []
-        """``time.perf_counter()`` at which each timed interaction was sent (for the pace)."""
+        """``fake.clock.now()`` at which each timed interaction was sent (for the pace)."""
         self.presses = 0
         self._seen = {}
         self.quiet_s = quiet_s
@@ -126,7 +125,7 @@ class RemoteTable(Table):
         """Calls concerning the table that came after it counted the bot as done (should be 0)."""
         self._keys = (channel_id, *(u.id for u in users))
         self._quiet_last = self._last()
-        self.seen_at = time.perf_counter()
+        self.seen_at = fake.clock.now()
         """When the last call of the previous answer arrived: the player saw all of it then."""
 
     def watch_from_now(self) -> None:
@@ -135,7 +134,7 @@ class RemoteTable(Table):
         self.sent.clear()
         self.late = 0
         self._quiet_last = self._last()
-        self.seen_at = time.perf_counter()
+        self.seen_at = self.fake.clock.now()
 
     def reconnect(self, client: object) -> None:
         raise TypeError("a RemoteTable's bot is another process; it reconnects by itself")
@@ -168,7 +167,7 @@ class RemoteTable(Table):
         # The pause counts from seen_at (the answer's last call), not from the end of the quiet
         # time, so watching from outside does not slow the players down.
         due = self.seen_at + self.rng.uniform(0.5, 1.5) * think_s
-        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        await self.fake.clock.sleep(due - self.fake.clock.now())
 
     def _last(self) -> float:
         touched = self.watched.touched
@@ -182,7 +181,7 @@ class RemoteTable(Table):
     async def _quiet(self) -> None:
         while True:
             last = self._last()
-            remaining = last + self.quiet_s - time.perf_counter()
+            remaining = last + self.quiet_s - self.fake.clock.now()
             if remaining <= 0:
                 self.seen_at = self._quiet_last = last
                 return

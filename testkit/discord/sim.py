@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -67,10 +66,12 @@ async def running_bot(
     """A real discord.py client connected to ``fake``, ready and synced; closed on exit.
 
     ``pace_window_s``: the table's window for Discord's 5 posts per channel (None: Discord's 5
-    seconds); whole games in tests that do not check the pacing pass 0, so they do not wait out
-    a limit the fake measures but never enforces."""
+    seconds); whole games in tests that do not check the pacing may pass 0. The table paces on
+    the fake's clock (``fake.clock``): with a :class:`~testkit.clock.VirtualClock` the window is
+    kept, and counted by the fake, without being waited out."""
     point_at(fake.api_url, fake.gateway_url)
     client = BoardroomClient(authority, settings, shard_count=1)
+    client.adapter.table.pacer.clock = fake.clock
     if pace_window_s is not None:
         client.adapter.table.pacer.window_s = pace_window_s
     watcher = Watcher()
@@ -248,11 +249,12 @@ class Table:
         """Press until the game is finished; raises when it stalls or runs too long.
 
         ``think_s``: mean pause between presses (uniform between half and one and a half of it),
-        as people take; ``until``: a ``time.monotonic()`` at which to stop (returns None then).
+        as people take, on the fake's clock; ``until``: a time of that clock
+        (``fake.clock.now()``) at which to stop (returns None then).
         """
         refreshed = False
         while self.presses < max_presses:
-            if until is not None and time.monotonic() >= until:
+            if until is not None and self.fake.clock.now() >= until:
                 return None
             record = await self.record()
             if record is not None and record.status == "finished":
@@ -272,7 +274,7 @@ class Table:
 
     async def _think(self, think_s: float) -> None:
         """A player's pause before the next press: half to one and a half of ``think_s``."""
-        await asyncio.sleep(self.rng.uniform(0.5, 1.5) * think_s)
+        await self.fake.clock.sleep(self.rng.uniform(0.5, 1.5) * think_s)
 
 
 def _is_note(message: FakeMessage, user: FakeUser) -> bool:

@@ -31,7 +31,6 @@ every channel's and thread's posting rate is measured (:meth:`FakeSlackAPI.max_p
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import itertools
@@ -50,6 +49,7 @@ from urllib.parse import parse_qsl, urlencode
 from aiohttp import ClientSession, web
 
 from storage.local_server import free_port
+from testkit.clock import RealClock, held, pause
 
 __all__ = [
     "HANDLED",
@@ -660,7 +660,8 @@ class Call:
 
     method: str
     args: dict[str, Any]
-    at: float = field(default_factory=time.perf_counter)
+    at: float = field(default_factory=time.monotonic)
+    """When it arrived, by the fake's clock."""
     ts: str | None = None
     """The message ts the fake answered with, for posts (and the one edited, for edits)."""
     error: str | None = None
@@ -770,14 +771,16 @@ class FakeSlackAPI:
     is accepted (the bench uses them to time answers). ``socket_url`` is what
     ``apps.connections.open`` hands a Socket Mode client. ``clock`` (monotonic seconds by
     default) times response URLs, triggers issued through it and posting rates; a test may
-    replace it to move time on.
+    replace it to move time on, or give the bot's table the same
+    :class:`~testkit.clock.VirtualClock` so that pacing is counted in the time the table keeps
+    (a :class:`SignedClient` holds that clock while its request waits for the HTTP answer).
     """
 
     running: ClassVar[list[FakeSlackAPI]] = []
     """The fakes serving in this process (a :class:`SignedClient` without ``api`` uses the
     only one, if exactly one is running)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
         self.calls: list[Call] = []
         self.refused: list[Call] = []
         self.rate_limited: list[Call] = []
@@ -787,8 +790,8 @@ class FakeSlackAPI:
         self.fail: dict[str, str] = {}
         """Method name -> Slack error code to answer with (e.g. ``message_not_found``)."""
         self.latency_s = 0.0
-        """How long each Web API call takes to be answered (Slack's own take tens of ms):
-        makes deliveries that run at once overlap for real."""
+        """How long each Web API call takes to be answered (Slack's own take tens of ms), on
+        ``clock``: makes deliveries that run at once overlap."""
         self.notifications: list[Notification] = []
         self.messages: dict[tuple[str, str], Message] = {}
         """(channel, ts) -> every message posted, ephemeral ones and deleted ones included."""
@@ -811,7 +814,7 @@ class FakeSlackAPI:
         self.response_url_uses = RESPONSE_URL_USES
         self.response_url_ttl_s = RESPONSE_URL_TTL_S
         self.trigger_ttl_s = TRIGGER_TTL_S
-        self.clock = clock
+        self.clock: Callable[[], float] = clock or RealClock()
         self.url = ""
         self.root = ""
         self._not_in: set[str] = set()
@@ -1032,10 +1035,10 @@ class FakeSlackAPI:
             args = dict(parse_qsl(raw.decode()))
         # slack_sdk sends some methods' arguments in the query string.
         args = {**dict(request.query), **args}
-        call = Call(method, args)
+        call = Call(method, args, at=self.clock())
         self.received.append(call)
         if self.latency_s and method != HANDLED:
-            await asyncio.sleep(self.latency_s)
+            await pause(self.clock, self.latency_s)
         if self._limited(method):
             assert self._limit is not None
             call.error = "ratelimited"
@@ -1401,7 +1404,7 @@ class FakeSlackAPI:
         except json.JSONDecodeError:
             payload = None
         issued = self.response_urls.get(token)
-        call = Call("response_url", payload if isinstance(payload, dict) else {})
+        call = Call("response_url", payload if isinstance(payload, dict) else {}, at=self.clock())
         call.url = issued.url if issued else f"{self.root}response/{token}"
         call.channel = issued.channel if issued else None
         self.received.append(call)
@@ -1586,6 +1589,9 @@ class SignedClient:
         if retry:
             headers["X-Slack-Retry-Num"] = str(retry)
             headers["X-Slack-Retry-Reason"] = "http_timeout"
-        async with self.session.post(self.endpoint, data=body, headers=headers) as response:
-            await response.read()
-            return response.status
+        api = self.api
+        # Slack waits for the acknowledgement in real time: the test's clock does not jump.
+        with held(api.clock if api is not None else None):
+            async with self.session.post(self.endpoint, data=body, headers=headers) as response:
+                await response.read()
+                return response.status

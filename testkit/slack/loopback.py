@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from aiohttp import ClientSession, web
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.app import RetryAfterHandler, SlackAdapter
 from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from storage import GameStore
+from testkit.clock import Clock, RealClock
 from testkit.slack.fake import FakeSlackAPI, SignedClient
 
 __all__ = ["EVENTS_PATH", "Loopback", "Worker", "serve_http"]
@@ -49,8 +50,10 @@ class Loopback:
     """A fake Slack, the adapter over a real store, its HTTP endpoint and a signing client.
 
     ``pace_s``: the window in which the table lets one post into a channel; None keeps
-    Slack's (a second). Whole games in tests pass a shorter one so they do not spend a minute
-    waiting out the pacing that one test checks on its own.
+    Slack's (a second). Whole games in tests may pass 0 so that what the table does never
+    depends on timing. ``clock`` is the time of the fake (its windows), the table (its pacing)
+    and the authority (its deadlines): the real one by default; with a
+    :class:`~testkit.clock.VirtualClock`, waiting for Slack's pace or for a deadline jumps.
     """
 
     api: FakeSlackAPI
@@ -60,6 +63,7 @@ class Loopback:
     slack: SignedClient
     pace_s: float | None
     redis_url: str | None
+    clock: Clock
     _main: Worker
     _session: ClientSession
     _others: list[Worker] = field(default_factory=list)
@@ -71,23 +75,27 @@ class Loopback:
         seed: int = 1,
         settings: Settings | None = None,
         pace_s: float | None = None,
+        clock: Clock | None = None,
     ) -> Loopback:
-        api = FakeSlackAPI()
+        clock = clock or RealClock()
+        api = FakeSlackAPI(clock=clock)
         await api.start()
         store = GameStore.from_url(redis_url)
         seeds = random.Random(seed)
-        authority = Authority(store, settings or Settings(), new_seed=lambda: seeds.getrandbits(63))
+        authority = Authority(
+            store, settings or Settings(), clock=clock.wall, new_seed=lambda: seeds.getrandbits(63)
+        )
         session = ClientSession()
-        main = await _worker(api, authority, session, pace_s)
+        main = await _worker(api, authority, session, pace_s, clock)
         return cls(
-            api, store, authority, main.adapter, main.slack, pace_s, redis_url, main, session
+            api, store, authority, main.adapter, main.slack, pace_s, redis_url, clock, main, session
         )
 
     async def restart(self) -> SlackAdapter:
         """Stop the bot and start a new one on the same Redis; requests go to the new one."""
         await self.adapter.settled()
         await self._main.close()
-        self._main = await _worker(self.api, self.authority, self._session, self.pace_s)
+        self._main = await _worker(self.api, self.authority, self._session, self.pace_s, self.clock)
         self.adapter = self._main.adapter
         self.slack.endpoint = self._main.slack.endpoint
         return self.adapter
@@ -96,8 +104,13 @@ class Loopback:
         """Another bot beside this one (its own authority and store connection, same Redis)."""
         # The embedded store lives in this process: a second worker can only share it.
         store = GameStore.from_url(self.redis_url) if self.redis_url else self.store
-        authority = Authority(store, self.authority.settings, new_seed=self.authority.new_seed)
-        other = await _worker(self.api, authority, self._session, self.pace_s)
+        authority = Authority(
+            store,
+            self.authority.settings,
+            clock=self.authority.clock,
+            new_seed=self.authority.new_seed,
+        )
+        other = await _worker(self.api, authority, self._session, self.pace_s, self.clock)
         if store is not self.store:
             other.stores.append(store)
         self._others.append(other)
@@ -113,12 +126,20 @@ class Loopback:
 
 
 async def _worker(
-    api: FakeSlackAPI, authority: Authority, signing: ClientSession, pace_s: float | None
+    api: FakeSlackAPI,
+    authority: Authority,
+    signing: ClientSession,
+    pace_s: float | None,
+    clock: Clock,
 ) -> Worker:
     # One shared session per bot: without it slack_sdk opens a new connection for every call.
     session = ClientSession()
     client = AsyncWebClient(token="xoxb-loopback", base_url=api.url, session=session)
     adapter = SlackAdapter(authority, client, SECRET)
+    adapter.table.pacer.clock = clock
+    for handler in adapter.client.retry_handlers:
+        if isinstance(handler, RetryAfterHandler):
+            handler.clock = clock  # a 429's Retry-After is waited on the same clock
     if pace_s is not None:
         adapter.table.pacer.window_s = pace_s
     runner, port = await serve_http(adapter, "127.0.0.1", 0)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.authority import Request
+from testkit.clock import pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
 
@@ -344,15 +344,16 @@ class SlackTable:
         """
         waiter = asyncio.get_running_loop().create_future()
         self._waiting[user] = waiter
-        started = time.perf_counter()
+        clock = self.api.clock
+        started = clock()
 
         async def answered() -> None:
             await asyncio.wait_for(waiter, ANSWER_TIMEOUT_S)
-            self.stats.latencies.append(time.perf_counter() - started)
+            self.stats.latencies.append(clock() - started)
 
         async def acknowledged() -> None:
             status = await self.slack.post(body)
-            self.stats.acks.append(time.perf_counter() - started)
+            self.stats.acks.append(clock() - started)
             if status != 200:
                 self._waiting.pop(user, None)
                 waiter.cancel()
@@ -398,7 +399,7 @@ class SlackTable:
         """Press random pending choices until nobody has any left."""
         while self.stats.presses < max_presses:
             if think_s:
-                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * think_s)
+                await pause(self.api.clock, self.rng.uniform(0.5, 1.5) * think_s)
             pending = [(p, panel) for p in self.players.values() for panel in p.pending()]
             if not pending:
                 return

@@ -470,6 +470,12 @@ class _Driver:
         self.table = ""
         self.read_rules: set[str] = set()
         self.deliveries = 0
+        self.acted = 0
+        """Calls made to the authority so far (the stored game can only change by one)."""
+        self._state_json: str | None = None
+        """The state last read (with the seats it waits for), kept while it does not change."""
+        self._state: GameState | None = None
+        self._waiting: list[int] = []
 
     # --- requests --------------------------------------------------------------------------
 
@@ -541,6 +547,7 @@ class _Driver:
 
     async def command(self, person: _Person, text: str) -> Moment:
         assert self.game is not None
+        self.acted += 1
         out = await self.authority.command(self._req(person), self.game.name, text)
         return await self._moment(f"command {text[:60]}", "channel", person.user, out)
 
@@ -565,24 +572,29 @@ class _Driver:
         except ValueError:
             return None
         channel = self.platform.dm(person.user) if from_dm else self.channel
+        self.acted += 1
         out = await self.authority.press(self._req(person, channel), custom_id, values)
         self.coverage.presses[self.game.name] += 1
         origin: Origin = "dm" if from_dm else "channel"
         return await self._moment(f"press {label[:60]}", origin, person.user, out)
 
-    async def fire(self) -> list[Moment]:
-        """Move the clock past the channel's deadline and let it fire."""
+    async def fire(self, record: GameRecord | None = None) -> list[Moment]:
+        """Move the clock past the channel's deadline and let it fire (``record``: the
+        channel's record, when nothing was done since it was read)."""
         assert self.game is not None
-        record = await self.record()
+        if record is None:
+            record = await self.record()
         if record is None or record.deadline_due is None:
             return []
         self.clock.now = max(self.clock.now, record.deadline_due) + 0.5
+        self.acted += 1
         outs = await self.authority.fire_due(self.platform.name)
         self.coverage.deadlines[self.game.name] += len(outs)
         return [await self._moment("deadline", "clock", None, out) for out in outs]
 
     async def dm_hand(self, person: _Person) -> list[Moment]:
         """``/hand`` typed in a DM: every game the person sits in."""
+        self.acted += 1
         outs = await self.authority.hands(self._req(person, self.platform.dm(person.user)))
         return [await self._moment("dm hand", "dm", person.user, out) for out in outs]
 
@@ -611,14 +623,20 @@ class _Driver:
             for topic in ["", "all", *game.rule_topics(), "no-such-topic <@999999999999999999>"]:
                 yield await self.command(host, f"rules {topic}".strip())
         churn_at = rng.randrange(20, 60) if table.churn else -1
-        steps = 0
+        steps, read_at = 0, -1
         while steps < MAX_STEPS:
             steps += 1
-            record = await self.record()
+            if self.acted != read_at:  # else the last step did nothing (a press it could not
+                record = await self.record()  # carry, and no deadline): the record is as read
+                read_at = self.acted
             assert record is not None
             if record.status == "finished" or record.state_json is None:
                 break
-            state = load_state(game, record.state_json)
+            if record.state_json != self._state_json:  # a step that changed nothing keeps it
+                self._state_json = record.state_json
+                self._state = load_state(game, record.state_json)
+                self._waiting = game.waiting_for(self._state)
+            state = self._state
             if steps == churn_at:
                 async for moment in self._churn(record, seated):
                     yield moment
@@ -710,12 +728,12 @@ class _Driver:
         self, record: GameRecord, state: GameState, seated: list[_Person]
     ) -> AsyncIterator[Moment]:
         game, rng = self.table_game, self.rng
-        waiting = [s for s in game.waiting_for(state) if record.seats[s].users]
+        waiting = [s for s in self._waiting if record.seats[s].users]
         if waiting:
             self.coverage.phases[(game.name, str(getattr(state, "phase", "")))] += 1
         roll = rng.random()
         if not waiting or (state.deadline is not None and roll < 0.04):
-            fired = await self.fire()
+            fired = await self.fire(record)
             if fired or not waiting:
                 for moment in fired:
                     yield moment
@@ -763,7 +781,7 @@ class _Driver:
         weights = [_weight(game, s) for s in choices]
         pressed = await self.press(person, rng.choices(choices, weights)[0])
         if pressed is None:  # an id that cannot be carried: the clock decides instead
-            for moment in await self.fire():
+            for moment in await self.fire(record):
                 yield moment
             return
         yield pressed

@@ -19,14 +19,13 @@ there (``bot/adapters/discord/adapter.py``, ``bot/adapters/slack/primitives.py``
   is the bot's own and allowed).
 
 Every problem of every moment is collected and reported at once, counted per game and per
-kind with a few examples; ``pytest -s`` prints the counts even when nothing is wrong.
+kind with a few examples; ``pytest -s -n 0`` prints the counts even when nothing is wrong.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from tests.adapters.moments import (
     SLACK,
     Coverage,
     Moment,
+    Platform,
     Run,
     Showing,
     tables,
@@ -84,11 +84,11 @@ class Problem:
 class Report:
     """What the run played and rendered, and every problem found."""
 
+    platform: str
     problems: list[Problem] = field(default_factory=list)
     coverage: dict[str, Coverage] = field(default_factory=dict)
     moments: Counter[str] = field(default_factory=Counter)
     messages: Counter[str] = field(default_factory=Counter)
-    seconds: float = 0.0
 
     def summary(self) -> str:
         games = sum(sum(c.started.values()) for c in self.coverage.values())
@@ -96,7 +96,7 @@ class Report:
         lines = [
             f"render limits: {games} games ({done} finished) on "
             f"{', '.join(self.coverage)}, {sum(self.moments.values())} moments, "
-            f"{sum(self.messages.values())} messages rendered in {self.seconds:.1f} s",
+            f"{sum(self.messages.values())} messages rendered",
         ]
         for platform, coverage in self.coverage.items():
             twins = ", ".join(f"{g} {k} {n}" for (g, k), n in sorted(coverage.twins.items()))
@@ -327,37 +327,49 @@ _CHECKS = {DISCORD.name: _check_discord, SLACK.name: _check_slack}
 # --- the run ---------------------------------------------------------------------------------
 
 
-async def _collect() -> Report:
-    report = Report()
-    started = time.perf_counter()
-    for platform in PLATFORMS:
-        check = _CHECKS[platform.name]
-        run = Run(platform, seed=SEED, plan=tables)
-        async for moment in run:
-            report.moments[f"{platform.name} {moment.game}"] += 1
-            for showing in moment.shown:
-                report.messages[platform.name] += 1
-                where = f"{moment.table} · {moment.step} · {showing.surface} {showing.how}"
-                channel, head = _ids_channel(moment, showing), _mention_head(moment, showing)
+async def _collect(platform: Platform) -> Report:
+    report = Report(platform.name)
+    check = _CHECKS[platform.name]
+    run = Run(platform, seed=SEED, plan=tables)
+    # The same message rendered the same way is checked once (a panel shown again as it was,
+    # a board edited back): what a check finds depends only on what is rendered, and how.
+    checked: dict[tuple[str, str, str | None, str], list[tuple[str, str]]] = {}
+    async for moment in run:
+        report.moments[f"{platform.name} {moment.game}"] += 1
+        for showing in moment.shown:
+            report.messages[platform.name] += 1
+            where = f"{moment.table} · {moment.step} · {showing.surface} {showing.how}"
+            channel, head = _ids_channel(moment, showing), _mention_head(moment, showing)
+            key = (moment.game, showing.message.model_dump_json(), channel, head)
+            found = checked.get(key)
+            if found is None:
                 try:
                     found = list(check(moment, showing.message, channel, head))
                 except Exception as error:  # a renderer that crashes is a problem like any other
                     failed = f"{platform.name}: render failed ({type(error).__name__})"
                     found = [(failed, str(error))]
-                report.problems += [
-                    Problem(platform.name, moment.game, kind, where, detail[:400])
-                    for kind, detail in found
-                ]
-        report.coverage[platform.name] = run.coverage
-    report.seconds = time.perf_counter() - started
+                checked[key] = found
+            report.problems += [
+                Problem(platform.name, moment.game, kind, where, detail[:400])
+                for kind, detail in found
+            ]
+    report.coverage[platform.name] = run.coverage
     return report
 
 
-@pytest.fixture(scope="module")
-def report() -> Report:
-    """One run for the whole module: every game played once per platform, every message
+@pytest.fixture(
+    scope="module",
+    params=[
+        # One run per platform, each a group of its own: pytest-xdist runs the two on
+        # different workers at once, each with both tests that read it.
+        pytest.param(platform, id=platform.name, marks=pytest.mark.xdist_group(platform.name))
+        for platform in PLATFORMS
+    ],
+)
+def report(request: pytest.FixtureRequest) -> Report:
+    """One run for the whole module per platform: every game played once, every message
     rendered and checked."""
-    result = asyncio.run(_collect())
+    result = asyncio.run(_collect(request.param))
     print("\n" + result.summary())
     return result
 
@@ -366,40 +378,40 @@ def test_the_driver_reaches_the_moments_that_matter(report: Report) -> None:
     """Every game finished, deadlines fired, and the messages that once held two menus with one
     id (Busine$$ GO's Travel Agency, BiggieBills$$$' card returns after an acquisition) were
     rendered, so the checks below cannot silently stop covering them."""
-    for platform in PLATFORMS:
-        coverage = report.coverage[platform.name]
-        assert not coverage.unfinished, coverage.unfinished
-        for game in all_games():
-            assert coverage.started[game.name] == len(tables(game)), (platform.name, game.name)
-            assert coverage.finished[game.name] == coverage.started[game.name], game.name
-            assert coverage.presses[game.name] > 0, (platform.name, game.name)
-            assert coverage.deadlines[game.name] > 0, (platform.name, game.name)
-        assert set(coverage.origins) == {"channel", "dm", "clock"}, coverage.origins
-        assert coverage.twins[("businessgo", "travel")] > 0, "no Travel Agency with two menus"
-        assert coverage.twins[("biggiebills", "return")] > 0, "no card return with two menus"
-        assert coverage.phases[("biggiebills", "returns")] > 0, "no acquisition by a team"
-        # Every surface, posted and edited in place, was shown and so rendered.
-        surfaces = set(coverage.surfaces)
-        wanted = {
-            "card post",
-            "card edit",
-            "board post",
-            "board edit",
-            "board post naming",  # the turn notice rides on the board
-            "log post",
-            "post post",  # a pitch
-            "prompt post",
-            "prompt edit",
-            "panel dm",
-            "panel edit",
-            "reply reply",
-            "result post",
-            "note post",  # no thread allowed here
-            "note post naming",  # DMs closed: "your hand is at /hand"
-        }
-        assert wanted <= surfaces, (sorted(wanted - surfaces), coverage.surfaces)
-        # Log messages as long as the table makes them were among those rendered.
-        assert coverage.longest["log"] > LOG_FLUSH, coverage.longest
+    platform = report.platform
+    coverage = report.coverage[platform]
+    assert not coverage.unfinished, coverage.unfinished
+    for game in all_games():
+        assert coverage.started[game.name] == len(tables(game)), (platform, game.name)
+        assert coverage.finished[game.name] == coverage.started[game.name], game.name
+        assert coverage.presses[game.name] > 0, (platform, game.name)
+        assert coverage.deadlines[game.name] > 0, (platform, game.name)
+    assert set(coverage.origins) == {"channel", "dm", "clock"}, coverage.origins
+    assert coverage.twins[("businessgo", "travel")] > 0, "no Travel Agency with two menus"
+    assert coverage.twins[("biggiebills", "return")] > 0, "no card return with two menus"
+    assert coverage.phases[("biggiebills", "returns")] > 0, "no acquisition by a team"
+    # Every surface, posted and edited in place, was shown and so rendered.
+    surfaces = set(coverage.surfaces)
+    wanted = {
+        "card post",
+        "card edit",
+        "board post",
+        "board edit",
+        "board post naming",  # the turn notice rides on the board
+        "log post",
+        "post post",  # a pitch
+        "prompt post",
+        "prompt edit",
+        "panel dm",
+        "panel edit",
+        "reply reply",
+        "result post",
+        "note post",  # no thread allowed here
+        "note post naming",  # DMs closed: "your hand is at /hand"
+    }
+    assert wanted <= surfaces, (sorted(wanted - surfaces), coverage.surfaces)
+    # Log messages as long as the table makes them were among those rendered.
+    assert coverage.longest["log"] > LOG_FLUSH, coverage.longest
 
 
 def test_every_message_fits_its_platform(report: Report) -> None:

@@ -86,6 +86,9 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
     :data:`MAX_JITTER_S`), which still spreads retries of several workers apart.
     """
 
+    clock: table.Clock = table.MonotonicClock()
+    """What the wait is waited on (tests give the table's virtual clock)."""
+
     async def prepare_for_next_attempt_async(
         self,
         *,
@@ -104,7 +107,7 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
             wait = max(0.0, float(values[0][0])) if values else 1.0
         except (TypeError, ValueError):
             wait = 1.0
-        await asyncio.sleep(wait + random.uniform(0, min(MAX_JITTER_S, wait / 10 + 0.01)))
+        await self.clock.sleep(wait + random.uniform(0, min(MAX_JITTER_S, wait / 10 + 0.01)))
         state.increment_current_attempt()
 
 

@@ -1,5 +1,9 @@
 """The fake Discord, a clean real redis-server and the bot's authority, per test; and how to read
-what the table showed (its card, board, log, prompts, panels and turn notices) off the fake."""
+what the table showed (its card, board, log, prompts, panels and turn notices) off the fake.
+
+Time is a :class:`~testkit.clock.VirtualClock` shared by the fake (its windows), the bot's table
+(its pacing, through ``running_bot``) and the authority (its deadlines): waiting for Discord's
+post limit or for a deadline jumps instead of taking real time."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from bot.commands.authority import Authority
 from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey, GameStore
+from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 
 CHANNEL = 700_000_000_000_000_001
@@ -25,8 +30,13 @@ USERS = [
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    server = await FakeDiscord().start()
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+@pytest.fixture
+async def fake(clock: VirtualClock) -> AsyncIterator[FakeDiscord]:
+    server = await FakeDiscord(clock=clock).start()
     yield server
     await server.close()
 
@@ -52,9 +62,9 @@ def settings(fake: FakeDiscord) -> Settings:
 
 
 @pytest.fixture
-def authority(store: GameStore, settings: Settings) -> Authority:
+def authority(store: GameStore, settings: Settings, clock: VirtualClock) -> Authority:
     seeds = random.Random(11)
-    return Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
+    return Authority(store, settings, clock=clock.wall, new_seed=lambda: seeds.getrandbits(63))
 
 
 # --- what the table showed -----------------------------------------------------------------------

@@ -657,7 +657,7 @@ async def test_callbacks_unknown_late_and_repeated(fake: FakeDiscord) -> None:
         fake.ack_window = 0.01
         late = await fake.slash(ALICE, CHANNEL, "bigidea", "status")
         await dispatched(events)
-        await asyncio.sleep(0.05)
+        await fake.clock.sleep(0.05)
         status, answer = await callback(fake, late, {"type": 4, "data": {"content": "late"}})
         assert (status, answer["code"]) == (404, 10062)
         assert late.late and late.callback is None and late.answered.done()
@@ -814,7 +814,7 @@ async def test_interaction_tokens_expire(fake: FakeDiscord) -> None:
         await callback(fake, interaction, {"type": 4, "data": {"content": "ok"}})
         assert (await rest(fake, "POST", webhook(interaction), {"content": "soon"}))[0] == 200
         fake.token_lifetime = 0.01
-        await asyncio.sleep(0.05)
+        await fake.clock.sleep(0.05)
         for method, tail in (("POST", ""), ("PATCH", "/messages/@original")):
             status, answer = await rest(fake, method, webhook(interaction, tail), {"content": "x"})
             assert (status, answer) == (401, {"message": "Invalid Webhook Token", "code": 50027})

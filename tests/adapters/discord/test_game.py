@@ -56,8 +56,8 @@ async def test_four_users_play_to_the_final_standings(
 async def test_one_board_moved_to_the_bottom_and_the_story_coalesced(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    # Paced as on Discord but five times faster (5 posts a second), to keep the game quick.
-    async with running_bot(fake, authority, settings, pace_window_s=1.0) as client:
+    # Paced as on Discord (5 posts per 5 s), on the virtual clock that jumps over the waits.
+    async with running_bot(fake, authority, settings) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(21))
         await table.open(FAST)
         thread = await thread_of(authority.store)

@@ -161,7 +161,7 @@ async def test_old_buttons_work_after_a_restart(
             await table.step()
         before = await table.record()
     # A new process: a new client (and authority) on the same Redis and the same messages.
-    fresh = Authority(authority.store, settings)
+    fresh = Authority(authority.store, settings, clock=authority.clock)
     async with running_bot(fake, fresh, settings, pace_window_s=0) as client:
         table.reconnect(client)
         record = await table.play()
@@ -231,7 +231,7 @@ async def _deferred(
 async def test_slow_work_is_deferred_then_answered(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    slow = _GatedAuthority(authority.store, settings)
+    slow = _GatedAuthority(authority.store, settings, clock=authority.clock)
     async with running_bot(fake, slow, settings) as client:
         client.adapter.ack_budget = 0.05
         table = Table(fake, client, CHANNEL, USERS, random.Random(29))
@@ -246,7 +246,7 @@ async def test_slow_work_is_deferred_then_answered(
 async def test_a_slow_public_only_answer_still_resolves_the_thinking_message(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
-    slow = _GatedAuthority(authority.store, settings)
+    slow = _GatedAuthority(authority.store, settings, clock=authority.clock)
     slow.gate.set()
     async with running_bot(fake, slow, settings) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(29))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import time
 
 from bot.commands.authority import Authority
 from bot.settings import Settings
@@ -230,12 +229,12 @@ async def test_a_countdown_shows_while_a_deadline_runs(
 ) -> None:
     async with running_bot(fake, authority, settings) as client:
         table = Table(fake, client, CHANNEL, USERS[:3], random.Random(7))
-        began = time.time()
+        began = authority.clock()  # the clock deadlines are set by (the test's virtual one)
         await table.open("pick_seconds=60 vote_seconds=0 turn_seconds=0")
         thread = await thread_of(authority.store)
         (board,) = live_boards(fake, thread, BOARD)
         due = [int(n) for n in COUNTDOWN.findall(board.text)]
-        assert len(due) == 1 and began + 55 <= due[0] <= time.time() + 65, (due, began)
+        assert len(due) == 1 and began + 55 <= due[0] <= authority.clock() + 65, (due, began)
         for user in USERS[:3]:  # each waited-for panel shows the same countdown
             assert COUNTDOWN.findall(_dm_panel(fake, user).text) == [str(due[0])]
         for user in USERS[:3]:
@@ -355,7 +354,7 @@ async def test_a_restarted_bot_keeps_editing_the_same_board(
         (board,) = live_boards(fake, thread, BOARD)
         card = posted(fake, CHANNEL)[0]
     # A new process: a new client and authority on the same Redis, with nothing in memory.
-    fresh = Authority(GameStore.from_url(redis_url), settings)
+    fresh = Authority(GameStore.from_url(redis_url), settings, clock=authority.clock)
     try:
         async with running_bot(fake, fresh, settings) as client:
             table.reconnect(client)
@@ -376,7 +375,7 @@ async def test_two_bot_processes_delivering_at_once_never_leave_two_boards(
     fake: FakeDiscord, authority: Authority, settings: Settings, redis_url: str
 ) -> None:
     users = USERS
-    other = Authority(GameStore.from_url(redis_url), settings)
+    other = Authority(GameStore.from_url(redis_url), settings, clock=authority.clock)
     try:
         async with (
             running_bot(fake, authority, settings) as first,

@@ -21,6 +21,7 @@ from bot.table import MOVE_AT
 from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.ui import render_private
+from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
@@ -372,6 +373,54 @@ async def test_late_game_choices_with_long_names_reach_every_member(
     assert fake.public(thread)
 
 
+async def test_joining_a_running_team_asks_its_members_in_a_dm(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """Dave asks to join the Sharks during play: only the Sharks (Alice, who also hosts) are
+    asked, in a DM with Accept and Decline; Dave sees nothing of the hand until Alice accepts,
+    and then gets the team's panel in his own DM."""
+    dave = USERS[3]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, [ALICE, CAROL, dave], random.Random(3), BIGGIE)
+        await table.slash(ALICE, "start", {"options": BIGGIE_FAST})
+        await table.slash(ALICE, "join", {"team": "Sharks"})
+        await table.slash(CAROL, "join", {"team": "Owls"})
+        await table.slash(ALICE, "addbot", {"n": "1"})
+        await table.slash(ALICE, "begin")
+        state = state_of(await table.record())
+        sharks = state.names.index("Sharks")
+        hand = Cards().hand(state, sharks)
+        carol_saw = len(fake.private(CAROL))
+
+        asked = await table.slash(dave, "join", {"team": "Sharks"})
+        assert [m.audience for m in asked.messages] == ["ephemeral"]
+        assert "I asked Sharks to let you in" in asked.messages[0].text
+        record = await table.record()
+        assert record is not None and record.seat_of(str(dave.id)) is None
+        notes = [m for m in fake.private(ALICE) if "dave asks to join Sharks" in m.text]
+        assert len(notes) == 1 and notes[0].audience == "dm"
+        labels = [str(c.get("label")) for c in notes[0].components]
+        assert labels == ["Accept dave", "Decline"]
+        assert len(fake.private(CAROL)) == carol_saw  # the Owls are not asked
+        for message in fake.private(dave):  # nothing of the Sharks' hand yet
+            assert not [name for name in hand if names_card(message.text, name)], message.text
+
+        accept = notes[0].components[0]["custom_id"]
+        marks = _marks(fake)
+        await table.click(ALICE, notes[0], accept)
+        record = await table.record()
+        assert record is not None and record.seat_of(str(dave.id)) == sharks
+        told = _told_since(fake, marks)
+        assert any("dave joined Sharks; alice let them in." in line for line in told), told
+        panels = [m for m in fake.private(dave) if m.audience == "dm"]
+        assert panels and panels[-1].text.startswith("BiggieBills$$$: Sharks")
+        assert "alice let you into Sharks" in panels[-1].text
+        assert all(name in panels[-1].text for name in hand)
+        seen = _Seen(Cards())
+        seen.channel(fake, state_of(record))  # the hand was never shown in public
+    assert_only_notices(fake)
+
+
 # --- Busine$$ GO -------------------------------------------------------------------------------
 
 
@@ -496,7 +545,7 @@ async def test_busine_go_roll_competition_and_bots_finish(
 
 
 async def test_busine_go_competition_window_closes_on_its_deadline(
-    fake: FakeDiscord, authority: Authority, settings: Settings
+    fake: FakeDiscord, authority: Authority, settings: Settings, clock: VirtualClock
 ) -> None:
     """A one-second Join window: nobody answers, the deadline runner closes it (you snooze,
     you lose) and the Join button pressed afterwards is stale."""
@@ -516,6 +565,7 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
             # A line of the story: on the board ("Latest") or in a log post of the thread.
             return [line for line in lines(_public(fake)) if line.startswith("Too late to join")]
 
+        await clock.sleep(1.0)  # the window's second passes (on the clock deadlines keep)
         for _ in range(200):  # the deadline runner polls every 0.05 s and posts what it did
             if closed():
                 break

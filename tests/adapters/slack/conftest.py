@@ -1,4 +1,7 @@
-"""The real Bolt app on 127.0.0.1 with a fake Web API and a real redis-server, per test."""
+"""The real Bolt app on 127.0.0.1 with a fake Web API and a real redis-server, per test.
+
+Time is a :class:`~testkit.clock.VirtualClock` shared by the fake, the bot's table and the
+authority: waiting for Slack's pace or for a deadline jumps instead of taking real time."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import pytest
 from bot.commands.record import GameRecord
 from bot.table import Refs
 from storage import GameKey
+from testkit.clock import VirtualClock
 from testkit.slack.fake import FakeSlackAPI, Message
 from testkit.slack.loopback import Loopback
 
@@ -22,8 +26,13 @@ MENTIONS = re.compile(r"((?:<@[UW][A-Z0-9]+>, )*<@[UW][A-Z0-9]+>):")
 
 
 @pytest.fixture
-async def loop(redis_url: str) -> AsyncIterator[Loopback]:
-    loopback = await Loopback.start(redis_url, seed=7, pace_s=PACE_S)
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+@pytest.fixture
+async def loop(redis_url: str, clock: VirtualClock) -> AsyncIterator[Loopback]:
+    loopback = await Loopback.start(redis_url, seed=7, pace_s=PACE_S, clock=clock)
     await loopback.store.client.flushdb()
     yield loopback
     await loopback.close()

@@ -7,6 +7,7 @@ import contextlib
 import random
 
 from bot.commands.deadlines import run_deadlines
+from testkit.clock import VirtualClock
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts
 from tests.adapters.slack.conftest import CHANNEL, stored
@@ -14,7 +15,7 @@ from tests.adapters.slack.conftest import CHANNEL, stored
 USERS = ["UALICE", "UBOB", "UCAROL"]
 
 
-async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback) -> None:
+async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback, clock: VirtualClock) -> None:
     table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
     await table.command(USERS[0], "start pick_seconds=1 vote_seconds=0 turn_seconds=0")
     for user in USERS[1:]:
@@ -29,7 +30,8 @@ async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback) -> None:
         run_deadlines(loop.authority, "slack", loop.adapter.deliver, 0.05, stop)
     )
     try:
-        for _ in range(100):  # nobody picks: within about a second the clock picks for them
+        await clock.sleep(1.0)  # nobody picks: once the second has passed the clock picks
+        for _ in range(100):  # (the runner looks every 0.05 s)
             record = await stored(loop)
             if record is not None and (record.state or {})["phase"] != "pick":
                 break
