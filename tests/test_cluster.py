@@ -7,6 +7,7 @@ a master mid-play and checks that the bot rides the outage out by itself on the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -412,7 +413,7 @@ async def test_failover_mid_play_is_an_outage_that_heals(
         loaded = await _until_available(lambda: store.load(victim_key))
         assert loaded == (True, acknowledged[victim_key])
         for key in keys:
-            assert (await _until_available(lambda key=key: store.load(key)))[1] == (
+            assert (await _until_available(functools.partial(store.load, key)))[1] == (
                 acknowledged[key]
             )
         assert cluster.master_of(_game_name(victim_key)).port != victim.port

@@ -89,9 +89,9 @@ async def test_concurrent_creates_one_wins(store: GameStore) -> None:
     results = await asyncio.gather(
         *(store.save(KEY, f"d{i}", expected=None, version=1, ttl_s=TTL_S) for i in range(5))
     )
-    assert results.count(True) == 1
+    assert results.count(SaveResult.WRITTEN) == 1
     _, loaded = await store.load(KEY)
-    assert loaded == Loaded(1, f"d{results.index(True)}")
+    assert loaded == Loaded(1, f"d{results.index(SaveResult.WRITTEN)}")
 
 
 async def test_cas_success_and_conflict(store: GameStore) -> None:

@@ -146,7 +146,9 @@ async def test_a_full_redis_tells_the_player_why(server: LocalRedisServer) -> No
 
 async def test_missing_permissions_are_refusals(server: LocalRedisServer) -> None:
     admin = aioredis.Redis.from_url(server.url)
-    await admin.execute_command("ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@all", "-@write")
+    await admin.execute_command(  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+        "ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@all", "-@write"
+    )
     store = GameStore.from_url(f"redis://reader:pw@127.0.0.1:{server.port}/0")
     try:
         assert await store.load(KEY) == (True, None)
@@ -249,7 +251,9 @@ async def test_policy_warning(server: LocalRedisServer) -> None:
 async def test_policy_unknown_when_config_is_refused(server: LocalRedisServer) -> None:
     admin = aioredis.Redis.from_url(server.url)
     await admin.config_set("maxmemory-policy", "allkeys-lru")
-    await admin.execute_command("ACL", "SETUSER", "app", "on", ">pw", "~*", "+@all", "-config")
+    await admin.execute_command(  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+        "ACL", "SETUSER", "app", "on", ">pw", "~*", "+@all", "-config"
+    )
     store = GameStore.from_url(f"redis://app:pw@127.0.0.1:{server.port}/0")
     try:
         assert await store.check_policy() is None

@@ -25,7 +25,7 @@ from core.games.biggiebills.state import Active, BiggieBillsOptions, BiggieBills
 from core.games.businessgo import GAME as BUSINESSGO
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 from storage import GameKey, GameStore
-from tests.team_game import GAME
+from tests.team_game import GAME, RelayOptions
 
 CHANNEL = "team-requests"
 KEY = GameKey("console", CHANNEL)
@@ -433,7 +433,7 @@ def test_the_games_say_which_seats_are_out_and_whom_they_absorb() -> None:
     assert BIGGIE.absorbed(state) == {0: 1}  # the bankrupt Whales are absorbed by nobody
     state.options = BiggieBillsOptions(acquired="watch")
     assert BIGGIE.absorbed(state) == {}
-    assert GAME.seat_out(GAME.new_game(names, GAME.options_model(), random.Random(1)), 0) is False
+    assert GAME.seat_out(GAME.new_game(names, RelayOptions(), random.Random(1)), 0) is False
 
     go = BUSINESSGO.new_game(["Ann", "Ben"], BusinessGoOptions(), random.Random(1))
     assert isinstance(go, BusinessGoState)

@@ -409,6 +409,9 @@ class _Requester:
         self.user = user
         self.origin = origin
 
+    async def acknowledge(self) -> None:
+        """Nothing to tell a platform: the driver waits for every delivery anyway."""
+
     async def update(self, message: ui.Message, game: str, channel: str) -> bool:
         return False
 
@@ -641,6 +644,7 @@ class _Driver:
                 async for moment in self._churn(record, seated):
                     yield moment
                 continue
+            assert state is not None
             async for moment in self._step(record, state, seated):
                 yield moment
         record = await self.record()

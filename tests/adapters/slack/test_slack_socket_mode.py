@@ -19,7 +19,7 @@ async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
     adapter = SlackAdapter(loop.authority, loop.adapter.client, None)
     handler = AsyncSocketModeHandler(adapter.app, "xapp-loopback")
     try:
-        await handler.connect_async()
+        await handler.connect_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
         await asyncio.wait_for(socket.connected.wait(), 5)
         payload = {
             "command": "/bigidea",
@@ -51,5 +51,5 @@ async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
             "chat.postMessage",
         ]
     finally:
-        await handler.close_async()
+        await handler.close_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
         await socket.close()

@@ -378,9 +378,9 @@ async def test_countdowns_and_one_turn_notice_at_a_time(loop: Loopback) -> None:
         pending = [(p, panel) for p in table.players.values() for panel in p.pending()]
         if not pending:
             break
-        player, panel = table.rng.choice(pending)
+        player, waiting = table.rng.choice(pending)
         mark = len(loop.api.notifications)
-        await table.press(player.user, table.rng.choice(panel.choices))
+        await table.press(player.user, table.rng.choice(waiting.choices))
         fresh = [n.target for n in loop.api.notifications[mark:]]
         assert player.user not in fresh, "the presser was notified of their own move"
         assert set(fresh) <= await _waiting_users(loop)
@@ -412,6 +412,7 @@ async def test_a_restarted_bot_goes_on_editing_the_same_messages(loop: Loopback)
     assert (CHANNEL, before.board.id) in edited
     assert not [c for c in calls if c.method == "chat.postMessage"]
     after = await refs(loop)
+    assert after.board is not None and before.board is not None
     assert after.board == before.board.model_copy(update={"digest": after.board.digest})
     assert len(boards(loop.api, CHANNEL, before.thread, BOARD)) == 1
     table.detach()
