@@ -228,9 +228,10 @@ class Answer(Protocol):
         ...
 
     async def acknowledge(self) -> None:
-        """The table is busy with another delivery: let the platform know the press arrived
-        (Discord: a deferred update) so the player is not kept waiting; a later update of the
-        pressed message still works."""
+        """The answer must wait (another delivery holds the table, or a post waits for the
+        place's limit): let the platform know the request arrived (Discord: a deferred update
+        of a press, "thinking…" for a command) so the player is not kept waiting; a later
+        update of the pressed message or a private reply still works."""
         ...
 
 
@@ -774,6 +775,10 @@ class Table:
     ) -> Shown | None:
         """A post, within the place's post limit (waiting for a slot)."""
         where = self._paced(place)
+        if run.answer is not None and not run.answered and not self.pacer.free(where):
+            # The post must wait for the place's limit: tell the platform the request arrived
+            # first (Discord wants an answer within 3 s), so the player is not kept waiting.
+            await self._try(run, "the acknowledgement", run.answer.acknowledge())
         await self.pacer.slot(where)
         try:
             send = self.platform.post(place, message, run.game, surface, mention, ping)

@@ -203,7 +203,7 @@ class DiscordAdapter:
                 answered = await self._deliver(outbox, interaction) or answered
             if not interaction.response.is_done():
                 await self._silent_ack(interaction)
-            elif not done and not answered and not pressed:
+            elif not answered and not pressed and _thinking(interaction):
                 # Deferred ("thinking…") and nothing private followed: resolve it all the same.
                 resolve = interaction.edit_original_response(content=DONE)
                 await self._part(f"{interaction.channel_id}", "the deferred answer", resolve)
@@ -410,12 +410,16 @@ class _Answer:
         return True
 
     async def acknowledge(self) -> None:
-        """A press waiting for the table: a deferred update (type 6), which a later update of
-        the pressed message completes. A command is left to the adapter's own deferral."""
+        """An interaction whose answer must wait (for the table, or for a post slot): a press
+        defers as an update (type 6), which a later update of the pressed message completes;
+        a command shows "thinking…" to its sender (type 5), which the adapter resolves."""
         interaction = self.interaction
-        pressed = interaction.type == discord.InteractionType.component
-        if pressed and not interaction.response.is_done():
+        if interaction.response.is_done():
+            return
+        if interaction.type == discord.InteractionType.component:
             await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
 
     async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
         kwargs = self._render(message, game, channel)
@@ -424,6 +428,12 @@ class _Answer:
         else:
             await self.interaction.response.send_message(ephemeral=True, **kwargs)
         return True
+
+
+def _thinking(interaction: discord.Interaction[Any]) -> bool:
+    """The command was answered with "thinking…" (a deferral that still needs resolving)."""
+    deferred = discord.InteractionResponseType.deferred_channel_message
+    return interaction.response.type == deferred
 
 
 def _kwargs(rendered: Rendered) -> dict[str, Any]:

@@ -222,6 +222,9 @@ async def test_never_more_than_5_messages_below_the_board(
     assert len(live_boards(fake, thread, "BiggieBills$$$")) == 1
     most = most_below(fake, thread, "BiggieBills$$$")
     assert most <= 5, f"{most} messages below the board: it should have moved to the bottom"
+    # Every interaction was answered in time, even one whose posts waited for the limit.
+    late = [(i.id, i.kind) for i in fake.interactions.values() if i.late or not i.resolved]
+    assert late == [], late
 
 
 async def test_a_countdown_shows_while_a_deadline_runs(

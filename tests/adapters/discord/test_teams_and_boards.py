@@ -537,6 +537,9 @@ async def test_busine_go_roll_competition_and_bots_finish(
     card, result = posted(fake, CHANNEL)
     assert fake.public(CHANNEL) == [card, result]
     assert "Game over after" in result.text and outcome["summary"] in result.text
+    # Every interaction was answered in time, even `begin`, whose deal waits for the limit.
+    late = [(i.id, i.kind) for i in fake.interactions.values() if i.late or not i.resolved]
+    assert late == [], late
     live = _go_boards(fake)
     assert len(live) == 1 and live[0].channel_id == thread and outcome["summary"] in live[0].text
     # Each player's choices came on one DM panel, edited in place.
