@@ -669,7 +669,14 @@ class Table:
         refs.prompt, refs.prompt_id, refs.prompt_message = None, None, None
         if shown is None or message is None:
             return
-        closed = message.model_copy(update={"buttons": [], "selects": [], "deadline": None})
+        closed = message.model_copy(
+            update={
+                "text": message.closed_text if message.closed_text is not None else message.text,
+                "buttons": [],
+                "selects": [],
+                "deadline": None,
+            }
+        )
         if not await self._answer_on(run, shown, closed):
             await self._edit(run, shown, closed, "prompt")
 

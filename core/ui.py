@@ -136,6 +136,9 @@ class Message(BaseModel):
     deadline: float | None = None
     """When the decision this message asks for ends (unix time): each platform shows a
     countdown (Discord ``<t:…:R>``, Slack the time in the reader's zone, the console seconds)."""
+    closed_text: str | None = None
+    """What a prompt says once its decision is over and its buttons are gone (None: its text
+    as it was), so that a closed prompt never reads as still waiting for someone."""
 
     def plain_text(self) -> str:
         """The whole message as plain text (used by the console and in tests)."""

@@ -232,9 +232,15 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
     lines += [
         f"• {state.names[p.owner]}: {product_sentence(p.cards)}" for p in state.products if p.new
     ]
+    closed = "\n".join([*lines[1:], "Pointing is over: everyone has pointed or time ran out."])
     if waiting:
         lines.append("Waiting for " + join(waiting) + ".")
-    return ui.Message(title="Venture phase", text="\n".join(lines), buttons=ui.rows(buttons))
+    return ui.Message(
+        title="Venture phase",
+        text="\n".join(lines),
+        buttons=ui.rows(buttons),
+        closed_text=closed,
+    )
 
 
 def describe_action(state: BigIdeaState, action: Action) -> str:

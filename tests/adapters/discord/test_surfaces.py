@@ -305,6 +305,8 @@ async def test_the_big_idea_prompt_loses_its_buttons_once_its_decision_is_over(
     # The decision is over: its prompt stays where it was, edited, without its buttons.
     assert not prompt.deleted and prompt.components == []
     assert prompt.text.startswith(prompt.snapshot()["embeds"][0]["title"])
+    # Closed, it no longer reads as waiting for anyone.
+    assert "Waiting for" not in prompt.text and "Pointing is over" in prompt.text
     assert fake.refused == []
 
 
