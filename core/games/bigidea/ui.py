@@ -232,7 +232,7 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
     lines += [
         f"• {state.names[p.owner]}: {product_sentence(p.cards)}" for p in state.products if p.new
     ]
-    closed = "\n".join([*lines[1:], "Pointing is over: everyone has pointed or time ran out."])
+    closed = "\n".join([*lines, "Pointing is over: everyone has pointed or time ran out."])
     if waiting:
         lines.append("Waiting for " + join(waiting) + ".")
     return ui.Message(
