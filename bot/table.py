@@ -134,6 +134,9 @@ class Refs(BaseModel):
     board: Shown | None = None
     board_message: ui.Message | None = None
     """The board as last drawn, so posts without a new state can move it down."""
+    board_source: ui.Message | None = None
+    """The newest state's board before the log was added to it, so that log lines arriving
+    with an older delivery still reach the board's **Latest**."""
     below: list[str] = Field(default_factory=list)
     """Messages posted in the game's place after the board, still there."""
     prompt: Shown | None = None
@@ -483,6 +486,9 @@ class Table:
             await self._panels(run)  # before the board: a note they post goes above it
         if out.board is not None and not stale:
             await self._board(run, out.board, out.notify or [])
+        elif stale and out.log and refs.board_source is not None and not out.ended:
+            # A newer state is drawn already; this delivery's lines still join its Latest.
+            await self._board(run, refs.board_source, [])
         elif not out.ended:
             await self._keep_board_in_view(run)
         if out.ended and not refs.ended:
@@ -585,6 +591,7 @@ class Table:
         """Edit the board, or move it to the bottom: when it has scrolled up, and to notify
         ``notify`` (the board is then the turn notice: one at a time, the old one deleted)."""
         refs = run.refs
+        refs.board_source = board
         view = self._board_view(run, board)
         place = refs.place(run.out.channel)
         shown = refs.board
