@@ -399,6 +399,15 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """Seats whose input the game is waiting for now."""
         return [seat for seat in state.seats if self.legal_actions(state, seat)]
 
+    def automatic(self, state: S) -> tuple[Seat, A] | None:
+        """A move the game makes by itself now for a seat it waits for, a person's as well as
+        a bot's (typically the only legal move, when the table's options want that), or None.
+
+        The authority applies it as that seat's move right after every action, before any bot
+        move, and logs it like any other, so a replay makes it too; ``apply`` must accept it.
+        By default the game makes no move by itself."""
+        return None
+
     # --- bots ------------------------------------------------------------------------------
 
     @abstractmethod

@@ -10,7 +10,7 @@ from tests.test_console import THE_END, run_script, told
 def test_a_human_plays_a_few_turns_then_bots_finish_the_short_game(tmp_path: Path) -> None:
     lines = [
         "# a whole short game of Busine$$ GO: alice types and clicks, then leaves it to bots",
-        "alice: /businessgo start short=yes turn_seconds=30",
+        "alice: /businessgo start short=yes turn_seconds=30 auto_moves=no",
         "alice: /businessgo addbot 3",
         "alice: click Begin",
         "alice: /businessgo setup canada",  # refused: no licence

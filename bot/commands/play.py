@@ -87,11 +87,25 @@ def advance(
 
 
 def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance) -> None:
-    """Apply bot moves while the game waits only on bot seats (bounded by MAX_BOT_STEPS)."""
+    """Apply the game's automatic moves (:meth:`~core.engine.Game.automatic`, for any seat) and
+    bot moves while the game waits only on bot seats (bounded by MAX_BOT_STEPS)."""
     for _ in range(MAX_BOT_STEPS):
         state = result.state
         if state.finished:
             return
+        automatic = game.automatic(state)
+        if automatic is not None:
+            seat, choice = automatic
+            try:
+                transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+            except IllegalAction:
+                # The game offered a move its rules refuse: leave the choice to the seat.
+                log.exception("automatic move %r of seat %s was refused", choice, seat)
+                return
+            result.state = transition.state
+            result.moves.append(list(transition.events))
+            result.log.append(encode_action(seat, choice))
+            continue
         waiting = [seat for seat in game.waiting_for(state) if bots[seat]]
         if not waiting:
             return

@@ -36,7 +36,10 @@ def demand(*products: str) -> list[int]:
 
 
 def new_game(players: int = 3, **options: Any) -> BusinessGoState:
-    """A fresh game where Ann (seat 0) wins the opening roll; card stacks in printed order."""
+    """A fresh game where Ann (seat 0) wins the opening roll; card stacks in printed order.
+
+    Options as the lobby takes them (``always_compete=False``: everyone is asked before a
+    sales competition)."""
     opening = [6, 6] + [1, 2] * (players - 1)
     state = GAME.new_game(NAMES[:players], BusinessGoOptions(**options), RiggedRandom(opening))
     assert state.turn == 0 and state.phase == "turn"
@@ -79,6 +82,14 @@ def own(
         )
     for cid in licence_only:
         state.licences[cid] = seat
+    return state
+
+
+def services(state: BusinessGoState, seat: Seat, *ids: str) -> BusinessGoState:
+    """Give ``seat`` Service Industries (without paying: a test set-up)."""
+    state = state.model_copy(deep=True)
+    for sid in ids:
+        state.services[sid] = seat
     return state
 
 

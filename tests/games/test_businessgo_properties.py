@@ -24,8 +24,9 @@ from tests.games.businessgo_support import auction_view, check_books
 
 
 def poor(seed: int) -> Any:
-    """Little money and two corporations each (one International): debts, auctions and
-    bankruptcies become common. The cash taken is booked as paid to the bank."""
+    """Two corporations each (one International) and little money, but for every other seat,
+    which keeps enough to bid at the bank's price: debts, auctions and bankruptcies become
+    common. The cash taken is booked as paid to the bank."""
 
     def arrange(dealt: GameState) -> GameState:
         assert isinstance(dealt, BusinessGoState)
@@ -40,19 +41,22 @@ def poor(seed: int) -> Any:
                 state.corporations[cid] = Corporation(
                     country=cid, owner=seat, international=international, chimney=True
                 )
-        taken = board().start_cash - 100_000
-        state.cash = [100_000] * state.players
-        state.bank_received += taken * state.players
+        state.cash = [_poor_cash(seat) for seat in state.seats]
+        state.bank_received += sum(board().start_cash - cash for cash in state.cash)
         return state
 
     return arrange
 
 
+def _poor_cash(seat: Seat) -> int:
+    return 100_000 if seat % 2 == 0 else 600_000
+
+
 class Rules:
     """Busine$$ GO's invariants after every action."""
 
-    def __init__(self, players: int, taken: int = 0) -> None:
-        self.flows = [-taken] * players
+    def __init__(self, players: int, taken: list[int] | None = None) -> None:
+        self.flows = [-t for t in taken] if taken else [0] * players
         self.phases: set[str] = set()
 
     def __call__(
@@ -67,16 +71,25 @@ class Rules:
                 self.flows[seat] += delta
         check_books(after, self.flows)
         for seat in after.seats:
-            if not after.bankrupt[seat] and after.phase not in ("debt", "over"):
-                # Only the player on turn can owe money, and only until the turn ends.
-                assert after.cash[seat] >= 0 or seat == after.turn
+            if not after.bankrupt[seat] and after.phase not in ("debt", "auction", "accept"):
+                # A debt is settled as soon as it arises: nobody owes money at any other
+                # decision (the game does not go on until it is paid).
+                assert after.cash[seat] >= 0
+            if after.cash[seat] < 0:
+                assert seat == after.turn and not after.bankrupt[seat]
             if seat not in GAME.waiting_for(after):
                 assert GAME.legal_actions(after, seat) == []
-        if isinstance(action, Bid) and after.auction is not None:
+        if isinstance(action, Bid) and after.phase == "auction":
             # A sealed bid: its amount reaches only the bidder while the auction is open.
             assert f"${action.amount:,}" not in "".join(e.text for e in public)
         if after.auction is not None:
             assert auction_view(after, None).your_bid is None
+        automatic = GAME.automatic(after)
+        if automatic is not None:
+            # A move made by itself is the only legal move of a seat the game waits for.
+            seat, move = automatic
+            assert seat in GAME.waiting_for(after) and GAME.legal_actions(after, seat) == [move]
+        assert sum(after.asked) <= after.version
         for seat in GAME.waiting_for(after):
             panel = GAME.render_private(after, seat)
             assert all(
@@ -90,8 +103,15 @@ class Rules:
 
 OPTIONS = [
     BusinessGoOptions(short=True),
-    BusinessGoOptions(advanced=True, target=1_500_000, turn_seconds=0, compete_seconds=0),
-    BusinessGoOptions(max_rounds=6, auction_seconds=0),
+    BusinessGoOptions(
+        advanced=True,
+        target=1_500_000,
+        turn_seconds=0,
+        compete_seconds=0,
+        auto_moves=False,
+        always_compete=False,  # everyone is asked: competition windows open
+    ),
+    BusinessGoOptions(max_rounds=6, auction_seconds=0, always_compete=False),
 ]
 
 
@@ -102,17 +122,20 @@ OPTIONS = [
 def test_every_payment_is_documented_and_debts_are_settled_on_turn(
     players: int, options: BusinessGoOptions, seed: int
 ) -> None:
-    run = play_random(GAME, players, options, seed, generic=False, hook=Rules(players))
+    rules = Rules(players)
+    run = play_random(GAME, players, options, seed, generic=False, hook=rules)
     assert run.state.finished and "roll" in run.kinds
+    if not options.always_compete and options.max_rounds >= 10:  # long enough for a sale
+        assert "compete" in rules.phases
 
 
 @pytest.mark.parametrize("seed", [1, 3, 4])
 def test_poor_tables_reach_debts_and_auctions_and_keep_every_check(seed: int) -> None:
     """With every generic check on, secrets included: sealed bids are compared here."""
     players = 3 + seed % 3
-    taken = board().start_cash - 100_000
+    taken = [board().start_cash - _poor_cash(seat) for seat in range(players)]
     options = BusinessGoOptions(max_rounds=12)
     rules = Rules(players, taken)
     run = play_random(GAME, players, options, seed, hook=rules, arrange=poor(seed))
     assert run.state.finished and run.transitions > 0
-    assert {"debt", "auction"} <= rules.phases
+    assert {"debt", "auction", "accept"} <= rules.phases

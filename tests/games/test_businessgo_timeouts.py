@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.engine import SYSTEM, Timeout
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import AuctionOff, Bid, Join, Pass, Roll
+from core.games.businessgo.board import board
 from core.games.businessgo.state import BusinessGoState
 from tests.games.businessgo_support import (
     act,
@@ -33,21 +34,30 @@ def _debt(players: int = 3) -> BusinessGoState:
 
 def test_a_debt_timeout_downgrades_then_sells_the_cheapest_assets() -> None:
     state, events = timeout(_debt())
+    said = text(events)
+    assert "Time is up: Ann downgrades and sells to the bank, cheapest first" in said
+    assert "covered from the bank" not in said
     assert [t[2] for t in transfers(events)] == ["downgrade", "bank_sale"]
     assert not state.corporations["japan"].international
-    assert "columbia" not in state.licences  # the cheapest: $140,000 cost, $70,000 back
-    assert state.cash[0] == -150_000 + 140_000 + 70_000 and state.turn == 1
+    assert "columbia" not in state.licences  # the cheapest asset
+    columbia = board().countries["columbia"]
+    half = (columbia.licence + columbia.start_up) // 2
+    assert state.cash[0] == -150_000 + 140_000 + half and state.turn == 1
     check_books(state)
 
 
-def test_an_auction_timeout_closes_the_bids() -> None:
+def test_an_auction_timeout_opens_the_bids_and_an_accept_timeout_takes_the_best() -> None:
     state, _ = act(_debt(), 0, AuctionOff(asset="canada"))
     assert state.deadline is not None and state.deadline.seconds == 30
-    state, _ = act(state, 2, Bid(amount=90_000))
+    state, _ = act(state, 2, Bid(amount=100_000))
     state, events = timeout(state)
     assert "Time is up for bids: Bob pass" in text(events)
+    assert state.phase == "accept" and state.licences["canada"] == 0
+    assert state.deadline is not None and state.deadline.seconds == 60  # the seller's turn clock
+    state, events = timeout(state)
+    assert "Time is up: Ann takes the best bid." in text(events)
     assert state.licences["canada"] == 2
-    assert state.phase == "debt"  # $60,000 still owed
+    assert state.phase == "debt"  # $50,000 still owed
 
 
 def test_an_asset_nobody_bids_for_cannot_be_auctioned_again() -> None:
@@ -61,9 +71,9 @@ def test_an_asset_nobody_bids_for_cannot_be_auctioned_again() -> None:
 
 def test_bids_can_only_come_from_the_others_once() -> None:
     state, _ = act(_debt(), 0, AuctionOff(asset="canada"))
-    refused(state, 0, Bid(amount=50_000), "your own auction")
-    state, _ = act(state, 1, Bid(amount=50_000))
-    refused(state, 1, Bid(amount=60_000), "already answered")
+    refused(state, 0, Bid(amount=100_000), "your own auction")
+    state, _ = act(state, 1, Bid(amount=100_000))
+    refused(state, 1, Bid(amount=110_000), "already answered")
 
 
 def test_a_mail_timeout_removes_the_cheapest_corporation() -> None:
@@ -75,7 +85,7 @@ def test_a_mail_timeout_removes_the_cheapest_corporation() -> None:
 
 
 def test_a_competition_timeout_keeps_who_joined() -> None:
-    state = own(own(own(new_game(3), 0, "canada"), 1, "germany"), 2, "italy")
+    state = own(own(own(new_game(3, always_compete=False), 0, "canada"), 1, "germany"), 2, "italy")
     state, _ = land(state, 0, "columbia", demand("cars", "oil", "oil"))
     state, _ = act(state, 2, Join())
     state, events = timeout(state, [2, 2])  # Ann doubles
@@ -93,6 +103,8 @@ def test_stale_and_player_timeouts_are_refused() -> None:
 
 
 def test_no_deadline_when_the_option_is_zero() -> None:
-    state = own(own(new_game(2, compete_seconds=0), 0, "canada"), 1, "germany")
+    state = own(
+        own(new_game(2, compete_seconds=0, always_compete=False), 0, "canada"), 1, "germany"
+    )
     state, _ = land(state, 0, "columbia", demand("cars", "oil", "oil"))
     assert state.phase == "compete" and state.deadline is None

@@ -6,10 +6,13 @@ from typing import Any
 
 import pytest
 
+from bot.commands import codec
 from core import ui
 from core.engine import IllegalAction
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (
+    Accept,
+    AlwaysCompete,
     AuctionOff,
     Bet,
     Bid,
@@ -31,6 +34,7 @@ from tests.games.businessgo_support import (
     new_game,
     own,
     refused,
+    services,
     with_cash,
 )
 
@@ -88,53 +92,144 @@ def test_casino_panel_offers_bets_up_to_the_limit_and_cash() -> None:
     assert max(a.amount for a in GAME.legal_actions(rich, 0) if isinstance(a, Bet)) == 1_000_000
 
 
-def test_join_button_goes_to_the_competitor() -> None:
-    state = own(own(new_game(), 0, "canada"), 1, "germany")
+def test_join_button_goes_to_the_competitor_who_wants_to_be_asked() -> None:
+    state = own(own(new_game(always_compete=False), 0, "canada"), 1, "germany")
     state, _ = land(state, 0, "columbia", demand("cars", "oil", "oil"))
     panel = GAME.render_private(state, 1)
-    assert _actions(panel) == [Join().model_dump(), Pass().model_dump()]
-    assert [b.label for b in panel.all_buttons()] == ["Join the competition", "Stay out"]
+    assert _actions(panel) == [
+        Join().model_dump(),
+        Pass().model_dump(),
+        AlwaysCompete(always=True).model_dump(),
+    ]
+    assert [b.label for b in panel.all_buttons()] == [
+        "Join the competition",
+        "Stay out",
+        "Always join",
+    ]
     assert "You snooze, you lose" in panel.text
+    assert "you are asked each time (`/businessgo compete always`" in panel.text
+    # The standing choice's button fits an id and comes back as the same action.
+    always = panel.all_buttons()[-1]
+    assert always.version == state.version and always.seat == 1
+    ids = codec.MessageIds(GAME.name, "9" * 19)
+    press = codec.decode(ids.button(always.model_copy(update={"version": 9_999_999})))
+    assert press is not None and GAME.parse_action(press.action) == AlwaysCompete(always=True)
     board_text = GAME.render_board(state).plain_text()
     assert "Ann sells luxury cars to Columbia; joined: nobody yet." in board_text
     assert "Waiting for Bob." in board_text
+    assert "you join them all without being asked" in GAME.render_private(new_game(), 1).text
 
 
-def test_auction_panel_and_board_keep_bids_sealed() -> None:
+def test_auction_panel_and_board_keep_bids_sealed_then_show_them_to_the_seller() -> None:
     state = own(new_game(3), 0, "japan", "canada", international=["japan"])
     state.fees = ["salary"]
     state = with_cash(state, ann=150_000)
     state, _ = land(state, 0, "operating_fees")
     debt = GAME.render_private(state, 0)
     assert {a["type"] for a in _actions(debt)} == {"downgrade", "sell_bank", "auction"}
-    assert "You owe $100,000" in debt.text
+    assert "You owe $100,000 and must pay it before the game goes on" in debt.text
     state, _ = act(state, 0, AuctionOff(asset="canada"))
     panel = GAME.render_private(state, 1)
     assert [b.label for b in panel.all_buttons()] == [
-        "Bid $50,000",
-        "Bid $100,000",
-        "Bid $150,000",
+        "Bid $100,000",  # the floor: the bank's price, half the $200,000 it cost
+        "Bid $120,000",
+        "Bid $140,000",
+        "Bid $160,000",
+        "Bid $180,000",
         "Bid $200,000",
+        "Bid $220,000",
         "Bid $250,000",
         "Pass",
         "Bid an amount…",  # a form: any amount, sealed like the others
     ]
+    assert "at least the bank's price $100,000" in panel.text
+    assert "Canada Business Licence (Americas): makes luxury cars." in panel.text
     state, _ = act(state, 1, Bid(amount=170_000))
     for text in (GAME.render_board(state).plain_text(), GAME.view(state, None).model_dump_json()):
         assert "170,000" not in text and "170000" not in text
     assert auction_view(state, 1).your_bid == 170_000
     assert auction_view(state, 2).your_bid is None  # Cy has not bid yet
+    state, _ = act(state, 2, Pass())
+    seller = GAME.render_private(state, 0)
+    assert (
+        "The bids for the National Corporation in Canada: Bob $170,000, Cy passed." in seller.text
+    )
+    assert [b.label for b in seller.all_buttons()] == [
+        "Sell to Bob for $170,000",
+        "Sell the National Corporation in Canada to the bank for $100,000",
+    ]
+    assert _actions(seller)[0] == Accept().model_dump()
+    assert (
+        "Bob $170,000, Cy passed; the bank pays $100,000." in GAME.render_board(state).plain_text()
+    )
 
 
-def test_board_shows_positions_owners_cash_and_corporations() -> None:
+def test_a_licence_on_offer_shows_its_card() -> None:
+    state, _ = land(new_game(), 0, "united_states", demand("oil", "oil", "oil"))
+    panel = GAME.render_private(state, 0)
+    us = board().countries["united_states"]
+    assert f"Buy the United States Business Licence for ${us.licence:,}?" in panel.text
+    card = panel.text.split("\n")[2]
+    assert card.startswith("United States Business Licence (Americas): makes luxury cars.")
+    for amount in (
+        us.licence,
+        us.start_up,
+        us.conversion,
+        *us.national_sales,
+        *us.international_sales,
+    ):
+        assert f"${amount:,}" in card
+    # The Travel Agency's menu says what each country makes and whether its licence is for sale.
+    state = own(new_game(), 1, licence_only=["canada"])
+    state, _ = land(state, 0, "travel_agency")
+    options = {
+        o.value: o.description for s in GAME.render_private(state, 0).selects for o in s.options
+    }
+    assert options["canada"] == "space 1 · luxury cars · licence sold"
+    assert options["japan"] == "space 21 · robots · licence for sale, $40,000"
+
+
+def test_a_service_industry_on_offer_shows_its_fee() -> None:
+    state = own(new_game(), 1, "japan", "china")
+    state, _ = land(state, 0, "hotel_chain")
+    text = GAME.render_private(state, 0).text
+    assert "Buy Hotel Chain for $200,000?" in text
+    assert "the bank pays $25,000 for each corporation of the owner's competitors" in text
+    assert "(for you now: 2 corporations, $50,000)" in text
+
+
+def test_the_panel_lists_the_service_industries_owned() -> None:
+    state = services(own(new_game(), 1, "japan", "china"), 0, "law_firm", "industrial_engineering")
+    text = GAME.render_private(state, 0).text
+    assert (
+        "Your Service Industries: Law Firm (space 3, $20,000 × 2 = $40,000 a visit), "
+        "Industrial Engineering (space 38, $40,000 × 2 = $80,000 a visit)." in text
+    )
+
+
+def test_the_board_is_the_track_in_order_with_owners_and_pieces() -> None:
     state = own(new_game(), 1, "canada", "japan", international=["japan"])
     state = own(state, 2, licence_only=["mexico"])
+    state = services(state, 2, "law_firm")
+    state.position[2] = board().index_of("casino")
     text = GAME.render_board(state).plain_text()
-    assert "Canada [Bob N+]" not in text and "Canada [Bob N]" in text
-    assert "Japan [Bob I]" in text and "Mexico [Cy licence]" in text
-    assert "▶ Ann: $750,000 · on BUSINE$$ GO Start" in text
-    assert "Bob: $750,000 · on BUSINE$$ GO Start · Canada N, Japan I" in text
+    lines = text.splitlines()
+    track = [line for line in lines if line[:1].isdigit()]
+    assert [int(line.split()[0]) for line in track] == list(range(40))  # every space, in order
+    assert "0 BUSINE$$ GO Start ◀ Ann, Bob" in lines
+    assert "1 Canada · luxury cars [Bob N]" in lines
+    assert "3 Law Firm [Cy]" in lines
+    assert "4 Mexico · oil [Cy licence]" in lines
+    assert "10 Casino ◀ Cy" in lines
+    assert "21 Japan · robots [Bob I]" in lines
+    assert "16 Operating Fees" in lines and "30 Burnout" in lines
+    assert "Canada [Bob N+]" not in text
+    assert "▶ Ann: $750,000 · on 0 BUSINE$$ GO Start" in text
+    assert "Bob: $750,000 · on 0 BUSINE$$ GO Start · Canada N, Japan I" in text
+    assert "Cy: $750,000 · on 10 Casino · Law Firm" in text
     assert "Opening roll" in text
+    state.corporations["canada"].chimney = True
+    assert "1 Canada · luxury cars [Bob N+]" in GAME.render_board(state).plain_text()
 
 
 def test_one_public_message_per_move_with_dice_space_and_result() -> None:
@@ -161,6 +256,9 @@ def test_one_public_message_per_move_with_dice_space_and_result() -> None:
         ("bid", "120000", Bid(amount=120_000)),
         ("travel", "united states", Travel(country="united states")),
         ("compete", "", Join()),
+        ("compete", "ask", AlwaysCompete(always=False)),
+        ("compete", "always", AlwaysCompete(always=True)),
+        ("accept", "", Accept()),
         ("pass", "", Pass()),
         ("sell", "luxury cars", Sell(product="cars")),
         ("bank", "law firm", SellToBank(asset="law firm")),
@@ -183,6 +281,8 @@ def test_bad_typed_input_gets_a_sentence() -> None:
         GAME.parse_text(state, 0, "bet", "lots")
     with pytest.raises(IllegalAction, match="no product called “tea”"):
         GAME.parse_text(state, 0, "sell", "tea")
+    with pytest.raises(IllegalAction, match="`compete always` to join every one"):
+        GAME.parse_text(state, 0, "compete", "sometimes")
     assert GAME.parse_text(state, 0, "setup", "") is None
     refused(state, 0, Setup(country="Atlantis"), "no country called “Atlantis”")
 
@@ -201,3 +301,36 @@ def test_rules_page_has_topics_and_every_table() -> None:
         assert needle in page
     for topic in GAME.rule_topics():
         assert "There is no rules topic" not in GAME.rules(topic)
+
+
+def test_the_rules_page_shows_every_card_as_the_board_prints_it() -> None:
+    page = GAME.rules("all")
+    b = board()
+    for c in b.country:
+        row = (
+            f"| {c.name} | {c.continent} | {b.products[c.product].name} | ${c.licence:,} | "
+            f"${c.start_up:,} | ${c.conversion:,} | "
+            + " / ".join(f"${a:,}" for a in c.national_sales)
+            + " | "
+            + " / ".join(f"${a:,}" for a in c.international_sales)
+            + " |"
+        )
+        assert row in page, row
+    for s in b.service:
+        assert f"| {s.name} | ${s.price:,} | ${s.fee_per_corporation:,} |" in page
+    for card in b.fee_card:
+        if card.kind == "per_unit":
+            assert f"| {card.name} | ${card.amount:,} a unit |" in page
+    for mail in b.mail_card:
+        assert mail.text in page
+
+
+def test_the_rules_page_has_the_numbers_for_2_4_and_5_players_and_the_rulings() -> None:
+    page = GAME.rules("simulation")
+    for players in ("2 players", "4 players", "5 players"):
+        assert players in page
+    for needle in ("raised_cash_pct", "bankrupt_pct", "human_decisions_per_game", "median"):
+        assert needle in page
+    rulings = GAME.rules("rulings")
+    for needle in ("closed", "Service Industry", "Boom", "immediately"):
+        assert needle in rulings

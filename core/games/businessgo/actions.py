@@ -10,7 +10,9 @@ from core.engine import ActionSet, Timeout
 
 __all__ = [
     "ACTIONS",
+    "Accept",
     "Action",
+    "AlwaysCompete",
     "AuctionOff",
     "Bet",
     "Bid",
@@ -109,6 +111,20 @@ class Bid(_Action):
     amount: Amount
 
 
+class Accept(_Action):
+    """The auction has closed: sell to the best bidder (or sell to the bank instead)."""
+
+    type: Literal["accept"] = "accept"
+
+
+class AlwaysCompete(_Action):
+    """A standing choice, at any time: join every sales competition you may enter without
+    being asked (``always``), or be asked each time."""
+
+    type: Literal["always_compete"] = "always_compete"
+    always: bool
+
+
 class AuctionOff(_Action):
     """In debt: offer a country (licence and corporation) or a Service Industry at auction."""
 
@@ -149,6 +165,8 @@ Action = (
     | Travel
     | Join
     | Bid
+    | Accept
+    | AlwaysCompete
     | AuctionOff
     | SellToBank
     | Downgrade

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from core.engine import IllegalAction, Seat
 from core.games.businessgo.actions import (
+    Accept,
     Action,
+    AlwaysCompete,
     AuctionOff,
     Bet,
     Bid,
@@ -36,24 +38,37 @@ TEXT_COMMANDS: dict[str, str] = {
     "sell": "sell <product>: in a Boom, sell one of your products",
     "bet": "bet <amount>: bet at the Casino (e.g. `bet 250k`)",
     "travel": "travel <country>: at the Travel Agency, travel there",
-    "compete": "compete: join the open sales competition for your product",
+    "compete": "compete: join the open sales competition; `compete ask` / `compete always`: "
+    "be asked each time, or join every one without being asked (the default)",
     "bid": "bid <amount>: a sealed bid in the open auction",
+    "accept": "accept: your auction has closed, sell to the best bidder",
     "auction": "auction <country|service>: in debt, auction it to the other players",
     "bank": "bank <country|service>: in debt, sell it to the bank for half",
     "downgrade": "downgrade <country>: in debt, make an International National again",
     "remove": "remove <country>: the corporation a Mail card makes go bankrupt",
 }
-_NO_ARGUMENT: dict[str, type[Roll | Buy | Pass | Join]] = {
+_NO_ARGUMENT: dict[str, type[Roll | Buy | Pass | Join | Accept]] = {
     "roll": Roll,
     "buy": Buy,
     "pass": Pass,
     "compete": Join,
+    "accept": Accept,
 }
+_STANDING = {"always": True, "auto": True, "ask": False, "asked": False}
+"""``compete always`` / ``compete ask``: the standing choice for sales competitions."""
 
 
 def parse_text(state: BusinessGoState, seat: Seat, word: str, rest: str) -> Action | None:
     """The action a text command means; None when its argument is missing."""
     rest = rest.strip()
+    if word == "compete" and rest:
+        key = rest.lower()
+        if key not in _STANDING:
+            raise IllegalAction(
+                "Type `compete` to join the open competition, `compete always` to join every "
+                "one without being asked, or `compete ask` to be asked each time."
+            )
+        return AlwaysCompete(always=_STANDING[key])
     if word in _NO_ARGUMENT:
         return _NO_ARGUMENT[word]()
     if not rest:

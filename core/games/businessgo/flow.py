@@ -3,6 +3,10 @@ auctions, debts, turns and the end of the game.
 
 Every function works in place on the reducer's private copy of the state through a :class:`Ctx`,
 which collects the sentences of the one public message an action makes and every payment.
+
+A debt is settled as soon as it arises ("immediately before continuing the game"): a payment
+that leaves the player on turn below zero opens the debt at once, and the game goes on from
+where it stopped (the rest of a move, or the end of the turn) when the debt is paid.
 """
 
 from __future__ import annotations
@@ -15,20 +19,24 @@ from core.games.businessgo.legal import (
     asset_name,
     asset_value,
     assets_of,
+    bank_price,
     boom_products,
     competitors,
     corporation_count,
+    floor_of,
+    removable,
     sale_amount,
     selling_corporations,
     units,
 )
 from core.games.businessgo.state import Auction, BusinessGoState, Phase, Sale
-from core.games.businessgo.text import join, money
+from core.games.businessgo.text import join, money, plural
 from core.turns import after
 
 __all__ = [
     "PAYMENT_REASONS",
     "Ctx",
+    "accept_bid",
     "begin_turn",
     "check_winner",
     "close_auction",
@@ -45,10 +53,12 @@ __all__ = [
     "opening_roll",
     "private_note",
     "queue_sale",
+    "refuse_bids",
     "release",
     "remove_corporation",
     "sell_to_bank",
     "settle_debt_by_default",
+    "start_debt",
 ]
 
 PAYMENT_REASONS = {
@@ -133,6 +143,7 @@ def decide(ctx: Ctx, phase: Phase, seconds: int | None = None) -> None:
     """Open a decision point of the player on turn (or a window) with its clock."""
     state = ctx.state
     state.phase = phase
+    state.decisions += 1
     if seconds is None:
         seconds = state.options.turn_seconds
     declare(state, phase, seconds)
@@ -166,7 +177,7 @@ def begin_turn(ctx: Ctx) -> None:
         seat = state.turn
         state.burnout[seat] -= 1
         left = state.burnout[seat]
-        more = f" ({left} more to skip)" if left else ""
+        more = f" ({left} more to skip)" if left else " (the last one)"
         ctx.say(f"{ctx.name(seat)} is burnt out and skips a turn{more}.")
         if not _advance_seat(ctx):
             return
@@ -200,18 +211,19 @@ def _passes_starter(starter: Seat, seat: Seat, nxt: Seat, n: int) -> bool:
 
 
 def end_turn(ctx: Ctx) -> None:
-    """Settle debts, then the next player."""
+    """Settle a debt the last payment made, then the next player."""
     state = ctx.state
     state.sales = []
     state.auction = None
     if state.cash[state.turn] < 0:
-        continue_debt(ctx)
+        start_debt(ctx)
         return
     next_turn(ctx)
 
 
 def next_turn(ctx: Ctx) -> None:
     state = ctx.state
+    state.moving = 0
     if len(state.active()) <= 1:
         finish(ctx, Ending.LAST_STANDING)
         return
@@ -224,14 +236,24 @@ def next_turn(ctx: Ctx) -> None:
 
 def move(ctx: Ctx, steps: int) -> None:
     """Move clockwise, collecting and paying what the passed spaces say, then land."""
+    ctx.state.moving = steps
+    walk(ctx)
+
+
+def walk(ctx: Ctx) -> None:
+    """Go on with the move: one space at a time; a debt made on the way is settled at once."""
     state = ctx.state
     b = board()
     seat = state.turn
-    start = state.position[seat]
-    for step in range(1, steps):
-        index = (start + step) % len(b.spaces)
-        _pass_space(ctx, seat, index)
-    state.position[seat] = (start + steps) % len(b.spaces)
+    while state.moving > 0:
+        state.moving -= 1
+        state.position[seat] = (state.position[seat] + 1) % len(b.spaces)
+        if state.moving == 0:
+            break
+        _pass_space(ctx, seat, state.position[seat])
+        if state.cash[seat] < 0:
+            start_debt(ctx)  # settled before the move goes on
+            return
     land(ctx)
 
 
@@ -275,7 +297,11 @@ def land(ctx: Ctx) -> None:
             ctx.say(f"{name} lands on their own {service.name}.")
             _service_payback(ctx, seat, space, "lands on")
         elif owner is None:
-            ctx.say(f"{name} lands on {service.name}, for sale at {money(service.price)}.")
+            ctx.say(
+                f"{name} lands on {service.name}, for sale at {money(service.price)} "
+                f"(it pays its owner {money(service.fee_per_corporation)} for each corporation "
+                "of the owner's competitors)."
+            )
             if state.cash[seat] >= service.price:
                 decide(ctx, "service")
                 return
@@ -292,7 +318,10 @@ def land(ctx: Ctx) -> None:
         ctx.say(f"{name} has no corporation that can sell.")
     elif kind == "burnout":
         state.burnout[seat] = 2
-        ctx.say(f"{name} lands on Burnout and skips the next two turns.")
+        ctx.say(
+            f"{name} lands on Burnout and skips the next two turns (no investing and no sales "
+            "competitions while on Burnout)."
+        )
     elif kind == "casino":
         ctx.say(f"{name} lands on the Casino.")
         if state.cash[seat] >= b.casino_minimum:
@@ -308,7 +337,7 @@ def land(ctx: Ctx) -> None:
             ctx.pay(seat, -each * count, kind)
             ctx.say(
                 f"{name} lands on {title} and pays {money(each)} for each of "
-                f"{count} corporations: {money(each * count)}."
+                f"{plural(count, 'corporation')}: {money(each * count)}."
             )
         else:
             ctx.say(f"{name} lands on {title} and owns no corporation: nothing to pay.")
@@ -316,7 +345,6 @@ def land(ctx: Ctx) -> None:
         if _mail(ctx):
             return
     elif kind == "operating_fees":
-        ctx.say(f"{name} lands on Operating Fees.")
         _operating_fees(ctx, seat, "lands on")
     elif kind == "travel_agency":
         ctx.say(f"{name} lands on the Travel Agency.")
@@ -333,7 +361,12 @@ def _land_country(ctx: Ctx, country_id: str) -> None:
     seat = state.turn
     country = b.countries[country_id]
     owner = state.licences.get(country_id)
-    held = f", licence held by {ctx.name(owner)}" if owner is not None else ", licence unsold"
+    if country_id in state.closed:
+        held = ", closed: its corporation went bankrupt"
+    elif owner is not None:
+        held = f", licence held by {ctx.name(owner)}"
+    else:
+        held = ", licence unsold"
     faces = [b.demand_die[i].faces[ctx.rng.randint(1, 6) - 1] for i in range(3)]
     ctx.data["demand"] = faces
     shown = list(dict.fromkeys(faces))
@@ -357,7 +390,7 @@ def _after_country(ctx: Ctx) -> None:
     b = board()
     seat = state.turn
     country_id = b.spaces[state.position[seat]]
-    if country_id in state.licences:
+    if country_id in state.licences or country_id in state.closed:
         end_turn(ctx)
         return
     price = b.countries[country_id].licence
@@ -375,20 +408,30 @@ def _operating_fees(ctx: Ctx, seat: Seat, how: str) -> None:
     if count == 0:
         ctx.say(f"{ctx.name(seat)} {how} Operating Fees with no corporation: nothing to pay.")
         return
-    card_id = state.fees.pop(0)
-    state.fees.append(card_id)
-    card = b.fee_cards[card_id]
+    card = b.fee_cards[_draw(state.fees, b.fee_cards)]
     if card.kind == "table":
         amount = b.salary(count)
-        how_much = f"{count} units on the table"
+        how_much = f"{plural(count, 'unit')} on the table"
     else:
         amount = card.amount * count
-        how_much = f"{count} units × {money(card.amount)}"
+        how_much = f"{plural(count, 'unit')} × {money(card.amount)}"
     ctx.pay(seat, -amount, "operating_fees")
     ctx.say(
         f"{ctx.name(seat)} {how} Operating Fees and draws {card.name}: "
         f"{how_much} = {money(amount)}."
     )
+
+
+def _draw(deck: list[str], known: dict[str, Any]) -> str:
+    """The top card, put back at the bottom. Cards no longer printed (a game saved before the
+    stack changed) leave the stack as they come up."""
+    while deck and deck[0] not in known:
+        deck.pop(0)
+    if not deck:
+        deck.extend(known)  # only a stack of cards from an older board: the printed one
+    card_id = deck.pop(0)
+    deck.append(card_id)
+    return card_id
 
 
 def competitor_corporations(state: BusinessGoState, seat: Seat) -> int:
@@ -404,19 +447,21 @@ def _service_payback(ctx: Ctx, seat: Seat, service_id: str, how: str) -> None:
     amount = service.fee_per_corporation * count
     if amount:
         ctx.pay(seat, amount, "service_fee")
+        ctx.data.setdefault("paybacks", []).append(
+            {"seat": seat, "service": service_id, "amount": amount}
+        )
     ctx.say(
         f"{ctx.name(seat)} {how} their {service.name}: {money(service.fee_per_corporation)} "
-        f"for each of {count} competitors' corporations = {money(amount)}."
+        f"for each of {plural(count, 'corporation')} of their competitors = {money(amount)}."
     )
 
 
 def _mail(ctx: Ctx) -> bool:
-    """Draw and obey the top Mail card; True when it opened a decision."""
+    """Draw and obey the top Mail card; True when it opened a decision or moved the piece."""
     state = ctx.state
     b = board()
     seat = state.turn
-    card_id = state.mail.pop(0)
-    state.mail.append(card_id)
+    card_id = _draw(state.mail, b.mail_cards)
     card = b.mail_cards[card_id]
     ctx.data["mail"] = card_id
     name = ctx.name(seat)
@@ -433,11 +478,11 @@ def _mail(ctx: Ctx) -> bool:
         ctx.pay(seat, -card.amount * count, "mail")
         ctx.say(f"{name} pays {money(card.amount * count)}.")
     elif card.kind == "remove_corporation":
-        corps = state.corporations_of(seat)
-        if not corps:
+        choices = removable(state, seat)
+        if not choices:
             ctx.say(f"{name} owns no corporation: nothing to remove.")
-        elif len(corps) == 1:
-            remove_corporation(ctx, seat, corps[0].country)
+        elif len(choices) == 1:
+            remove_corporation(ctx, seat, choices[0])
         else:
             decide(ctx, "mail")
             return True
@@ -454,12 +499,26 @@ def _mail(ctx: Ctx) -> bool:
     return False
 
 
-def remove_corporation(ctx: Ctx, seat: Seat, country_id: str) -> None:
-    """A Mail card's bankrupt corporation leaves the board; the licence stays with its owner."""
-    del ctx.state.corporations[country_id]
+def remove_corporation(ctx: Ctx, seat: Seat, asset: str) -> None:
+    """A Mail card's bankrupt corporation leaves the board. On a country it takes the licence
+    with it and the country is closed for the rest of the game (never a second corporation
+    there); a Service Industry goes back to the bank, for sale again."""
+    state = ctx.state
+    b = board()
+    if asset in b.services:
+        state.services.pop(asset, None)
+        ctx.say(
+            f"{ctx.name(seat)}'s {b.services[asset].name} goes bankrupt and goes back to the "
+            "bank (for sale again)."
+        )
+        return
+    state.corporations.pop(asset, None)
+    state.licences.pop(asset, None)
+    state.closed.append(asset)
+    name = b.countries[asset].name
     ctx.say(
-        f"{ctx.name(seat)}'s corporation in {board().countries[country_id].name} goes bankrupt "
-        "and leaves the board (the licence stays)."
+        f"{ctx.name(seat)}'s corporation in {name} goes bankrupt and leaves the board with its "
+        f"licence: no corporation will ever be set up in {name} again."
     )
 
 
@@ -488,14 +547,20 @@ def continue_sales(ctx: Ctx) -> None:
         if sale.undecided:
             where = b.countries[sale.country].name if sale.country else "the booming market"
             product = b.products[sale.product].name
-            rivals = join([ctx.name(s) for s in sale.eligible])
-            ctx.say(
-                f"{ctx.name(sale.seller)} announces a sale of {product} to {where}. "
-                f"{rivals} may join the sales competition."
-            )
-            state.window += 1
-            decide(ctx, "compete", state.options.compete_seconds)
-            return
+            announce = f"{ctx.name(sale.seller)} announces a sale of {product} to {where}."
+            standing = [s for s in sale.undecided if state.always_competes(s)]
+            if standing:
+                sale.joined.extend(standing)
+                names = join([ctx.name(s) for s in standing])
+                verb = "joins" if len(standing) == 1 else "join"
+                announce += f" {names} {verb} the sales competition (always compete)."
+            if sale.undecided:
+                rivals = join([ctx.name(s) for s in sale.undecided])
+                ctx.say(f"{announce} {rivals} may join the sales competition.")
+                state.window += 1
+                decide(ctx, "compete", state.options.compete_seconds)
+                return
+            ctx.say(announce)
         _settle_sale(ctx, sale)
         state.sales.pop(0)
     state.deadline = None
@@ -564,25 +629,46 @@ def _settle_sale(ctx: Ctx, sale: Sale) -> None:
     for corp in corps:
         corp.chimney = True
     ctx.pay(winner, amount, "sale")
-    kinds = sum(1 for c in corps if c.international)
-    detail = f"{len(corps)} corporation{'s' if len(corps) > 1 else ''}" + (
-        f", {kinds} International" if kinds else ""
+    ctx.data.setdefault("sales", []).append(
+        {
+            "seat": winner,
+            "product": sale.product,
+            "amount": amount,
+            "by": [c.country for c in corps],
+        }
     )
+    kinds = sum(1 for c in corps if c.international)
+    detail = plural(len(corps), "corporation") + (f", {kinds} International" if kinds else "")
     ctx.say(f"{ctx.name(winner)} sells {product} to {where} ({detail}): {money(amount)}.")
 
 
 # --- debts and auctions --------------------------------------------------------------------
 
 
+def start_debt(ctx: Ctx) -> None:
+    """A payment has just left the player on turn below zero: a new debt, settled now."""
+    state = ctx.state
+    if assets_of(state, state.turn):
+        if not state.debts:
+            state.debts = [0] * state.players
+        state.debts[state.turn] += 1
+    continue_debt(ctx)
+
+
 def continue_debt(ctx: Ctx) -> None:
-    """The player on turn raises money until out of debt, or goes bankrupt."""
+    """The player on turn raises money until out of debt, or goes bankrupt; then the game goes
+    on where the debt stopped it (the rest of the move, or the next player)."""
     state = ctx.state
     seat = state.turn
     state.auction = None
     if state.cash[seat] >= 0:
         state.unsold = []
         ctx.say(f"{ctx.name(seat)} is out of debt with {money(state.cash[seat])}.")
-        next_turn(ctx)
+        if state.moving > 0:
+            ctx.say(f"{ctx.name(seat)} moves on.")
+            walk(ctx)
+        else:
+            next_turn(ctx)
         return
     if not assets_of(state, seat):
         state.unsold = []
@@ -590,19 +676,16 @@ def continue_debt(ctx: Ctx) -> None:
         next_turn(ctx)
         return
     ctx.say(
-        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must auction, sell to the bank "
-        "or downgrade."
+        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must pay it now: auction, sell "
+        "to the bank or downgrade."
     )
-    if state.phase not in ("debt", "auction"):  # a new debt, not the next step of one
-        if not state.debts:
-            state.debts = [0] * state.players
-        state.debts[seat] += 1
     decide(ctx, "debt")
 
 
 def _bankrupt(ctx: Ctx, seat: Seat) -> None:
     state = ctx.state
     state.bankrupt[seat] = True
+    state.moving = 0
     if state.cash[seat] < 0:
         ctx.pay(seat, -state.cash[seat], "written_off")
     ctx.say(f"{ctx.name(seat)} cannot pay and is bankrupt: out of the game. Better luck next time!")
@@ -616,11 +699,11 @@ def release(state: BusinessGoState, asset: str) -> None:
 
 
 def sell_to_bank(ctx: Ctx, seat: Seat, asset: str) -> None:
-    value = asset_value(ctx.state, asset)
+    price = bank_price(ctx.state, asset)
     label = asset_name(ctx.state, asset)
     release(ctx.state, asset)
-    ctx.pay(seat, value // 2, "bank_sale")
-    ctx.say(f"{ctx.name(seat)} sells {label} to the bank for {money(value // 2)}.")
+    ctx.pay(seat, price, "bank_sale")
+    ctx.say(f"{ctx.name(seat)} sells {label} to the bank for {money(price)} (half its cost).")
 
 
 def downgrade(ctx: Ctx, seat: Seat, country_id: str) -> None:
@@ -651,17 +734,19 @@ def settle_debt_by_default(ctx: Ctx) -> None:
 
 def open_auction(ctx: Ctx, seat: Seat, asset: str, eligible: list[Seat]) -> None:
     state = ctx.state
-    state.auction = Auction(seller=seat, asset=asset, eligible=eligible)
+    floor = floor_of(state, asset)
+    state.auction = Auction(seller=seat, asset=asset, eligible=eligible, floor=floor)
     state.window += 1
     ctx.say(
         f"{ctx.name(seat)} auctions {asset_name(state, asset)} (it cost "
-        f"{money(asset_value(state, asset))}). {join([ctx.name(s) for s in eligible])} may "
-        "bid in secret."
+        f"{money(asset_value(state, asset))}; the bank pays {money(floor)}, the smallest bid). "
+        f"{join([ctx.name(s) for s in eligible])} may bid in secret."
     )
     decide(ctx, "auction", state.options.auction_seconds)
 
 
 def close_auction(ctx: Ctx) -> None:
+    """The bids are opened; the seller then takes the best one or sells to the bank."""
     state = ctx.state
     auction = state.auction
     assert auction is not None
@@ -669,26 +754,55 @@ def close_auction(ctx: Ctx) -> None:
         auction.bids[seat] = 0
     ctx.reveals = True
     label = asset_name(state, auction.asset)
-    bids = [(amount, i, s) for i, s in enumerate(auction.eligible) if (amount := auction.bids[s])]
     shown = ", ".join(
         f"{ctx.name(s)} {money(auction.bids[s]) if auction.bids[s] else 'passed'}"
         for s in auction.eligible
     )
     ctx.data["bids"] = {str(s): auction.bids[s] for s in auction.eligible}
-    if not bids:
+    best = auction.best()
+    if best is None:
         ctx.say(f"Auction of {label}: {shown}. No bid; nothing is sold.")
         state.unsold.append(auction.asset)
+        continue_debt(ctx)
+        return
+    winner, amount = best
+    ctx.say(
+        f"Auction of {label}: {shown}. Best bid: {ctx.name(winner)}, {money(amount)}. "
+        f"{ctx.name(auction.seller)} takes it or sells to the bank for {money(auction.floor)}."
+    )
+    decide(ctx, "accept")
+
+
+def accept_bid(ctx: Ctx) -> None:
+    """The seller sells to the best bidder."""
+    state = ctx.state
+    auction = state.auction
+    assert auction is not None
+    best = auction.best()
+    assert best is not None
+    winner, amount = best
+    asset = auction.asset
+    label = asset_name(state, asset)
+    if asset in state.services:
+        state.services[asset] = winner
     else:
-        amount, _, winner = max(bids, key=lambda b: (b[0], -b[1]))
-        asset = auction.asset
-        if asset in state.services:
-            state.services[asset] = winner
-        else:
-            state.licences[asset] = winner
-            if asset in state.corporations:
-                state.corporations[asset].owner = winner
-        ctx.transfer(winner, auction.seller, amount, "auction")
-        ctx.say(f"Auction of {label}: {shown}. {ctx.name(winner)} buys it for {money(amount)}.")
+        state.licences[asset] = winner
+        if asset in state.corporations:
+            state.corporations[asset].owner = winner
+    ctx.transfer(winner, auction.seller, amount, "auction")
+    ctx.say(
+        f"{ctx.name(auction.seller)} accepts: {ctx.name(winner)} buys {label} for {money(amount)}."
+    )
+    continue_debt(ctx)
+
+
+def refuse_bids(ctx: Ctx) -> None:
+    """The seller turns the bids down and sells the auctioned asset to the bank."""
+    state = ctx.state
+    auction = state.auction
+    assert auction is not None
+    ctx.say(f"{ctx.name(auction.seller)} turns the bids down.")
+    sell_to_bank(ctx, auction.seller, auction.asset)
     continue_debt(ctx)
 
 
@@ -712,6 +826,7 @@ def finish(ctx: Ctx, ended: Ending) -> None:
     state.deadline = None
     state.sales = []
     state.auction = None
+    state.moving = 0
 
     def worth(seat: Seat) -> tuple[int, int]:
         return (0 if state.bankrupt[seat] else 1, state.cash[seat])
@@ -722,7 +837,7 @@ def finish(ctx: Ctx, ended: Ending) -> None:
     reason = {
         Ending.TARGET: f"reached {money(state.options.goal)}",
         Ending.LAST_STANDING: "is the last one standing",
-        Ending.ROUND_LIMIT: f"is the richest after {state.options.max_rounds} rounds",
+        Ending.ROUND_LIMIT: f"is the richest after {plural(state.options.max_rounds, 'round')}",
     }[ended]
     if len(top) == 1:
         summary = f"{top[0]} wins with {best}: {reason}."
@@ -734,7 +849,7 @@ def finish(ctx: Ctx, ended: Ending) -> None:
         for st in standings
     )
     state.outcome = Outcome(standings=standings, summary=summary, rounds=state.round, ended=ended)
-    ctx.say(f"Game over after {state.round} rounds. {summary}\n{table}")
+    ctx.say(f"Game over after {plural(state.round, 'round')}. {summary}\n{table}")
     ctx.data["standings"] = [st.model_dump() for st in standings]
 
 

@@ -47,15 +47,23 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
 
     def decision_key(self, state: BusinessGoState) -> str:
         # In a sales competition or an auction one player's answer does not outdate the
-        # others' buttons; every other action is a new decision of the player on turn.
+        # others' buttons; every other decision point is numbered as it opens, so that a
+        # standing choice made meanwhile (always compete) outdates nobody's buttons.
         if state.phase in ("compete", "auction"):
             return f"{state.phase}:{state.window}"
-        return str(state.version)
+        return f"{state.phase}:{state.decisions}"
+
+    def automatic(self, state: BusinessGoState) -> tuple[Seat, Action] | None:
+        return legal.automatic(state)
 
     def tallies(self, state: BusinessGoState) -> dict[str, float]:
+        asked = state.asked or [0] * state.players
         return {
             "raised_cash_pct": float(any(state.debts)),
             "bankrupt_pct": float(any(state.bankrupt)),
+            # What one person at the table is asked in a game: neither the moves made for
+            # them (the only legal move, joining competitions) nor standing choices.
+            "human_decisions_per_game": sum(asked) / state.players,
         }
 
     def seat_out(self, state: BusinessGoState, seat: Seat) -> bool:

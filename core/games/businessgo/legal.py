@@ -10,6 +10,8 @@ from typing import Any
 
 from core.engine import Seat
 from core.games.businessgo.actions import (
+    Accept,
+    Action,
     AuctionOff,
     Bet,
     Bid,
@@ -32,9 +34,12 @@ from core.turns import rotation
 __all__ = [
     "AUCTION_MINIMUM",
     "BET_STEPS",
+    "BID_STEPS",
     "asset_name",
     "asset_value",
     "assets_of",
+    "automatic",
+    "bank_price",
     "bet_amounts",
     "bid_amounts",
     "bidders",
@@ -42,8 +47,11 @@ __all__ = [
     "competitors",
     "convert_options",
     "corporation_count",
+    "floor_of",
     "landed_price",
     "legal_actions",
+    "on_burnout",
+    "removable",
     "sale_amount",
     "selling_corporations",
     "setup_options",
@@ -52,19 +60,30 @@ __all__ = [
 ]
 
 AUCTION_MINIMUM = 10_000
-"""The smallest bid an auction accepts."""
+"""The smallest bid any auction accepts (the bank's price, when higher, is the floor)."""
 BET_STEPS = (10_000, 50_000, 100_000, 250_000, 500_000, 1_000_000)
 """The Casino's bet buttons (any whole amount may be typed)."""
+BID_STEPS = (50, 60, 70, 80, 90, 100, 110, 125)
+"""The auction's bid buttons, in percent of what the asset cost (50 %: the bank's price)."""
 
 
 def units(state: BusinessGoState, seat: Seat) -> int:
-    """Operating Fees units: 1 for a National, 3 for an International Corporation."""
+    """Operating Fees units: 1 for a National Corporation, 3 for an International one and for
+    a Service Industry (which carries an International Corporation)."""
     b = board()
     return state.units(seat, b.national_units, b.international_units)
 
 
 def corporation_count(state: BusinessGoState, seat: Seat) -> int:
-    return len(state.corporations_of(seat))
+    """Corporations for the Start grant, Charity Drive, Ecology, the per-corporation Mail
+    cards and Service Industry paybacks: those on countries and the Service Industries."""
+    return len(state.corporations_of(seat)) + len(state.services_of(seat))
+
+
+def on_burnout(state: BusinessGoState, seat: Seat) -> bool:
+    """Standing on the Burnout space: no investing (set-ups, conversions, licences, bids) and no
+    sales competitions, until the piece moves off it."""
+    return board().kind(state.position[seat]) == "burnout"
 
 
 def selling_corporations(
@@ -86,8 +105,14 @@ def selling_corporations(
 
 
 def sale_amount(corps: list[Corporation]) -> int:
-    """One sale: the best rate on the licences of the selling corporations, for their number
-    (three and more use the third column)."""
+    """One sale: the average, over the selling corporations, of the rate each one's licence
+    card gives for that many corporations (three and more use the third column), each card's
+    International column for an International Corporation; rounded down to $10,000.
+
+    Canada's card pays $300,000 with two National car corporations and the United States'
+    $360,000, so the rulebook's Canada and United States pair sells for $330,000."""
+    if not corps:
+        return 0
     countries = board().countries
     column = min(len(corps), 3) - 1
     rates = [
@@ -98,38 +123,43 @@ def sale_amount(corps: list[Corporation]) -> int:
         )[column]
         for c in corps
     ]
-    return max(rates, default=0)
+    return sum(rates) // len(rates) // 10_000 * 10_000
 
 
 def competitors(
     state: BusinessGoState, seller: Seat, product: str, country: str | None
 ) -> list[Seat]:
     """Other players who may enter a sales competition: clockwise from the seller, not bankrupt,
-    not burnt out, and owning a corporation that may sell there."""
+    not on the Burnout space, and owning a corporation that may sell there."""
     n = state.players
     order = rotation(seller, n)[1:]
     return [
         s
         for s in order
         if not state.bankrupt[s]
-        and state.burnout[s] == 0
+        and not on_burnout(state, s)
         and selling_corporations(state, s, product, country)
     ]
 
 
 def setup_options(state: BusinessGoState, seat: Seat) -> list[Setup]:
     countries = board().countries
+    if on_burnout(state, seat):
+        return []
     return [
         Setup(country=cid)
         for cid, owner in state.licences.items()
         if owner == seat
         and cid not in state.corporations
+        and cid not in state.closed
         and state.cash[seat] >= countries[cid].start_up
     ]
 
 
 def convert_options(state: BusinessGoState, seat: Seat) -> list[Convert]:
     countries = board().countries
+    if on_burnout(state, seat):
+        return []
     return [
         Convert(country=c.country)
         for c in state.corporations_of(seat)
@@ -166,7 +196,13 @@ def bet_amounts(state: BusinessGoState, seat: Seat) -> list[int]:
 def assets_of(state: BusinessGoState, seat: Seat) -> list[str]:
     """Countries (licence with or without its corporation) and Service Industries of ``seat``."""
     mine = [cid for cid, owner in state.licences.items() if owner == seat]
-    return mine + [sid for sid, owner in state.services.items() if owner == seat]
+    return mine + state.services_of(seat)
+
+
+def removable(state: BusinessGoState, seat: Seat) -> list[str]:
+    """What a Mail card's bankrupt corporation may be: a corporation on a country or a Service
+    Industry of ``seat``."""
+    return [c.country for c in state.corporations_of(seat)] + state.services_of(seat)
 
 
 def asset_value(state: BusinessGoState, asset: str) -> int:
@@ -184,6 +220,11 @@ def asset_value(state: BusinessGoState, asset: str) -> int:
     return value
 
 
+def bank_price(state: BusinessGoState, asset: str) -> int:
+    """What the bank pays for an asset in a debt: half of what it cost. An auction's floor."""
+    return asset_value(state, asset) // 2
+
+
 def asset_name(state: BusinessGoState, asset: str) -> str:
     b = board()
     if asset in b.services:
@@ -195,26 +236,35 @@ def asset_name(state: BusinessGoState, asset: str) -> str:
     return f"the {'International' if corp.international else 'National'} Corporation in {name}"
 
 
-def bidders(state: BusinessGoState, seller: Seat) -> list[Seat]:
+def floor_of(state: BusinessGoState, asset: str) -> int:
+    """The smallest bid for ``asset``: the bank's price (and never under $10,000)."""
+    return max(AUCTION_MINIMUM, bank_price(state, asset))
+
+
+def bidders(state: BusinessGoState, seller: Seat, asset: str) -> list[Seat]:
+    """Who may bid for ``asset``: the others still in, off the Burnout space, who could pay
+    at least the floor; clockwise from the seller."""
+    floor = floor_of(state, asset)
     n = state.players
     order = rotation(seller, n)[1:]
     return [
         s
         for s in order
-        if not state.bankrupt[s] and state.burnout[s] == 0 and state.cash[s] >= AUCTION_MINIMUM
+        if not state.bankrupt[s] and not on_burnout(state, s) and state.cash[s] >= floor
     ]
 
 
 def bid_amounts(state: BusinessGoState, seat: Seat) -> list[int]:
-    """Bid buttons: a quarter, half, three quarters, all and 125 % of the asset's cost."""
+    """Bid buttons: from the floor (the bank's price) up to 125 % of the asset's cost, in
+    whole $10,000s, as far as ``seat``'s cash goes."""
     auction = state.auction
     if auction is None:
         return []
     value = asset_value(state, auction.asset)
-    amounts = []
-    for percent in (25, 50, 75, 100, 125):
-        amount = max(AUCTION_MINIMUM, round(value * percent / 100 / 10_000) * 10_000)
-        if amount <= state.cash[seat] and amount not in amounts:
+    amounts = [auction.floor] if auction.floor <= state.cash[seat] else []
+    for percent in BID_STEPS:
+        amount = -(-value * percent // 1_000_000) * 10_000  # rounded up to $10,000
+        if auction.floor < amount <= state.cash[seat] and amount not in amounts:
             amounts.append(amount)
     return amounts
 
@@ -234,6 +284,9 @@ def legal_actions(state: BusinessGoState, seat: Seat) -> list[Any]:
         return [*(Bid(amount=a) for a in bid_amounts(state, seat)), Pass()]
     if seat != state.turn:
         return []
+    if phase == "accept":
+        assert state.auction is not None
+        return [Accept(), SellToBank(asset=state.auction.asset)]
     if phase == "turn":
         return [*setup_options(state, seat), *convert_options(state, seat), Roll()]
     if phase in ("licence", "service"):
@@ -253,12 +306,25 @@ def legal_actions(state: BusinessGoState, seat: Seat) -> list[Any]:
         ]
         assets = assets_of(state, seat)
         options += [SellToBank(asset=a) for a in assets]
-        if bidders(state, seat):
-            options += [AuctionOff(asset=a) for a in assets if a not in state.unsold]
+        options += [
+            AuctionOff(asset=a) for a in assets if a not in state.unsold and bidders(state, seat, a)
+        ]
         return options
     if phase == "mail":
-        return [Remove(country=c.country) for c in state.corporations_of(seat)]
+        return [Remove(country=a) for a in removable(state, seat)]
     return []
+
+
+def automatic(state: BusinessGoState) -> tuple[Seat, Action] | None:
+    """The move made for a seat by itself (option ``auto_moves``): the only legal move of a
+    seat the game waits for."""
+    if not state.options.auto_moves or state.finished:
+        return None
+    for seat in waiting_for(state):
+        legal = legal_actions(state, seat)
+        if len(legal) == 1:
+            return seat, legal[0]
+    return None
 
 
 def waiting_for(state: BusinessGoState) -> list[Seat]:

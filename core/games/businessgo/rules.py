@@ -8,6 +8,8 @@ from typing import Any
 from core.engine import SYSTEM, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.businessgo import flow
 from core.games.businessgo.actions import (
+    Accept,
+    AlwaysCompete,
     AuctionOff,
     Bet,
     Bid,
@@ -26,11 +28,14 @@ from core.games.businessgo.actions import (
 from core.games.businessgo.board import board
 from core.games.businessgo.flow import Ctx
 from core.games.businessgo.legal import (
-    AUCTION_MINIMUM,
+    asset_value,
     assets_of,
+    automatic,
     bidders,
     boom_products,
     landed_price,
+    on_burnout,
+    removable,
     selling_corporations,
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
@@ -56,6 +61,8 @@ def new_state(names: Sequence[str], options: BusinessGoOptions, rng: Rng) -> Bus
         burnout=[0] * n,
         mail=mail,
         fees=fees,
+        ask_compete=[not options.always_compete] * n,
+        asked=[0] * n,
     )
     state.opening = flow.opening_roll(state, rng)
     ctx = Ctx(state, rng)
@@ -69,12 +76,21 @@ def apply_action(state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> 
         Game.check_timeout(state, action, actor)
         _timeout(ctx)
         kind = "timeout"
+    elif isinstance(action, AlwaysCompete):
+        _always_compete(ctx, actor, action)  # a standing choice, at any time
+        kind = action.type
     else:
         _check_actor(state, actor, action)
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise IllegalAction("That is not an action this game knows.")
+        # A decision the seat was asked, unless the game would have made it by itself.
+        asked = automatic(state) != (actor, action)
         handler(ctx, actor, action)
+        if asked:
+            if not state.asked:
+                state.asked = [0] * state.players
+            state.asked[actor] += 1
         kind = action.type
     flow.check_winner(ctx)
     return ctx.events(kind)
@@ -105,15 +121,26 @@ def _check_actor(state: BusinessGoState, actor: Seat, action: Any) -> None:
         raise IllegalAction(f"It is {state.names[state.turn]}'s turn, not yours.")
 
 
+_ONLY = {
+    "licence": "You can buy only the licence or Service Industry you have just landed on.",
+    "boom": "You can choose Boom sales only when you land on the Boom space.",
+    "casino": "You can bet only when you land on the Casino.",
+    "travel": "You can travel only from the Travel Agency.",
+    "debt": "You can do that only to pay a debt.",
+    "accept": "You can accept a bid only when your auction has closed.",
+    "mail": "Only a Mail card makes a corporation go bankrupt.",
+}
+"""Why an action is refused outside its phase, by the phase it belongs to."""
+
+
 def _phase(state: BusinessGoState, *phases: str, doing: str) -> None:
-    if state.phase not in phases:
-        if state.phase == "turn":
-            raise IllegalAction(f"You cannot {doing} now: roll the dice first.")
-        if "turn" in phases:
-            raise IllegalAction(
-                f"You cannot {doing} after rolling the dice; wait for your next turn."
-            )
-        raise IllegalAction(f"You cannot {doing} now.")
+    if state.phase in phases:
+        return
+    if state.phase == "debt" and "debt" not in phases:
+        raise IllegalAction("You must raise money first: the game goes on once your debt is paid.")
+    if "turn" in phases:
+        raise IllegalAction(f"You cannot {doing} after rolling the dice; wait for your next turn.")
+    raise IllegalAction(_ONLY.get(phases[0], f"You cannot {doing} now."))
 
 
 # --- before rolling ------------------------------------------------------------------------
@@ -130,17 +157,29 @@ def _country(country_id: str) -> str:
     raise IllegalAction(f"There is no country called “{escape(country_id)}”.")
 
 
+def _no_investing_on_burnout(state: BusinessGoState, seat: Seat) -> None:
+    if on_burnout(state, seat):
+        raise IllegalAction(
+            "You are on the Burnout space: you cannot invest until your piece moves off it."
+        )
+
+
 def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
     state = ctx.state
     _phase(state, "turn", doing="set up a corporation")
     cid = _country(action.country)
     country = board().countries[cid]
+    if cid in state.closed:
+        raise IllegalAction(
+            f"{country.name}'s corporation went bankrupt; no corporation can be set up there again."
+        )
     if state.licences.get(cid) != seat:
         raise IllegalAction(f"You need the {country.name} Business Licence to set up there.")
     if cid in state.corporations:
         raise IllegalAction(
             f"There is already a corporation in {country.name}; a country never takes a second."
         )
+    _no_investing_on_burnout(state, seat)
     if state.cash[seat] < country.start_up:
         raise IllegalAction(
             f"A National Corporation in {country.name} costs {money(country.start_up)}; "
@@ -171,6 +210,7 @@ def _convert(ctx: Ctx, seat: Seat, action: Convert) -> None:
             f"Your corporation in {country.name} has not made a sale yet (no white chimney), "
             "so it cannot go International."
         )
+    _no_investing_on_burnout(state, seat)
     if state.cash[seat] < country.conversion:
         raise IllegalAction(
             f"Converting {country.name} costs {money(country.conversion)}; "
@@ -243,11 +283,13 @@ def _pass(ctx: Ctx, seat: Seat, action: Pass) -> None:
         raise IllegalAction(
             "Roll the dice to play your turn (set up and convert first if you like)."
         )
-    if state.phase in ("debt", "mail"):
+    if state.phase in ("debt", "mail", "accept"):
         raise IllegalAction(
-            "You must raise money first."
-            if state.phase == "debt"
-            else "Choose the corporation that goes bankrupt."
+            {
+                "debt": "You must raise money first: the game goes on once your debt is paid.",
+                "mail": "Choose the corporation that goes bankrupt.",
+                "accept": "Take the best bid, or sell to the bank instead.",
+            }[state.phase]
         )
     said = {
         "licence": f"{name} does not buy the licence.",
@@ -358,8 +400,13 @@ def _join(ctx: Ctx, seat: Seat, action: Join) -> None:
 
 
 def _bid(ctx: Ctx, seat: Seat, action: Bid) -> None:
-    if action.amount < AUCTION_MINIMUM:
-        raise IllegalAction(f"The smallest bid is {money(AUCTION_MINIMUM)}.")
+    auction = ctx.state.auction
+    assert auction is not None
+    if action.amount < auction.floor:
+        raise IllegalAction(
+            f"The smallest bid is the bank's price, {money(auction.floor)}: below it "
+            f"{ctx.name(auction.seller)} would sell to the bank."
+        )
     _bid_or_pass(ctx, seat, action.amount)
 
 
@@ -386,7 +433,8 @@ def _bid_or_pass(ctx: Ctx, seat: Seat, amount: int) -> None:
 # --- debts ---------------------------------------------------------------------------------
 
 
-def _asset(state: BusinessGoState, seat: Seat, asset: str) -> str:
+def _asset(state: BusinessGoState, seat: Seat, asset: str, owned: bool = True) -> str:
+    """A country or Service Industry by id or name (``owned``: one of ``seat``'s assets)."""
     b = board()
     key = asset.strip().lower().replace(" ", "_").replace("-", "_")
     for sid, service in b.services.items():
@@ -394,7 +442,7 @@ def _asset(state: BusinessGoState, seat: Seat, asset: str) -> str:
             key = sid
     if key not in b.services:
         key = _country(asset)
-    if key not in assets_of(state, seat):
+    if owned and key not in assets_of(state, seat):
         raise IllegalAction("You do not own that.")
     return key
 
@@ -405,18 +453,75 @@ def _auction_off(ctx: Ctx, seat: Seat, action: AuctionOff) -> None:
     asset = _asset(state, seat, action.asset)
     if asset in state.unsold:
         raise IllegalAction("Nobody bid for that; sell it to the bank or offer something else.")
-    eligible = bidders(state, seat)
+    eligible = bidders(state, seat, asset)
     if not eligible:
-        raise IllegalAction("Nobody can bid now; sell to the bank or downgrade instead.")
+        raise IllegalAction(
+            "Nobody else can pay the bank's price for that now; sell it to the bank or "
+            "downgrade instead."
+        )
     flow.open_auction(ctx, seat, asset, eligible)
 
 
 def _sell_to_bank(ctx: Ctx, seat: Seat, action: SellToBank) -> None:
     state = ctx.state
-    _phase(state, "debt", doing="sell to the bank")
+    _phase(state, "debt", "accept", doing="sell to the bank")
     asset = _asset(state, seat, action.asset)
+    if state.phase == "accept":
+        assert state.auction is not None
+        if asset != state.auction.asset:
+            raise IllegalAction(
+                "Take the best bid or sell the auctioned asset to the bank; other sales wait."
+            )
+        flow.refuse_bids(ctx)
+        return
     flow.sell_to_bank(ctx, seat, asset)
     flow.continue_debt(ctx)
+
+
+def _accept(ctx: Ctx, seat: Seat, action: Accept) -> None:
+    _phase(ctx.state, "accept", doing="accept a bid")
+    flow.accept_bid(ctx)
+
+
+def _always_compete(ctx: Ctx, seat: Seat, action: AlwaysCompete) -> None:
+    """The standing choice: join every sales competition without being asked, or be asked."""
+    state = ctx.state
+    if seat == SYSTEM or seat not in state.seats:
+        raise IllegalAction("Only a seated player can do that.")
+    if state.bankrupt[seat]:
+        raise IllegalAction("You are bankrupt and out of this game.")
+    if not state.ask_compete:
+        state.ask_compete = [False] * state.players
+    if state.always_competes(seat) == action.always:
+        raise IllegalAction(
+            "You already join every sales competition you may enter."
+            if action.always
+            else "You are already asked before each sales competition."
+        )
+    state.ask_compete[seat] = not action.always
+    if action.always:
+        flow.private_note(
+            ctx,
+            seat,
+            "From now on you join every sales competition you may enter, without being asked "
+            "(`/businessgo compete ask` to be asked again).",
+        )
+    else:
+        flow.private_note(
+            ctx,
+            seat,
+            "From now on you are asked before each sales competition "
+            "(`/businessgo compete always` to join them all).",
+        )
+    sale = state.sales[0] if state.phase == "compete" and state.sales else None
+    if action.always and sale is not None and seat in sale.undecided:
+        _join(ctx, seat, Join())
+        return
+    # A public line for the log: the table sees that nothing in the game moved.
+    ctx.say(
+        f"{ctx.name(seat)} will "
+        + ("join every sales competition." if action.always else "be asked before competing.")
+    )
 
 
 def _downgrade(ctx: Ctx, seat: Seat, action: Downgrade) -> None:
@@ -433,11 +538,10 @@ def _downgrade(ctx: Ctx, seat: Seat, action: Downgrade) -> None:
 def _remove(ctx: Ctx, seat: Seat, action: Remove) -> None:
     state = ctx.state
     _phase(state, "mail", doing="remove a corporation")
-    cid = _country(action.country)
-    corp = state.corporations.get(cid)
-    if corp is None or corp.owner != seat:
+    asset = _asset(state, seat, action.country, owned=False)
+    if asset not in removable(state, seat):
         raise IllegalAction("You own no corporation there.")
-    flow.remove_corporation(ctx, seat, cid)
+    flow.remove_corporation(ctx, seat, asset)
     flow.end_turn(ctx)
 
 
@@ -462,13 +566,18 @@ def _timeout(ctx: Ctx) -> None:
         ctx.say(f"Time is up: {ctx.name(seat)} rolls.")
         _roll(ctx, seat, Roll())
     elif phase == "debt":
-        ctx.say(f"Time is up: {ctx.name(seat)}'s debts are covered from the bank.")
+        ctx.say(
+            f"Time is up: {ctx.name(seat)} downgrades and sells to the bank, cheapest first, "
+            "until the debt is paid."
+        )
         flow.settle_debt_by_default(ctx)
+    elif phase == "accept":
+        ctx.say(f"Time is up: {ctx.name(seat)} takes the best bid.")
+        flow.accept_bid(ctx)
     elif phase == "mail":
-        corps = state.corporations_of(seat)
-        cheapest = min(corps, key=lambda c: (board().countries[c.country].start_up, c.country))
+        cheapest = min(removable(state, seat), key=lambda a: (asset_value(state, a), a))
         ctx.say(f"Time is up: {ctx.name(seat)} loses the cheapest corporation.")
-        flow.remove_corporation(ctx, seat, cheapest.country)
+        flow.remove_corporation(ctx, seat, cheapest)
         flow.end_turn(ctx)
     else:
         ctx.say(f"Time is up for {ctx.name(seat)}.")
@@ -486,6 +595,7 @@ _HANDLERS: dict[type, Any] = {
     Travel: _travel,
     Join: _join,
     Bid: _bid,
+    Accept: _accept,
     AuctionOff: _auction_off,
     SellToBank: _sell_to_bank,
     Downgrade: _downgrade,

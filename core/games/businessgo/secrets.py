@@ -1,6 +1,7 @@
 """What is hidden in Busine$$ GO, declared for the conformance kit.
 
-Hidden: the sealed bids of an open auction (until it closes, an event marked ``reveals``) and
+Hidden: the sealed bids of an open auction (until it closes, an event marked ``reveals``: the
+seller then sees them, as does everyone, while choosing between the best bid and the bank) and
 the order of the Mail and Operating Fees decks. A variant changes one pending bid, or reorders a
 deck below the cards the next action could draw.
 """
@@ -19,7 +20,7 @@ SAFE_TOP = 3
 def variants(state: BusinessGoState, rng: Rng) -> list[Variant]:
     out: list[Variant] = []
     auction = state.auction
-    if auction is not None:
+    if auction is not None and state.phase == "auction":
         for seat, bid in auction.bids.items():
             other = state.model_copy(deep=True)
             assert other.auction is not None

@@ -32,6 +32,7 @@ Phase = Literal[
     "compete",  # a sales competition is open: owners of the product may join
     "debt",  # cash below zero: raise money
     "auction",  # a debtor's asset is up for sealed bids
+    "accept",  # the bids are open: the seller takes the best one or sells to the bank
     "mail",  # a Mail card: choose the corporation to remove
     "over",
 ]
@@ -54,6 +55,11 @@ class BusinessGoOptions(GameOptions):
     """Seconds to bid in an auction; 0 waits for every answer."""
     max_rounds: int = Field(default=100, ge=1, le=1000)
     """Round cap: after this many rounds the richest player wins."""
+    auto_moves: bool = True
+    """A move that is the only legal one is made for you (no button to press for it)."""
+    always_compete: bool = True
+    """Everyone starts by joining every sales competition they may enter without being asked
+    (each player can switch with `/businessgo compete ask`); no: everyone is asked."""
 
     @property
     def goal(self) -> int:
@@ -95,8 +101,18 @@ class Auction(BaseModel):
     seller: Seat
     asset: str
     eligible: list[Seat]
+    floor: int = 10_000
+    """The bank's price for the asset (half its cost, at least $10,000): the smallest bid, and
+    what the seller gets by turning the bids down."""
     bids: dict[int, int] = Field(default_factory=dict)
     """Seat -> bid in dollars (0: passed). Secret until the auction closes."""
+
+    def best(self) -> tuple[Seat, int] | None:
+        """The highest bid and its bidder (a tie goes to the first bidder clockwise from the
+        seller, the order of ``eligible``); None when nobody bid."""
+        offers = [(self.bids.get(s, 0), -i, s) for i, s in enumerate(self.eligible)]
+        amount, _, seat = max(offers, default=(0, 0, -1))
+        return (seat, amount) if amount > 0 else None
 
     @property
     def undecided(self) -> list[Seat]:
@@ -145,6 +161,21 @@ class BusinessGoState(GameState):
     """How many times each seat has had to raise cash (sell, downgrade or auction) for a debt."""
     bank_received: int = 0
     """Dollars players paid to the bank (licences, fees, bets, debts written off count here)."""
+    moving: int = 0
+    """Steps the player on turn still has to move: a debt that arose on the way (Operating
+    Fees passed) is settled first, then the move goes on."""
+    closed: list[str] = Field(default_factory=list)
+    """Countries whose corporation went bankrupt (Mail card): no corporation is ever set up
+    there again, and their licence is not for sale."""
+    ask_compete: list[bool] = Field(default_factory=list)
+    """Seats that want to be asked before joining a sales competition (the standing choice;
+    empty: everybody always joins)."""
+    asked: list[int] = Field(default_factory=list)
+    """Decisions each seat has made: its actions, not counting the moves made for it (the
+    only legal move), the clock's or a standing choice."""
+    decisions: int = 0
+    """Counts the decision points of the player on turn, so that a standing choice made
+    meanwhile does not outdate their buttons."""
 
     @property
     def players(self) -> int:
@@ -154,9 +185,17 @@ class BusinessGoState(GameState):
         return [s for s in self.seats if not self.bankrupt[s]]
 
     def corporations_of(self, seat: Seat) -> list[Corporation]:
+        """The seat's corporations on countries (its Service Industries are not listed)."""
         return [c for c in self.corporations.values() if c.owner == seat]
 
+    def services_of(self, seat: Seat) -> list[str]:
+        return [sid for sid, owner in self.services.items() if owner == seat]
+
     def units(self, seat: Seat, national: int = 1, international: int = 3) -> int:
-        return sum(
+        """Operating Fees units; a Service Industry carries an International Corporation."""
+        return international * len(self.services_of(seat)) + sum(
             international if c.international else national for c in self.corporations_of(seat)
         )
+
+    def always_competes(self, seat: Seat) -> bool:
+        return not (self.ask_compete and self.ask_compete[seat])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.text import join
 
-__all__ = ["Dollars", "join", "money", "parse_amount"]
+__all__ = ["Dollars", "join", "money", "parse_amount", "plural"]
 
 Dollars = int
 """Busine$$ GO's money: whole dollars ($10,000,000 is 10_000_000)."""
@@ -14,6 +14,11 @@ def money(amount: Dollars) -> str:
     """``$1,250,000``; negative amounts as ``-$20,000``."""
     sign = "-" if amount < 0 else ""
     return f"{sign}${abs(amount):,}"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 unit``, ``2 units``; ``words`` for an irregular plural."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def parse_amount(text: str) -> Dollars | None:

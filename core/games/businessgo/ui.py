@@ -9,7 +9,9 @@ from pydantic import BaseModel
 from core import ui
 from core.engine import Seat
 from core.games.businessgo.actions import (
+    Accept,
     Action,
+    AlwaysCompete,
     AuctionOff,
     Bet,
     Bid,
@@ -26,17 +28,26 @@ from core.games.businessgo.actions import (
     Travel,
 )
 from core.games.businessgo.board import board
+from core.games.businessgo.flow import competitor_corporations
 from core.games.businessgo.legal import (
     asset_name,
     asset_value,
+    bank_price,
     landed_price,
     legal_actions,
 )
 from core.games.businessgo.state import BusinessGoState
-from core.games.businessgo.text import join, money
+from core.games.businessgo.text import join, money, plural
 from core.games.businessgo.view import CorporationView, view
 
-__all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
+__all__ = [
+    "describe_action",
+    "licence_card",
+    "render_board",
+    "render_private",
+    "render_prompt",
+    "service_card",
+]
 
 
 _PHASES = {
@@ -49,6 +60,7 @@ _PHASES = {
     "compete": "sales competition open",
     "debt": "raising money to pay a debt",
     "auction": "auction open (sealed bids)",
+    "accept": "taking the best bid or selling to the bank",
     "mail": "choosing the corporation that goes bankrupt",
     "over": "game over",
 }
@@ -68,6 +80,62 @@ def _corp_tag(corp: CorporationView) -> str:
 
     No markdown characters: the notation must read the same on Discord, Slack and the console."""
     return "I" if corp.international else ("N+" if corp.chimney else "N")
+
+
+def licence_card(country_id: str) -> str:
+    """A Business Licence card as one paragraph: product, costs and every sale rate."""
+    b = board()
+    c = b.countries[country_id]
+    national = " / ".join(money(a) for a in c.national_sales)
+    international = " / ".join(money(a) for a in c.international_sales)
+    return (
+        f"{c.name} Business Licence ({c.continent}): makes {b.products[c.product].name}. "
+        f"Licence {money(c.licence)} · National start-up {money(c.start_up)} · conversion to "
+        f"International {money(c.conversion)}. One sale with 1 / 2 / 3 corporations of the "
+        f"product: National {national}; International {international}."
+    )
+
+
+def service_card(state: BusinessGoState, service_id: str, seat: Seat) -> str:
+    """A Service Industry card: its price and what it pays ``seat`` at today's count."""
+    service = board().services[service_id]
+    count = competitor_corporations(state, seat)
+    return (
+        f"{service.name}: price {money(service.price)}; each time its owner passes or lands on "
+        f"it, the bank pays {money(service.fee_per_corporation)} for each corporation of the "
+        f"owner's competitors (for you now: {plural(count, 'corporation')}, "
+        f"{money(count * service.fee_per_corporation)})."
+    )
+
+
+def _track(state: BusinessGoState) -> list[str]:
+    """The board as an ordered list: space number, space, owner and who stands there."""
+    public = view(state, None)
+    b = board()
+    names = [p.name for p in public.players]
+    here: dict[int, list[str]] = {}
+    for p in public.players:
+        if not p.bankrupt:
+            here.setdefault(p.position, []).append(p.name)
+    lines = []
+    for index, space in enumerate(b.spaces):
+        line = f"{index} {b.space_name(index)}"
+        if space in b.countries:
+            line += f" · {b.products[b.countries[space].product].name}"
+            owner = public.licences.get(space)
+            corp = public.corporations.get(space)
+            if space in public.closed:
+                line += " [closed]"
+            elif owner is not None:
+                tag = _corp_tag(corp) if corp else "licence"
+                line += f" [{names[owner]} {tag}]"
+        elif space in b.services:
+            owner = public.services.get(space)
+            line += f" [{names[owner]}]" if owner is not None else ""
+        if index in here:
+            line += " ◀ " + ", ".join(here[index])
+        lines.append(line)
+    return lines
 
 
 def render_board(state: BusinessGoState) -> ui.Message:
@@ -96,30 +164,26 @@ def render_board(state: BusinessGoState) -> ui.Message:
         head.append(f"{names[sale.seller]} sells {product} to {where}; joined: {joined}.")
     if public.auction:
         auction = public.auction
-        head.append(
-            f"{names[auction.seller]} auctions {asset_name(state, auction.asset)}; "
-            f"answered: {join([names[s] for s in auction.answered]) or 'nobody yet'}."
-        )
-    lines = []
-    for continent in dict.fromkeys(c.continent for c in b.country):
-        cells = []
-        for c in b.country:
-            if c.continent != continent:
-                continue
-            owner = public.licences.get(c.id)
-            corp = public.corporations.get(c.id)
-            if owner is None:
-                cells.append(c.name)
-            else:
-                tag = f" {_corp_tag(corp)}" if corp else " licence"
-                cells.append(f"{c.name} [{names[owner]}{tag}]")
-        lines.append(f"{continent}: " + ", ".join(cells))
-    services = [
-        f"{s.name} [{names[public.services[s.id]]}]" if s.id in public.services else s.name
-        for s in b.service
+        if auction.bids:
+            bids = ", ".join(
+                f"{names[s]} {money(a) if a else 'passed'}" for s, a in auction.bids.items()
+            )
+            head.append(
+                f"{names[auction.seller]} auctioned {asset_name(state, auction.asset)}: "
+                f"{bids}; the bank pays {money(auction.floor)}."
+            )
+        else:
+            head.append(
+                f"{names[auction.seller]} auctions {asset_name(state, auction.asset)} "
+                f"(smallest bid {money(auction.floor)}); "
+                f"answered: {join([names[s] for s in auction.answered]) or 'nobody yet'}."
+            )
+    lines = [
+        "The track, clockwise (◀ marks where players stand; passing 0 pays the grant, "
+        "passing 16 the Operating Fees):",
+        *_track(state),
+        "N = National, N+ = has sold (white chimney), I = International.",
     ]
-    lines.append("Service Industries: " + ", ".join(services))
-    lines.append("N = National, N+ = has sold (white chimney), I = International.")
     fields = []
     for p in public.players:
         corps = [
@@ -127,12 +191,13 @@ def render_board(state: BusinessGoState) -> ui.Message:
             for cid, corp in public.corporations.items()
             if corp.owner == p.seat
         ]
-        value = f"{p.cash_text} · on {p.space}"
+        corps += [b.services[sid].name for sid, owner in public.services.items() if owner == p.seat]
+        value = f"{p.cash_text} · on {p.position} {p.space}"
         if p.bankrupt:
             value = "bankrupt"
         elif p.burnout:
-            value += f" · burnt out ({p.burnout} turns)"
-        if corps:
+            value += f" · burnt out ({plural(p.burnout, 'turn')} to skip)"
+        if corps and not p.bankrupt:
             value += " · " + ", ".join(corps)
         marker = "▶ " if p.seat == public.turn and not public.outcome else ""
         fields.append(ui.Field_(name=marker + p.name, value=value))
@@ -151,12 +216,35 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     ]
     if mine:
         lines.append("Your corporations: " + ", ".join(mine) + ".")
-    bare = [b.countries[cid].name for cid, o in state.licences.items() if o == seat]
-    bare = [n for n in bare if n not in {b.countries[c].name for c in state.corporations}]
+    bare = [
+        b.countries[cid].name
+        for cid, owner in state.licences.items()
+        if owner == seat and cid not in state.corporations
+    ]
     if bare:
         lines.append("Licences without a corporation: " + ", ".join(bare) + ".")
+    services = [b.services[sid] for sid in state.services_of(seat)]
+    if services:
+        count = competitor_corporations(state, seat)
+        lines.append(
+            "Your Service Industries: "
+            + ", ".join(
+                f"{s.name} (space {b.index_of(s.id)}, {money(s.fee_per_corporation)} × "
+                f"{count} = {money(s.fee_per_corporation * count)} a visit)"
+                for s in services
+            )
+            + "."
+        )
     legal = legal_actions(state, seat)
     lines.append(_prompt_line(state, seat, legal))
+    if not state.finished and not state.bankrupt[seat]:
+        lines.append(
+            "Sales competitions: you join them all without being asked "
+            "(`/businessgo compete ask` to be asked)."
+            if state.always_competes(seat)
+            else "Sales competitions: you are asked each time "
+            "(`/businessgo compete always` to join them all)."
+        )
     buttons: list[ui.Button] = []
     selects: list[ui.Select] = []
     buttons, selects = ui.controls(
@@ -165,6 +253,9 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
         type,
         lambda kind, actions: _menus(state, seat, kind, actions),
     )
+    if state.phase == "compete" and legal and len(buttons) < ui.MAX_BUTTONS:
+        # The standing choice, offered where it matters: join now and from now on.
+        buttons.append(_button(state, seat, AlwaysCompete(always=True)))
     typed = _TYPED.get(state.phase)
     if typed is not None and legal and len(buttons) < ui.MAX_BUTTONS:
         # An amount of one's own, as a form (the typed command, checked the same way).
@@ -204,9 +295,18 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Action]) -> str
     phase = state.phase
     if phase == "turn":
         return "Your turn: set up or convert before you roll (not after), then roll."
-    if phase in ("licence", "service"):
-        space = b.space_name(state.position[seat])
-        return f"Buy {space} for {money(landed_price(state))}?"
+    if phase == "licence":
+        space = b.spaces[state.position[seat]]
+        return (
+            f"Buy the {b.countries[space].name} Business Licence for "
+            f"{money(landed_price(state))}?\n{licence_card(space)}"
+        )
+    if phase == "service":
+        space = b.spaces[state.position[seat]]
+        return (
+            f"Buy {b.services[space].name} for {money(landed_price(state))}?\n"
+            f"{service_card(state, space, seat)}"
+        )
     if phase == "boom":
         return f"Boom: choose up to {state.boom_left} more different products to sell."
     if phase == "casino":
@@ -227,22 +327,46 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Action]) -> str
         asset = state.auction.asset
         return (
             f"{state.names[state.auction.seller]} auctions {asset_name(state, asset)} (cost "
-            f"{money(asset_value(state, asset))}). Your sealed bid? "
-            "(or type `/businessgo bid <amount>`)"
+            f"{money(asset_value(state, asset))}). Your sealed bid, at least the bank's price "
+            f"{money(state.auction.floor)}? (or type `/businessgo bid <amount>`)\n"
+            + _asset_card(state, asset, seat)
+        )
+    if phase == "accept" and state.auction is not None:
+        auction = state.auction
+        best = auction.best()
+        assert best is not None
+        bids = ", ".join(
+            f"{state.names[s]} {money(auction.bids[s]) if auction.bids[s] else 'passed'}"
+            for s in auction.eligible
+        )
+        return (
+            f"The bids for {asset_name(state, auction.asset)}: {bids}. Sell to "
+            f"{state.names[best[0]]} for {money(best[1])}, or to the bank for "
+            f"{money(auction.floor)}?"
         )
     if phase == "debt":
         return (
-            f"You owe {money(-state.cash[seat])}: auction, sell to the bank for half, "
-            "or downgrade an International Corporation."
+            f"You owe {money(-state.cash[seat])} and must pay it before the game goes on: "
+            "auction, sell to the bank for half, or downgrade an International Corporation."
         )
     if phase == "mail":
-        return "Choose the corporation that goes bankrupt."
+        return (
+            "Choose the corporation that goes bankrupt: one on a country leaves with its "
+            "licence and closes that country for good; a Service Industry goes back on sale."
+        )
     return ""
+
+
+def _asset_card(state: BusinessGoState, asset: str, seat: Seat) -> str:
+    b = board()
+    if asset in b.services:
+        return service_card(state, asset, seat)
+    return licence_card(asset)
 
 
 def _button(state: BusinessGoState, seat: Seat, action: Action) -> ui.Button:
     style: Literal["primary", "secondary", "success", "danger"] = "secondary"
-    if isinstance(action, Roll | Buy | Join | Sell):
+    if isinstance(action, Roll | Buy | Join | Sell | Accept):
         style = "primary"
     elif isinstance(action, Setup | Convert | Travel | Bet | Bid):
         style = "success"
@@ -275,11 +399,31 @@ def _menus(
     }
     placeholder = placeholders.get(kind, "Choose...")
     options = [
-        ui.SelectOption(label=ui.fit(describe_action(state, a)), value=str(getattr(a, field)))
+        ui.SelectOption(
+            label=ui.fit(describe_action(state, a)),
+            value=str(getattr(a, field)),
+            description=_travel_note(state, a) if isinstance(a, Travel) else None,
+        )
         for a in actions
     ]
     action = {"type": kind.model_fields["type"].default}
     return ui.menus(placeholder, options, action, field, state.version, seat)
+
+
+def _travel_note(state: BusinessGoState, action: Travel) -> str | None:
+    """A travel option's country: space, product and whether its licence is for sale."""
+    b = board()
+    c = b.countries.get(action.country)
+    if c is None:
+        return None
+    owner = state.licences.get(c.id)
+    if c.id in state.closed:
+        status = "closed"
+    elif owner is None:
+        status = f"licence for sale, {money(c.licence)}"
+    else:
+        status = "licence sold"
+    return ui.fit(f"space {b.index_of(c.id)} · {b.products[c.product].name} · {status}")
 
 
 def render_prompt(state: BusinessGoState) -> ui.Message | None:
@@ -322,11 +466,18 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
         return "Join the competition"
     if isinstance(action, Bid):
         return f"Bid {money(action.amount)}"
+    if isinstance(action, Accept):
+        best = state.auction.best() if state.auction else None
+        if best is not None:
+            return f"Sell to {state.names[best[0]]} for {money(best[1])}"
+        return "Accept the best bid"
+    if isinstance(action, AlwaysCompete):
+        return "Always join" if action.always else "Ask me before competing"
     if isinstance(action, AuctionOff | SellToBank):
         known = action.asset in countries or action.asset in b.services
         what = asset_name(state, action.asset) if known else action.asset
         if isinstance(action, SellToBank):
-            half = f" for {money(asset_value(state, action.asset) // 2)}" if known else ""
+            half = f" for {money(bank_price(state, action.asset))}" if known else ""
             return f"Sell {what} to the bank{half}"
         return f"Auction {what}"
     if isinstance(action, Downgrade):
@@ -334,5 +485,6 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
         back = f" (+{money(c.conversion // 2)})" if c else ""
         return f"Downgrade {country(action.country)}{back}"
     if isinstance(action, Remove):
-        return f"Remove {country(action.country)}"
+        service = b.services.get(action.country)
+        return f"Remove {service.name if service else country(action.country)}"
     return "Time is up"

@@ -49,7 +49,11 @@ class PlayerView(_Part):
     """Turns the seat still has to skip."""
     bankrupt: bool
     units: int
-    """Operating Fees units: 1 per National, 3 per International Corporation."""
+    """Operating Fees units: 1 per National Corporation, 3 per International one and per
+    Service Industry."""
+    always_competes: bool
+    """The seat's standing choice: it joins every sales competition it may enter without
+    being asked."""
 
 
 class CorporationView(_Part):
@@ -81,6 +85,8 @@ class AuctionView(_Part):
     seller: Seat
     asset: str
     """A country or Service Industry id."""
+    floor: int
+    """The bank's price for the asset: the smallest bid, and what the seller gets instead."""
     eligible: list[Seat]
     """The seats that may bid."""
     answered: list[Seat]
@@ -88,6 +94,9 @@ class AuctionView(_Part):
     your_bid: int | None
     """The viewer's own sealed bid in dollars (0: passed); None when the viewer has not
     answered, and always in the channel's view."""
+    bids: dict[Seat, int]
+    """Every bid (0: passed) once the auction has closed and the seller chooses; empty while
+    the bids are sealed."""
 
 
 class BusinessGoView(View):
@@ -126,6 +135,8 @@ class BusinessGoView(View):
     auction: AuctionView | None
     unsold: list[str]
     """Assets that drew no bid in the current debt: they cannot be auctioned again."""
+    closed: list[str]
+    """Countries whose corporation went bankrupt: never a corporation there again."""
     deadline: Deadline | None
     outcome: Outcome | None
     you: Seat | None
@@ -148,6 +159,7 @@ def view(state: BusinessGoState, viewer: Seat | None) -> BusinessGoView:
             burnout=state.burnout[seat],
             bankrupt=state.bankrupt[seat],
             units=units(state, seat),
+            always_competes=state.always_competes(seat),
         )
         for seat in state.seats
     ]
@@ -191,11 +203,14 @@ def view(state: BusinessGoState, viewer: Seat | None) -> BusinessGoView:
         else AuctionView(
             seller=auction.seller,
             asset=auction.asset,
+            floor=auction.floor,
             eligible=list(auction.eligible),
             answered=sorted(auction.bids),
             your_bid=auction.bids.get(viewer) if viewer is not None else None,
+            bids=dict(auction.bids) if state.phase == "accept" else {},
         ),
         unsold=list(state.unsold),
+        closed=list(state.closed),
         deadline=state.deadline.model_copy() if state.deadline else None,
         outcome=state.outcome.model_copy(deep=True) if state.outcome else None,
         you=viewer,

@@ -35,7 +35,7 @@ from tests.adapters.discord.conftest import (
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 BOARD = "The Big Idea"
 GO = "businessgo"
-GO_FAST = "short turn_seconds=0 compete_seconds=0 auction_seconds=0"
+GO_FAST = "short turn_seconds=0 compete_seconds=0 auction_seconds=0 auto_moves=no always_compete=no"
 COUNTDOWN = re.compile(r"<t:(\d+):R>")
 
 

@@ -42,7 +42,7 @@ from tests.adapters.discord.conftest import (
 BIGGIE = "biggiebills"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
 GO = "businessgo"
-GO_FAST = "short turn_seconds=0 compete_seconds=0 auction_seconds=0"
+GO_FAST = "short turn_seconds=0 compete_seconds=0 auction_seconds=0 auto_moves=no always_compete=no"
 ALICE, BOB, CAROL = USERS[:3]
 
 
