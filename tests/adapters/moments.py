@@ -39,6 +39,9 @@ from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import ui
 from core.engine import Game, GameState
+from core.games.biggiebills.cards import ACQUIRE
+from core.games.biggiebills.flow import declare_turn
+from core.games.biggiebills.state import Active, BiggieBillsState
 from core.games.bigidea.state import BigIdeaState
 from core.registry import all_games
 from storage import GameKey, GameStore
@@ -621,6 +624,8 @@ class _Driver:
             yield moment
         record = await self.record()
         assert record is not None and record.status == "playing", self.table
+        if game.name == "biggiebills" and not table.churn and len(table.seats) > game.min_players:
+            await self._arrange_acquisition(record)
         if game.name not in self.read_rules:
             self.read_rules.add(game.name)
             for topic in ["", "all", *game.rule_topics(), "no-such-topic <@999999999999999999>"]:
@@ -655,6 +660,51 @@ class _Driver:
             self.coverage.unfinished.append(f"{self.platform.name} {self.table}")
         yield await self.command(host, "status")
         yield await self.command(seated[-1], "hand")  # the game is over: a refusal
+
+    async def _arrange_acquisition(self, record: GameRecord) -> None:
+        """Random play rarely reaches an acquisition (it needs three completed cards in each
+        of stages 1-3), so arrange one: the first human team holds an active Acquire a
+        Competitor against another team and completes it when its turn begins, right after
+        the second human team's turn; both hold full hands, so the acquirer must then return
+        Growth and Challenge cards (two menus of one action)."""
+        assert record.state_json is not None
+        state = BiggieBillsState.model_validate_json(record.state_json)
+        humans = [i for i, seat in enumerate(record.seats) if not seat.is_bot]
+        acquirer, first = humans[0], humans[1]
+        target = next(s for s in state.living() if s not in (acquirer, first))
+        rest = [s for s in state.living() if s not in (acquirer, first)]
+        state.order = [first, acquirer, *rest]
+        state.turn_index, state.phase = 0, "turn"
+        state.plays_left, state.flex_left, state.acted = 1, 0, False
+        state.pending, state.returns = None, []
+        state.turn_cash = list(state.cash)
+        state.active = [
+            # Sealed (as after a block), so that no random challenge stops it.
+            Active(
+                id=state.next_active,
+                card=ACQUIRE,
+                owner=acquirer,
+                cost=200,
+                target=target,
+                sealed=True,
+            )
+        ]
+        state.next_active += 1
+        state.version += 1
+        state.decision_version = state.version
+        declare_turn(state)
+        key = GameKey(self.platform.name, self.channel)
+        _, loaded = await self.store.load(key)
+        assert loaded is not None
+        record.state_json = state.model_dump_json()
+        saved = await self.store.save(
+            key,
+            record.model_dump_json(),
+            expected=loaded.version,
+            version=loaded.version + 1,
+            ttl_s=3600,
+        )
+        assert saved
 
     async def _lobby(self, table: Table, seated: list[_Person]) -> AsyncIterator[Moment]:
         game = self.table_game

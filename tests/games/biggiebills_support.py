@@ -132,6 +132,23 @@ def play_to(state: BiggieBillsState, seat: Seat) -> BiggieBillsState:
     raise AssertionError("never reached that seat")
 
 
+# --- acquisitions ----------------------------------------------------------------------------
+
+STAGES_1_TO_3 = ["vendor_management", "business_plan", "seed_funding"]
+STAGES_1_TO_3 += ["product_launch", "sales_team", "supply_chain"]
+STAGES_1_TO_3 += ["patent_portfolio", "franchise_program", "national_distribution"]
+"""Three completed cards in each of stages 1, 2 and 3: "completed growth stages 1, 2 and 3"."""
+
+
+def ready_to_acquire(cash: int = 400, target_cash: int = 500) -> BiggieBillsState:
+    """Red holds Acquire a Competitor and meets its conditions against Blue."""
+    state = new_game()
+    hand = ["acquire_a_competitor", "office_lease", "brand_identity", "first_hires"]
+    hand += ["erp_system", "global_brand"]
+    state = arrange(state, 0, growth=hand, completed=STAGES_1_TO_3, cash=cash)
+    return arrange(state, 1, cash=target_cash)
+
+
 # --- invariants ----------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from core.games.biggiebills.cards import (
     growth,
     industry,
     percent_of,
+    target_percent,
 )
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from testkit.conformance import play_random
@@ -51,8 +52,10 @@ def check_payment(
         g = growth(event.data["card"])
         if payer == _BANK:
             assert payee == event.data["seat"]
-            # cards completing at a cycle's end are paid under that cycle's Industry card
-            assert amount in {percent_of(card, "payoff", g.stage, b) for b in (g.first, g.later)}
+            # cards completing at a cycle's end are paid under that cycle's Industry card, and
+            # every payoff grows with a target above $1B
+            grown = [(b * target_percent(before.target) + 50) // 100 for b in (g.first, g.later)]
+            assert amount in {percent_of(card, "payoff", g.stage, b) for b in grown}
         else:
             assert g.id == ACQUIRE and payer == event.data["acquired"]
     elif event.kind == "cycle":

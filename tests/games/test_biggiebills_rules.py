@@ -29,6 +29,7 @@ from core.games.biggiebills.cards import (
 )
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from tests.games.biggiebills_support import (
+    STAGES_1_TO_3,
     RiggedRandom,
     act,
     arrange,
@@ -39,6 +40,7 @@ from tests.games.biggiebills_support import (
     of_kind,
     play_to,
     public_text,
+    ready_to_acquire,
     refused,
     timeout,
 )
@@ -48,6 +50,7 @@ BP = "business_plan"
 SF = "seed_funding"
 PL = "product_launch"
 IPO = "initial_public_offering"
+GB = "global_brand"
 
 
 def vm() -> int:
@@ -448,24 +451,34 @@ def test_at_most_eight_bonus_cards_a_game() -> None:
 # --- acquisition -------------------------------------------------------------------------------
 
 
-def ready_to_acquire(cash: int = 400, target_cash: int = 500) -> BiggieBillsState:
-    state = new_game()
-    hand = [ACQUIRE, BP, SF, "office_lease", "brand_identity", "first_hires"]
-    state = arrange(state, 0, growth=hand, completed=[VM, PL, "patent_portfolio"], cash=cash)
-    return arrange(state, 1, cash=target_cash)
-
-
 def test_acquire_needs_the_conditions() -> None:
     refused(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE), "Name the team")
     refused(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=0), "another team")
     poor = ready_to_acquire(cash=374, target_cash=500)
     refused(poor, 0, PlayGrowth(card=ACQUIRE, target=1), "75%")
     state = arrange(ready_to_acquire(), 0, completed=[VM, "patent_portfolio"])
-    refused(state, 0, PlayGrowth(card=ACQUIRE, target=1), "not completed stage 2")
-    state = arrange(ready_to_acquire(), 0, completed=[VM, PL])
+    refused(state, 0, PlayGrowth(card=ACQUIRE, target=1), "completed 1 of stage 1")
+    state = arrange(ready_to_acquire(), 0, completed=[VM, BP, SF, PL, "sales_team"])
     refused(state, 0, PlayGrowth(card=ACQUIRE, target=1), "Stage 4 is not open")
     ok, _ = act(ready_to_acquire(cash=375, target_cash=500), 0, PlayGrowth(card=ACQUIRE, target=1))
     assert ok.active[0].target == 1
+
+
+def test_acquiring_needs_three_completed_cards_in_each_of_stages_1_to_3() -> None:
+    """Table decision: a stage counts as completed with three of its cards (the document's
+    own milestone, the one that earns a Bonus card); one card of stage 3 opens stage 4."""
+    two_of_stage_2 = [c for c in STAGES_1_TO_3 if c != "supply_chain"]
+    state = arrange(ready_to_acquire(), 0, completed=two_of_stage_2)
+    refused(
+        state,
+        0,
+        PlayGrowth(card=ACQUIRE, target=1),
+        r"completed stages 1, 2 and 3 \(3 Growth cards of each\); it has completed 2 of stage 2",
+    )
+    after, _ = act(state, 0, PlayGrowth(card=GB))  # stage 4 itself is open with one card
+    assert after.active[0].card == GB
+    ok, _ = act(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=1))
+    assert ok.active[0].card == ACQUIRE
 
 
 def test_successful_acquisition_pays_takes_the_cards_and_lets_the_acquirer_choose() -> None:
@@ -705,7 +718,8 @@ def test_industry_rewards_and_charges_based_on_past_actions() -> None:
 
 def test_options_and_lobby_team_sizes() -> None:
     opts = BiggieBillsOptions()
-    assert (opts.target, opts.cycles, opts.turn_seconds, opts.block_seconds) == (1000, 0, 180, 60)
+    assert (opts.target, opts.cycles, opts.turn_seconds, opts.block_seconds) == (1000, 30, 180, 60)
+    assert opts.minutes == 0
     assert GAME.lobby_problem(opts, [1, 0, 0, 2]) is None
     three = BiggieBillsOptions(min_team_size=3)
     problem = GAME.lobby_problem(three, [3, 2, 0])

@@ -25,6 +25,7 @@ from core.games.biggiebills.cards import (
     all_challenges,
     all_growth,
     all_industry,
+    card_name,
     catalogue,
     challenge_id,
 )
@@ -32,7 +33,7 @@ from core.games.biggiebills.rulebook import rules_page, topics
 from core.games.biggiebills.state import Active
 from core.games.biggiebills.view import BonusView, ChallengeView, GrowthView, HandView
 from core.registry import get_game
-from tests.games.biggiebills_support import act, arrange, new_game
+from tests.games.biggiebills_support import act, arrange, new_game, play_to, ready_to_acquire
 
 VM = "vendor_management"
 PL = "product_launch"
@@ -97,10 +98,10 @@ def test_a_team_view_holds_its_own_hand_at_this_cycles_prices() -> None:
         name="Vendor Management",
         stage=1,
         cost=25,
-        payoff=35,
-        penalty=10,
-        first=35,
-        later=30,
+        payoff=40,
+        penalty=8,
+        first=40,
+        later=35,
         printed_cost=20,
     )
     launch = ChallengeView(id=challenge_id(PL), name="Challenge Product Launch", growth=PL, stage=2)
@@ -127,7 +128,7 @@ def test_private_panel_has_a_stale_proof_control_for_every_legal_action() -> Non
     assert "Your team's hand" in panel.text and "Vendor Management" in panel.text
     buttons = panel.all_buttons()
     assert all(b.version == state.version and b.seat == 0 for b in buttons)
-    assert {b.label for b in buttons} >= {"Skip (pay the fine)"}
+    assert {b.label for b in buttons} >= {"Skip (pay the fine)", "Propose a target of $1.5B"}
     pressed = [GAME.parse_action(b.action or {}) for b in buttons]
     legal = GAME.legal_actions(state, 0)
     exchanges = [a for a in legal if isinstance(a, Exchange)]
@@ -222,7 +223,10 @@ def test_rules_page_documents_every_card_and_topic() -> None:
     for ind in all_industry():
         assert f"| {ind.name} | {ind.text} |" in page, ind.name
     assert "Challenge Vendor Management" in page
-    for topic in ("growth", "challenge", "acquire", "industry", "bonus", "win", "rulings"):
+    for decision in ("three completed Growth\n  cards in each", "1% more\nfor every $25M"):
+        assert decision in page, decision
+    assert GAME.rules("vote").startswith("## Winning") and "agreed by every team" in page
+    for topic in ("growth", "challenge", "acquire", "industry", "bonus", "win", "rulings", "hand"):
         assert GAME.rules(topic).startswith("#"), topic
     assert "Topics" in GAME.rules("nonsense")
     assert GAME.rules("all") == page
@@ -253,3 +257,77 @@ def test_a_crowded_panel_uses_menus_and_fits_five_rows() -> None:
                 GAME.parse_action({**menu.action, menu.field: [o.value]}) for o in menu.options
             }
     assert offered == set(legal)
+
+
+# --- the hand, one card a line -------------------------------------------------------------------
+
+
+def test_the_hand_shows_one_card_a_line_with_its_numbers_and_marks() -> None:
+    state = new_game()
+    state = arrange(state, 0, growth=[VM, PL, "business_plan", VM, "seed_funding", ACQUIRE])
+    state = arrange(state, 0, completed=["seed_funding"], challenges=[challenge_id(PL)])
+    state = arrange(state, 0, bonus=[BLOCK, FLEX_12])
+    text = GAME.render_private(state, 0).text
+    lines = text.split("\n")
+    assert lines[:8] == [
+        "Your team's hand.",
+        "Growth cards (cost → payoff · penalty if challenged):",
+        "• Vendor Management · S1 · $20M → $40M first / $35M later · penalty $8M · ▶ playable now",
+        "• Product Launch · S2 · $50M → $100M first / $85M later · penalty $20M · ▶ playable now",
+        "• Business Plan · S1 · $15M → $30M first / $25M later · penalty $6M · ▶ playable now",
+        "• Vendor Management · S1 · $20M → $40M first / $35M later · penalty $8M · duplicate · "
+        "▶ playable now",
+        "• Seed Funding · S1 · $25M → $40M (first payoff taken) · penalty $10M · "
+        "✓ completed: no use to your team",
+        "• Acquire a Competitor · S4 · $200M → $300M first / $250M later · penalty $80M",
+    ]
+    assert lines[8:13] == [
+        "Challenge cards:",
+        "• Challenge Product Launch · S2 · penalty $20M",
+        "Bonus cards:",
+        "• Block a Challenge · answers a challenge to your card",
+        "• Flexible Challenge (stages 1-2) · any S1-S2 card",
+    ]
+    # Blue, not on turn, reads what it could play on its turn; once Red's Product Launch is in
+    # play, Blue's Challenge card for it is marked playable, naming the card.
+    state, _ = act(state, 0, PlayGrowth(card=PL))
+    blue = arrange(state, 1, growth=[VM], challenges=[challenge_id(PL)], completed=[PL])
+    blue_text = GAME.render_private(blue, 1).text
+    assert "• Challenge Product Launch · S2 · penalty $20M · ▶ playable now: Red's #1" in blue_text
+    red = GAME.render_private(state, 0).text
+    assert "• Vendor Management · S1 · $20M → $40M first / $35M later · penalty $8M · " in red
+    assert "▶ playable on your turn" in red and "▶ playable now" not in red
+
+
+def test_the_hand_message_says_what_came_and_went_and_the_panel_shows_it_all() -> None:
+    state = arrange(new_game(), 0, growth=[VM, PL], challenges=[challenge_id(PL)])
+    top = state.growth_deck[0]
+    state, events = act(state, 0, PlayGrowth(card=VM))
+    (hand,) = [e for e in events if e.kind == "hand"]
+    assert hand.audience.seat == 0
+    assert (
+        hand.text == f"New in your team's hand: {card_name(top)}. Gone from it: Vendor Management."
+    )
+    assert f"• {card_name(top)} · " in GAME.render_private(state, 0).text
+
+
+def test_the_return_menus_describe_every_card_as_the_hand_does() -> None:
+    state, _ = act(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=1))
+    state = play_to(state, 0)
+    assert state.phase == "returns"
+    panel = GAME.render_private(state, 0)
+    growth_menu, challenge_menu = panel.selects
+    first = growth_menu.options[0]
+    card = first.value.split("#")[0]
+    assert first.label == card_name(card)
+    assert first.description is not None and first.description.startswith("S")
+    assert "→" in first.description and "penalty" in first.description
+    assert all(o.description and len(o.description) <= 75 for o in growth_menu.options)
+    assert all(
+        o.description and o.description.startswith("S") and "penalty" in o.description
+        for o in challenge_menu.options
+    )
+    done = [o for o in growth_menu.options if o.description and "✓ completed" in o.description]
+    dupes = [o for o in growth_menu.options if o.description and "duplicate" in o.description]
+    assert done or dupes  # the acquired hand brings cards the acquirer has done or holds
+    assert "Growth cards (cost → payoff · penalty if challenged):" in panel.text

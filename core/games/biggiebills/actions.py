@@ -20,8 +20,10 @@ __all__ = [
     "Done",
     "Exchange",
     "PlayGrowth",
+    "ProposeTarget",
     "ReturnCards",
     "Skip",
+    "Vote",
 ]
 
 
@@ -120,6 +122,33 @@ class ReturnCards(_Action):
     cards: Annotated[list[str], BeforeValidator(_copy_tags)]
 
 
-Action = PlayGrowth | Challenge | Exchange | Skip | Done | Block | Accept | ReturnCards | Timeout
+class ProposeTarget(_Action):
+    """Propose a new target (in $M) to every team: it takes effect when every team still in
+    the game agrees. Made on the proposing team's turn; it does not use the turn's play."""
+
+    type: Literal["target"] = "target"
+    target: int
+
+
+class Vote(_Action):
+    """Agree, or not, to the new target proposed."""
+
+    type: Literal["vote"] = "vote"
+    agree: bool
+
+
+Action = (
+    PlayGrowth
+    | Challenge
+    | Exchange
+    | Skip
+    | Done
+    | Block
+    | Accept
+    | ReturnCards
+    | ProposeTarget
+    | Vote
+    | Timeout
+)
 ACTIONS: ActionSet[Action] = ActionSet(Action)
 """The action union, declared once: the engine derives its validator and members."""

@@ -24,11 +24,14 @@ __all__ = [
     "FLEX_STAGES",
     "SKIP_FINE",
     "STAGES",
+    "AcquisitionTable",
     "Catalogue",
     "ChallengeCard",
     "GrowthCard",
     "IndustryCard",
     "IndustryEffect",
+    "acquire_missing",
+    "acquire_ready",
     "bonus_deck",
     "catalogue",
     "challenge_deck",
@@ -38,6 +41,7 @@ __all__ = [
     "growth_of_challenge",
     "industry",
     "is_challenge",
+    "target_percent",
 ]
 
 STAGES = (1, 2, 3, 4)
@@ -205,9 +209,28 @@ class IndustryCard(_Frozen):
         return " ".join(effect_text(e) for e in self.effects)
 
 
+class AcquisitionTable(_Frozen):
+    """What "have completed growth stages 1, 2 and 3" asks of an acquirer."""
+
+    stage_cards: list[int] = Field(min_length=3, max_length=3)
+    """Completed Growth cards needed in each of stages 1, 2 and 3 (a stage counts as completed
+    with this many of its six cards)."""
+
+
+class TargetTable(_Frozen):
+    """How the payoffs follow a target above the one the cards are printed for."""
+
+    printed: int = Field(gt=0)
+    """The target the printed payoffs are for ($M)."""
+    step: int = Field(gt=0)
+    """Every ``step`` $M of target above ``printed`` adds 1% to every payoff."""
+
+
 class Catalogue(_Frozen):
     growth: list[GrowthCard] = Field(min_length=24, max_length=24)
     industry: list[IndustryCard] = Field(min_length=24, max_length=24)
+    acquisition: AcquisitionTable
+    target: TargetTable
 
     @model_validator(mode="after")
     def _six_per_stage(self) -> Catalogue:
@@ -315,6 +338,26 @@ def challenge_deck(teams: int) -> list[str]:
 def bonus_deck(teams: int) -> list[str]:
     """12 Flexible Challenges for stages 1-2, 12 for stages 3-4, 24 Blocks; doubled for 5-8."""
     return ([FLEX_12] * 12 + [FLEX_34] * 12 + [BLOCK] * 24) * copies(teams)[2]
+
+
+def acquire_ready(stages: list[int]) -> bool:
+    """Whether a team with ``stages`` completed cards per stage (index 0 = stage 1) has
+    "completed growth stages 1, 2 and 3" as Acquire a Competitor asks."""
+    needed = catalogue().acquisition.stage_cards
+    return all(stages[i] >= needed[i] for i in range(3))
+
+
+def acquire_missing(stages: list[int]) -> int | None:
+    """The first of stages 1-3 that a team has not completed enough of, or None."""
+    needed = catalogue().acquisition.stage_cards
+    return next((i + 1 for i in range(3) if stages[i] < needed[i]), None)
+
+
+def target_percent(target: int) -> int:
+    """The percent every payoff is paid at for ``target``: 100 up to the printed target, then
+    1% more for every ``step`` $M above it."""
+    table = catalogue().target
+    return 100 + max(0, target - table.printed) // table.step
 
 
 def percent_of(card: IndustryCard | None, kind: str, stage: int, amount: int) -> int:

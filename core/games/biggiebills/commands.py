@@ -12,8 +12,10 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
+    ProposeTarget,
     ReturnCards,
     Skip,
+    Vote,
 )
 from core.games.biggiebills.cards import (
     ACQUIRE,
@@ -40,6 +42,8 @@ TEXT_COMMANDS: dict[str, str] = {
     "block": "block: block the challenge against your card",
     "accept": "accept: let the challenge against your card stand",
     "return": "return <cards>: after an acquisition, give back the extra cards (`return A, B`)",
+    "target": "target <amount in $M>: on your turn, propose a new target to every team "
+    "(`target 2000`); `target yes` or `target no` answers a proposal",
 }
 
 
@@ -68,7 +72,43 @@ def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any
     if word == "return":
         names = [n for n in rest.split(",") if n.strip()]
         return ReturnCards(cards=[_card(n, "any") for n in names]) if names else None
+    if word == "target":
+        return _target(rest)
     return None
+
+
+_YES = {"yes", "y", "agree", "ok"}
+_NO = {"no", "n", "refuse", "disagree"}
+
+
+def _target(rest: str) -> ProposeTarget | Vote:
+    """``target 2000`` (also ``$2B``, ``2b``, ``1500m``) proposes; ``yes`` / ``no`` answers."""
+    word = rest.strip().lower()
+    if word in _YES or word in _NO:
+        return Vote(agree=word in _YES)
+    amount = _millions(word)
+    if amount is None:
+        raise IllegalAction(
+            "Give the new target in $ millions, e.g. `target 2000` for $2B, or answer a "
+            "proposal with `target yes` or `target no`."
+        )
+    return ProposeTarget(target=amount)
+
+
+def _millions(text: str) -> int | None:
+    text = text.replace("$", "").replace(",", "").replace(" ", "")
+    scale = 1.0
+    if text.endswith("b"):
+        text, scale = text[:-1], 1000.0
+    elif text.endswith("m"):
+        text = text[:-1]
+    try:
+        value = float(text) * scale
+    except ValueError:
+        return None
+    if value != value or not 0 < value < 10**9 or value != int(value):
+        return None
+    return int(value)
 
 
 def _norm(text: str) -> str:

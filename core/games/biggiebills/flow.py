@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.engine import Ending, Event, Outcome, Rng, Seat, declare, rank
+from core.engine import Deadline, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
 from core.games.biggiebills.cards import (
     ACQUIRE,
     all_industry,
@@ -20,6 +20,7 @@ from core.games.biggiebills.cards import (
     growth,
     growth_deck,
     is_growth,
+    target_percent,
 )
 from core.games.biggiebills.legal import excess, in_force, max_plays, payoff_of
 from core.games.biggiebills.state import (
@@ -40,6 +41,7 @@ __all__ = [
     "BANK",
     "auto_returns",
     "begin_cycle",
+    "call_time",
     "cycle_opening",
     "declare_turn",
     "discard_growth",
@@ -53,6 +55,8 @@ __all__ = [
 
 BANK: Seat = -1
 """The payer or payee of money that enters or leaves the game."""
+CLOCK_KEY = "clock@v0"
+"""The key of the game clock's deadline (``minutes``): one for the whole game."""
 
 Moves = list[list[int]]
 
@@ -68,12 +72,24 @@ def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: M
     moves.append([payer, payee, amount])
 
 
+def _declare(state: BiggieBillsState, decision: str, seconds: int) -> None:
+    """The decision's deadline; with none, the game clock (``minutes``) keeps the slot, under
+    the same key, so the authority never re-arms it."""
+    declare(state, decision, seconds)
+    if state.deadline is None and state.clock is not None:
+        state.deadline = state.clock.model_copy()
+
+
 def declare_turn(state: BiggieBillsState) -> None:
-    declare(state, "turn", state.options.turn_seconds)
+    _declare(state, "turn", state.options.turn_seconds)
 
 
 def declare_block(state: BiggieBillsState) -> None:
-    declare(state, "block", state.options.block_seconds)
+    _declare(state, "block", state.options.block_seconds)
+
+
+def declare_returns(state: BiggieBillsState) -> None:
+    _declare(state, "returns", state.options.turn_seconds)
 
 
 # --- cards ---------------------------------------------------------------------------------
@@ -132,7 +148,10 @@ def new_state(names: list[str], options: BiggieBillsOptions, rng: Rng) -> Biggie
         completed=[[] for _ in range(teams)],
         bonus_earned=[[0, 0, 0, 0] for _ in range(teams)],
         challenges_played=[0] * teams,
+        target=options.target,
     )
+    if options.minutes:
+        state.clock = Deadline(key=CLOCK_KEY, seconds=60 * options.minutes)
     begin_cycle(state, rng, [])
     return state
 
@@ -249,8 +268,17 @@ def _end_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     events.append(Event(kind="cycle_end", text=f"Business Cycle {state.cycle} ends.", data={}))
     if settle(state, events):
         return
-    limit = state.options.cycles or MAX_CYCLES
-    if state.cycle >= limit:
+    if state.vote is not None:
+        events.append(
+            Event(
+                kind="vote_lapsed",
+                text=f"The vote on a target of {money(state.vote.target)} lapses with the "
+                f"cycle: not every team agreed. The target stays {money(state.target)}.",
+                data={"target": state.vote.target},
+            )
+        )
+        state.vote = None
+    if state.cycle >= min(state.options.cycle_limit, MAX_CYCLES):
         _finish(state, Ending.TIME_LIMIT, events)
         return
     if state.returns:
@@ -259,16 +287,37 @@ def _end_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     begin_cycle(state, rng, events)
 
 
+def call_time(state: BiggieBillsState, events: list[Event], rng: Rng) -> None:
+    """The game clock (``minutes``) has run out: the cycle ends at once, its active cards
+    complete (or fail) as at any cycle's end, and the richest team wins."""
+    state.time_called = True
+    events.append(
+        Event(
+            kind="time",
+            text=f"Time is up: {state.options.minutes} minutes have passed, so Business Cycle "
+            f"{state.cycle} ends now.",
+            data={"cycle": state.cycle},
+        )
+    )
+    for active in list(state.active):
+        if active in state.active:
+            _complete(state, active, rng, events)
+    state.returns = []
+    events.append(Event(kind="cycle_end", text=f"Business Cycle {state.cycle} ends.", data={}))
+    if not settle(state, events):
+        _finish(state, Ending.TIME_LIMIT, events)
+
+
 def _open_returns(state: BiggieBillsState, then: str) -> None:
     state.phase = "returns"
     state.resume = "turn" if then == "turn" else "cycle"
-    declare(state, "returns", state.options.turn_seconds)
+    declare_returns(state)
 
 
 def resume(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     """Continue after the returns of an acquisition are done."""
     if state.returns:
-        declare(state, "returns", state.options.turn_seconds)
+        declare_returns(state)
         return
     if state.resume == "cycle":
         begin_cycle(state, rng, events)
@@ -287,8 +336,8 @@ def _complete(state: BiggieBillsState, active: Active, rng: Rng, events: list[Ev
         events.append(
             Event(
                 kind="failed",
-                text=f"{team}'s {name} was challenged and fails; its {money(active.cost)} is "
-                "lost and the team may play the card again.",
+                text=f"{team}'s {name} was challenged: the card is discarded with no payoff "
+                f"and its {money(active.cost)} is lost.",
                 data={"seat": seat, "card": active.card, "active": active.id},
             )
         )
@@ -420,7 +469,9 @@ def settle(state: BiggieBillsState, events: list[Event]) -> bool:
     if len(living) == 1:
         _finish(state, Ending.LAST_STANDING, events)
         return True
-    rich = [s for s in living if state.cash[s] >= state.options.target]
+    if state.vote is not None and set(living) <= set(state.vote.agreed):
+        _change_target(state, events)
+    rich = [s for s in living if state.cash[s] >= state.target]
     if len(rich) == 1:
         _finish(state, Ending.TARGET, events)
         return True
@@ -428,6 +479,22 @@ def settle(state: BiggieBillsState, events: list[Event]) -> bool:
         _finish(state, Ending.TARGET_TOGETHER, events)
         return True
     return False
+
+
+def _change_target(state: BiggieBillsState, events: list[Event]) -> None:
+    """Every team still in the game has agreed: the proposed target is the target now."""
+    assert state.vote is not None
+    old, new = state.target, state.vote.target
+    state.target, state.vote = new, None
+    grown = target_percent(new)
+    pays = f" Payoffs are now {grown}% of the printed ones." if grown != target_percent(old) else ""
+    events.append(
+        Event(
+            kind="target",
+            text=f"Every team agrees: the target is now {money(new)} (it was {money(old)}).{pays}",
+            data={"target": new, "was": old},
+        )
+    )
 
 
 def _finish(
@@ -443,18 +510,34 @@ def _finish(
     standings = rank(state.names, state.seats, key, lambda s: float(state.cash[s]))
     top = [st.seat for st in standings if st.rank == 1]
     best = money(state.cash[top[0]])
+    target = money(state.target)
+    if state.time_called:
+        called = f"when time is called after {state.options.minutes} minutes"
+    else:
+        called = f"when time is called after {state.cycle} cycle{'s' if state.cycle != 1 else ''}"
     why = {
-        Ending.TARGET: f"reached the {money(state.options.target)} target",
-        Ending.TARGET_TOGETHER: f"reached the {money(state.options.target)} target in "
-        "the same turn as another team and has the most money",
+        Ending.TARGET: f"reached the {target} target",
+        Ending.TARGET_TOGETHER: f"reached the {target} target in the same turn as another "
+        "team and has the most money",
         Ending.LAST_STANDING: "is the last team standing",
-        Ending.TIME_LIMIT: f"has the most money when time is called after {state.cycle} cycles",
+        Ending.TIME_LIMIT: f"has the most money {called}",
         Ending.EVERYONE_BANKRUPT: "went bankrupt last with the most money",
     }[ended]
     if len(top) == 1:
-        summary = f"{state.names[top[0]]} wins with {best}: it {why}."
+        summary = f"{state.names[top[0]]} wins with {best}: it {why}"
+        summary += _by_cards(state, standings, key) + "."
     else:
-        summary = f"{join([state.names[s] for s in top])} tie for first with {best}."
+        done = len(state.completed[top[0]])
+        together = {
+            Ending.TARGET_TOGETHER: f"they reached the {target} target in the same turn",
+            Ending.TIME_LIMIT: called.removeprefix("when "),
+            Ending.EVERYONE_BANKRUPT: "they went bankrupt last",
+        }.get(ended, "")
+        summary = (
+            f"{join([state.names[s] for s in top])} tie for first with {best} and {done} "
+            f"completed Growth card{'s' if done != 1 else ''} each"
+        )
+        summary += f": {together}." if together else "."
     lines = [
         f"{st.rank}. {st.name} {money(state.cash[st.seat])}"
         + (f" ({state.out[st.seat]})" if state.out[st.seat] else "")
@@ -470,6 +553,21 @@ def _finish(
             text=f"Game over. {summary}\n" + "\n".join(lines),
             data={"ended": ended, "standings": [st.model_dump() for st in standings]},
         )
+    )
+
+
+def _by_cards(state: BiggieBillsState, standings: list[Standing], key: Any) -> str:
+    """When the winner has only as much money as the runner-up and wins on completed Growth
+    cards, the words that say so (else nothing)."""
+    if len(standings) < 2:
+        return ""
+    first, second = standings[0].seat, standings[1].seat
+    a, b = key(first), key(second)
+    if a[:3] != b[:3] or a == b:
+        return ""
+    return (
+        f", tied with {state.names[second]} at {money(state.cash[first])}, and wins on "
+        f"completed Growth cards ({a[3]} against {b[3]})"
     )
 
 

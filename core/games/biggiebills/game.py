@@ -19,7 +19,7 @@ from core.games.biggiebills import (
     view,
 )
 from core.games.biggiebills.actions import ACTIONS, Action
-from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
+from core.games.biggiebills.state import MAX_CYCLES, BiggieBillsOptions, BiggieBillsState
 from core.games.biggiebills.view import BiggieBillsView
 
 __all__ = ["BiggieBills"]
@@ -43,7 +43,7 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     max_team_size: ClassVar[int | None] = MAX_TEAM
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],
-        "target 1500": ["target=1500"],
+        "target 2000": ["target=2000"],
         "eight cycles": ["cycles=8"],
     }
 
@@ -68,7 +68,20 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
         large = [i + 1 for i, size in enumerate(seat_sizes) if size > MAX_TEAM]
         if large:
             return f"A team has at most {MAX_TEAM} people; team {large[0]} has more."
+        if options.minutes and (options.turn_seconds or options.block_seconds):
+            # The authority keeps one deadline per game: the game clock can have it only when
+            # no turn or reaction deadline needs it (see the rules page, *Winning*).
+            return (
+                f"A time limit of {options.minutes} minutes needs turn_seconds=0 and "
+                "block_seconds=0 for now (the bot keeps one clock per game): start again with "
+                "them, or use a time limit in cycles (`cycles`)."
+            )
         return None
+
+    def decision_key(self, state: BiggieBillsState) -> str:
+        # A team agreeing to a proposed target (the vote still open) changes nobody else's
+        # choices; every other action is a new decision.
+        return str(state.version - state.quiet)
 
     def seat_out(self, state: BiggieBillsState, seat: Seat) -> bool:
         # Bankrupt or acquired: the team has left the game.
@@ -82,10 +95,15 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
 
     def tallies(self, state: BiggieBillsState) -> dict[str, float]:
         ended = state.outcome.ended if state.outcome else None
+        timed = ended is Ending.TIME_LIMIT
         return {
             "eliminated_before_cycle5_pct": float(any(c < 5 for c in state.out_cycle.values())),
             "won_by_target_pct": float(ended in (Ending.TARGET, Ending.TARGET_TOGETHER)),
-            "capped_pct": float(ended is Ending.TIME_LIMIT and state.options.cycles == 0),
+            "time_limit_pct": float(timed),
+            # the hidden safety net: the documented time limit always comes first
+            "capped_pct": float(timed and not state.time_called and state.cycle >= MAX_CYCLES),
+            "acquisitions": float(len(state.acquired_by)),
+            "bankruptcies": float(sum(1 for why in state.out if why == "bankrupt")),
         }
 
     def _apply(self, state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:

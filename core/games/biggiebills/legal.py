@@ -18,15 +18,19 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
+    ProposeTarget,
     ReturnCards,
     Skip,
+    Vote,
 )
 from core.games.biggiebills.cards import (
     ACQUIRE,
     BLOCK,
     FLEX_STAGES,
     IndustryCard,
+    acquire_missing,
     card_name,
+    catalogue,
     challenge,
     challenges_allowed,
     exchange_price,
@@ -36,17 +40,22 @@ from core.games.biggiebills.cards import (
     is_challenge,
     is_growth,
     percent_of,
+    target_percent,
     two_cards,
 )
 from core.games.biggiebills.state import (
     CHALLENGE_HAND,
     GROWTH_HAND,
+    MAX_TARGET,
+    MIN_TARGET,
     BiggieBillsState,
 )
 from core.games.biggiebills.text import money
 
 __all__ = [
     "block_problem",
+    "card_problem",
+    "challenge_card_problem",
     "challenge_problem",
     "cost_of",
     "done_problem",
@@ -59,15 +68,18 @@ __all__ = [
     "may_flex",
     "payoff_of",
     "penalty_of",
+    "propose_problem",
     "return_hint",
     "return_options",
     "return_problem",
     "skip_fine",
     "skip_problem",
     "stage_open",
+    "stages_of",
     "to_return",
     "turn_plays",
     "turn_problem",
+    "vote_problem",
 ]
 
 
@@ -80,11 +92,15 @@ def cost_of(state: BiggieBillsState, card_id: str) -> int:
     return percent_of(in_force(state), "cost", card.stage, card.cost)
 
 
-def payoff_of(state: BiggieBillsState, card_id: str) -> int:
-    """What completing ``card_id`` pays now: first or later payoff, after the Industry card."""
+def payoff_of(state: BiggieBillsState, card_id: str, first: bool | None = None) -> int:
+    """What completing ``card_id`` pays now: first or later payoff (``first`` None: whichever
+    is next), grown with a target above $1B, after the Industry card."""
     card = growth(card_id)
-    base = card.later if card_id in state.firsts else card.first
-    return percent_of(in_force(state), "payoff", card.stage, base)
+    if first is None:
+        first = card_id not in state.firsts
+    base = card.first if first else card.later
+    grown = (base * target_percent(state.target) + 50) // 100
+    return percent_of(in_force(state), "payoff", card.stage, grown)
 
 
 def penalty_of(state: BiggieBillsState, card_id: str) -> int:
@@ -105,8 +121,12 @@ def stage_open(state: BiggieBillsState, seat: Seat, stage: int) -> bool:
     return stage == 1 or any(growth(c).stage == stage - 1 for c in state.completed[seat])
 
 
-def _stages_done(state: BiggieBillsState, seat: Seat) -> set[int]:
-    return {growth(c).stage for c in state.completed[seat]}
+def stages_of(state: BiggieBillsState, seat: Seat) -> list[int]:
+    """Completed Growth cards per stage (index 0 = stage 1)."""
+    counts = [0, 0, 0, 0]
+    for c in state.completed[seat]:
+        counts[growth(c).stage - 1] += 1
+    return counts
 
 
 def turn_problem(state: BiggieBillsState, seat: Seat) -> str | None:
@@ -142,6 +162,13 @@ def growth_problem(
         return problem
     if state.plays_left == 0:
         return "Your team has no Growth or Challenge play left this turn."
+    return card_problem(state, seat, card_id, target)
+
+
+def card_problem(
+    state: BiggieBillsState, seat: Seat, card_id: str, target: Seat | None
+) -> str | None:
+    """Why ``seat`` could not play the Growth card ``card_id`` now even on its turn, or None."""
     if not is_growth(card_id):
         return f"“{card_id}” is not a Growth card."
     name = card_name(card_id)
@@ -178,11 +205,14 @@ def _acquire_problem(state: BiggieBillsState, seat: Seat, target: Seat | None) -
         return "Acquire another team at the table."
     if not state.alive[target]:
         return f"{state.names[target]} is already out of the game."
-    missing = [s for s in (1, 2, 3) if s not in _stages_done(state, seat)]
-    if missing:
+    stages = stages_of(state, seat)
+    missing = acquire_missing(stages)
+    if missing is not None:
+        needed = catalogue().acquisition.stage_cards[missing - 1]
         return (
-            "To acquire a competitor your team must have completed stages 1, 2 and 3; it has "
-            f"not completed stage {missing[0]}."
+            "To acquire a competitor your team must have completed stages 1, 2 and 3 "
+            f"({_cards(needed)} of each); it has completed {stages[missing - 1]} of stage "
+            f"{missing}."
         )
     mine, theirs = state.turn_cash[seat], state.turn_cash[target]
     if 4 * mine < 3 * theirs:
@@ -193,20 +223,33 @@ def _acquire_problem(state: BiggieBillsState, seat: Seat, target: Seat | None) -
     return None
 
 
+def _cards(count: int) -> str:
+    return f"{count} Growth card{'s' if count != 1 else ''}"
+
+
 def challenge_problem(state: BiggieBillsState, seat: Seat, active_id: int, card: str) -> str | None:
     if problem := turn_problem(state, seat):
         return problem
+    if card in FLEX_STAGES:
+        if state.flex_left == 0:
+            return "Your team has no Flexible Challenge play left this turn."
+    elif state.plays_left == 0:
+        return "Your team has no Growth or Challenge play left this turn."
+    return challenge_card_problem(state, seat, active_id, card)
+
+
+def challenge_card_problem(
+    state: BiggieBillsState, seat: Seat, active_id: int, card: str
+) -> str | None:
+    """Why ``seat`` could not challenge active card ``active_id`` with ``card`` now even on its
+    turn, or None."""
     if not challenges_allowed(in_force(state)):
         return "The Industry Rules card in force allows no challenges this cycle."
     flex = card in FLEX_STAGES
     if flex:
-        if state.flex_left == 0:
-            return "Your team has no Flexible Challenge play left this turn."
         if card not in state.bonus[seat]:
             return f"Your team does not hold a {card_name(card)}."
     else:
-        if state.plays_left == 0:
-            return "Your team has no Growth or Challenge play left this turn."
         if not is_challenge(card):
             return f"“{card}” is not a Challenge card."
         if card not in state.challenges[seat]:
@@ -307,6 +350,64 @@ def block_problem(state: BiggieBillsState, seat: Seat, blocking: bool) -> str | 
     return None
 
 
+PROPOSALS = (-500, 500, 1000)
+"""The new targets offered as choices, relative to the target in force (any other may be
+typed)."""
+
+
+def propose_problem(state: BiggieBillsState, seat: Seat, target: int) -> str | None:
+    """Why ``seat`` may not propose ``target`` as the new target now, or None."""
+    if state.finished or state.phase == "over":
+        return "This game is over."
+    if seat not in state.seats:
+        return "Only a seated team can do that."
+    if not state.alive[seat]:
+        return "Your team is out of the game."
+    if state.phase != "turn" or state.turn_seat != seat:
+        return "A team proposes a new target on its own turn."
+    if state.vote is not None:
+        return f"A vote on a target of {money(state.vote.target)} is open already."
+    if state.proposed.get(seat) == state.cycle:
+        return "Your team has proposed a target this cycle already."
+    if not MIN_TARGET <= target <= MAX_TARGET:
+        return f"A target is from {money(MIN_TARGET)} to {money(MAX_TARGET)}."
+    if target == state.target:
+        return f"The target is {money(target)} already."
+    richest = max(state.living(), key=lambda s: state.cash[s])
+    if target <= state.cash[richest]:
+        return (
+            f"A new target must be above every team's cash: {state.names[richest]} has "
+            f"{money(state.cash[richest])}."
+        )
+    return None
+
+
+def vote_problem(state: BiggieBillsState, seat: Seat) -> str | None:
+    """Why ``seat`` may not answer the open vote on a new target now, or None."""
+    if state.finished or state.phase == "over":
+        return "This game is over."
+    if state.vote is None:
+        return "No new target is being voted on."
+    if seat not in state.seats:
+        return "Only a seated team can do that."
+    if not state.alive[seat]:
+        return "Your team is out of the game."
+    if seat in state.vote.agreed:
+        return f"Your team has agreed to a target of {money(state.vote.target)} already."
+    return None
+
+
+def _votes(state: BiggieBillsState, seat: Seat) -> list[Any]:
+    if vote_problem(state, seat) is not None:
+        return []
+    return [Vote(agree=True), Vote(agree=False)]
+
+
+def _proposals(state: BiggieBillsState, seat: Seat) -> list[Any]:
+    targets = [state.target + step for step in PROPOSALS]
+    return [ProposeTarget(target=t) for t in targets if propose_problem(state, seat, t) is None]
+
+
 def excess(state: BiggieBillsState, seat: Seat) -> tuple[int, int]:
     """Growth and Challenge cards ``seat`` holds above 6 and 4."""
     return (
@@ -379,20 +480,21 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
     """Every action ``seat`` may apply now."""
     if state.finished or seat not in state.seats or state.phase == "over":
         return []
+    votes = _votes(state, seat)
     if state.phase == "block":
         if block_problem(state, seat, False) is not None:
-            return []
+            return votes
         out: list[Any] = []
         if block_problem(state, seat, True) is None:
             out.append(Block())
         out.append(Accept())
-        return out
+        return out + votes
     if state.phase == "returns":
         if not state.returns or state.returns[0] != seat:
-            return []
-        return return_options(state, seat)
+            return votes
+        return [*return_options(state, seat), *votes]
     if turn_problem(state, seat) is not None:
-        return []
+        return votes
     actions: list[Any] = turn_plays(state, seat)
     if _can_exchange(state, seat):
         actions.extend(_exchanges(state, seat))
@@ -400,7 +502,7 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
         actions.append(Skip())
     if done_problem(state, seat) is None:
         actions.append(Done())
-    return actions
+    return actions + _proposals(state, seat) + votes
 
 
 def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Any]:

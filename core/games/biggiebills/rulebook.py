@@ -26,6 +26,11 @@ BOOK = RuleBook(
         "numbers": "tuning",
         "simulation": "tuning",
         "commands": "typed commands",
+        "target": "winning",
+        "vote": "winning",
+        "time": "winning",
+        "minutes": "winning",
+        "cards": "hand",
     },
 )
 

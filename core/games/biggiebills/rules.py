@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.engine import SYSTEM, Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.biggiebills.actions import (
     ACTIONS,
     Accept,
@@ -15,22 +15,25 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
+    ProposeTarget,
     ReturnCards,
     Skip,
+    Vote,
 )
 from core.games.biggiebills.cards import (
     ACQUIRE,
     BLOCK,
-    BONUS_NAMES,
     FLEX_STAGES,
     card_name,
     exchange_price,
     growth,
     is_growth,
+    target_percent,
 )
 from core.games.biggiebills.flow import (
     BANK,
     auto_returns,
+    call_time,
     declare_block,
     declare_turn,
     draw,
@@ -41,6 +44,7 @@ from core.games.biggiebills.flow import (
     return_card,
     settle,
 )
+from core.games.biggiebills.hand import hand_change
 from core.games.biggiebills.legal import (
     block_problem,
     challenge_problem,
@@ -51,10 +55,12 @@ from core.games.biggiebills.legal import (
     in_force,
     may_flex,
     penalty_of,
+    propose_problem,
     return_problem,
     skip_fine,
     skip_problem,
     to_return,
+    vote_problem,
 )
 from core.games.biggiebills.state import (
     CHALLENGE_HAND,
@@ -63,10 +69,11 @@ from core.games.biggiebills.state import (
     BiggieBillsOptions,
     BiggieBillsState,
     Pending,
+    TargetVote,
 )
 from core.games.biggiebills.text import money
 
-__all__ = ["apply_action", "hand_text", "new_state", "start"]
+__all__ = ["apply_action", "new_state", "start"]
 
 
 def start(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
@@ -76,7 +83,8 @@ def start(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> Biggie
 def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
     """Apply ``action`` in place or raise IllegalAction (the caller works on a copy).
 
-    Every team whose hand changed is sent its new hand privately, after the public events.
+    Every team whose hand changed is told privately what came in and what went, after the
+    public events; its panel, sent with that news, shows the whole new hand.
     """
     if isinstance(action, dict):
         action = ACTIONS.parse(action)
@@ -87,7 +95,7 @@ def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) ->
             events.append(
                 Event(
                     kind="hand",
-                    text=hand_text(state, seat),
+                    text=hand_change(hands[seat], state.hand_of(seat)),
                     audience=Audience.only(seat),
                     data={
                         "growth": list(state.growth[seat]),
@@ -97,21 +105,6 @@ def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) ->
                 )
             )
     return events
-
-
-def hand_text(state: BiggieBillsState, seat: Seat) -> str:
-    """The team's hand in one message, for every member of the team."""
-    parts = []
-    growth_cards = [
-        f"{card_name(c)} (S{growth(c).stage}, cost {money(cost_of(state, c))})"
-        for c in state.growth[seat]
-    ]
-    parts.append("Growth: " + (", ".join(growth_cards) or "none"))
-    parts.append(
-        "Challenge: " + (", ".join(card_name(c) for c in state.challenges[seat]) or "none")
-    )
-    parts.append("Bonus: " + (", ".join(BONUS_NAMES[c] for c in state.bonus[seat]) or "none"))
-    return "Your team's hand. " + ". ".join(parts) + "."
 
 
 def _dispatch(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
@@ -140,6 +133,10 @@ def _dispatch(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> li
         return resolved
     if isinstance(action, ReturnCards):
         return _return(state, actor, action.cards, rng)
+    if isinstance(action, ProposeTarget):
+        return _propose(state, actor, action.target)
+    if isinstance(action, Vote):
+        return _vote(state, actor, action.agree)
     raise IllegalAction("That is not an action this game knows.")
 
 
@@ -184,7 +181,11 @@ def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> 
         )
     else:
         text = f"{team} plays {card.name} (Stage {card.stage}) for {money(cost)}."
-    text += f" It completes at {team}'s next turn or when the cycle ends, unless challenged."
+    if state.turn_index == 2 * len(state.order) - 1:
+        # No team has a turn left in this cycle, and no challenge crosses cycles.
+        text += " This is the cycle's last turn: it completes as the cycle ends, unchallenged."
+    else:
+        text += f" It completes at {team}'s next turn or when the cycle ends, unless challenged."
     events = [
         Event(
             kind="play",
@@ -372,9 +373,56 @@ def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> 
     return events
 
 
+def _propose(state: BiggieBillsState, seat: Seat, target: int) -> list[Event]:
+    _refuse(propose_problem(state, seat, target))
+    state.vote = TargetVote(target=target, proposer=seat, agreed=[seat])
+    state.proposed[seat] = state.cycle
+    others = len(state.living()) - 1
+    text = (
+        f"{state.names[seat]} proposes a new target of {money(target)} (now "
+        f"{money(state.target)}). It takes effect when the other {others} teams agree; one "
+        "refusal, or the end of this cycle, ends the vote."
+    )
+    grown = target_percent(target)
+    if grown != target_percent(state.target):
+        text += f" With it, payoffs would be {grown}% of the printed ones."
+    return [Event(kind="propose", text=text, data={"seat": seat, "target": target})]
+
+
+def _vote(state: BiggieBillsState, seat: Seat, agree: bool) -> list[Event]:
+    _refuse(vote_problem(state, seat))
+    vote = state.vote
+    assert vote is not None
+    team, target = state.names[seat], money(vote.target)
+    if not agree:
+        state.vote = None
+        text = f"{team} refuses a target of {target}: the target stays {money(state.target)}."
+        return [Event(kind="vote", text=text, data={"seat": seat, "agree": False})]
+    vote.agreed.append(seat)
+    living = state.living()
+    agreed = sum(1 for s in living if s in vote.agreed)
+    events = [
+        Event(
+            kind="vote",
+            text=f"{team} agrees to a target of {target} ({agreed} of {len(living)} teams).",
+            data={"seat": seat, "agree": True},
+        )
+    ]
+    if agreed < len(living):
+        state.quiet += 1  # the vote goes on: nobody else's choices change
+    settle(state, events)
+    return events
+
+
 def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) -> list[Event]:
-    Game.check_timeout(state, action, actor)
     events: list[Event] = []
+    if actor == SYSTEM and state.clock is not None and action.key == state.clock.key:
+        # The game clock: time is called. A challenge waiting for its answer stands.
+        if state.phase == "block":
+            _resolve(state, False, events, "Time is up: no block. ")
+        call_time(state, events, rng)
+        return events
+    Game.check_timeout(state, action, actor)
     if state.phase == "block":
         _resolve(state, False, events, "Time is up: no block. ")
         _after(state, rng, events)

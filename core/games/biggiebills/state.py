@@ -5,24 +5,30 @@ Seats are teams. Money is in whole $ millions.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-from core.engine import MAX_SECONDS, GameOptions, GameState, Seat
+from core.engine import MAX_SECONDS, Deadline, GameOptions, GameState, Seat
 
 __all__ = [
     "CHALLENGE_HAND",
+    "DEFAULT_CYCLES",
     "GROWTH_HAND",
     "MAX_BONUS_GAME",
     "MAX_BONUS_STAGE",
     "MAX_CYCLES",
+    "MAX_LIMIT",
+    "MAX_MINUTES",
+    "MAX_TARGET",
+    "MIN_TARGET",
     "START_CASH",
     "Active",
     "BiggieBillsOptions",
     "BiggieBillsState",
     "Pending",
     "Phase",
+    "TargetVote",
 ]
 
 START_CASH = 200
@@ -32,8 +38,18 @@ CHALLENGE_HAND = 4
 MAX_BONUS_STAGE = 2
 MAX_BONUS_GAME = 8
 MAX_CYCLES = 60
-"""The moderator calls time after this many Business Cycles even without a time limit, so
-that every game ends (bot games reach the target in far fewer)."""
+"""A safety net only: the moderator would call time after this many Business Cycles. The
+``cycles`` time limit (at most :data:`MAX_LIMIT`) always comes first."""
+MAX_LIMIT = 50
+"""The longest time limit in Business Cycles a table may set (``cycles=0`` asks for it)."""
+DEFAULT_CYCLES = 30
+"""The time limit when the table sets none: three times the longest usual game."""
+MIN_TARGET = 300
+"""The smallest target: above the $200M every team starts with, with room to grow."""
+MAX_TARGET = 10_000
+"""The largest target ($10B): payoffs grow with the target, so every target up to it can be
+reached (see ``cards.target_percent``)."""
+MAX_MINUTES = 24 * 60
 
 Phase = Literal["turn", "block", "returns", "over"]
 
@@ -41,18 +57,28 @@ Phase = Literal["turn", "block", "returns", "over"]
 class BiggieBillsOptions(GameOptions):
     """Table options. The attribute docstrings are the lobby's option help."""
 
-    target: int = Field(default=1000, ge=100, le=100_000)
-    """Money to win, in $ millions (1000 = $1 billion; the teams may agree on another)."""
-    cycles: int = Field(default=0, ge=0, le=MAX_CYCLES)
-    """Time limit in Business Cycles; then the richest team wins (0 = no limit)."""
+    target: int = Field(default=1000, ge=MIN_TARGET, le=MAX_TARGET)
+    """Money to win, in $ millions (1000 = $1 billion; above it payoffs grow with the target,
+    and the teams may agree on another during play)."""
+    cycles: int = Field(default=DEFAULT_CYCLES, ge=0, le=MAX_LIMIT)
+    """Time limit in Business Cycles: after the last one the richest team wins (0 = the
+    longest, 50)."""
     turn_seconds: int = Field(default=180, ge=0, le=MAX_SECONDS)
     """Seconds a team has for its turn before it skips and pays the fine; 0 waits forever."""
     block_seconds: int = Field(default=60, ge=0, le=MAX_SECONDS)
     """Seconds a challenged team has to block before the challenge stands; 0 waits forever."""
+    minutes: int = Field(default=0, ge=0, le=MAX_MINUTES)
+    """Time limit in minutes of clock time: then the richest team wins (0 = none; needs
+    turn_seconds=0 and block_seconds=0 for now)."""
     min_team_size: int = Field(default=1, ge=1, le=6)
     """Fewest people in a human team (the document plays with 3-6; 1 lets one person be a team)."""
     acquired: Literal["join", "watch"] = "join"
     """An acquired team's people join the acquirer and play on (join), or only watch (watch)."""
+
+    @property
+    def cycle_limit(self) -> int:
+        """The Business Cycle after which time is called (``cycles``; 0 asks for the longest)."""
+        return self.cycles or MAX_LIMIT
 
 
 class Active(BaseModel):
@@ -76,6 +102,15 @@ class Active(BaseModel):
     @property
     def challenged(self) -> bool:
         return bool(self.challengers)
+
+
+class TargetVote(BaseModel):
+    """A proposed new target, waiting for every team still in the game to agree."""
+
+    target: int
+    proposer: Seat
+    agreed: list[Seat] = Field(default_factory=list)
+    """Teams that have agreed (the proposer first)."""
 
 
 class Pending(BaseModel):
@@ -146,6 +181,31 @@ class BiggieBillsState(GameState):
     """Acquired team -> the team that acquired it."""
     out_cycle: dict[Seat, int] = Field(default_factory=dict)
     """Team -> the Business Cycle in which it left the game."""
+    target: int = 0
+    """Money to win now: the ``target`` option, until every team agrees on another."""
+    vote: TargetVote | None = None
+    """A proposed new target being voted on."""
+    proposed: dict[Seat, int] = Field(default_factory=dict)
+    """Team -> the Business Cycle of its last proposal (one a cycle)."""
+    clock: Deadline | None = None
+    """The game clock of the ``minutes`` time limit: when it passes, time is called."""
+    time_called: bool = False
+    """The game ended because its clock ran out."""
+    quiet: int = 0
+    """Actions that opened no new decision (a vote that leaves the vote open): the decision
+    key leaves them out, so that nobody else's buttons go stale."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _target_from_options(cls, data: Any) -> Any:
+        # States saved before the target could change mid-game play to the option's target.
+        if isinstance(data, dict) and not data.get("target"):
+            options = data.get("options")
+            if isinstance(options, BiggieBillsOptions):
+                data = {**data, "target": options.target}
+            elif isinstance(options, dict):
+                data = {**data, "target": options.get("target", 1000)}
+        return data
 
     @property
     def teams(self) -> int:

@@ -12,10 +12,13 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
+    ProposeTarget,
     ReturnCards,
     Skip,
+    Vote,
 )
 from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, exchange_price, growth
+from core.games.biggiebills.hand import card_marks, card_summary, hand_text
 from core.games.biggiebills.legal import (
     cost_of,
     excess,
@@ -25,7 +28,6 @@ from core.games.biggiebills.legal import (
     penalty_of,
     return_hint,
 )
-from core.games.biggiebills.rules import hand_text
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money
 from core.games.biggiebills.view import view
@@ -37,7 +39,8 @@ def render_board(state: BiggieBillsState) -> ui.Message:
     """The live team progress board, built from the public view only."""
     public = view(state, None)
     names = [t.name for t in public.teams]
-    head = [f"Business Cycle {public.cycle} · target {money(public.target)}"]
+    grown = f" · payoffs {public.payoff_percent}%" if public.payoff_percent != 100 else ""
+    head = [f"Business Cycle {public.cycle} · target {money(public.target)}{grown}"]
     industry = public.industry
     head.append(
         f"Industry Rules: {industry.name}. {industry.text}"
@@ -46,6 +49,14 @@ def render_board(state: BiggieBillsState) -> ui.Message:
     )
     if public.order:
         head.append("Order: " + " → ".join(names[s] for s in public.order) + " (twice)")
+    if public.vote is not None and not public.outcome:
+        vote = public.vote
+        waiting = [t.name for t in public.teams if t.alive and t.seat not in vote.agreed]
+        head.append(
+            f"Vote on a new target of {money(vote.target)} ({names[vote.proposer]}'s "
+            f"proposal): agreed {join([names[s] for s in vote.agreed])}; waiting for "
+            f"{join(waiting)}."
+        )
     if public.outcome:
         head.append(public.outcome.summary)
     elif public.phase == "block" and public.pending:
@@ -95,13 +106,17 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     """The team's hand and a control for each of its legal actions (for every member)."""
     lines = [hand_text(state, seat), f"Your team has {money(state.cash[seat])}."]
     legal = legal_actions(state, seat)
-    buttons: list[ui.Button] = []
-    selects: list[ui.Select] = []
+    votes = [a for a in legal if isinstance(a, Vote)]
+    proposals = [a for a in legal if isinstance(a, ProposeTarget)]
+    legal = [a for a in legal if not isinstance(a, Vote | ProposeTarget)]
+    lines += _vote_lines(state, seat, bool(votes))
+    title = f"BiggieBills$$$: {state.names[seat]}"
     if state.phase == "returns" and legal:
         lines.append(f"Your acquisition is complete. {return_hint(state, seat)}")
         return ui.Message(
-            title=f"BiggieBills$$$: {state.names[seat]}",
+            title=title,
             text="\n".join(lines),
+            buttons=ui.rows([_button(state, seat, a) for a in votes]),
             selects=_return_menus(state, seat),
         )
     if state.phase == "block" and legal:
@@ -124,11 +139,10 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
             plays += f" and {state.flex_left} Flexible Challenge play(s)"
         lines.append(plays + ".")
     elif not state.finished and state.alive[seat]:
-        turn = state.turn_seat
-        if turn is not None:
-            lines.append(f"Waiting for {state.names[turn]}.")
+        lines.append(_waiting(state))
     exchanges = [a for a in legal if isinstance(a, Exchange)]
-    others = [a for a in legal if not isinstance(a, Exchange)]
+    others = [*legal, *votes]
+    others = [a for a in others if not isinstance(a, Exchange)]
     # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays and
     # challenges become a menu each, beside the exchange menu.
     buttons, selects = ui.controls(
@@ -143,11 +157,10 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
         other_menus=1 if exchanges else 0,
     )
     if exchanges:
-        options = _tagged(state.growth[seat] + state.challenges[seat])
         selects.append(
             ui.Select(
                 placeholder=f"Exchange two cards ({money(_exchange_price(state))})",
-                options=options[: ui.MAX_OPTIONS],
+                options=_tagged(state, seat, state.growth[seat] + state.challenges[seat]),
                 action={"type": "exchange", "cards": []},
                 field="cards",
                 version=state.version,
@@ -156,23 +169,58 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
                 max_values=2,
             )
         )
-    return ui.Message(
-        title=f"BiggieBills$$$: {state.names[seat]}",
-        text="\n".join(lines),
-        buttons=ui.rows(buttons),
-        selects=selects,
+    rows = ui.rows(buttons)
+    if proposals and len(rows) + len(selects) < ui.MAX_ROWS:
+        # A new target: the usual steps as buttons (any other amount is typed: `target 2500`).
+        rows.append([_button(state, seat, a) for a in proposals][: ui.ROW])
+    return ui.Message(title=title, text="\n".join(lines), buttons=rows, selects=selects)
+
+
+def _waiting(state: BiggieBillsState) -> str:
+    """Whom the game waits for, as a team not asked anything reads it."""
+    if state.phase == "block" and state.pending is not None:
+        owner = state.find_active(state.pending.active)
+        if owner is not None:
+            return f"Waiting for {state.names[owner.owner]} to block or accept a challenge."
+    if state.phase == "returns" and state.returns:
+        return f"Waiting for {state.names[state.returns[0]]} to return extra cards."
+    turn = state.turn_seat
+    return f"Waiting for {state.names[turn]}." if turn is not None else ""
+
+
+def _vote_lines(state: BiggieBillsState, seat: Seat, asked: bool) -> list[str]:
+    """The open vote on a new target, as the team's panel tells it."""
+    vote = state.vote
+    if vote is None or not state.alive[seat]:
+        return []
+    agreed = join([state.names[s] for s in vote.agreed])
+    waiting = join([state.names[s] for s in state.living() if s not in vote.agreed])
+    head = (
+        f"{state.names[vote.proposer]} proposes a new target of {money(vote.target)} (now "
+        f"{money(state.target)}); agreed so far: {agreed}."
     )
+    if asked:
+        return [head + " Every team still in the game must agree: agree or refuse below."]
+    return [head + f" Waiting for {waiting}."]
 
 
-def _tagged(cards: list[str]) -> list[ui.SelectOption]:
-    """Menu options for cards in a hand; two copies of a card are told apart as ``id#1``,
-    ``id#2`` (the action drops the tags)."""
+def _tagged(state: BiggieBillsState, seat: Seat, cards: list[str]) -> list[ui.SelectOption]:
+    """Menu options for cards in a hand, each described as the hand describes it (stage, cost,
+    payoffs, penalty, marks); two copies of a card are told apart as ``id#1``, ``id#2`` (the
+    action drops the tags)."""
     seen: dict[str, int] = {}
     options = []
-    for card in cards:
+    for card, marks in zip(cards, card_marks(state, seat, cards), strict=True):
         seen[card] = seen.get(card, 0) + 1
-        options.append(ui.SelectOption(label=ui.fit(card_name(card)), value=f"{card}#{seen[card]}"))
-    return options
+        described = " · ".join([card_summary(state, card), *(m.split(":")[0] for m in marks)])
+        options.append(
+            ui.SelectOption(
+                label=ui.fit(card_name(card)),
+                value=f"{card}#{seen[card]}",
+                description=ui.fit(described),
+            )
+        )
+    return options[: ui.MAX_OPTIONS]
 
 
 def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
@@ -187,7 +235,7 @@ def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
             menus.append(
                 ui.Select(
                     placeholder=f"Return {extra} {kind} card{'s' if extra > 1 else ''}",
-                    options=_tagged(hand)[: ui.MAX_OPTIONS],
+                    options=_tagged(state, seat, hand),
                     action={"type": "return", "cards": []},
                     field="cards",
                     version=state.version,
@@ -280,4 +328,10 @@ def describe_action(state: BiggieBillsState, action: Action) -> str:
         return "Accept the challenge"
     if isinstance(action, ReturnCards):
         return "Return " + join([card_name(c) for c in action.cards])
+    if isinstance(action, ProposeTarget):
+        return f"Propose a target of {money(action.target)}"
+    if isinstance(action, Vote):
+        vote = state.vote
+        target = f" {money(vote.target)}" if vote is not None else ""
+        return f"Agree to the{target} target" if action.agree else f"Refuse the{target} target"
     return "Time is up"

@@ -19,6 +19,7 @@ from core.games.biggiebills.cards import (
     exchange_price,
     growth,
     industry,
+    target_percent,
 )
 from core.games.biggiebills.legal import (
     cost_of,
@@ -43,6 +44,7 @@ __all__ = [
     "IndustryView",
     "PendingView",
     "TeamView",
+    "VoteView",
     "growth_view",
     "seat_view",
     "view",
@@ -186,6 +188,15 @@ class IndustryView(_Part):
     """Its effects, as the rules page words them."""
 
 
+class VoteView(_Part):
+    """A proposed new target, waiting for every team still in the game to agree."""
+
+    target: int
+    proposer: Seat
+    agreed: list[Seat]
+    """Teams that have agreed (the proposer first)."""
+
+
 class DecksView(_Part):
     """How many cards are left in each face-down deck."""
 
@@ -222,9 +233,13 @@ class BiggieBillsView(View):
     skip_fine: int
     """What skipping a turn costs in this cycle."""
     exchange_price: int
-    """What exchanging one card costs in this cycle."""
+    """What exchanging two cards costs in this cycle."""
     target: int
-    """Money to win."""
+    """Money to win now (the teams may have agreed on another than the option's)."""
+    payoff_percent: int
+    """Every payoff is this percent of the printed one (above 100 for a target above $1B)."""
+    vote: VoteView | None
+    """A proposed new target being voted on."""
     options: BiggieBillsOptions
     teams: list[TeamView]
     """Every team, in seat order (``teams[seat]``)."""
@@ -359,7 +374,17 @@ def view(state: BiggieBillsState, viewer: Seat | None) -> BiggieBillsView:
         industry=_industry(card.id) if card is not None else None,
         skip_fine=skip_fine(state),
         exchange_price=exchange_price(card),
-        target=state.options.target,
+        target=state.target,
+        payoff_percent=target_percent(state.target),
+        vote=(
+            VoteView(
+                target=state.vote.target,
+                proposer=state.vote.proposer,
+                agreed=list(state.vote.agreed),
+            )
+            if state.vote is not None
+            else None
+        ),
         # copies, so that the view shares nothing mutable with the state
         options=state.options.model_copy(),
         teams=[_team(state, s) for s in state.seats],
