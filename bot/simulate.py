@@ -154,7 +154,7 @@ class _Run:
         for name, values in self.tallies.items():
             mean = statistics.mean(values)
             shown.append(
-                f"{name}={100 * mean:.1f}" if name.endswith("_pct") else f"{name}={mean:g}"
+                f"{name}={100 * mean:.1f}" if name.endswith("_pct") else f"{name}={mean:.1f}"
             )
         print(self.prefix + " ".join(shown))
         print(
