@@ -216,6 +216,10 @@ class GameState(BaseModel):
     names: list[str]
     """Display name of each seat."""
     deadline: Deadline | None = None
+    clock: Deadline | None = None
+    """A time limit for the whole game in clock time, declared once (at ``new_game``): the
+    authority arms it when it first appears, beside the decision deadlines, and applies
+    ``Timeout(clock.key)`` when it passes; the game then calls time."""
     outcome: Outcome | None = None
     decision_version: int = 0
     """The version at which the current decision point (phase or turn) began. Buttons built at
@@ -491,5 +495,6 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """Refuse a Timeout from a player, or one for a deadline that is no longer pending."""
         if actor != SYSTEM:
             raise IllegalAction("Only the game clock can end a phase.")
-        if state.deadline is None or state.deadline.key != action.key:
+        pending = [d.key for d in (state.deadline, state.clock) if d is not None]
+        if action.key not in pending:
             raise IllegalAction("That deadline has already passed.")

@@ -689,3 +689,35 @@ async def test_notices_and_panels_go_to_the_people_a_decision_waits_for(
             out = await authority.press(req(user), codec.encode_button("bigidea", button))
     assert (await record(store)).status == "finished"
     assert opened > 10 and notified > 10, (opened, notified)
+
+
+async def test_the_game_clock_runs_beside_the_turn_deadlines_and_calls_time(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    """BiggieBills with minutes=2 and turn deadlines: the turns time out one after another
+    (each re-armed), the clock is armed once at begin, and when it passes time is called."""
+    out = await authority.command(
+        req("alice"), "biggiebills", "start minutes=2 turn_seconds=20 block_seconds=10"
+    )
+    assert out.public, reply_text(out, "alice")
+    await authority.command(req("alice"), "biggiebills", "addbot 2")
+    await authority.command(req("alice"), "biggiebills", "begin")
+    begun = await record(store)
+    assert begun.clock_due is not None and begun.deadline_due is not None
+    assert begun.clock_due == clock.now + 120
+    assert begun.next_due == min(begun.deadline_due, begun.clock_due)
+    turns = 0
+    for _ in range(50):
+        rec = await record(store)
+        if rec.status == "finished":
+            break
+        assert rec.clock_due == begun.clock_due  # armed once, never moved
+        assert rec.next_due is not None
+        clock.now = rec.next_due + 0.1
+        assert len(await authority.fire_due("console")) == 1
+        turns += clock.now < begun.clock_due
+    rec = await record(store)
+    assert rec.status == "finished" and rec.clock_due is None
+    assert turns >= 2  # Alice's turns timed out before the clock ran out
+    outcome = (rec.state or {})["outcome"]
+    assert outcome["ended"] == "time limit" and "after 2 minutes" in outcome["summary"]

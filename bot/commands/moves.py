@@ -77,13 +77,16 @@ def timeout_step(env: Env, now: float) -> Step:
     def step(record: GameRecord | None, out: Outbox) -> Change | None:
         if record is None or record.status != "playing" or record.state_json is None:
             return None
-        if record.deadline_due is None:
+        due = record.next_due
+        if due is None:
             return None
-        if record.deadline_due > now:
-            raise Reschedule(record.deadline_due)
+        if due > now:
+            raise Reschedule(due)
         game = game_of(record)
         state = load_state(game, record.state_json)
-        if state.deadline is None:
+        if record.clock_due is not None and record.clock_due <= now and state.clock is not None:
+            return play(env, record, state, SYSTEM, Timeout(key=state.clock.key), None, out)
+        if state.deadline is None or record.deadline_due is None or record.deadline_due > now:
             return None
         return play(env, record, state, SYSTEM, Timeout(key=state.deadline.key), None, out)
 
@@ -138,6 +141,10 @@ def commit(
         record.deadline_due = None
     elif before is None or before.deadline is None or before.deadline.key != after.deadline.key:
         record.deadline_due = env.clock() + after.deadline.seconds
+    if after.finished or after.clock is None:
+        record.clock_due = None
+    elif record.clock_due is None:
+        record.clock_due = env.clock() + after.clock.seconds  # armed once, when it appears
     due = record.deadline_due
     publish(game, before, after, result.moves, members, requester, out, note, due)
     seating.show_moved(game, record, after, moved, out)

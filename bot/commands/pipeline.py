@@ -106,7 +106,7 @@ class Pipeline:
                 return out
             if change is None:
                 live = record is not None and record.status == "playing"
-                await self._release(key, lease, record.deadline_due if live and record else None)
+                await self._release(key, lease, record.next_due if live and record else None)
                 return await self._answered(key, dedupe, out)
             out.table = _table(change.record)
             if change.record.status == "finished" and not was_finished:
@@ -115,7 +115,7 @@ class Pipeline:
             change.record.updated_at = self.clock()
             data = change.record.model_dump_json()
             version = (loaded.version if loaded else 0) + 1
-            due = change.record.deadline_due if change.record.status == "playing" else None
+            due = change.record.next_due if change.record.status == "playing" else None
             try:
                 result = await self.store.save(
                     key,

@@ -81,6 +81,8 @@ class GameRecord(BaseModel):
     updated_at: float
     deadline_due: float | None = None
     """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
+    clock_due: float | None = None
+    """Absolute time at which the game's clock (a time limit in minutes) runs out."""
     thread: bool = True
     """Whether the game plays in a thread of its own (``thread=off`` at ``start``: the channel)."""
     first_version: int = 0
@@ -92,6 +94,13 @@ class GameRecord(BaseModel):
     departed: dict[str, int] = Field(default_factory=dict)
     """Players who left their team during play (or were removed from it), with that seat: they
     may join no other team in this game."""
+
+    @property
+    def next_due(self) -> float | None:
+        """When the deadline loop must next look at this game: the earlier of its decision
+        deadline and its clock."""
+        due = [d for d in (self.deadline_due, self.clock_due) if d is not None]
+        return min(due) if due else None
 
     @property
     def state(self) -> dict[str, Any] | None:

@@ -117,34 +117,28 @@ def test_the_winner_on_completed_cards_is_told_so() -> None:
 
 
 def clock_game(**options: Any) -> BiggieBillsState:
-    return new_game(minutes=45, turn_seconds=0, block_seconds=0, **options)
+    return new_game(minutes=45, **options)
 
 
-def test_minutes_need_the_deadline_slot_free_and_the_lobby_says_so() -> None:
+def test_minutes_work_beside_the_turn_deadlines() -> None:
     for words in ("minutes=45", "minutes=45 turn_seconds=0", "minutes=45 block_seconds=0"):
         options = parse_options(GAME, words)
-        assert isinstance(options, BiggieBillsOptions)
-        problem = GAME.lobby_problem(options, [1, 0, 0])
-        assert problem == (
-            "A time limit of 45 minutes needs turn_seconds=0 and block_seconds=0 for now (the "
-            "bot keeps one clock per game): start again with them, or use a time limit in "
-            "cycles (`cycles`)."
-        )
-    options = parse_options(GAME, "minutes=45 turn_seconds=0 block_seconds=0")
-    assert isinstance(options, BiggieBillsOptions) and options.minutes == 45
-    assert GAME.lobby_problem(options, [1, 0, 0]) is None
+        assert isinstance(options, BiggieBillsOptions) and options.minutes == 45
+        assert GAME.lobby_problem(options, [1, 0, 0]) is None
     with pytest.raises(CommandError, match="`minutes` takes a whole number from 0 to 1,440"):
         parse_options(GAME, "minutes=1441")
 
 
-def test_the_game_clock_is_one_deadline_for_the_whole_game() -> None:
+def test_the_game_clock_is_one_deadline_for_the_whole_game_beside_the_turns() -> None:
     state = clock_game()
-    assert state.deadline is not None and state.deadline.key == CLOCK_KEY
-    assert state.deadline.seconds == 45 * 60
-    # the key never changes, so the authority never re-arms it: it fires 45 minutes after the start
+    assert state.clock is not None and state.clock.key == CLOCK_KEY
+    assert state.clock.seconds == 45 * 60
+    assert state.deadline is not None and state.deadline.key != CLOCK_KEY  # the turn's own
+    # the clock never changes, so the authority arms it once: 45 minutes after the start
     for _ in range(12):
         state, _ = act(state, state.turn_seat or 0, Skip())
-        assert state.deadline is not None and state.deadline.key == CLOCK_KEY
+        assert state.clock is not None and state.clock.key == CLOCK_KEY
+        assert state.deadline is not None and state.deadline.key.startswith("turn@")
     refused(state, 0, Timeout(key=CLOCK_KEY), "game clock")
 
 

@@ -73,11 +73,9 @@ def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: M
 
 
 def _declare(state: BiggieBillsState, decision: str, seconds: int) -> None:
-    """The decision's deadline; with none, the game clock (``minutes``) keeps the slot, under
-    the same key, so the authority never re-arms it."""
+    """The decision's deadline (the game clock of ``minutes`` is ``state.clock``, which the
+    authority keeps beside it)."""
     declare(state, decision, seconds)
-    if state.deadline is None and state.clock is not None:
-        state.deadline = state.clock.model_copy()
 
 
 def declare_turn(state: BiggieBillsState) -> None:

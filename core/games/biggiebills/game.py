@@ -68,14 +68,6 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
         large = [i + 1 for i, size in enumerate(seat_sizes) if size > MAX_TEAM]
         if large:
             return f"A team has at most {MAX_TEAM} people; team {large[0]} has more."
-        if options.minutes and (options.turn_seconds or options.block_seconds):
-            # The authority keeps one deadline per game: the game clock can have it only when
-            # no turn or reaction deadline needs it (see the rules page, *Winning*).
-            return (
-                f"A time limit of {options.minutes} minutes needs turn_seconds=0 and "
-                "block_seconds=0 for now (the bot keeps one clock per game): start again with "
-                "them, or use a time limit in cycles (`cycles`)."
-            )
         return None
 
     def decision_key(self, state: BiggieBillsState) -> str:

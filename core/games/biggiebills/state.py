@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from core.engine import MAX_SECONDS, Deadline, GameOptions, GameState, Seat
+from core.engine import MAX_SECONDS, GameOptions, GameState, Seat
 
 __all__ = [
     "CHALLENGE_HAND",
@@ -68,8 +68,7 @@ class BiggieBillsOptions(GameOptions):
     block_seconds: int = Field(default=60, ge=0, le=MAX_SECONDS)
     """Seconds a challenged team has to block before the challenge stands; 0 waits forever."""
     minutes: int = Field(default=0, ge=0, le=MAX_MINUTES)
-    """Time limit in minutes of clock time: then the richest team wins (0 = none; needs
-    turn_seconds=0 and block_seconds=0 for now)."""
+    """Time limit in minutes of clock time: then the richest team wins (0 = none)."""
     min_team_size: int = Field(default=1, ge=1, le=6)
     """Fewest people in a human team (the document plays with 3-6; 1 lets one person be a team)."""
     acquired: Literal["join", "watch"] = "join"
@@ -187,8 +186,6 @@ class BiggieBillsState(GameState):
     """A proposed new target being voted on."""
     proposed: dict[Seat, int] = Field(default_factory=dict)
     """Team -> the Business Cycle of its last proposal (one a cycle)."""
-    clock: Deadline | None = None
-    """The game clock of the ``minutes`` time limit: when it passes, time is called."""
     time_called: bool = False
     """The game ended because its clock ran out."""
     quiet: int = 0
