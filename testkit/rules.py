@@ -63,6 +63,7 @@ class RiggedRandom(random.Random):
             assert all(c in x for c in front), "rigged cards must be in the shuffled pile"
             x[:] = front + [c for c in x if c not in front]
 
+    # typeshed types the argument with a private protocol; a Sequence is what tests pass.
     def choice(self, seq: Sequence[T]) -> T:  # type: ignore[override]
         if self.choose is None:
             return super().choice(seq)

@@ -88,7 +88,10 @@ class Relay(Game[RelayState, RelayOptions, Action]):
             ),
         ]
         if state.total >= TARGET:
-            won = lambda s: 1 if s == actor else 0  # noqa: E731
+
+            def won(seat: Seat) -> float:
+                return 1.0 if seat == actor else 0.0
+
             state.outcome = Outcome(
                 standings=rank(state.names, state.seats, won, won),
                 summary=f"{state.names[actor]} wins.",

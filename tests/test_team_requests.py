@@ -25,6 +25,7 @@ from core.games.biggiebills.state import Active, BiggieBillsOptions, BiggieBills
 from core.games.businessgo import GAME as BUSINESSGO
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 from storage import GameKey, GameStore
+from tests.authority_support import public_text, roster, stored_record
 from tests.team_game import GAME, RelayOptions
 
 CHANNEL = "team-requests"
@@ -81,19 +82,8 @@ def private_text(out: Outbox, user: str) -> str:
     return "\n".join(m.text for m in shown)
 
 
-def public_text(out: Outbox) -> str:
-    shown = [*out.public, *([out.board] if out.board is not None else [])]
-    return "\n".join(m.text for m in shown)
-
-
 async def record(store: GameStore) -> GameRecord:
-    _, loaded = await store.load(KEY)
-    assert loaded is not None
-    return GameRecord.model_validate_json(loaded.data)
-
-
-def roster(rec: GameRecord) -> dict[str, list[str]]:
-    return {seat.name: seat.users for seat in rec.seats}
+    return await stored_record(store, KEY)
 
 
 def button(message: ui.Message, label: str) -> ui.Button:

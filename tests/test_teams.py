@@ -22,6 +22,7 @@ from bot.commands.record import GameRecord, SeatInfo
 from bot.settings import Settings
 from core import registry, text, ui
 from storage import GameKey, GameStore
+from tests.authority_support import public_text, roster, stored_record
 from tests.team_game import GAME, Relay, RelayState
 
 CHANNEL = "team-table"
@@ -77,20 +78,8 @@ def private_text(out: Outbox, user: str) -> str:
     return "\n".join(m.text for m in private(out, user))
 
 
-def public_text(out: Outbox) -> str:
-    """Everything everyone sees: the card, the log, posts, the prompt, the result, the board."""
-    shown = [*out.public, *([out.board] if out.board is not None else [])]
-    return "\n".join(m.text for m in shown)
-
-
 async def record(store: GameStore) -> GameRecord:
-    _, loaded = await store.load(KEY)
-    assert loaded is not None
-    return GameRecord.model_validate_json(loaded.data)
-
-
-def roster(rec: GameRecord) -> dict[str, list[str]]:
-    return {seat.name: seat.users for seat in rec.seats}
+    return await stored_record(store, KEY)
 
 
 def buttons_of(message: ui.Message) -> list[ui.Button]:

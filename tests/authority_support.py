@@ -1,0 +1,25 @@
+"""Small readers of what the authority returned and stored, shared by its tests."""
+
+from __future__ import annotations
+
+from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
+from storage import GameKey, GameStore
+
+
+def public_text(out: Outbox) -> str:
+    """Everything everyone sees: the card, the log, posts, the prompt, the result, the board."""
+    shown = [*out.public, *([out.board] if out.board is not None else [])]
+    return "\n".join(m.text for m in shown)
+
+
+async def stored_record(store: GameStore, key: GameKey) -> GameRecord:
+    """The channel's game record as saved."""
+    _, loaded = await store.load(key)
+    assert loaded is not None
+    return GameRecord.model_validate_json(loaded.data)
+
+
+def roster(rec: GameRecord) -> dict[str, list[str]]:
+    """Each seat's name and the users in it."""
+    return {seat.name: seat.users for seat in rec.seats}
