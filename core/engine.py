@@ -38,6 +38,8 @@ __all__ = [
     "GameOptions",
     "GameState",
     "IllegalAction",
+    "MoneyEvent",
+    "Move",
     "Outcome",
     "Rng",
     "Seat",
@@ -90,19 +92,30 @@ class Audience(BaseModel):
 class Event(BaseModel):
     """Something that happened, addressed to an audience.
 
-    ``text`` is the sentence shown to that audience; ``kind`` and ``data`` let tests and
-    adapters recognise the event without parsing text.
+    ``text`` is the sentence shown to that audience. Each game declares one subclass per
+    ``kind`` (in its ``events`` module), with ``kind`` a literal and typed fields for what
+    tests and hooks read: they recognise an event by its class, never by parsing text.
     """
 
     kind: str
     text: str
     audience: Audience = Field(default_factory=Audience.public)
-    data: dict[str, Any] = Field(default_factory=dict)
     own: bool = False
     """A player's own words (a pitch): shown as a post of its own, not a line of the log."""
     reveals: bool = False
     """The rules disclose here what was secret until now (sealed choices turned over, bids
     opened): the conformance kit's non-interference check stops at such an event."""
+
+
+Move = tuple[Seat, Seat, int]
+"""One payment, ``(payer, payee, amount)``; ``-1`` is the bank."""
+
+
+class MoneyEvent(Event):
+    """An event that moves money and lists every payment it makes in ``moves``, which the
+    default :meth:`Game.payments` reads. Not a kind itself: a game's kinds derive from it."""
+
+    moves: list[Move] = Field(default_factory=list)
 
 
 class Deadline(BaseModel):
@@ -480,10 +493,10 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         balance after every action."""
         return None
 
-    def payments(self, event: Event) -> list[tuple[Seat, Seat, int]]:
+    def payments(self, event: Event) -> list[Move]:
         """The payments ``event`` lists as ``(payer, payee, amount)``, ``-1`` the bank; by
-        default its ``data["moves"]``."""
-        return [(int(m[0]), int(m[1]), int(m[2])) for m in event.data.get("moves", [])]
+        default the ``moves`` of a :class:`MoneyEvent`, and none for any other event."""
+        return list(event.moves) if isinstance(event, MoneyEvent) else []
 
     def inventory(self, state: S) -> dict[str, int] | None:
         """A count of everything that is only ever moved, never made or destroyed (every card

@@ -13,10 +13,11 @@ import pytest
 
 from core.engine import SYSTEM, Event, Game, GameState, IllegalAction, Seat, Timeout
 
-__all__ = ["Referee", "RiggedRandom", "kinds", "of_kind", "public_text"]
+__all__ = ["Referee", "RiggedRandom", "kinds", "of_kind", "of_type", "public_text"]
 
 S = TypeVar("S", bound=GameState)
 T = TypeVar("T")
+E = TypeVar("E", bound=Event)
 
 
 class RiggedRandom(random.Random):
@@ -111,6 +112,11 @@ def kinds(events: Sequence[Event]) -> list[str]:
 
 def of_kind(events: Sequence[Event], kind: str) -> list[Event]:
     return [e for e in events if e.kind == kind]
+
+
+def of_type(events: Sequence[Event], cls: type[E]) -> list[E]:
+    """The events of one class (one kind), typed: their fields can be read."""
+    return [e for e in events if isinstance(e, cls)]
 
 
 def public_text(events: Sequence[Event]) -> str:

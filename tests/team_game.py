@@ -38,6 +38,18 @@ class Add(BaseModel):
     amount: int
 
 
+class Added(Event):
+    """A team adds to the total."""
+
+    kind: Literal["add"] = "add"
+
+
+class SecretChanged(Event):
+    """A team's secret number changed (told to that team only)."""
+
+    kind: Literal["secret"] = "secret"
+
+
 class RelayOptions(GameOptions):
     min_team_size: int = 1
     """The fewest people a human team may have."""
@@ -79,12 +91,10 @@ class Relay(Game[RelayState, RelayOptions, Action]):
             raise IllegalAction(f"It's {state.names[state.turn]}'s turn.")
         state.total += action.amount
         state.secrets[actor] += 1
-        events = [
-            Event(kind="add", text=f"{state.names[actor]} adds {action.amount}: {state.total}."),
-            Event(
-                kind="secret",
-                text=f"Your secret is now {state.secrets[actor]}.",
-                audience=Audience.only(actor),
+        events: list[Event] = [
+            Added(text=f"{state.names[actor]} adds {action.amount}: {state.total}."),
+            SecretChanged(
+                text=f"Your secret is now {state.secrets[actor]}.", audience=Audience.only(actor)
             ),
         ]
         if state.total >= TARGET:

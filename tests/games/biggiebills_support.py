@@ -23,6 +23,7 @@ from testkit.rules import Referee
 from testkit.rules import RiggedRandom as RiggedRandom
 from testkit.rules import kinds as kinds
 from testkit.rules import of_kind as of_kind
+from testkit.rules import of_type as of_type
 from testkit.rules import public_text as public_text
 
 NAMES = ["Red", "Blue", "Green", "Gold", "Ink", "Jade", "Kiwi", "Lime"]

@@ -12,12 +12,14 @@ from core.engine import Event, Seat
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import NoPitch, Pass, Pick, Point
 from core.games.bigidea.cards import catalogue, deck_ids
+from core.games.bigidea.events import PicksRevealed
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
 from core.games.bigidea.view import SeatView
 from testkit import rules
 from testkit.rules import Referee
 from testkit.rules import kinds as kinds
 from testkit.rules import of_kind as of_kind
+from testkit.rules import of_type as of_type
 
 T = TypeVar("T")
 
@@ -206,6 +208,11 @@ def check_public_surfaces(state: BigIdeaState) -> None:
     assert not leaks(hidden, texts, values)
 
 
+def payload(event: Event) -> dict[str, object]:
+    """What an event carries beyond its text and its audience: the fields of its class."""
+    return event.model_dump(exclude=set(Event.model_fields))
+
+
 def check_public_events(before: BigIdeaState, after: BigIdeaState, events: Sequence[Event]) -> None:
     """Public events of one transition show no card that is secret after it.
 
@@ -213,12 +220,12 @@ def check_public_events(before: BigIdeaState, after: BigIdeaState, events: Seque
     before (on the table or in the discards) or was revealed by this transition.
     """
     revealed = {
-        c for e in events if e.kind == "reveal" for pick in e.data["picks"] if pick for c in pick
+        c for e in events if isinstance(e, PicksRevealed) for pick in e.picks if pick for c in pick
     }
     public_before = {c for p in before.products for c in p.cards} | set(before.discard)
     hidden = hand_cards(after) - public_before - revealed
     public = [e for e in events if e.audience.is_public]
-    assert not leaks(hidden, [e.text for e in public], [e.data for e in public])
+    assert not leaks(hidden, [e.text for e in public], [payload(e) for e in public])
     # Where anyone points stays secret until every finger is up.
     if after.phase == "venture":
         for e in public:

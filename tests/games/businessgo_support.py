@@ -8,6 +8,7 @@ from typing import Any
 from core.engine import Event, Seat
 from core.games.businessgo import GAME
 from core.games.businessgo.board import board
+from core.games.businessgo.events import ActionReport
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from core.games.businessgo.view import AuctionView
 from testkit.rules import Referee, public_text
@@ -141,8 +142,9 @@ def with_cash(state: BusinessGoState, **cash: int) -> BusinessGoState:
     return state
 
 
-def transfers(events: Sequence[Event]) -> list[list[Any]]:
-    return [t for e in events for t in e.data.get("transfers", [])]
+def transfers(events: Sequence[Event]) -> list[list[int | str]]:
+    """Every transfer the actions' reports list, each as a list ``[seat, delta, reason]``."""
+    return [list(t) for e in events if isinstance(e, ActionReport) for t in e.transfers]
 
 
 def check_books(state: BusinessGoState, flows: list[int] | None = None) -> None:

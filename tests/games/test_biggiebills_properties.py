@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.engine import Event, Seat
+from core.engine import Event, MoneyEvent, Seat
 from core.games.biggiebills import GAME
 from core.games.biggiebills.cards import (
     ACQUIRE,
@@ -22,6 +22,16 @@ from core.games.biggiebills.cards import (
     percent_of,
     target_percent,
 )
+from core.games.biggiebills.events import (
+    CardsExchanged,
+    ChallengeAccepted,
+    ChallengeBlocked,
+    ChallengePlayed,
+    CycleBegun,
+    GrowthCompleted,
+    GrowthPlayed,
+    TurnSkipped,
+)
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from testkit.conformance import play_random
 
@@ -31,35 +41,37 @@ _BANK = -1
 def check_payment(
     before: BiggieBillsState,
     after: BiggieBillsState,
-    event: Event,
+    event: MoneyEvent,
     payer: int,
     payee: int,
     amount: int,
 ) -> None:
     card = industry(before.industry) if before.industry else None
-    if event.kind == "play":
-        g = growth(event.data["card"])
-        assert (payer, payee) == (event.data["seat"], _BANK)
+    if isinstance(event, GrowthPlayed):
+        g = growth(event.card)
+        assert (payer, payee) == (event.seat, _BANK)
         assert amount == percent_of(card, "cost", g.stage, g.cost)
-    elif event.kind == "skip":
+    elif isinstance(event, TurnSkipped):
         assert payee == _BANK and amount == fine(card)
-    elif event.kind == "exchange":
+    elif isinstance(event, CardsExchanged):
         assert payee == _BANK and amount == exchange_price(card)
-    elif event.kind in ("challenge", "accept", "block"):
-        g = growth(next(a.card for a in before.active if a.id == event.data["active"]))
+    elif isinstance(event, ChallengePlayed | ChallengeAccepted | ChallengeBlocked):
+        active = event.active
+        g = growth(next(a.card for a in before.active if a.id == active))
         assert amount == percent_of(card, "penalty", g.stage, g.penalty)
-    elif event.kind == "complete":
-        g = growth(event.data["card"])
+    elif isinstance(event, GrowthCompleted):
+        g = growth(event.card)
         if payer == _BANK:
-            assert payee == event.data["seat"]
+            assert payee == event.seat
             # cards completing at a cycle's end are paid under that cycle's Industry card, and
             # every payoff grows with a target above $1B
             grown = [(b * target_percent(before.target) + 50) // 100 for b in (g.first, g.later)]
             assert amount in {percent_of(card, "payoff", g.stage, b) for b in grown}
         else:
-            assert g.id == ACQUIRE and payer == event.data["acquired"]
-    elif event.kind == "cycle":
-        new = industry(event.data["industry"])
+            assert g.id == ACQUIRE and payer == event.acquired
+    elif isinstance(event, CycleBegun):
+        assert event.industry is not None, "no Industry card: no payment"
+        new = industry(event.industry)
         seat = payee if payer == _BANK else payer
         # completions at the end of the old cycle happen before the new card is drawn
         expected = cycle_start_amount(new, after.completed[seat], after.challenges_played[seat])
@@ -72,7 +84,9 @@ def check_payments(
     before: Any, _actor: Seat, _action: Any, after: Any, events: list[Event]
 ) -> None:
     for event in events:
-        for payer, payee, amount in event.data.get("moves", []):
+        if not isinstance(event, MoneyEvent):
+            continue
+        for payer, payee, amount in event.moves:
             assert amount > 0 or event.kind == "complete"
             check_payment(before, after, event, payer, payee, amount)
     if after.outcome is not None:

@@ -27,6 +27,7 @@ from core.games.biggiebills.cards import (
     challenge_id,
     growth,
 )
+from core.games.biggiebills.events import GrowthPlayed
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from tests.games.biggiebills_support import (
     STAGES_1_TO_3,
@@ -38,6 +39,7 @@ from tests.games.biggiebills_support import (
     kinds,
     new_game,
     of_kind,
+    of_type,
     play_to,
     public_text,
     ready_to_acquire,
@@ -109,7 +111,7 @@ def test_playing_a_growth_card_pays_its_cost_and_draws_a_replacement() -> None:
     assert len(state.growth[0]) == 6
     assert [a.card for a in state.active] == [VM]
     assert "Red plays Vendor Management" in public_text(events)
-    assert of_kind(events, "play")[0].data["moves"] == [[0, -1, vm()]]
+    assert of_type(events, GrowthPlayed)[0].moves == [(0, -1, vm())]
     # one play a turn: the turn passed to Blue
     assert state.turn_seat == 1
     hand = of_kind(events, "hand")

@@ -16,6 +16,7 @@ import pytest
 from core.engine import Event, IllegalAction, Seat
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import Invest, NoPitch, Point, Withdraw
+from core.games.bigidea.events import IpoHeld
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from testkit.conformance import play_random
 from tests.games.bigidea_support import check_books
@@ -68,7 +69,7 @@ class Books:
     def __call__(
         self, _before: Any, _actor: Seat, _action: Any, after: Any, events: list[Event]
     ) -> None:
-        self.payouts += sum(sum(e.data["payouts"]) for e in events if e.kind == "ipo")
+        self.payouts += sum(sum(e.payouts) for e in events if isinstance(e, IpoHeld))
         check_books(after, self.payouts)
         check_legal_is_complete(after)
         if after.outcome is not None:

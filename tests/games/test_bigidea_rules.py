@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from core.engine import Event, IllegalAction
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.events import CardsDealt, IpoHeld, PlayerPassed, PointsRevealed
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState, Product
 from tests.games.bigidea_support import (
     HANDS,
@@ -24,8 +25,10 @@ from tests.games.bigidea_support import (
     kinds,
     new_game,
     of_kind,
+    of_type,
     own_view,
     pass_until,
+    payload,
     pick_all,
     point_all,
     refused,
@@ -201,7 +204,7 @@ def test_pointing_is_secret_until_all_have_pointed() -> None:
     check_public_events(state, after, events)
     public = [e for e in events if e.audience.is_public]
     assert kinds(public) == ["voted"]
-    assert all("Bob" not in e.text and 1 not in e.data.values() for e in public if e.data)
+    assert all("Bob" not in e.text and 1 not in payload(e).values() for e in public)
     view = GAME.view(after, None)
     assert [p.voted for p in view.players] == [True, False, False]
     assert view.own is None and "vote" not in view.model_dump(mode="json")
@@ -220,9 +223,9 @@ def test_pointing_is_secret_until_all_have_pointed() -> None:
 
 def test_votes_revealed_at_once_and_chits_placed() -> None:
     state, events = point_all(in_venture(), {0: 1, 1: 1, 2: None})
-    reveal = of_kind(events, "votes")
+    reveal = of_type(events, PointsRevealed)
     assert len(reveal) == 1 and reveal[0].audience.is_public
-    assert reveal[0].data["votes"] == [1, 1, None]
+    assert reveal[0].votes == [1, 1, None]
     assert "Ann points at Bob" in reveal[0].text
     bob = state.new_product_of(1)
     assert bob is not None and bob.chits == [1, 1, 0]  # Ann's venture chit + Bob's own
@@ -330,16 +333,13 @@ def test_seat_that_can_only_pass_is_passed_automatically() -> None:
     state.money = [1800, 200, 1000]
     assert GAME.legal_actions(state, 1) == []  # not his turn yet
     after, events = act(state, 0, Pass())
-    assert [e.data for e in of_kind(events, "pass")] == [
-        {"seat": 0},
-        {"seat": 1, "auto": True},
-    ]
+    assert [(e.seat, e.auto) for e in of_type(events, PlayerPassed)] == [(0, False), (1, True)]
     assert after.turn_seat == 2 and GAME.waiting_for(after) == [2]
     # With nothing on the table, nobody can do anything but pass.
     empty = table(in_mezzanine())
     after, events = act(empty, 0, Pass())
     assert after.phase == "pick" and after.round == 2
-    assert [e.data["seat"] for e in of_kind(events, "pass") if e.data.get("auto")] == [1, 2]
+    assert [e.seat for e in of_type(events, PlayerPassed) if e.auto] == [1, 2]
 
 
 # --- IPO -----------------------------------------------------------------------------------
@@ -354,18 +354,16 @@ def test_rule_sheet_example_four_chits_roll_two_pays_four_per_chit() -> None:
     state = table(in_mezzanine(), (1, ["car", "love"], [1, 2, 1]))
     rng = RiggedRandom(rolls=[2])
     after, events = ipo(state, rng)
-    (event,) = of_kind(events, "ipo")
-    assert event.data | {"payouts": None, "moves": None} == {
-        "product": state.products[0].id,
-        "cards": ["car", "love"],
-        "roll": 2,
-        "chits": 4,
-        "success": True,
-        "payouts": None,
-        "moves": None,
-    }
-    assert event.data["payouts"] == [400, 800, 400]
-    assert event.data["moves"] == [[-1, 0, 400], [-1, 1, 800], [-1, 2, 400]]  # from the bank
+    (event,) = of_type(events, IpoHeld)
+    assert (event.product, event.cards, event.roll, event.chits, event.success) == (
+        state.products[0].id,
+        ["car", "love"],
+        2,
+        4,
+        True,
+    )
+    assert event.payouts == [400, 800, 400]
+    assert event.moves == [(-1, 0, 400), (-1, 1, 800), (-1, 2, 400)]  # from the bank
     assert after.money == [1400, 1800, 1400]
     assert after.chits == [5, 5, 5]
     assert after.products == []
@@ -379,9 +377,9 @@ def test_failed_offering_stays_and_becomes_old() -> None:
     state = in_mezzanine()
     rng = RiggedRandom(rolls=[5, 2, 1])
     after, events = ipo(state, rng)
-    rolls = of_kind(events, "ipo")
-    assert [e.data["roll"] for e in rolls] == [5, 2, 1]
-    assert [e.data["success"] for e in rolls] == [False, False, True]
+    rolls = of_type(events, IpoHeld)
+    assert [e.roll for e in rolls] == [5, 2, 1]
+    assert [e.success for e in rolls] == [False, False, True]
     assert [p.cards for p in after.products] == [["cat", "frozen"], ["car", "love"]]
     assert all(not p.new for p in after.products)
     assert after.money == [1000, 1000, 1200]  # Cy's single chit floated on a 1: $2
@@ -406,9 +404,9 @@ def test_older_products_roll_first() -> None:
     state.chits[2] -= 1
     check_books(state)
     _, events = ipo(state, RiggedRandom(rolls=[1, 6, 6, 6]))
-    rolls = of_kind(events, "ipo")
-    assert [e.data["product"] for e in rolls] == [0, 1, 2, 3]
-    assert [e.data["success"] for e in rolls] == [True, False, False, False]
+    rolls = of_type(events, IpoHeld)
+    assert [e.product for e in rolls] == [0, 1, 2, 3]
+    assert [e.success for e in rolls] == [True, False, False, False]
 
 
 def test_larger_products_variant_prices_and_payouts() -> None:
@@ -440,8 +438,8 @@ def test_larger_products_variant_prices_and_payouts() -> None:
     assert "$2" in events[0].text
     state, events = act(state, 2, Invest(product=cat.id), RiggedRandom(rolls=[3, 6]))
     # Cy pays $2 x 3 other chits; then the IPO runs: 5 chits, roll 3, $1 x 4 cards x 3 = $12.
-    (floated,) = [e for e in of_kind(events, "ipo") if e.data["success"]]
-    assert floated.data["payouts"] == [1200, 2400, 2400]
+    (floated,) = [e for e in of_type(events, IpoHeld) if e.success]
+    assert floated.payouts == [1200, 2400, 2400]
     assert state.money == [1400 + 1200, 1000 + 2400, 600 + 2400]
     check_books(state)
 
@@ -491,9 +489,9 @@ def test_new_round_deals_two_cards_privately() -> None:
     state = in_mezzanine()
     state, events = pass_until(state, lambda s: s.phase != "mezzanine")
     assert state.round == 2 and state.dealer == 1 and state.phase == "pick"
-    dealt = of_kind(events, "cards")
+    dealt = of_type(events, CardsDealt)
     assert [e.audience.seat for e in dealt] == [2, 0, 1]  # left of the dealer first
-    assert all(len(e.data["cards"]) == 2 for e in dealt)
+    assert all(len(e.cards) == 2 for e in dealt)
     assert [len(h) for h in state.hands] == [5, 5, 5]
     (round_event,) = of_kind(events, "round")
     assert "Round 2 of 6: Bob deals" in round_event.text
@@ -507,8 +505,8 @@ def test_reshuffle_discards_when_the_deck_runs_out() -> None:
     state, events = pass_until(state, lambda s: s.phase != "mezzanine", rng)
     assert "reshuffle" in kinds(events) and of_kind(events, "reshuffle")[0].audience.is_public
     assert rng.shuffle_calls == 1
-    cy = of_kind(events, "cards")[0]
-    assert cy.audience.seat == 2 and cy.data["cards"] == [top, rest[-1]]
+    cy = of_type(events, CardsDealt)[0]
+    assert cy.audience.seat == 2 and cy.cards == [top, rest[-1]]
     check_books(state)
 
 

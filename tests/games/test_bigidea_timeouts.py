@@ -6,6 +6,7 @@ from core.engine import SYSTEM, Timeout
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import NoPitch, Pass, Pick, Pitch, Point
 from core.games.bigidea.cards import is_product
+from core.games.bigidea.events import PointsRevealed, TimedOut
 from tests.games.bigidea_support import (
     HANDS,
     PICKS,
@@ -17,6 +18,7 @@ from tests.games.bigidea_support import (
     kinds,
     new_game,
     of_kind,
+    of_type,
     pick_all,
     point_all,
     refused,
@@ -71,8 +73,8 @@ def test_pick_timeout_picks_at_random_for_idle_seats() -> None:
     assert state.phase == "venture"
     notes = of_kind(events, "your_pick")
     assert [e.audience.seat for e in notes] == [1, 2]
-    (public,) = of_kind(events, "timeout")
-    assert public.audience.is_public and public.data["seats"] == [1, 2]
+    (public,) = of_type(events, TimedOut)
+    assert public.audience.is_public and public.seats == [1, 2]
     assert "Bob and Cy" in public.text
     check_books(state)
 
@@ -89,7 +91,7 @@ def test_pick_timeout_falls_back_to_any_pick_when_no_product_is_possible() -> No
 def test_venture_timeout_points_idle_seats_at_nobody() -> None:
     state, _ = act(in_venture(), 2, Point(seat=0))
     state, events = timeout(state)
-    assert of_kind(events, "votes")[0].data["votes"] == [None, None, 0]
+    assert of_type(events, PointsRevealed)[0].votes == [None, None, 0]
     assert state.products[0].chits == [1, 0, 1]
     assert state.phase == "mezzanine"
 

@@ -22,6 +22,7 @@ from core.games.bigidea.actions import (
 )
 from core.games.bigidea.bots import RESERVE
 from core.games.bigidea.cards import catalogue
+from core.games.bigidea.events import ChitInvested
 from core.games.bigidea.rulebook import rules_page
 from core.games.bigidea.state import BigIdeaState
 from tests.games.bigidea_support import (
@@ -290,7 +291,8 @@ def test_many_products_use_menus_that_apply() -> None:
         (option,) = select.options[-1:]
         filled = dict(select.action, product=[option.value])
         _, events = act(state, 0, GAME.parse_action(filled))
-        assert events[0].kind == "invest" and events[0].data["product"] == int(option.value)
+        invested = events[0]
+        assert isinstance(invested, ChitInvested) and invested.product == int(option.value)
 
 
 def test_option_help_has_descriptions() -> None:

@@ -17,6 +17,7 @@ from core.engine import Event, GameState, Seat
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import Bid
 from core.games.businessgo.board import board
+from core.games.businessgo.events import ActionReport
 from core.games.businessgo.flow import PAYMENT_REASONS
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from testkit.conformance import play_random
@@ -66,7 +67,8 @@ class Rules:
         public = [e for e in events if e.audience.is_public]
         assert len(public) == 1, "one public message per action"
         for event in events:
-            for seat, delta, reason in event.data.get("transfers", []):
+            transfers = event.transfers if isinstance(event, ActionReport) else []
+            for seat, delta, reason in transfers:
                 assert reason in PAYMENT_REASONS
                 self.flows[seat] += delta
         check_books(after, self.flows)

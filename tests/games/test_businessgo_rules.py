@@ -31,6 +31,7 @@ from core.games.businessgo.actions import (
     Travel,
 )
 from core.games.businessgo.board import board
+from core.games.businessgo.events import REPORTS, Rolled, SaleMade
 from core.games.businessgo.legal import sale_amount
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from tests.games.businessgo_support import (
@@ -304,9 +305,9 @@ def test_canada_sells_luxury_cars_to_columbia_for_110_000() -> None:
     assert state.corporations["canada"].chimney  # the white chimney
     assert "Ann sells luxury cars to Columbia (1 corporation): $110,000." in text(events)
     assert transfers(events) == [[0, 110_000, "sale"]]
-    assert events[0].data["sales"] == [
-        {"seat": 0, "product": "cars", "amount": 110_000, "by": ["canada"]}
-    ]
+    report = events[0]
+    assert isinstance(report, Rolled)
+    assert report.sales == [SaleMade(seat=0, product="cars", amount=110_000, by=["canada"])]
 
 
 def test_two_car_corporations_and_robots_sold_once() -> None:
@@ -1102,3 +1103,8 @@ def test_turn_timeout_rolls_and_other_timeouts_decline() -> None:
         ).deadline
         is None
     )
+
+
+def test_every_action_has_a_report_of_its_own_kind() -> None:
+    # Each action (and a deadline's timeout) makes one public message of the class of its type.
+    assert set(REPORTS) == {model.model_fields["type"].default for model in GAME.actions.models}

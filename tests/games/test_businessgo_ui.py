@@ -26,6 +26,7 @@ from core.games.businessgo.actions import (
     Travel,
 )
 from core.games.businessgo.board import board
+from core.games.businessgo.events import Rolled
 from tests.games.businessgo_support import (
     act,
     auction_view,
@@ -242,7 +243,8 @@ def test_one_public_message_per_move_with_dice_space_and_result() -> None:
         "Ann lands on Columbia (Americas, licence unsold). Product Demand: luxury cars, oil, oil.",
         "Ann sells luxury cars to Columbia (1 corporation): $110,000.",
     ]
-    assert public[0].data["dice"] == [1, 1] and public[0].data["space"] == "columbia"
+    report = public[0]
+    assert isinstance(report, Rolled) and report.dice == (1, 1) and report.space == "columbia"
 
 
 @pytest.mark.parametrize(

@@ -2,14 +2,25 @@
 
 Each function works in place on the reducer's private copy of the state and appends events.
 Money moves through :func:`pay` only, and every event that moves money lists its payments in
-``data["moves"]`` as ``[payer, payee, amount]`` (``-1`` is the bank).
+its ``moves`` as ``(payer, payee, amount)`` (``-1`` is the bank).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from core.engine import Deadline, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
+from core.engine import (
+    Deadline,
+    Ending,
+    Event,
+    Move,
+    Outcome,
+    Rng,
+    Seat,
+    Standing,
+    declare,
+    rank,
+)
 from core.games.biggiebills.cards import (
     ACQUIRE,
     all_industry,
@@ -21,6 +32,21 @@ from core.games.biggiebills.cards import (
     growth_deck,
     is_growth,
     target_percent,
+)
+from core.games.biggiebills.events import (
+    BonusEarned,
+    CycleBegun,
+    CycleEnded,
+    DeckReshuffled,
+    GameOver,
+    GrowthCompleted,
+    GrowthFailed,
+    NoBonusLeft,
+    TargetChanged,
+    TeamBankrupt,
+    TimeCalled,
+    TurnBegun,
+    VoteLapsed,
 )
 from core.games.biggiebills.legal import excess, in_force, max_plays, payoff_of
 from core.games.biggiebills.state import (
@@ -58,7 +84,7 @@ BANK: Seat = -1
 CLOCK_KEY = "clock@v0"
 """The key of the game clock's deadline (``minutes``): one for the whole game."""
 
-Moves = list[list[int]]
+Moves = list[Move]
 
 
 def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: Moves) -> None:
@@ -69,7 +95,7 @@ def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: M
         state.cash[payer] -= amount
     if payee != BANK:
         state.cash[payee] += amount
-    moves.append([payer, payee, amount])
+    moves.append((payer, payee, amount))
 
 
 def _declare(state: BiggieBillsState, decision: str, seconds: int) -> None:
@@ -105,10 +131,10 @@ def draw(state: BiggieBillsState, kind: str, rng: Rng, events: list[Event]) -> s
         discard.clear()
         rng.shuffle(deck)
         events.append(
-            Event(
-                kind="reshuffle",
+            DeckReshuffled(
                 text=f"The {kind} discards are shuffled into a new deck of {len(deck)} cards.",
-                data={"deck": kind, "size": len(deck)},
+                deck=kind,
+                size=len(deck),
             )
         )
     return deck.pop(0)
@@ -195,16 +221,7 @@ def begin_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
         if amounts:
             text += " " + "; ".join(amounts) + "."
     events.append(
-        Event(
-            kind="cycle",
-            text=text,
-            data={
-                "cycle": state.cycle,
-                "order": order,
-                "industry": state.industry,
-                "moves": moves,
-            },
-        )
+        CycleBegun(text=text, cycle=state.cycle, order=order, industry=state.industry, moves=moves)
     )
     if settle(state, events):
         return
@@ -242,11 +259,12 @@ def _open_turn(state: BiggieBillsState, events: list[Event]) -> None:
     n = len(state.order)
     plays = " (two-card play)" if state.plays_left == 2 else ""
     events.append(
-        Event(
-            kind="turn",
+        TurnBegun(
             text=f"Cycle {state.cycle}, turn {state.turn_index + 1} of {2 * n}: "
             f"{state.names[seat]} to play{plays}.",
-            data={"seat": seat, "cycle": state.cycle, "turn": state.turn_index},
+            seat=seat,
+            cycle=state.cycle,
+            turn=state.turn_index,
         )
     )
 
@@ -263,16 +281,15 @@ def _end_cycle(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     for active in list(state.active):
         if active in state.active:
             _complete(state, active, rng, events)
-    events.append(Event(kind="cycle_end", text=f"Business Cycle {state.cycle} ends.", data={}))
+    events.append(CycleEnded(text=f"Business Cycle {state.cycle} ends."))
     if settle(state, events):
         return
     if state.vote is not None:
         events.append(
-            Event(
-                kind="vote_lapsed",
+            VoteLapsed(
                 text=f"The vote on a target of {money(state.vote.target)} lapses with the "
                 f"cycle: not every team agreed. The target stays {money(state.target)}.",
-                data={"target": state.vote.target},
+                target=state.vote.target,
             )
         )
         state.vote = None
@@ -290,18 +307,17 @@ def call_time(state: BiggieBillsState, events: list[Event], rng: Rng) -> None:
     complete (or fail) as at any cycle's end, and the richest team wins."""
     state.time_called = True
     events.append(
-        Event(
-            kind="time",
+        TimeCalled(
             text=f"Time is up: {state.options.minutes} minutes have passed, so Business Cycle "
             f"{state.cycle} ends now.",
-            data={"cycle": state.cycle},
+            cycle=state.cycle,
         )
     )
     for active in list(state.active):
         if active in state.active:
             _complete(state, active, rng, events)
     state.returns = []
-    events.append(Event(kind="cycle_end", text=f"Business Cycle {state.cycle} ends.", data={}))
+    events.append(CycleEnded(text=f"Business Cycle {state.cycle} ends."))
     if not settle(state, events):
         _finish(state, Ending.TIME_LIMIT, events)
 
@@ -332,11 +348,12 @@ def _complete(state: BiggieBillsState, active: Active, rng: Rng, events: list[Ev
     if active.challenged:
         discard_growth(state, active)
         events.append(
-            Event(
-                kind="failed",
+            GrowthFailed(
                 text=f"{team}'s {name} was challenged: the card is discarded with no payoff "
                 f"and its {money(active.cost)} is lost.",
-                data={"seat": seat, "card": active.card, "active": active.id},
+                seat=seat,
+                card=active.card,
+                active=active.id,
             )
         )
         return
@@ -350,25 +367,33 @@ def _complete(state: BiggieBillsState, active: Active, rng: Rng, events: list[Ev
     pay(state, BANK, seat, amount, moves)
     how = "first to complete it" if first else "a later completion"
     text = f"{team} completes {name} ({how}) and collects {money(amount)}."
-    data: dict[str, Any] = {
-        "seat": seat,
-        "card": active.card,
-        "active": active.id,
-        "first": first,
-        "moves": moves,
-    }
     acquires = active.card == ACQUIRE and active.target is not None and state.alive[active.target]
+    acquired = None
     if active.card == ACQUIRE:
-        text += " " + _acquire(state, active, moves, data)
+        taken, acquired = _acquire(state, active, moves)
+        text += " " + taken
     # An acquisition hands the acquired team's cards to the acquirer: its hand is disclosed.
-    events.append(Event(kind="complete", text=text, data=data, reveals=acquires))
+    events.append(
+        GrowthCompleted(
+            text=text,
+            seat=seat,
+            card=active.card,
+            active=active.id,
+            first=first,
+            moves=moves,
+            acquired=acquired,
+            reveals=acquires,
+        )
+    )
     _earn_bonus(state, seat, growth(active.card).stage, rng, events)
 
 
-def _acquire(state: BiggieBillsState, active: Active, moves: Moves, data: dict[str, Any]) -> str:
+def _acquire(state: BiggieBillsState, active: Active, moves: Moves) -> tuple[str, Seat | None]:
+    """The takeover of an Acquire a Competitor that completes: what it says, and whom it
+    acquired (None when its target has already left the game)."""
     seat, target = active.owner, active.target
     if target is None or not state.alive[target]:
-        return "There is no one left to acquire: the payoff alone is paid."
+        return "There is no one left to acquire: the payoff alone is paid.", None
     cash = state.cash[target]
     share = max(0, cash) // 4
     pay(state, target, seat, share, moves)
@@ -383,11 +408,10 @@ def _acquire(state: BiggieBillsState, active: Active, moves: Moves, data: dict[s
     state.acquired_by[target] = seat
     if any(excess(state, seat)):
         state.returns.append(seat)
-    data["acquired"] = target
     return (
         f"{state.names[seat]} acquires {state.names[target]}: {money(share)} (25% of its "
         f"{money(cash)}) and all its cards. {state.names[target]} is out of the game."
-    )
+    ), target
 
 
 def _earn_bonus(
@@ -404,20 +428,18 @@ def _earn_bonus(
     team = state.names[seat]
     if card is None:
         events.append(
-            Event(
-                kind="bonus_none",
-                text=f"{team} has earned a Bonus card, but none are left.",
-                data={"seat": seat, "stage": stage},
+            NoBonusLeft(
+                text=f"{team} has earned a Bonus card, but none are left.", seat=seat, stage=stage
             )
         )
         return
     earned[stage - 1] += 1
     state.bonus[seat].append(card)
     events.append(
-        Event(
-            kind="bonus",
+        BonusEarned(
             text=f"{team} earns a Bonus card for completing {count} Stage {stage} cards.",
-            data={"seat": seat, "stage": stage},
+            seat=seat,
+            stage=stage,
         )
     )
 
@@ -453,11 +475,10 @@ def settle(state: BiggieBillsState, events: list[Event]) -> bool:
     for seat in broke:
         _bankrupt(state, seat)
         events.append(
-            Event(
-                kind="bankrupt",
+            TeamBankrupt(
                 text=f"{state.names[seat]} is bankrupt with {money(state.cash[seat])} and leaves "
                 "the game.",
-                data={"seat": seat},
+                seat=seat,
             )
         )
     living = state.living()
@@ -487,10 +508,10 @@ def _change_target(state: BiggieBillsState, events: list[Event]) -> None:
     grown = target_percent(new)
     pays = f" Payoffs are now {grown}% of the printed ones." if grown != target_percent(old) else ""
     events.append(
-        Event(
-            kind="target",
+        TargetChanged(
             text=f"Every team agrees: the target is now {money(new)} (it was {money(old)}).{pays}",
-            data={"target": new, "was": old},
+            target=new,
+            was=old,
         )
     )
 
@@ -546,10 +567,8 @@ def _finish(
     state.pending = None
     state.outcome = Outcome(standings=standings, summary=summary, rounds=state.cycle, ended=ended)
     events.append(
-        Event(
-            kind="game_over",
-            text=f"Game over. {summary}\n" + "\n".join(lines),
-            data={"ended": ended, "standings": [st.model_dump() for st in standings]},
+        GameOver(
+            text=f"Game over. {summary}\n" + "\n".join(lines), ended=ended, standings=standings
         )
     )
 

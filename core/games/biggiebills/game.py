@@ -19,6 +19,7 @@ from core.games.biggiebills import (
     view,
 )
 from core.games.biggiebills.actions import ACTIONS, Action
+from core.games.biggiebills.events import CycleBegun
 from core.games.biggiebills.state import MAX_CYCLES, BiggieBillsOptions, BiggieBillsState
 from core.games.biggiebills.view import BiggieBillsView
 
@@ -56,7 +57,7 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
 
     def opening_events(self, state: BiggieBillsState) -> list[Event]:
         text = flow.cycle_opening(state) + " No Industry Rules card is in force in the first cycle."
-        return [Event(kind="cycle", text=text, data={"cycle": state.cycle, "order": state.order})]
+        return [CycleBegun(text=text, cycle=state.cycle, order=state.order)]
 
     def lobby_problem(self, options: BiggieBillsOptions, seat_sizes: list[int]) -> str | None:
         small = [i + 1 for i, size in enumerate(seat_sizes) if 0 < size < options.min_team_size]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.engine import SYSTEM, Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.engine import SYSTEM, Audience, Event, Game, IllegalAction, Move, Rng, Seat, Timeout
 from core.games.biggiebills.actions import (
     ACTIONS,
     Accept,
@@ -29,6 +29,19 @@ from core.games.biggiebills.cards import (
     growth,
     is_growth,
     target_percent,
+)
+from core.games.biggiebills.events import (
+    CardsExchanged,
+    CardsReturned,
+    ChallengeAccepted,
+    ChallengeBlocked,
+    ChallengePlayed,
+    GrowthPlayed,
+    HandChanged,
+    TargetProposed,
+    TargetVoted,
+    TurnEnded,
+    TurnSkipped,
 )
 from core.games.biggiebills.flow import (
     BANK,
@@ -93,15 +106,12 @@ def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) ->
     for seat in state.seats:
         if state.hand_of(seat) != hands[seat] and state.alive[seat]:
             events.append(
-                Event(
-                    kind="hand",
+                HandChanged(
                     text=hand_change(hands[seat], state.hand_of(seat)),
                     audience=Audience.only(seat),
-                    data={
-                        "growth": list(state.growth[seat]),
-                        "challenges": list(state.challenges[seat]),
-                        "bonus": list(state.bonus[seat]),
-                    },
+                    growth=list(state.growth[seat]),
+                    challenges=list(state.challenges[seat]),
+                    bonus=list(state.bonus[seat]),
                 )
             )
     return events
@@ -122,7 +132,7 @@ def _dispatch(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> li
         return _skip(state, actor, rng, "")
     if isinstance(action, Done):
         _refuse(done_problem(state, actor))
-        events = [Event(kind="done", text=f"{state.names[actor]} ends its turn.", data={})]
+        events: list[Event] = [TurnEnded(text=f"{state.names[actor]} ends its turn.")]
         end_turn(state, rng, events)
         return events
     if isinstance(action, Block | Accept):
@@ -163,7 +173,7 @@ def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
 def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> list[Event]:
     _refuse(growth_problem(state, seat, action.card, action.target))
     cost = cost_of(state, action.card)
-    moves: list[list[int]] = []
+    moves: list[Move] = []
     pay(state, seat, BANK, cost, moves)
     state.growth[seat].remove(action.card)
     card = growth(action.card)
@@ -186,17 +196,14 @@ def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> 
         text += " This is the cycle's last turn: it completes as the cycle ends, unchallenged."
     else:
         text += f" It completes at {team}'s next turn or when the cycle ends, unless challenged."
-    events = [
-        Event(
-            kind="play",
+    events: list[Event] = [
+        GrowthPlayed(
             text=text,
-            data={
-                "seat": seat,
-                "card": action.card,
-                "active": state.next_active - 1,
-                "target": action.target,
-                "moves": moves,
-            },
+            seat=seat,
+            card=action.card,
+            active=state.next_active - 1,
+            target=action.target,
+            moves=moves,
         )
     ]
     drawn = draw(state, "growth", rng, events)
@@ -243,11 +250,7 @@ def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng)
     )
     events.insert(
         0,
-        Event(
-            kind="challenge",
-            text=text,
-            data={"seat": seat, "active": active.id, "card": action.card, "moves": []},
-        ),
+        ChallengePlayed(text=text, seat=seat, active=active.id, card=action.card),
     )
     return events
 
@@ -261,7 +264,7 @@ def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix
     assert active is not None
     owner, challenger, penalty = active.owner, pending.challenger, pending.penalty
     name = card_name(active.card)
-    moves: list[list[int]] = []
+    moves: list[Move] = []
     if blocked:
         state.bonus[owner].remove(BLOCK)
         state.bonus_discard.append(BLOCK)
@@ -276,7 +279,7 @@ def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix
         )
         if active.sealed:
             text += " The acquisition cannot be challenged again."
-        kind = "block"
+        settled: type[ChallengeBlocked | ChallengeAccepted] = ChallengeBlocked
     else:
         pay(state, owner, challenger, penalty, moves)
         active.challengers.append(challenger)
@@ -284,23 +287,17 @@ def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix
             f"The challenge stands: {state.names[owner]} pays {state.names[challenger]} "
             f"{money(penalty)}, and {name} will not complete (its {money(active.cost)} is lost)."
         )
-        kind = "accept"
+        settled = ChallengeAccepted
     state.pending = None
     state.phase = "turn"
     declare_turn(state)
-    events.append(
-        Event(
-            kind=kind,
-            text=prefix + text,
-            data={"seat": owner, "active": active.id, "moves": moves, "result": kind},
-        )
-    )
+    events.append(settled(text=prefix + text, seat=owner, active=active.id, moves=moves))
 
 
 def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -> list[Event]:
     _refuse(exchange_problem(state, seat, list(action.cards)))
     price = exchange_price(in_force(state))
-    moves: list[list[int]] = []
+    moves: list[Move] = []
     pay(state, seat, BANK, price, moves)
     events: list[Event] = []
     kinds = []
@@ -320,10 +317,10 @@ def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -
     what = " and ".join(sorted(kinds))
     events.insert(
         0,
-        Event(
-            kind="exchange",
+        CardsExchanged(
             text=f"{state.names[seat]} exchanges two cards ({what}) for {money(price)}.",
-            data={"seat": seat, "moves": moves},
+            seat=seat,
+            moves=moves,
         ),
     )
     _after(state, rng, events)
@@ -333,13 +330,13 @@ def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -
 def _skip(state: BiggieBillsState, seat: Seat, rng: Rng, prefix: str) -> list[Event]:
     _refuse(skip_problem(state, seat))
     amount = skip_fine(state)
-    moves: list[list[int]] = []
+    moves: list[Move] = []
     pay(state, seat, BANK, amount, moves)
-    events = [
-        Event(
-            kind="skip",
+    events: list[Event] = [
+        TurnSkipped(
             text=f"{prefix}{state.names[seat]} skips its turn and pays a {money(amount)} fine.",
-            data={"seat": seat, "moves": moves},
+            seat=seat,
+            moves=moves,
         )
     ]
     state.acted = True
@@ -361,11 +358,11 @@ def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> 
         if seat in state.returns
         else f" and keeps {GROWTH_HAND} Growth and {CHALLENGE_HAND} Challenge cards"
     )
-    events = [
-        Event(
-            kind="return",
+    events: list[Event] = [
+        CardsReturned(
             text=f"{state.names[seat]} returns {count} to the moderator{more}.",
-            data={"seat": seat, "count": len(cards)},
+            seat=seat,
+            count=len(cards),
         )
     ]
     if not state.returns:
@@ -386,7 +383,7 @@ def _propose(state: BiggieBillsState, seat: Seat, target: int) -> list[Event]:
     grown = target_percent(target)
     if grown != target_percent(state.target):
         text += f" With it, payoffs would be {grown}% of the printed ones."
-    return [Event(kind="propose", text=text, data={"seat": seat, "target": target})]
+    return [TargetProposed(text=text, seat=seat, target=target)]
 
 
 def _vote(state: BiggieBillsState, seat: Seat, agree: bool) -> list[Event]:
@@ -397,15 +394,15 @@ def _vote(state: BiggieBillsState, seat: Seat, agree: bool) -> list[Event]:
     if not agree:
         state.vote = None
         text = f"{team} refuses a target of {target}: the target stays {money(state.target)}."
-        return [Event(kind="vote", text=text, data={"seat": seat, "agree": False})]
+        return [TargetVoted(text=text, seat=seat, agree=False)]
     vote.agreed.append(seat)
     living = state.living()
     agreed = sum(1 for s in living if s in vote.agreed)
-    events = [
-        Event(
-            kind="vote",
+    events: list[Event] = [
+        TargetVoted(
             text=f"{team} agrees to a target of {target} ({agreed} of {len(living)} teams).",
-            data={"seat": seat, "agree": True},
+            seat=seat,
+            agree=True,
         )
     ]
     if agreed < len(living):
@@ -432,10 +429,9 @@ def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) ->
         for card in auto_returns(state, seat):
             return_card(state, seat, card)
         events.append(
-            Event(
-                kind="return",
+            CardsReturned(
                 text=f"Time is up: the moderator returns {state.names[seat]}'s extra cards.",
-                data={"seat": seat},
+                seat=seat,
             )
         )
         resume(state, rng, events)
@@ -444,6 +440,6 @@ def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) ->
     assert turn is not None
     if not state.acted:
         return _skip(state, turn, rng, "Time is up: ")
-    events.append(Event(kind="done", text=f"Time is up: {state.names[turn]}'s turn ends.", data={}))
+    events.append(TurnEnded(text=f"Time is up: {state.names[turn]}'s turn ends."))
     end_turn(state, rng, events)
     return events

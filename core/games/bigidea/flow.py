@@ -7,6 +7,20 @@ from __future__ import annotations
 
 from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, declare, rank
 from core.games.bigidea.cards import card, is_product, product_name, product_sentence
+from core.games.bigidea.events import (
+    CardsDealt,
+    DeckEmpty,
+    DeckReshuffled,
+    GameOver,
+    IpoHeld,
+    MezzanineOpened,
+    PicksRevealed,
+    PlayerPassed,
+    PointsRevealed,
+    ProductDiscarded,
+    RoundBegun,
+    VentureOpened,
+)
 from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
 from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Product
 from core.games.bigidea.text import card_list, join, money, product_label
@@ -28,7 +42,7 @@ def table_order(state: BigIdeaState, first: Seat) -> list[Seat]:
 
 
 BANK: Seat = -1
-"""The payer of IPO returns in an event's ``moves`` (``[payer, payee, cents]``)."""
+"""The payer of IPO returns in an event's ``moves`` (``(payer, payee, cents)``)."""
 
 
 def _declare(state: BigIdeaState, name: str, seconds: int) -> None:
@@ -45,10 +59,9 @@ def _draw(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> lis
             state.deck, state.discard = state.discard, []
             rng.shuffle(state.deck)
             events.append(
-                Event(
-                    kind="reshuffle",
+                DeckReshuffled(
                     text=f"The discards are shuffled into a new deck of {len(state.deck)} cards.",
-                    data={"deck_size": len(state.deck)},
+                    deck_size=len(state.deck),
                 )
             )
         drawn.append(state.deck.pop(0))
@@ -65,19 +78,17 @@ def _deal(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> Non
             short.append(state.names[seat])
         if cards:
             events.append(
-                Event(
-                    kind="cards",
+                CardsDealt(
                     text=f"You receive {card_list(cards)}.",
                     audience=Audience.only(seat),
-                    data={"cards": cards},
+                    cards=cards,
                 )
             )
     if short:
         events.append(
-            Event(
-                kind="deck_empty",
+            DeckEmpty(
                 text=f"The deck and discards are empty: {join(short)} got fewer cards.",
-                data={"short": short},
+                short=short,
             )
         )
 
@@ -91,13 +102,13 @@ def start_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     """The dealer deals two cards each, then the seed phase opens."""
     dealer = state.names[state.dealer]
     events.append(
-        Event(
-            kind="round",
+        RoundBegun(
             text=(
                 f"Round {state.round} of {state.rounds}: {dealer} deals {DEAL_CARDS} cards "
                 "to each player. Pick the cards of your new product."
             ),
-            data={"round": state.round, "dealer": state.dealer},
+            round=state.round,
+            dealer=state.dealer,
         )
     )
     _deal(state, rng, DEAL_CARDS, events)
@@ -145,10 +156,10 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
             line += f" {name} has no chit left to put on it."
         lines.append(line)
     events.append(
-        Event(
-            kind="reveal",
+        PicksRevealed(
             text="Everyone reveals at once.\n" + "\n".join(lines) if lines else "Nobody picked.",
-            data={"picks": list(state.picks), "products": made},
+            picks=list(state.picks),
+            products=made,
             reveals=True,
         )
     )
@@ -158,8 +169,7 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         state.votes = {}
         _declare(state, "venture", state.options.vote_seconds)
         events.append(
-            Event(
-                kind="venture",
+            VentureOpened(
                 text=(
                     "Venture phase: owners may pitch; everyone points in secret at a player "
                     "whose new product gets their chit, or at nobody."
@@ -195,11 +205,8 @@ def resolve_votes(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     votes = [state.votes.get(seat) for seat in state.seats]
     state.votes = {}
     events.append(
-        Event(
-            kind="votes",
-            text="Everyone points at once.\n" + "\n".join(lines),
-            data={"votes": votes},
-            reveals=True,
+        PointsRevealed(
+            text="Everyone points at once.\n" + "\n".join(lines), votes=votes, reveals=True
         )
     )
     _start_mezzanine(state, rng, events)
@@ -209,8 +216,7 @@ def _start_mezzanine(state: BigIdeaState, rng: Rng, events: list[Event]) -> None
     state.phase = "mezzanine"
     state.turn = 0
     events.append(
-        Event(
-            kind="mezzanine",
+        MezzanineOpened(
             text=(
                 f"Mezzanine phase, from {state.names[state.dealer]} clockwise: invest a chit, "
                 "withdraw one of yours, or pass."
@@ -233,10 +239,8 @@ def _settle_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
             _declare(state, f"turn{state.turn}", state.options.turn_seconds)
             return
         events.append(
-            Event(
-                kind="pass",
-                text=f"{state.names[seat]} has no chit to move and passes.",
-                data={"seat": seat, "auto": True},
+            PlayerPassed(
+                text=f"{state.names[seat]} has no chit to move and passes.", seat=seat, auto=True
             )
         )
         state.turn += 1
@@ -249,10 +253,10 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         state.products.remove(product)
         state.discard.extend(product.cards)
         events.append(
-            Event(
-                kind="ipo_discard",
+            ProductDiscarded(
                 text=f"{product_label(state, product)} has no chits and is discarded.",
-                data={"product": product.id, "cards": product.cards},
+                product=product.id,
+                cards=product.cards,
             )
         )
     for product in sorted(state.products, key=lambda p: p.id):
@@ -277,18 +281,15 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         else:
             text = f"IPO of {label} ({chits} chits): rolled {roll}, no offering; it stays."
         events.append(
-            Event(
-                kind="ipo",
+            IpoHeld(
                 text=text,
-                data={
-                    "product": product.id,
-                    "cards": product.cards,
-                    "roll": roll,
-                    "chits": chits,
-                    "success": roll <= chits,
-                    "payouts": payouts,
-                    "moves": [[BANK, s, v] for s, v in enumerate(payouts) if v],
-                },
+                product=product.id,
+                cards=product.cards,
+                roll=roll,
+                chits=chits,
+                success=roll <= chits,
+                payouts=payouts,
+                moves=[(BANK, s, v) for s, v in enumerate(payouts) if v],
             )
         )
     for product in state.products:
@@ -326,9 +327,8 @@ def _finish(state: BigIdeaState, events: list[Event]) -> None:
         standings=standings, summary=summary, rounds=state.round, ended=Ending.ALL_ROUNDS
     )
     events.append(
-        Event(
-            kind="game_over",
+        GameOver(
             text=f"Game over: every player has dealt twice. {summary}\n{table}",
-            data={"standings": [st.model_dump() for st in standings]},
+            standings=standings,
         )
     )

@@ -18,6 +18,18 @@ from core.games.bigidea.actions import (
     Withdraw,
 )
 from core.games.bigidea.cards import deck_ids, is_product, product_name
+from core.games.bigidea.events import (
+    ChitInvested,
+    ChitWithdrawn,
+    PickChosen,
+    PitchDeclined,
+    Pitched,
+    PlayerPassed,
+    PlayerPicked,
+    PlayerPointed,
+    PointChosen,
+    TimedOut,
+)
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
 from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
@@ -102,19 +114,16 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
         )
     first = state.picks[seat] is None
     state.picks[seat] = list(cards)
-    events = [
-        Event(
-            kind="your_pick",
+    events: list[Event] = [
+        PickChosen(
             text=f"Your pick: {card_list(cards)}. You may change it until everyone has picked.",
             audience=Audience.only(seat),
-            data={"cards": list(cards)},
+            cards=list(cards),
         )
     ]
     if first:
         # Public: that this seat has picked, never what.
-        events.append(
-            Event(kind="picked", text=f"{state.names[seat]} has picked.", data={"seat": seat})
-        )
+        events.append(PlayerPicked(text=f"{state.names[seat]} has picked.", seat=seat))
     if not waiting_for(state):
         reveal(state, rng, events)
     return events
@@ -133,11 +142,9 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -
         raise IllegalAction("You said you would not pitch this round; the pointing goes on.")
     product.pitch_done = True
     if isinstance(action, NoPitch):
-        events = [
-            Event(
-                kind="no_pitch",
-                text=f"{state.names[seat]} will not pitch.",
-                data={"seat": seat, "product": product.id},
+        events: list[Event] = [
+            PitchDeclined(
+                text=f"{state.names[seat]} will not pitch.", seat=seat, product=product.id
             )
         ]
         if not waiting_for(state):
@@ -150,10 +157,11 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -
         raise IllegalAction(f"Your pitch has {len(text)} characters; the limit is {PITCH_LIMIT}.")
     product.pitch = text
     events = [
-        Event(
-            kind="pitch",
+        Pitched(
             text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{escape(text)}”",
-            data={"seat": seat, "product": product.id, "text": text},
+            seat=seat,
+            product=product.id,
+            pitch=text,
             own=True,
         )
     ]
@@ -174,19 +182,16 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
         )
     first = seat not in state.votes
     state.votes[seat] = target
-    events = [
-        Event(
-            kind="your_vote",
+    events: list[Event] = [
+        PointChosen(
             text=f"You point at {whom}. You may change it until everyone has pointed.",
             audience=Audience.only(seat),
-            data={"seat": target},
+            seat=target,
         )
     ]
     if first:
         # Public: that this seat has pointed, never at whom.
-        events.append(
-            Event(kind="voted", text=f"{state.names[seat]} has pointed.", data={"seat": seat})
-        )
+        events.append(PlayerPointed(text=f"{state.names[seat]} has pointed.", seat=seat))
     if not waiting_for(state):
         resolve_votes(state, rng, events)
     return events
@@ -201,7 +206,7 @@ def _mezzanine(
         raise IllegalAction(f"It is {state.names[turn or 0]}'s turn, not yours.")
     name = state.names[seat]
     if isinstance(action, Pass):
-        event = Event(kind="pass", text=f"{name} passes.", data={"seat": seat})
+        event: Event = PlayerPassed(text=f"{name} passes.", seat=seat)
     else:
         product = _product(state, action.product)
         if isinstance(action, Invest):
@@ -236,16 +241,13 @@ def _invest(state: BigIdeaState, seat: Seat, product: Product) -> Event:
     state.chits[seat] -= 1
     product.chits[seat] += 1
     paid = join([f"{state.names[o]} {money(a)}" for o, a in enumerate(cost) if a > 0])
-    return Event(
-        kind="invest",
+    return ChitInvested(
         text=f"{state.names[seat]} invests a chit in {label}"
         + (f", paying {paid}." if paid else " for free."),
-        data={
-            "seat": seat,
-            "product": product.id,
-            "paid": cost,
-            "moves": [[seat, owner, amount] for owner, amount in enumerate(cost) if amount],
-        },
+        seat=seat,
+        product=product.id,
+        paid=cost,
+        moves=[(seat, owner, amount) for owner, amount in enumerate(cost) if amount],
     )
 
 
@@ -255,10 +257,8 @@ def _withdraw(state: BigIdeaState, seat: Seat, product: Product) -> Event:
         raise IllegalAction(f"You have no chit on {label}.")
     product.chits[seat] -= 1
     state.chits[seat] += 1
-    return Event(
-        kind="withdraw",
-        text=f"{state.names[seat]} takes a chit back from {label}.",
-        data={"seat": seat, "product": product.id},
+    return ChitWithdrawn(
+        text=f"{state.names[seat]} takes a chit back from {label}.", seat=seat, product=product.id
     )
 
 
@@ -273,18 +273,15 @@ def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> lis
             pick = rng.choice([p for p in picks if is_product(p.cards)] or picks)
             state.picks[seat] = list(pick.cards)
             events.append(
-                Event(
-                    kind="your_pick",
+                PickChosen(
                     text=f"Time is up: a random pick was made for you: {card_list(pick.cards)}.",
                     audience=Audience.only(seat),
-                    data={"cards": list(pick.cards)},
+                    cards=list(pick.cards),
                 )
             )
         events.append(
-            Event(
-                kind="timeout",
-                text=f"Time is up: a random pick was made for {names}.",
-                data={"phase": "pick", "seats": idle},
+            TimedOut(
+                text=f"Time is up: a random pick was made for {names}.", phase="pick", seats=idle
             )
         )
         reveal(state, rng, events)
@@ -296,15 +293,9 @@ def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> lis
             state.votes[seat] = None
         verb = "points" if len(idle) == 1 else "point"
         text = f"Time is up: {names} {verb} at nobody." if idle else "Time is up: pitches close."
-        events.append(Event(kind="timeout", text=text, data={"phase": "venture", "seats": idle}))
+        events.append(TimedOut(text=text, phase="venture", seats=idle))
         resolve_votes(state, rng, events)
     else:
-        events.append(
-            Event(
-                kind="timeout",
-                text=f"Time is up: {names} passes.",
-                data={"phase": "mezzanine", "seats": idle},
-            )
-        )
+        events.append(TimedOut(text=f"Time is up: {names} passes.", phase="mezzanine", seats=idle))
         next_turn(state, rng, events)
     return events

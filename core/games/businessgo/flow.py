@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, declare, rank
+from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
 from core.games.businessgo.board import board
+from core.games.businessgo.events import REPORTS, Payback, PrivateNote, SaleMade, Transfer
 from core.games.businessgo.legal import (
     asset_name,
     asset_value,
@@ -82,7 +83,7 @@ PAYMENT_REASONS = {
     "auction",
     "written_off",
 }
-"""Every reason money moves, as recorded in the ``transfers`` of an event's data."""
+"""Every reason money moves, as recorded in the ``transfers`` of an action's report."""
 
 ROLL_OFF_LIMIT = 200
 """A sales competition that has not found a winner after this many rolls goes to the seller
@@ -90,15 +91,25 @@ ROLL_OFF_LIMIT = 200
 
 
 class Ctx:
-    """One action's work: the state, the rng, the public lines, the payments, private events."""
+    """One action's work: the state, the rng, the public lines, the payments, private events,
+    and what the action's report tells besides (see :class:`~.events.ActionReport`)."""
 
     def __init__(self, state: BusinessGoState, rng: Rng) -> None:
         self.state = state
         self.rng = rng
         self.lines: list[str] = []
-        self.transfers: list[list[Any]] = []
+        self.transfers: list[Transfer] = []
         self.private: list[Event] = []
-        self.data: dict[str, Any] = {}
+        self.dice_rolled: tuple[int, int] | None = None
+        """The roll to move, for the report's ``dice`` (:meth:`dice` rolls them)."""
+        self.space: str | None = None
+        self.demand: list[str] | None = None
+        self.mail: str | None = None
+        self.casino: tuple[int, int] | None = None
+        self.paybacks: list[Payback] = []
+        self.sales: list[SaleMade] = []
+        self.bids: dict[Seat, int] | None = None
+        self.standings: list[Standing] | None = None
         self.reveals = False
         """The rules open sealed bids in this action (an auction closes)."""
 
@@ -118,21 +129,36 @@ class Ctx:
             self.state.bank_paid += delta
         else:
             self.state.bank_received -= delta
-        self.transfers.append([seat, delta, reason])
+        self.transfers.append((seat, delta, reason))
 
     def transfer(self, payer: Seat, payee: Seat, amount: int, reason: str) -> None:
         """Money between two players (an auction)."""
         assert reason in PAYMENT_REASONS, reason
         self.state.cash[payer] -= amount
         self.state.cash[payee] += amount
-        self.transfers += [[payer, -amount, reason], [payee, amount, reason]]
+        self.transfers += [(payer, -amount, reason), (payee, amount, reason)]
 
     def dice(self) -> tuple[int, int]:
         return self.rng.randint(1, 6), self.rng.randint(1, 6)
 
     def events(self, kind: str) -> list[Event]:
-        data = {"transfers": self.transfers, **self.data}
-        public = Event(kind=kind, text="\n".join(self.lines), data=data, reveals=self.reveals)
+        """The report of the action of this ``kind`` (an action's ``type``, or ``timeout``),
+        then the private notes."""
+        public = REPORTS[kind](
+            kind=kind,
+            text="\n".join(self.lines),
+            reveals=self.reveals,
+            transfers=self.transfers,
+            dice=self.dice_rolled,
+            space=self.space,
+            demand=self.demand,
+            mail=self.mail,
+            casino=self.casino,
+            paybacks=self.paybacks,
+            sales=self.sales,
+            bids=self.bids,
+            standings=self.standings,
+        )
         return [public, *self.private]
 
 
@@ -279,7 +305,7 @@ def land(ctx: Ctx) -> None:
     kind = b.kind(index)
     space = b.spaces[index]
     name = ctx.name(seat)
-    ctx.data["space"] = space
+    ctx.space = space
     if kind == "country":
         _land_country(ctx, space)
         return
@@ -368,7 +394,7 @@ def _land_country(ctx: Ctx, country_id: str) -> None:
     else:
         held = ", licence unsold"
     faces = [b.demand_die[i].faces[ctx.rng.randint(1, 6) - 1] for i in range(3)]
-    ctx.data["demand"] = faces
+    ctx.demand = faces
     shown = list(dict.fromkeys(faces))
     names = [b.products[p].name for p in faces]
     ctx.say(
@@ -447,9 +473,7 @@ def _service_payback(ctx: Ctx, seat: Seat, service_id: str, how: str) -> None:
     amount = service.fee_per_corporation * count
     if amount:
         ctx.pay(seat, amount, "service_fee")
-        ctx.data.setdefault("paybacks", []).append(
-            {"seat": seat, "service": service_id, "amount": amount}
-        )
+        ctx.paybacks.append(Payback(seat=seat, service=service_id, amount=amount))
     ctx.say(
         f"{ctx.name(seat)} {how} their {service.name}: {money(service.fee_per_corporation)} "
         f"for each of {plural(count, 'corporation')} of their competitors = {money(amount)}."
@@ -463,7 +487,7 @@ def _mail(ctx: Ctx) -> bool:
     seat = state.turn
     card_id = _draw(state.mail, b.mail_cards)
     card = b.mail_cards[card_id]
-    ctx.data["mail"] = card_id
+    ctx.mail = card_id
     name = ctx.name(seat)
     ctx.say(f"{name} lands on Mail: “{card.text}”")
     count = corporation_count(state, seat)
@@ -629,13 +653,8 @@ def _settle_sale(ctx: Ctx, sale: Sale) -> None:
     for corp in corps:
         corp.chimney = True
     ctx.pay(winner, amount, "sale")
-    ctx.data.setdefault("sales", []).append(
-        {
-            "seat": winner,
-            "product": sale.product,
-            "amount": amount,
-            "by": [c.country for c in corps],
-        }
+    ctx.sales.append(
+        SaleMade(seat=winner, product=sale.product, amount=amount, by=[c.country for c in corps])
     )
     kinds = sum(1 for c in corps if c.international)
     detail = plural(len(corps), "corporation") + (f", {kinds} International" if kinds else "")
@@ -758,7 +777,7 @@ def close_auction(ctx: Ctx) -> None:
         f"{ctx.name(s)} {money(auction.bids[s]) if auction.bids[s] else 'passed'}"
         for s in auction.eligible
     )
-    ctx.data["bids"] = {str(s): auction.bids[s] for s in auction.eligible}
+    ctx.bids = {s: auction.bids[s] for s in auction.eligible}
     best = auction.best()
     if best is None:
         ctx.say(f"Auction of {label}: {shown}. No bid; nothing is sold.")
@@ -850,8 +869,8 @@ def finish(ctx: Ctx, ended: Ending) -> None:
     )
     state.outcome = Outcome(standings=standings, summary=summary, rounds=state.round, ended=ended)
     ctx.say(f"Game over after {plural(state.round, 'round')}. {summary}\n{table}")
-    ctx.data["standings"] = [st.model_dump() for st in standings]
+    ctx.standings = standings
 
 
 def private_note(ctx: Ctx, seat: Seat, text: str) -> None:
-    ctx.private.append(Event(kind="note", text=text, audience=Audience.only(seat)))
+    ctx.private.append(PrivateNote(text=text, audience=Audience.only(seat)))

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
-from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
+from core.engine import ActionSet, Event, Game, GameOptions, GameState, Move, Rng, Seat, Variant
 from core.games.businessgo import bots, commands, legal, rulebook, rules, secrets, ui, view
 from core.games.businessgo.actions import ACTIONS, Action
+from core.games.businessgo.events import ActionReport, OpeningRolled
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 from core.games.businessgo.view import BusinessGoView
 
@@ -33,7 +34,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     }
 
     def opening_events(self, state: BusinessGoState) -> list[Event]:
-        return [Event(kind="opening", text=state.opening)] if state.opening else []
+        return [OpeningRolled(text=state.opening)] if state.opening else []
 
     def new_game(
         self, names: Sequence[str], options: BusinessGoOptions, rng: Rng
@@ -76,11 +77,13 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     def ledger(self, state: BusinessGoState) -> list[int]:
         return list(state.cash)
 
-    def payments(self, event: Event) -> list[tuple[Seat, Seat, int]]:
-        # Busine$$ GO lists ``[seat, delta, reason]``: positive is paid by the bank.
+    def payments(self, event: Event) -> list[Move]:
+        # An action's report lists ``(seat, delta, reason)``: positive is paid by the bank.
+        if not isinstance(event, ActionReport):
+            return []
         return [
             (-1, seat, delta) if delta > 0 else (seat, -1, -delta)
-            for seat, delta, _reason in event.data.get("transfers", [])
+            for seat, delta, _reason in event.transfers
         ]
 
     def legal_actions(self, state: BusinessGoState, actor: Seat) -> list[Any]:

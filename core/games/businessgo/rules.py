@@ -230,7 +230,7 @@ def _roll(ctx: Ctx, seat: Seat, action: Roll) -> None:
     _phase(state, "turn", doing="roll")
     a, b = ctx.dice()
     state.dice = [a, b]
-    ctx.data["dice"] = [a, b]
+    ctx.dice_rolled = (a, b)
     ctx.say(f"{ctx.name(seat)} rolls {a}+{b} = {a + b}.")
     flow.move(ctx, a + b)
 
@@ -335,7 +335,7 @@ def _bet(ctx: Ctx, seat: Seat, action: Bet) -> None:
         raise IllegalAction(f"You cannot bet {money(amount)}: you have {money(state.cash[seat])}.")
     ctx.pay(seat, -amount, "casino_bet")
     d1, d2 = ctx.dice()
-    ctx.data["casino"] = [d1, d2]
+    ctx.casino = (d1, d2)
     state.casino_bets += 1
     name = ctx.name(seat)
     if d1 == d2:
