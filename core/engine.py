@@ -416,6 +416,23 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """Seats whose input the game is waiting for now."""
         return [seat for seat in state.seats if self.legal_actions(state, seat)]
 
+    def answering(self, state: S) -> list[Seat]:
+        """Seats that may answer a public question open beside the decision the game waits
+        for (BiggieBills' vote on a new target), which the game does not wait for: it gives
+        them no deadline, no turn notice and no new panel; the question is the public prompt.
+        Bots answer it as soon as they may. By default nothing is open beside the decision."""
+        return []
+
+    def actors(self, state: S) -> list[Seat]:
+        """Every seat that may act now: those the game waits for and those answering."""
+        return sorted({*self.waiting_for(state), *self.answering(state)})
+
+    def prompt_version(self, state: S) -> int:
+        """The state version at which the open prompt (:meth:`render_prompt`) opened: a new
+        value is a new prompt, and the buttons it shows stand until then, whatever else is
+        decided meanwhile. By default the prompt is the current decision's."""
+        return state.decision_version
+
     def automatic(self, state: S) -> tuple[Seat, A] | None:
         """A move the game makes by itself now for a seat it waits for, a person's as well as
         a bot's (typically the only legal move, when the table's options want that), or None.

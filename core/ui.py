@@ -31,6 +31,7 @@ __all__ = [
     "SelectOption",
     "controls",
     "fit",
+    "idle",
     "menus",
     "rows",
 ]
@@ -164,6 +165,17 @@ MAX_OPTIONS = 25
 """Options per menu (Discord's limit)."""
 MAX_LABEL = 75
 """Characters per button or option label (Slack's limit; Discord allows 80)."""
+
+
+def idle(team: bool = False) -> str:
+    """What a private panel says while its seat has nothing to do. It names nobody: a panel is
+    not redrawn as the turns pass, so a name would go stale (the board says whose turn it is,
+    and the seat is told when it is its own)."""
+    who = "your team" if team else "you"
+    return (
+        f"Nothing for {who} to do now: the board shows whose turn it is, and you are told "
+        "when it is yours."
+    )
 
 
 def fit(label: str) -> str:

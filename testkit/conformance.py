@@ -216,7 +216,7 @@ class _Table:
         for seat in state.seats:
             json.dumps(_dump(game.view(state, seat)))
             self.check_ids(game.render_private(state, seat), LONG_CHANNEL)
-        for seat in waiting:
+        for seat in game.actors(state):
             legal = game.legal_actions(state, seat)
             choice = game.bot_action(game.view(state, seat), legal, random.Random(seat))
             assert choice in legal, f"the bot of seat {seat} chose {choice!r}, not a legal action"
@@ -262,7 +262,7 @@ class _Table:
     def check_refusals(self) -> None:
         game, state = self.game, self.state
         waiting = game.waiting_for(state)
-        offered = [(s, a) for s in waiting for a in game.legal_actions(state, s)]
+        offered = [(s, a) for s in game.actors(state) for a in game.legal_actions(state, s)]
         if not offered:
             return
         _seat, action = self.chooser.choice(offered)
@@ -378,7 +378,7 @@ class _Table:
             if not bots_only and state.deadline is not None and roll > 0.97:
                 self.apply(SYSTEM, Timeout(key=state.deadline.key))
                 continue
-            seat = self.chooser.choice(self.game.waiting_for(state))
+            seat = self.chooser.choice(self.game.actors(state))
             legal = self.game.legal_actions(state, seat)
             if bots_only or roll > 0.5:
                 view = self.game.view(state, seat)
@@ -424,7 +424,7 @@ def replay_matches(game: Game[Any, Any], players: int, options: GameOptions, see
     for _ in range(MAX_STEPS):
         if state.finished:
             break
-        waiting = [s for s in game.waiting_for(state) if not bots[s]]
+        waiting = [s for s in game.actors(state) if not bots[s]]
         if not waiting or (state.deadline is not None and chooser.random() < 0.05):
             assert state.deadline is not None, "the game waits only for bots"
             actor: Seat = SYSTEM

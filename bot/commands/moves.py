@@ -17,7 +17,7 @@ from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
 from core import ui
-from core.engine import SYSTEM, Game, GameState, Timeout
+from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
 
 __all__ = [
     "STALE",
@@ -60,7 +60,7 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
                 f"`/{game.name} hand` shows {mine} choices."
             )
         version = press.version if press.version is not None else -1
-        if not state.decision_version <= version <= state.version:
+        if not _current(game, state, press) <= version <= state.version:
             panel = game.render_private(state, seat)
             stale = STALE + (" Your current choices:" if panel.buttons or panel.selects else "")
             out.reply(req.user, panel.model_copy(update={"text": stale, "title": None}))
@@ -69,6 +69,21 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
         return play(env, record, state, seat, action, req.user, out)
 
     return step
+
+
+def _current(game: Game[Any, Any], state: GameState, press: codec.Press) -> int:
+    """The oldest version at which a press still stands: the current decision's, or the open
+    prompt's for a button the prompt shows (a vote runs beside the turns)."""
+    floor = state.decision_version
+    prompt = game.render_prompt(state) if press.seat is None and press.action else None
+    if prompt is None:
+        return floor
+    try:
+        pressed = game.parse_action(press.resolved_action())
+        shown = [game.parse_action(b.action) for b in prompt.all_buttons() if b.action]
+    except IllegalAction:
+        return floor
+    return min(floor, game.prompt_version(state)) if pressed in shown else floor
 
 
 def timeout_step(env: Env, now: float) -> Step:

@@ -88,7 +88,8 @@ def advance(
 
 def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance) -> None:
     """Apply the game's automatic moves (:meth:`~core.engine.Game.automatic`, for any seat) and
-    bot moves while the game waits only on bot seats (bounded by MAX_BOT_STEPS)."""
+    bot moves while bot seats may act (:meth:`~core.engine.Game.actors`; bounded by
+    MAX_BOT_STEPS)."""
     for _ in range(MAX_BOT_STEPS):
         state = result.state
         if state.finished:
@@ -106,7 +107,7 @@ def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance)
             result.moves.append(list(transition.events))
             result.log.append(encode_action(seat, choice))
             continue
-        waiting = [seat for seat in game.waiting_for(state) if bots[seat]]
+        waiting = [seat for seat in game.actors(state) if bots[seat]]
         if not waiting:
             return
         seat = waiting[0]
@@ -163,7 +164,7 @@ def publish(
                 out.say(event.text)
     prompt = game.render_prompt(after)
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = after.decision_version if prompt is not None else None
+    out.prompt_id = game.prompt_version(after) if prompt is not None else None
 
     events = [event for move in moves for event in move]
     notify: list[str] = []

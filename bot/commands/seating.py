@@ -106,7 +106,7 @@ def _redraw(game: Game[Any, Any], record: GameRecord, state: GameState, out: Out
     due = record.deadline_due
     prompt = game.render_prompt(state)
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = state.decision_version if prompt is not None else None
+    out.prompt_id = game.prompt_version(state) if prompt is not None else None
     out.board = game.render_board(state).model_copy(update={"deadline": due})
     out.version = state.version
 

@@ -234,9 +234,11 @@ def test_a_team_proposes_a_target_on_its_turn_without_using_it() -> None:
     assert state.turn_seat == 0 and not state.acted and state.plays_left == 1
     assert state.target == 1000  # nothing changes until every team agrees
     assert {GAME.legal_actions(state, s)[-1] for s in (1, 2, 3)} == {Vote(agree=False)}
-    assert GAME.waiting_for(state) == [0, 1, 2, 3]
+    # The game waits for Red's turn; the vote runs beside it, answered by the others.
+    assert GAME.waiting_for(state) == [0]
+    assert GAME.answering(state) == [1, 2, 3] and GAME.actors(state) == [0, 1, 2, 3]
     state, _ = act(state, 0, PlayGrowth(card=VM))  # the turn goes on
-    assert state.turn_seat == 1
+    assert state.turn_seat == 1 and GAME.waiting_for(state) == [1]
 
 
 def test_proposals_that_are_refused() -> None:
@@ -305,14 +307,29 @@ def test_agreeing_keeps_the_other_teams_buttons_current() -> None:
     assert state.decision_version == state.version  # the vote is over: a new decision
 
 
-def test_the_vote_in_the_panels_and_typed() -> None:
+def test_the_vote_on_the_prompt_and_typed() -> None:
     state = proposed()
-    panel = GAME.render_private(state, 1)
-    labels = [b.label for b in panel.all_buttons()]
+    prompt = GAME.render_prompt(state)
+    assert prompt is not None and prompt.title == "A new target of $2B?"
+    labels = [b.label for b in prompt.all_buttons()]
     assert labels == ["Agree to the $2B target", "Refuse the $2B target"]
-    assert "Red proposes a new target of $2B (now $1B); agreed so far: Red." in panel.text
-    assert "Waiting for Blue, Green and Gold." in GAME.render_private(state, 0).text
+    assert all(b.seat is None for b in prompt.all_buttons())  # each presser votes for their team
+    assert "Red proposes a new target of $2B (now $1B)." in prompt.text
+    assert "Agreed: Red.\nWaiting for Blue, Green and Gold." in prompt.text
+    assert prompt.closed_text is not None and "The vote is over." in prompt.closed_text
+    # No team's panel asks it, nor changes with it.
+    assert not any(isinstance(GAME.parse_action(b.action), Vote) for b in _panel_buttons(state))
     assert "Vote on a new target of $2B" in GAME.render_board(state).text
+    # The prompt and its buttons stand while the turns go on, until the vote is settled.
+    opened = GAME.prompt_version(state)
+    assert opened == state.version and {b.version for b in prompt.all_buttons()} == {opened}
+    later, _ = act(state, 0, PlayGrowth(card=VM))
+    assert later.decision_version > opened and GAME.prompt_version(later) == opened
+    later, _ = act(later, 1, Vote(agree=True))
+    after = GAME.render_prompt(later)
+    assert after is not None and "Agreed: Red and Blue.\nWaiting for Green and Gold." in after.text
+    later, _ = act(later, 2, Vote(agree=False))
+    assert GAME.render_prompt(later) is None
     parse = GAME.parse_text
     assert parse(state, 1, "target", "yes") == Vote(agree=True)
     assert parse(state, 1, "target", "no") == Vote(agree=False)
@@ -323,6 +340,10 @@ def test_the_vote_in_the_panels_and_typed() -> None:
 
     with pytest.raises(IllegalAction, match="in \\$ millions"):
         parse(state, 0, "target", "lots")
+
+
+def _panel_buttons(state: BiggieBillsState) -> list[Any]:
+    return [b for s in state.seats for b in GAME.render_private(state, s).all_buttons()]
 
 
 # --- the last turn of a cycle ------------------------------------------------------------------

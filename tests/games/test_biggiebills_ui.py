@@ -15,6 +15,7 @@ from core.games.biggiebills.actions import (
     Done,
     Exchange,
     PlayGrowth,
+    ProposeTarget,
     ReturnCards,
     Skip,
 )
@@ -126,20 +127,25 @@ def test_private_panel_has_a_stale_proof_control_for_every_legal_action() -> Non
     state = new_game()
     panel = GAME.render_private(state, 0)
     assert "Your team's hand" in panel.text and "Vendor Management" in panel.text
-    buttons = panel.all_buttons()
+    buttons = [b for b in panel.all_buttons() if b.action is not None]
     assert all(b.version == state.version and b.seat == 0 for b in buttons)
-    assert {b.label for b in buttons} >= {"Skip (pay the fine)", "Propose a target of $1.5B"}
+    assert "Skip (pay the fine)" in {b.label for b in buttons}
     pressed = [GAME.parse_action(b.action or {}) for b in buttons]
     legal = GAME.legal_actions(state, 0)
     exchanges = [a for a in legal if isinstance(a, Exchange)]
-    assert set(pressed) == {a for a in legal if not isinstance(a, Exchange)}
+    assert set(pressed) == {a for a in legal if not isinstance(a, Exchange | ProposeTarget)}
+    # A new target is an amount of the team's own: a form, answered as the typed command.
+    (form,) = [b for b in panel.all_buttons() if b.action is None]
+    assert (form.label, form.command, form.ask) == ("Propose a new target…", "target", True)
+    assert GAME.forms["target"].title == "A new target"
+    assert GAME.parse_text(state, 0, "target", "1500") == ProposeTarget(target=1500)
     (menu,) = panel.selects
     assert menu.field == "cards" and menu.min_values == menu.max_values == 2
     # a menu answer such as two copies of a card ("id#1", "id#2") is a legal exchange
     chosen = GAME.parse_action({**menu.action, "cards": [o.value for o in menu.options[:2]]})
     assert chosen in exchanges
     other = GAME.render_private(state, 1)
-    assert other.all_buttons() == [] and "Waiting for Red" in other.text
+    assert other.all_buttons() == [] and "Nothing for your team to do now" in other.text
 
 
 def test_block_panel_and_many_choices_fall_back_to_menus() -> None:
@@ -250,13 +256,14 @@ def test_a_crowded_panel_uses_menus_and_fits_five_rows() -> None:
     assert len(legal) > 20
     panel = GAME.render_private(state, 0)
     assert len(panel.buttons) + len(panel.selects) <= 5
-    offered = {GAME.parse_action(b.action or {}) for b in panel.all_buttons()}
+    offered = {GAME.parse_action(b.action) for b in panel.all_buttons() if b.action}
     for menu in panel.selects:
         if menu.field != "cards":
             offered |= {
                 GAME.parse_action({**menu.action, menu.field: [o.value]}) for o in menu.options
             }
-    assert offered == set(legal)
+    assert offered == {a for a in legal if not isinstance(a, ProposeTarget)}
+    assert "Propose a new target…" in [b.label for b in panel.all_buttons()]
 
 
 # --- the hand, one card a line -------------------------------------------------------------------

@@ -148,7 +148,7 @@ def test_private_panel_mezzanine_buttons_apply() -> None:
         act(state, 0, GAME.parse_action(button.action))
     # Not your turn: no buttons.
     assert GAME.render_private(state, 1).all_buttons() == []
-    assert "Waiting for Ann." in GAME.render_private(state, 1).text
+    assert "Nothing for you to do now" in GAME.render_private(state, 1).text
 
 
 def test_prompt_has_a_button_per_new_product_and_nobody() -> None:

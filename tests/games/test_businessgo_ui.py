@@ -55,9 +55,9 @@ def test_turn_panel_has_a_stale_proof_button_per_legal_action() -> None:
     assert "Set up in Canada ($140,000)" in labels
     assert "Convert Japan to International ($280,000)" in labels
     assert "You have $750,000." in panel.text
-    # Someone waiting sees no buttons, only whom the game waits for.
+    # Someone waiting sees no buttons, and no name that would go stale as the turns pass.
     other = GAME.render_private(state, 1)
-    assert other.all_buttons() == [] and "Waiting for Ann" in other.text
+    assert other.all_buttons() == [] and "Nothing for you to do now" in other.text
 
 
 def test_travel_panel_uses_a_menu_for_the_26_countries() -> None:

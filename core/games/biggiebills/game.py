@@ -41,6 +41,7 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     actions: ClassVar[ActionSet[Any]] = ACTIONS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
     teams: ClassVar[bool] = True
+    forms: ClassVar[dict[str, neutral.Ask]] = ui.FORMS
     max_team_size: ClassVar[int | None] = MAX_TEAM
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],
@@ -75,6 +76,17 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
         # A team agreeing to a proposed target (the vote still open) changes nobody else's
         # choices; every other action is a new decision.
         return str(state.version - state.quiet)
+
+    def waiting_for(self, state: BiggieBillsState) -> list[Seat]:
+        # A vote on a new target runs beside the turns: the game does not wait for it.
+        return [s for s in state.seats if legal.deciding(state, s)]
+
+    def answering(self, state: BiggieBillsState) -> list[Seat]:
+        return [s for s in state.seats if legal.vote_problem(state, s) is None]
+
+    def prompt_version(self, state: BiggieBillsState) -> int:
+        # The prompt is the vote: it stands from its proposal until it is settled.
+        return state.vote.opened if state.vote is not None else state.decision_version
 
     def seat_out(self, state: BiggieBillsState, seat: Seat) -> bool:
         # Bankrupt or acquired: the team has left the game.

@@ -58,6 +58,7 @@ __all__ = [
     "challenge_card_problem",
     "challenge_problem",
     "cost_of",
+    "deciding",
     "done_problem",
     "excess",
     "exchange_problem",
@@ -503,6 +504,12 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
     if done_problem(state, seat) is None:
         actions.append(Done())
     return actions + _proposals(state, seat) + votes
+
+
+def deciding(state: BiggieBillsState, seat: Seat) -> bool:
+    """Whether the game waits for ``seat``: it has a legal action other than answering the
+    vote on a new target (which runs beside the turns)."""
+    return any(not isinstance(a, Vote) for a in legal_actions(state, seat))
 
 
 def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Any]:

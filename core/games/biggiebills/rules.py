@@ -372,7 +372,7 @@ def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> 
 
 def _propose(state: BiggieBillsState, seat: Seat, target: int) -> list[Event]:
     _refuse(propose_problem(state, seat, target))
-    state.vote = TargetVote(target=target, proposer=seat, agreed=[seat])
+    state.vote = TargetVote(target=target, proposer=seat, agreed=[seat], opened=state.version + 1)
     state.proposed[seat] = state.cycle
     others = len(state.living()) - 1
     text = (

@@ -110,6 +110,8 @@ class TargetVote(BaseModel):
     proposer: Seat
     agreed: list[Seat] = Field(default_factory=list)
     """Teams that have agreed (the proposer first)."""
+    opened: int = 0
+    """The state version the proposal made: the vote's buttons stand from then on."""
 
 
 class Pending(BaseModel):

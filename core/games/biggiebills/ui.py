@@ -32,7 +32,7 @@ from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money
 from core.games.biggiebills.view import view
 
-__all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
+__all__ = ["FORMS", "describe_action", "render_board", "render_private", "render_prompt"]
 
 
 def render_board(state: BiggieBillsState) -> ui.Message:
@@ -106,19 +106,13 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     """The team's hand and a control for each of its legal actions (for every member)."""
     lines = [hand_text(state, seat), f"Your team has {money(state.cash[seat])}."]
     legal = legal_actions(state, seat)
-    votes = [a for a in legal if isinstance(a, Vote)]
+    # A vote on a new target is answered on the public prompt, not here.
     proposals = [a for a in legal if isinstance(a, ProposeTarget)]
     legal = [a for a in legal if not isinstance(a, Vote | ProposeTarget)]
-    lines += _vote_lines(state, seat, bool(votes))
     title = f"BiggieBills$$$: {state.names[seat]}"
     if state.phase == "returns" and legal:
         lines.append(f"Your acquisition is complete. {return_hint(state, seat)}")
-        return ui.Message(
-            title=title,
-            text="\n".join(lines),
-            buttons=ui.rows([_button(state, seat, a) for a in votes]),
-            selects=_return_menus(state, seat),
-        )
+        return ui.Message(title=title, text="\n".join(lines), selects=_return_menus(state, seat))
     if state.phase == "block" and legal:
         pending = state.pending
         assert pending is not None
@@ -141,8 +135,7 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     elif not state.finished and state.alive[seat]:
         lines.append(_waiting(state))
     exchanges = [a for a in legal if isinstance(a, Exchange)]
-    others = [*legal, *votes]
-    others = [a for a in others if not isinstance(a, Exchange)]
+    others = [a for a in legal if not isinstance(a, Exchange)]
     # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays and
     # challenges become a menu each, beside the exchange menu.
     buttons, selects = ui.controls(
@@ -169,39 +162,31 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
                 max_values=2,
             )
         )
+    if proposals and len(buttons) < (ui.MAX_ROWS - len(selects)) * ui.ROW:
+        # A new target: an amount of the team's own, as a form (the typed `target 2500`).
+        buttons.append(ui.Button(label="Propose a new target…", command="target", ask=True))
     rows = ui.rows(buttons)
-    if proposals and len(rows) + len(selects) < ui.MAX_ROWS:
-        # A new target: the usual steps as buttons (any other amount is typed: `target 2500`).
-        rows.append([_button(state, seat, a) for a in proposals][: ui.ROW])
     return ui.Message(title=title, text="\n".join(lines), buttons=rows, selects=selects)
 
 
-def _waiting(state: BiggieBillsState) -> str:
-    """Whom the game waits for, as a team not asked anything reads it."""
-    if state.phase == "block" and state.pending is not None:
-        owner = state.find_active(state.pending.active)
-        if owner is not None:
-            return f"Waiting for {state.names[owner.owner]} to block or accept a challenge."
-    if state.phase == "returns" and state.returns:
-        return f"Waiting for {state.names[state.returns[0]]} to return extra cards."
-    turn = state.turn_seat
-    return f"Waiting for {state.names[turn]}." if turn is not None else ""
-
-
-def _vote_lines(state: BiggieBillsState, seat: Seat, asked: bool) -> list[str]:
-    """The open vote on a new target, as the team's panel tells it."""
-    vote = state.vote
-    if vote is None or not state.alive[seat]:
-        return []
-    agreed = join([state.names[s] for s in vote.agreed])
-    waiting = join([state.names[s] for s in state.living() if s not in vote.agreed])
-    head = (
-        f"{state.names[vote.proposer]} proposes a new target of {money(vote.target)} (now "
-        f"{money(state.target)}); agreed so far: {agreed}."
+FORMS = {
+    "target": ui.Ask(
+        title="A new target",
+        label="The new target in $ millions (2000 = $2B)",
+        placeholder="2000",
+        max_length=12,
     )
-    if asked:
-        return [head + " Every team still in the game must agree: agree or refuse below."]
-    return [head + f" Waiting for {waiting}."]
+}
+
+
+def _waiting(state: BiggieBillsState) -> str:
+    """What a team not asked anything reads: no name, since the panel is not redrawn as the
+    turns pass (the board says whose turn it is)."""
+    if state.phase == "block":
+        return "Nothing for your team to do: a challenged team is deciding (see the board)."
+    if state.phase == "returns":
+        return "Nothing for your team to do: an acquirer is returning extra cards."
+    return ui.idle(team=True)
 
 
 def _tagged(state: BiggieBillsState, seat: Seat, cards: list[str]) -> list[ui.SelectOption]:
@@ -292,8 +277,38 @@ def _menus(state: BiggieBillsState, seat: Seat, actions: list[Action]) -> list[u
 
 
 def render_prompt(state: BiggieBillsState) -> ui.Message | None:
-    """Nothing is voted on in public: every decision is one team's, in its private panel."""
-    return None
+    """The open vote on a new target, answered in public by every team still in the game
+    (every other decision is one team's, in its private panel)."""
+    vote = state.vote
+    if vote is None or state.finished:
+        return None
+    target = money(vote.target)
+    agreed = [state.names[s] for s in vote.agreed]
+    waiting = [state.names[s] for s in state.living() if s not in vote.agreed]
+    head = (
+        f"{state.names[vote.proposer]} proposes a new target of {target} (now "
+        f"{money(state.target)}). It takes effect when every team still in the game agrees; "
+        "one refusal, or the end of this cycle, ends the vote."
+    )
+    lines = [head, f"Agreed: {join(agreed)}."]
+    closed = "\n".join([head, "The vote is over."])
+    if waiting:
+        lines.append(f"Waiting for {join(waiting)}.")
+    buttons = [
+        ui.Button(
+            label=describe_action(state, Vote(agree=agree)),
+            style="primary" if agree else "secondary",
+            action=Vote(agree=agree).model_dump(mode="json"),
+            version=vote.opened,
+        )
+        for agree in (True, False)
+    ]
+    return ui.Message(
+        title=f"A new target of {target}?",
+        text="\n".join(lines),
+        buttons=[buttons],
+        closed_text=closed,
+    )
 
 
 def describe_action(state: BiggieBillsState, action: Action) -> str:

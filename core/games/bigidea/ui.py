@@ -151,8 +151,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     elif state.phase == "pick" and not can_pick(state, seat):
         lines.append("You have too few cards to make a product this round.")
     elif state.phase == "mezzanine":
-        turn = state.turn_seat
-        lines.append(f"Waiting for {state.names[turn or 0]}.")
+        lines.append(ui.idle())
     return ui.Message(
         title=f"The Big Idea: {state.names[seat]}",
         text="\n".join(lines),

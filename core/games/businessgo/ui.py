@@ -290,7 +290,7 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Action]) -> str
     if not legal:
         if state.finished:
             return "The game is over."
-        return f"Waiting for {state.names[state.turn]}."
+        return ui.idle()
     b = board()
     phase = state.phase
     if phase == "turn":

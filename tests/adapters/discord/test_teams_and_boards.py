@@ -203,7 +203,7 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
 
         # Both members hold the team's current panel, every choice rendered.
         expected = render_private(state, sharks)
-        wanted = sum(len(row) for row in expected.buttons) + len(expected.selects)
+        wanted = sum(b.action is not None for b in expected.all_buttons()) + len(expected.selects)
         panels = {}
         for member in (ALICE, BOB):
             mine = _team_panels(fake, member, sharks)
@@ -325,6 +325,75 @@ async def _save(table: Table, record: GameRecord, state: BiggieBillsState) -> No
     assert saved
 
 
+def _user_of(record: GameRecord, seat: int) -> FakeUser:
+    member = record.seats[seat].members[0].user
+    return next(u for u in USERS if str(u.id) == member)
+
+
+def _vote_prompt(fake: FakeDiscord, thread: int) -> FakeMessage:
+    (prompt,) = [m for m in fake.public(thread) if "A new target of $2B?" in m.text]
+    return prompt
+
+
+async def test_a_new_target_is_proposed_by_form_and_voted_on_the_thread_prompt(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, [ALICE, BOB, CAROL], random.Random(3), BIGGIE)
+        await table.slash(ALICE, "start", {"options": BIGGIE_FAST})
+        for user, team in ((ALICE, "Sharks"), (BOB, "Owls"), (CAROL, "Eagles")):
+            await table.slash(user, "join", {"team": team})
+        await table.slash(ALICE, "begin")
+        record = await table.record()
+        assert record is not None
+        state = state_of(record)
+        turn = _turn_seat(state)
+        assert turn is not None
+        proposer = _user_of(record, turn)
+        voting = [s for s in state.seats if s != turn]
+        voters = [_user_of(record, s) for s in voting]
+
+        # The team on turn opens the form from its panel and types the amount.
+        panel = next(m for m in reversed(fake.private(proposer)) if m.audience == "dm")
+        button = next(c for c in panel.components if c.get("label") == "Propose a new target…")
+        opened = await table.click(proposer, panel, button["custom_id"])
+        assert opened.callback is not None and opened.callback["type"] == 9  # a modal
+        assert opened.modal is not None and fake.refused == []
+        field = opened.modal["components"][0]["components"][0]
+        await table.settle(await fake.submit(proposer, opened, {field["custom_id"]: "2000"}))
+        state = state_of(await table.record())
+        assert state.vote is not None and state.vote.target == 2000
+
+        # The vote is the thread's prompt, for everyone; no panel asks it.
+        thread = await thread_of(authority.store)
+        prompt = _vote_prompt(fake, thread)
+        agree = next(c for c in prompt.components if c.get("label") == "Agree to the $2B target")
+        assert "Waiting for" in prompt.text and _press(agree["custom_id"]).seat is None
+        for user in USERS[:3]:
+            for message in fake.private(user):
+                assert "Agree to the" not in message.text, message.text
+        answered = await table.click(voters[0], prompt, agree["custom_id"])
+        assert answered.callback is not None and answered.callback["type"] == 7  # updated
+        agreed = f"Agreed: {state.names[turn]} and {state.names[voting[0]]}."
+        assert agreed in _vote_prompt(fake, thread).text
+
+        # The turn goes on; the vote's button still stands and the last team settles it.
+        await _act_from_hand(table, proposer)
+        moved_on = state_of(await table.record())
+        assert moved_on.decision_version > state.decision_version
+        last = await table.click(voters[1], _vote_prompt(fake, thread), agree["custom_id"])
+        assert not [m for m in last.messages if STALE in m.text]
+        settled = state_of(await table.record())
+        assert settled.target == 2000 and settled.vote is None
+        closed = _vote_prompt(fake, thread)
+        assert not _actions(closed) and "The vote is over." in closed.text
+        assert any(
+            "Every team agrees: the target is now $2B" in line
+            for line in lines(fake.public(thread))
+        )
+    assert_only_notices(fake)
+
+
 async def test_late_game_choices_with_long_names_reach_every_member(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
@@ -341,8 +410,8 @@ async def test_late_game_choices_with_long_names_reach_every_member(
         await _save(table, record, state)
 
         expected = render_private(state, sharks)
-        wanted = sum(len(row) for row in expected.buttons) + len(expected.selects)
-        labels = [b.label for row in expected.buttons for b in row]
+        wanted = sum(b.action is not None for b in expected.all_buttons()) + len(expected.selects)
+        labels = [b.label for b in expected.all_buttons() if b.action is not None]
         assert any(label.startswith("Challenge Owls's International Expansion") for label in labels)
         assert any(label.startswith("Play Strategic Partnership") for label in labels)
 
