@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["GameRecord", "JoinRequest", "Member", "SeatInfo"]
+__all__ = ["GameRecord", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
 
 
 class Member(BaseModel):
@@ -63,6 +63,10 @@ class JoinRequest(BaseModel):
     asked_at: float
 
 
+OptionValue = str | int | float | bool | None
+"""A table option as the game's options model dumps it (every option is one value)."""
+
+
 class GameRecord(BaseModel):
     """One blob per channel game, saved with compare-and-set on the store's version."""
 
@@ -71,7 +75,8 @@ class GameRecord(BaseModel):
     host: str
     host_name: str
     seats: list[SeatInfo] = Field(default_factory=list)
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, OptionValue] = Field(default_factory=dict)
+    """The game's options model, dumped (validated back into it when the game begins)."""
     seed: int
     """The game's secret seed; with the action log it replays the game exactly."""
     state_json: str | None = None
