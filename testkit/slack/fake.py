@@ -1239,6 +1239,8 @@ class FakeSlackAPI:
             return refused
         if not isinstance(user, str) or not user:
             return _refusal_body("user_not_found")
+        if isinstance(channel, str) and channel in self._dms and self._dms[channel] != user:
+            return _refusal_body("user_not_in_channel")  # a DM is its user's and the bot's
         refused = self._content_error(call.args)
         thread = call.args.get("thread_ts") or None
         if not refused and thread is not None:

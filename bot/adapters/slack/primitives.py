@@ -211,11 +211,18 @@ class SlackPlatform:
         return card.id  # the card's ts is the thread's: its first reply starts it
 
     async def ephemeral(
-        self, channel: str, user: str, message: ui.Message, game: str, thread: str | None = None
+        self,
+        channel: str,
+        user: str,
+        message: ui.Message,
+        game: str,
+        thread: str | None = None,
+        home: str | None = None,
     ) -> None:
         """A message only ``user`` sees in ``channel`` (in ``thread`` when set); where the bot
-        may not post, the same as a DM (raises :class:`~bot.table.Closed` if that fails)."""
-        text, built = _rendered(message, game, None)
+        may not post, the same as a DM (raises :class:`~bot.table.Closed` if that fails).
+        ``home``: the game's channel, when ``channel`` is another (a DM): its buttons act there."""
+        text, built = _rendered(message, game, home)
         args: dict[str, Any] = {"channel": channel, "user": user, "text": text, "blocks": built}
         if self._thread(channel, thread):
             args["thread_ts"] = thread
@@ -235,6 +242,10 @@ class SlackPlatform:
     def _thread(self, channel: str, thread: str | None) -> bool:
         """Whether to post in ``thread`` (there is one, and it is not known to be gone)."""
         return bool(thread) and (channel, thread or "") not in self._lost
+
+    def known_dm(self, user: str) -> str | None:
+        """The user's DM with the bot, if it was opened already."""
+        return self._dms.get(user)
 
     async def _open(self, user: str) -> str:
         conversation = self._dms.get(user)
@@ -330,11 +341,18 @@ class SlackAnswer:
         return None  # Bolt acknowledged the request before any work began
 
     async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
-        """A private answer: ephemeral in the game's channel (in the thread of the pressed
-        message), or a DM when the request came from one."""
+        """A private answer where the request came from: ephemeral in the game's channel (in
+        the thread of the pressed message); in a DM, a DM message when it offers choices (a
+        hand asked for there stays), else ephemeral in that DM (a refusal or a stale press
+        leaves no message in it for good)."""
         try:
-            if self.origin is not None and self.origin != channel and is_dm(self.origin):
-                await self.platform.dm(self.user, message, game, channel)
+            origin = self.origin
+            if origin is not None and origin != channel and is_dm(origin):
+                choices = bool(message.buttons or message.selects)
+                if not choices and origin == self.platform.known_dm(self.user):
+                    await self.platform.ephemeral(origin, self.user, message, game, home=channel)
+                else:
+                    await self.platform.dm(self.user, message, game, channel)
             else:
                 press = self.press
                 thread = press.thread if press is not None and press.channel == channel else None

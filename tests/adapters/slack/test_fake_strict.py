@@ -575,11 +575,16 @@ async def test_not_in_channel_and_unknown_channels(
     assert opened["channel"]["id"] == "DUALICE" and opened["already_open"] is False
     assert (await client.conversations_open(users="UALICE"))["already_open"] is True
     assert (await client.chat_postMessage(channel="DUALICE", text="hi"))["ok"]
+    # An ephemeral in a DM is for the user of that DM only.
+    assert (await client.chat_postEphemeral(channel="DUALICE", user="UALICE", text="hi"))["ok"]
+    error = await refusal(client.chat_postEphemeral(channel="DUALICE", user="UBOB", text="hi"))
+    assert error.response["error"] == "user_not_in_channel"
     assert [c.error for c in api.refused] == [
         "not_in_channel",
         "not_in_channel",
         "channel_not_found",
         "channel_not_found",
+        "user_not_in_channel",
     ]
 
 

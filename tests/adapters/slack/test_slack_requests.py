@@ -136,6 +136,10 @@ async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback
     await _press(loop, "UALICE", alice_menu, action)
     again = _ephemeral_to(loop, "UALICE", since) + _updated_for(loop, "UALICE", since)
     assert again, "the second click is answered privately too"
+    # ... ephemeral in the DM it came from: a refusal leaves no message in the DM for good.
+    calls = loop.api.calls[since:]
+    assert [c.args.get("channel") for c in calls if c.method == "chat.postEphemeral"] == ["DUALICE"]
+    assert not [c for c in calls if c.method == "chat.postMessage"], "no new DM message"
     assert not [
         c
         for c in loop.api.calls[since:]
