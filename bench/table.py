@@ -17,7 +17,12 @@ real redis-server, and counts what a channel's members would see:
 
 Simulated players press at once (``--think-ms`` to pause), faster than people: posts the
 channel limit would exceed are coalesced by the table, so at a person's pace there are more log
-posts, never more than the limit. One line per game, then the worst of the games::
+posts, never more than the limit. The fakes, the players' pauses and the table's pacing run on a
+virtual clock (``testkit.clock.VirtualClock``) that jumps over waits, so a game at a person's
+pace (``--think-ms 5000``) is counted in seconds of real time. Before each press the bench fires
+what has fallen due meanwhile (turn notices that waited for their player) through the bot's own
+deadline path, as the bot's deadline loop would have during the pause. One line per game, then
+the worst of the games::
 
     channel_posts=<x> thread_posts_per_decision=<x> board_distance_max=<x> dms_per_player=<x>
     calls_per_press=<x>
@@ -30,13 +35,16 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.commands.authority import Authority
+from bot.commands.outbox import Outbox
 from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey, GameStore
+from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeUser
 from testkit.discord.sim import Table, running_bot
 from testkit.slack.loopback import Loopback
@@ -91,7 +99,8 @@ class Figures:
 
 async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) -> Figures:
     store = GameStore.from_url(redis_url)
-    fake = await FakeDiscord().start()
+    clock = VirtualClock()
+    fake = await FakeDiscord(clock=clock).start()
     try:
         await store.client.flushdb()
         settings = Settings.model_validate(
@@ -103,7 +112,9 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
             }
         )
         seeds = random.Random(seed)
-        authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
+        authority = Authority(
+            store, settings, clock=clock.wall, new_seed=lambda: seeds.getrandbits(63)
+        )
         started = time.monotonic()
         async with running_bot(fake, authority, settings) as client:
             table = Table(fake, client, CHANNEL, USERS, random.Random(seed), game=game)
@@ -113,6 +124,7 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
             distances = [0]
 
             async def measure() -> None:
+                await _fire_due(authority, "discord", client.adapter.deliver)
                 distances.append(await _below_board(fake, store, table))
 
             table.before_press = measure
@@ -145,6 +157,14 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
         await store.close()
 
 
+async def _fire_due(
+    authority: Authority, platform: str, deliver: Callable[[Outbox], Awaitable[None]]
+) -> None:
+    """What fell due during a player's pause, fired and delivered as the deadline loop does."""
+    for out in await authority.fire_due(platform):
+        await deliver(out)
+
+
 async def _below_board(fake: FakeDiscord, store: GameStore, table: Table) -> int:
     """Messages below the board in its place now (0 before there is a board)."""
     stored = await store.table_refs(GameKey("discord", str(CHANNEL)))
@@ -164,7 +184,7 @@ SLACK_USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 
 
 async def _play_slack(redis_url: str, game: str, seed: int, think_s: float) -> Figures:
-    loop = await Loopback.start(redis_url, seed)
+    loop = await Loopback.start(redis_url, seed, clock=VirtualClock())
     try:
         await loop.store.client.flushdb()
         started = time.monotonic()
@@ -181,7 +201,10 @@ async def _play_slack(redis_url: str, game: str, seed: int, think_s: float) -> F
         async def measure() -> None:
             distances.append(await _below_slack_board(loop))
 
-        await table.play(think_s=think_s, after_each=measure)
+        async def fire() -> None:
+            await _fire_due(loop.authority, "slack", loop.adapter.deliver)
+
+        await table.play(think_s=think_s, after_each=measure, before_each=fire)
         table.detach()
         presses = table.stats.presses - first_press
         top = loop.api.channel_messages(SLACK_CHANNEL, deleted=True)

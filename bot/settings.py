@@ -25,6 +25,10 @@ class Settings(BaseSettings):
     """After this long without an action anyone may end the game, not only the host."""
     dedupe_ttl_seconds: int = Field(default=600, alias="BOARDROOM_DEDUPE_TTL_SECONDS")
     """How long a platform delivery id is remembered, so a retried delivery applies once."""
+    nudge_seconds: float = Field(default=30, ge=0, alias="BOARDROOM_NUDGE_SECONDS")
+    """How long a turn waits for its player before they are pinged ("Your move"): a player
+    who moves first is not pinged at all (0: ping as the turn starts). Never later than
+    halfway to the turn's deadline."""
     deadline_poll_seconds: float = Field(default=0.5, alias="BOARDROOM_DEADLINE_POLL_SECONDS")
     """How often a worker looks for deadlines that have passed."""
     deadline_lease_seconds: float = Field(

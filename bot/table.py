@@ -20,9 +20,10 @@ It is the same for Discord, Slack and the console; each implements the few primi
 - The *prompt* is the open public decision: a new decision is a new post, the previous one
   loses its buttons.
 - Each player's *panel* is one DM per game, edited in place (the press on it updates it).
-- The turn *notice* rides on the board: when the game starts waiting for one player (or team)
-  who did not just act, the board moves to the bottom with a mention of them (and nobody
-  else); the old board is deleted, so there is one notice at a time and it costs no extra post.
+- The turn *notice* rides on the board: when an Outbox names users to ``notify`` (the
+  authority does once a turn has waited ``nudge_seconds`` for its player), the board moves to
+  the bottom with a mention of them (and nobody else); the old board is deleted, so there is
+  one notice at a time and it costs no extra post.
 
 Posts are paced within the platform's channel limit (:class:`Pacer`): what can wait (a log
 flush, a board move) waits for the next change when a post would exceed it.
@@ -598,9 +599,10 @@ class Table:
         free = self.pacer.free(self._paced(place))
         below = len(refs.below)
         scrolled = shown is not None and (below >= MAX_BELOW or (below >= MOVE_AT and free))
-        if shown is not None and not free:
+        if shown is not None and not free and run.answer is not None:
             # The channel is at its post limit: the board (which says whom the game waits for)
-            # is edited in place, without a ping; a post now would hold up the whole table.
+            # is edited in place, without a ping; a post now would hold up the press. (A turn
+            # notice that waited for its player, with no press to answer, waits for a slot.)
             notify = []
         if notify:
             view = view.model_copy(update={"text": f"{YOUR_MOVE}\n\n{view.text}".strip()})

@@ -620,12 +620,16 @@ async def test_a_game_played_to_its_end_ends_its_table_with_the_result(
 
 
 async def test_notices_and_panels_go_to_the_people_a_decision_waits_for(
-    authority: Authority, store: GameStore, clock: Clock
+    store: GameStore, clock: Clock
 ) -> None:
     """A whole game of two people and two bots, pressing and letting deadlines pass. After each
     applied step: ``notify`` names only people the game now waits for (never the requester,
     never a bot seat); when a decision opens, every person it waits for is shown their panel,
-    and when it is one seat's turn, its people other than the one who acted are notified."""
+    and when it is one seat's turn, its people other than the one who acted are notified (at
+    once here: the notice that waits for its player is tested below)."""
+    settings = Settings.model_validate({"BOARDROOM_NUDGE_SECONDS": 0})
+    seeds = random.Random(7)
+    authority = Authority(store, settings, clock=clock, new_seed=lambda: seeds.getrandbits(63))
     await lobby(authority, ["alice", "bob"], bots=2, options="pick_seconds=30 vote_seconds=20")
     game_rng = random.Random(4)
     requester: str | None = "alice"
@@ -721,3 +725,78 @@ async def test_the_game_clock_runs_beside_the_turn_deadlines_and_calls_time(
     assert turns >= 2  # Alice's turns timed out before the clock ran out
     outcome = (rec.state or {})["outcome"]
     assert outcome["ended"] == "time limit" and "after 2 minutes" in outcome["summary"]
+
+
+# --- the turn notice waits for its player ------------------------------------------------------
+
+GO_TURNS = "turn_seconds=0 auto_moves=no always_compete=no"
+
+
+async def _until_a_turn_passes(authority: Authority, store: GameStore, options: str) -> Outbox:
+    """A Busine$$ GO game of alice and bob, pressed on until a press hands the turn to the
+    other player (whose notice then waits): the Outbox of that press."""
+    await authority.command(req("alice"), "businessgo", f"start {options}")
+    await authority.command(req("bob"), "businessgo", "join")
+    out = await authority.command(req("alice"), "businessgo", "begin")
+    panels: dict[str, ui.Message] = dict(out.panels)
+    requester = "alice"
+    for _ in range(200):
+        rec = await record(store)
+        if rec.nudge:
+            assert requester not in rec.nudge
+            return out
+        user = next(u for u in ("alice", "bob") if (p := panels.get(u)) and p.all_buttons())
+        button = next(b for b in panels[user].all_buttons() if b.action is not None)
+        out = await authority.press(req(user), codec.encode_button("businessgo", button))
+        panels |= out.panels
+        requester = user
+    raise AssertionError("the turn never passed from one player to the other")
+
+
+async def test_a_turn_notice_waits_for_its_player_then_pings_them(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    out = await _until_a_turn_passes(authority, store, GO_TURNS)
+    rec = await record(store)
+    (waited,) = rec.nudge
+    assert out.notify == []  # not at once: someone playing along needs no ping every turn
+    assert waited in out.panels  # their panel shows the turn at once, as ever
+    assert rec.nudge_due == clock.now + Settings().nudge_seconds == rec.next_due
+    clock.now += Settings().nudge_seconds - 1
+    assert await authority.fire_due("console") == []
+    clock.now += 2
+    (nudged,) = await authority.fire_due("console")
+    assert nudged.notify == [waited] and nudged.board is not None
+    after = await record(store)
+    assert after.nudge == [] and after.nudge_due is None
+    assert after.state_json == rec.state_json  # a notice changes nothing in the game
+    clock.now += 60
+    assert await authority.fire_due("console") == []  # once
+
+
+async def test_a_player_who_moves_first_is_not_pinged(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    await _until_a_turn_passes(authority, store, GO_TURNS)
+    rec = await record(store)
+    (waited,) = rec.nudge
+    due = rec.nudge_due
+    assert due is not None
+    clock.now += 5
+    out = await authority.command(req(waited), "businessgo", "hand")
+    button = next(b for b in out.deliveries[0].message.all_buttons() if b.action is not None)
+    await authority.press(req(waited), codec.encode_button("businessgo", button))
+    after = await record(store)
+    assert waited not in after.nudge
+    clock.now = due + 1
+    for fired in await authority.fire_due("console"):
+        assert waited not in (fired.notify or [])
+
+
+async def test_a_turn_notice_comes_by_half_the_turns_deadline(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    await _until_a_turn_passes(authority, store, "turn_seconds=20 auto_moves=no always_compete=no")
+    rec = await record(store)
+    assert rec.deadline_due is not None and rec.nudge_due is not None
+    assert rec.nudge_due == clock.now + 10 < rec.deadline_due

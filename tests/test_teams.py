@@ -57,7 +57,9 @@ class Clock:
 @pytest.fixture
 def authority(store: GameStore) -> Authority:
     seeds = random.Random(3)
-    return Authority(store, Settings(), clock=Clock(), new_seed=lambda: seeds.getrandbits(63))
+    # Turn notices as the turn starts (the default waits for the player first: test_authority).
+    settings = Settings.model_validate({"BOARDROOM_NUDGE_SECONDS": 0})
+    return Authority(store, settings, clock=Clock(), new_seed=lambda: seeds.getrandbits(63))
 
 
 def req(user: str) -> Request:

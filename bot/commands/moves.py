@@ -101,11 +101,26 @@ def timeout_step(env: Env, now: float) -> Step:
         state = load_state(game, record.state_json)
         if record.clock_due is not None and record.clock_due <= now and state.clock is not None:
             return play(env, record, state, SYSTEM, Timeout(key=state.clock.key), None, out)
-        if state.deadline is None or record.deadline_due is None or record.deadline_due > now:
-            return None
-        return play(env, record, state, SYSTEM, Timeout(key=state.deadline.key), None, out)
+        deadline, due_at = state.deadline, record.deadline_due
+        if deadline is not None and due_at is not None and due_at <= now:
+            return play(env, record, state, SYSTEM, Timeout(key=deadline.key), None, out)
+        if record.nudge_due is not None and record.nudge_due <= now:
+            return _nudge(game, record, state, out)
+        return None
 
     return step
+
+
+def _nudge(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outbox) -> Change:
+    """The turn has waited :attr:`~bot.settings.Settings.nudge_seconds` for its player: the
+    board moves to the bottom with a mention of them (the turn notice)."""
+    users, current = record.nudge, record.nudge_version == state.decision_version
+    record.nudge_due, record.nudge = None, []
+    if current and not state.finished:
+        out.version = state.version
+        out.notify = users
+        out.board = game.render_board(state).model_copy(update={"deadline": record.deadline_due})
+    return Change(record=record)
 
 
 def play(
@@ -162,10 +177,35 @@ def commit(
         record.clock_due = env.clock() + after.clock.seconds  # armed once, when it appears
     due = record.deadline_due
     publish(game, before, after, result.moves, members, requester, out, note, due)
+    _arm_nudge(env, record, after, requester, out)
     seating.show_moved(game, record, after, moved, out)
     if after.finished:
         out.ended = True
         final(game, record, out, _last_word(result))
+
+
+def _arm_nudge(
+    env: Env, record: GameRecord, after: GameState, requester: str | None, out: Outbox
+) -> None:
+    """A turn's notice waits ``nudge_seconds`` (at most half its deadline) for its player, so
+    that someone who is playing along is not pinged every turn; an action by one of them, or a
+    new decision, calls it off."""
+    pending = record.nudge_due is not None
+    if pending and (requester in record.nudge or after.decision_version != record.nudge_version):
+        record.nudge_due, record.nudge = None, []
+    if after.finished:
+        record.nudge_due, record.nudge = None, []
+        return
+    if not out.notify:
+        return
+    wait = env.settings.nudge_seconds
+    if record.deadline_due is not None:
+        wait = min(wait, max(0.0, (record.deadline_due - env.clock()) / 2))
+    if wait <= 0:
+        return  # told now, with this delivery
+    record.nudge, record.nudge_version = list(out.notify), after.decision_version
+    record.nudge_due = env.clock() + wait
+    out.notify = []
 
 
 def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:

@@ -88,6 +88,12 @@ class GameRecord(BaseModel):
     """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
     clock_due: float | None = None
     """Absolute time at which the game's clock (a time limit in minutes) runs out."""
+    nudge_due: float | None = None
+    """Absolute time at which the users of ``nudge`` are pinged that the game waits for them,
+    unless the decision is over or one of them acted first."""
+    nudge: list[str] = Field(default_factory=list)
+    nudge_version: int = 0
+    """The decision (its ``decision_version``) the nudge is for."""
     thread: bool = True
     """Whether the game plays in a thread of its own (``thread=off`` at ``start``: the channel)."""
     first_version: int = 0
@@ -102,9 +108,9 @@ class GameRecord(BaseModel):
 
     @property
     def next_due(self) -> float | None:
-        """When the deadline loop must next look at this game: the earlier of its decision
-        deadline and its clock."""
-        due = [d for d in (self.deadline_due, self.clock_due) if d is not None]
+        """When the deadline loop must next look at this game: the earliest of its decision
+        deadline, its clock and its nudge."""
+        due = [d for d in (self.deadline_due, self.clock_due, self.nudge_due) if d is not None]
         return min(due) if due else None
 
     @property

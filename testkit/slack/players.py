@@ -395,11 +395,15 @@ class SlackTable:
         max_presses: int = 5_000,
         think_s: float = 0.0,
         after_each: Callable[[], Awaitable[None]] | None = None,
+        before_each: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        """Press random pending choices until nobody has any left."""
+        """Press random pending choices until nobody has any left (``before_each``: after the
+        pause, before the press; ``after_each``: after it)."""
         while self.stats.presses < max_presses:
             if think_s:
                 await pause(self.api.clock, self.rng.uniform(0.5, 1.5) * think_s)
+            if before_each is not None:
+                await before_each()
             pending = [(p, panel) for p in self.players.values() for panel in p.pending()]
             if not pending:
                 return

@@ -585,14 +585,16 @@ class _Driver:
         return await self._moment(f"press {label[:60]}", origin, person.user, out)
 
     async def fire(self, record: GameRecord | None = None) -> list[Moment]:
-        """Move the clock past the channel's deadline and let it fire (``record``: the
-        channel's record, when nothing was done since it was read)."""
+        """Move the clock past what the channel waits for next (a deadline, the game's clock,
+        a turn notice that waited for its player) and let it fire (``record``: the channel's
+        record, when nothing was done since it was read)."""
         assert self.game is not None
         if record is None:
             record = await self.record()
-        if record is None or record.deadline_due is None:
+        due = record.next_due if record is not None else None
+        if due is None:
             return []
-        self.clock.now = max(self.clock.now, record.deadline_due) + 0.5
+        self.clock.now = max(self.clock.now, due) + 0.5
         self.acted += 1
         outs = await self.authority.fire_due(self.platform.name)
         self.coverage.deadlines[self.game.name] += len(outs)
@@ -786,7 +788,7 @@ class _Driver:
         if waiting:
             self.coverage.phases[(game.name, str(getattr(state, "phase", "")))] += 1
         roll = rng.random()
-        if not waiting or (state.deadline is not None and roll < 0.04):
+        if not waiting or (record.next_due is not None and roll < 0.04):
             fired = await self.fire(record)
             if fired or not waiting:
                 for moment in fired:

@@ -57,6 +57,9 @@ def settings(fake: FakeDiscord) -> Settings:
             "DISCORD_API_URL": fake.api_url,
             "DISCORD_GATEWAY_URL": fake.gateway_url,
             "BOARDROOM_DEADLINE_POLL_SECONDS": 0.05,
+            # A turn notice as the turn starts, so that whole games at once reach notices;
+            # test_surfaces checks the notice that waits for its player (the default).
+            "BOARDROOM_NUDGE_SECONDS": 0,
         }
     )
 

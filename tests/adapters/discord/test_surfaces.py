@@ -345,6 +345,48 @@ async def test_the_turn_notice_rides_on_the_board_and_pings_only_the_player_wait
     assert all(m.deleted for m in notices[:-1])
 
 
+async def test_a_turn_notice_waits_for_its_player_on_the_deadline_loop(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """With the default ``nudge_seconds`` a turn that passes to someone pings nobody at once;
+    after that long without a move the deadline loop moves the board down, naming them."""
+    waiting = settings.model_copy(update={"nudge_seconds": 30.0})
+    seeds = random.Random(5)
+    authority = Authority(
+        authority.store, waiting, clock=authority.clock, new_seed=lambda: seeds.getrandbits(63)
+    )
+    users = USERS[:3]
+    async with running_bot(fake, authority, waiting) as client:
+        table = Table(fake, client, CHANNEL, users, random.Random(10), GO)
+        await table.slash(users[0], "start", {"options": GO_FAST})
+        for user in users[1:]:
+            await table.slash(user, "join")
+        await table.slash(users[0], "begin")
+        thread = await thread_of(authority.store)
+        record = await table.record()
+        for _ in range(40):
+            record = await table.record()
+            assert record is not None
+            if record.nudge:
+                break
+            assert await table.step()
+        assert record is not None and record.nudge and fake.notifications == []
+        (nudged,) = record.nudge
+        await fake.clock.sleep(31)  # nobody moves: the clock jumps past the notice's time
+        for _ in range(200):
+            if fake.notifications:
+                break
+            await asyncio.sleep(0.01)
+        (note,) = fake.notifications
+        assert str(note.target) == nudged
+        (board,) = live_boards(fake, thread, "Busine$$ GO")
+        assert note.message_id == board.id and note.channel_id == thread
+        assert board.created["allowed_mentions"] == {"users": [note.target], "parse": []}
+        after = await table.record()
+        assert after is not None and after.nudge == [] and after.state == record.state
+    assert_only_notices(fake)
+
+
 # --- restarts and two processes ------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.commands.record import GameRecord
+from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey
 from testkit.clock import VirtualClock
@@ -32,7 +33,12 @@ def clock() -> VirtualClock:
 
 @pytest.fixture
 async def loop(redis_url: str, clock: VirtualClock) -> AsyncIterator[Loopback]:
-    loopback = await Loopback.start(redis_url, seed=7, pace_s=PACE_S, clock=clock)
+    # A turn notice as the turn starts, so that whole games at once reach notices;
+    # test_slack_surfaces checks the notice that waits for its player (the default).
+    settings = Settings.model_validate({"BOARDROOM_NUDGE_SECONDS": 0})
+    loopback = await Loopback.start(
+        redis_url, seed=7, settings=settings, pace_s=PACE_S, clock=clock
+    )
     await loopback.store.client.flushdb()
     yield loopback
     await loopback.close()
