@@ -30,7 +30,9 @@ class Recorder:
     closed_hint = ""
     threads_share_limit = False
 
-    def __init__(self) -> None:
+    def __init__(self, latency_s: float = 0.0) -> None:
+        self.latency_s = latency_s
+        """How long each call takes (a platform's round trip), so that deliveries overlap."""
         self.calls: list[tuple[str, str]] = []
         self.places: dict[str, list[str]] = {}
         self.texts: dict[str, str] = {}
@@ -53,6 +55,7 @@ class Recorder:
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> Shown:
+        await asyncio.sleep(self.latency_s)
         self.calls.append(("post", surface))
         shown = self._new(place.thread or place.channel, message)
         if mention and ping:
@@ -62,10 +65,12 @@ class Recorder:
     async def edit(
         self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
     ) -> None:
+        await asyncio.sleep(self.latency_s)
         self.calls.append(("edit", surface))
         self.texts[shown.id] = message.plain_text()
 
     async def delete(self, shown: Shown) -> None:
+        await asyncio.sleep(self.latency_s)
         self.calls.append(("delete", ""))
         self.places[shown.where].remove(shown.id)
 
@@ -187,16 +192,46 @@ async def test_panels_are_one_dm_each_edited_in_place(store: GameStore) -> None:
     assert len(notes) == 1 and not platform.mentions
 
 
-async def test_two_workers_at_once_leave_one_board(store: GameStore) -> None:
-    platform = Recorder()  # one platform, two worker processes' tables (locks, pacers apart)
+class _NoLock(GameStore):
+    """The store with the table lock always granted: what two workers would do without it."""
+
+    async def lock_table(self, key: GameKey, token: str, ttl_ms: int) -> bool:
+        return True
+
+
+async def _two_workers(store: GameStore) -> tuple[Recorder, list[str]]:
+    """Two worker processes' tables (locks and pacers apart) on one platform whose calls take
+    a round trip, delivering at once: the game's start and a move, then moves in pairs. The
+    live boards at the end."""
+    platform = Recorder(latency_s=0.01)
     one, two = Table(store, platform, 60), Table(store, platform, 60)
     await one.deliver(_out(1, card=ui.Message(text="lobby")))
     await asyncio.gather(
         one.deliver(_out(2, begun=True, card=ui.Message(text="playing"), board=_board("a"))),
-        two.deliver(_out(3, board=_board("b"))),
+        two.deliver(_out(3, board=_board("b"), log=["b moved"])),
     )
+    for version in range(4, 12, 2):
+        await asyncio.gather(
+            one.deliver(_out(version, board=_board(f"{version}"), log=[f"move {version}"])),
+            two.deliver(_out(version + 1, board=_board(f"{version + 1}"), log=["another"])),
+        )
     live = [i for ids in platform.places.values() for i in ids]
-    boards = [i for i in live if platform.texts[i].startswith("**Board**")]
+    return platform, [i for i in live if platform.texts[i].startswith("**Board**")]
+
+
+async def test_two_workers_at_once_leave_one_board(store: GameStore) -> None:
+    _platform, boards = await _two_workers(store)
     assert len(boards) == 1, boards
     stored = await store.table_refs(GameKey("test", CHANNEL))
     assert stored is not None and f'"id":"{boards[0]}"' in stored
+
+
+async def test_without_the_table_lock_the_same_run_leaves_two_boards(redis_url: str) -> None:
+    """The race the lock prevents is real in this run: the test above proves the lock."""
+    unlocked = _NoLock.from_url(redis_url)
+    await unlocked.client.flushdb()
+    try:
+        _platform, boards = await _two_workers(unlocked)
+    finally:
+        await unlocked.close()
+    assert len(boards) > 1, boards
