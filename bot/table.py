@@ -393,6 +393,11 @@ class Table:
         for delivery in run.out.deliveries:
             message, game, channel = delivery.message, run.game, run.out.channel
             if answer is not None and delivery.user == answer.user:
+                if delivery.in_place and answer.pressed is not None and answer.pressed_private:
+                    replaced = answer.update(message, game, channel)
+                    if await self._try(run, "the pressed message", replaced):
+                        run.answered = True
+                        continue
                 sent = await self._try(run, "a reply", answer.reply(message, game, channel))
                 run.answered = run.answered or bool(sent)
             elif delivery.user:

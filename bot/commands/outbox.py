@@ -25,6 +25,9 @@ class Delivery(BaseModel):
     to: Literal["ephemeral"] = "ephemeral"
     user: str | None = None
     message: ui.Message
+    in_place: bool = False
+    """An answer to a press on a private message of its own (a request to join, in a DM):
+    it replaces that message, buttons and all, so they cannot be pressed again."""
 
 
 class Form(BaseModel):
@@ -87,8 +90,11 @@ class Outbox(BaseModel):
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 
-    def reply(self, user: str, message: ui.Message | str) -> None:
-        self.deliveries.append(Delivery(to="ephemeral", user=user, message=_as_message(message)))
+    def reply(self, user: str, message: ui.Message | str, in_place: bool = False) -> None:
+        """A private answer to ``user`` (``in_place``: see :attr:`Delivery.in_place`)."""
+        self.deliveries.append(
+            Delivery(to="ephemeral", user=user, message=_as_message(message), in_place=in_place)
+        )
 
     def say(self, line: str) -> None:
         """A line of the game's story (a lobby change, someone leaving)."""

@@ -298,7 +298,8 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         state = running_state(record)
         if not yes:
             record.requests.remove(request)
-            out.reply(req.user, f"You declined {request.name}'s request to join {team.name}.")
+            said = f"You declined {request.name}'s request to join {team.name}."
+            out.reply(req.user, said, in_place=True)
             out.reply(
                 request.user,
                 f"{team.name} declined your request to join it, so you are not on a team in "
@@ -312,7 +313,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         team.members.append(Member(user=request.user, name=request.name))
         tail = ", taking over from the bot" if took_over else ""
         out.say(f"{request.name} joined {team.name}{tail}; {req.name} let them in.")
-        out.reply(req.user, f"{request.name} plays for {team.name} now.")
+        out.reply(req.user, f"{request.name} plays for {team.name} now.", in_place=True)
         note = f"{req.name} let you into {team.name}: you play for it now."
         out.panels[request.user] = _panel(running, record, state, request.seat, note)
         _redraw(running, record, state, out)

@@ -476,9 +476,12 @@ async def test_joining_a_running_team_asks_its_members_in_a_dm(
 
         accept = notes[0].components[0]["custom_id"]
         marks = _marks(fake)
-        await table.click(ALICE, notes[0], accept)
+        pressed = await table.click(ALICE, notes[0], accept)
         record = await table.record()
         assert record is not None and record.seat_of(str(dave.id)) == sharks
+        # The answer replaces the request in Alice's DM: its buttons cannot be pressed again.
+        assert pressed.callback is not None and pressed.callback["type"] == 7
+        assert notes[0].components == [] and "dave plays for Sharks now." in notes[0].text
         told = _told_since(fake, marks)
         assert any("dave joined Sharks; alice let them in." in line for line in told), told
         panels = [m for m in fake.private(dave) if m.audience == "dm"]
