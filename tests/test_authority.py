@@ -800,3 +800,28 @@ async def test_a_turn_notice_comes_by_half_the_turns_deadline(
     rec = await record(store)
     assert rec.deadline_due is not None and rec.nudge_due is not None
     assert rec.nudge_due == clock.now + 10 < rec.deadline_due
+
+
+async def test_a_turn_notice_leaves_an_open_prompt_as_it_is(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    """BiggieBills' vote on a new target stays open (with its buttons) while a turn's notice
+    moves the board down."""
+    await authority.command(req("alice"), "biggiebills", "start turn_seconds=0 block_seconds=0")
+    for user in ("bob", "carol"):
+        await authority.command(req(user), "biggiebills", "join")
+    await authority.command(req("alice"), "biggiebills", "begin")
+    rec = await record(store)
+    state = json.loads(rec.state_json or "{}")
+    first = rec.seats[state["order"][0]].users[0]
+    proposed = await authority.command(req(first), "biggiebills", "target 2000")
+    assert proposed.prompt is not None, reply_text(proposed, first)
+    skipped = await authority.command(req(first), "biggiebills", "skip")
+    assert not replies(skipped, first), reply_text(skipped, first)
+    rec = await record(store)
+    assert rec.nudge and rec.nudge_due is not None
+    clock.now = rec.nudge_due + 0.1
+    (nudged,) = await authority.fire_due("console")
+    assert nudged.notify == rec.nudge and nudged.board is not None
+    assert nudged.prompt is not None and nudged.prompt.all_buttons()
+    assert nudged.prompt_id == proposed.prompt_id

@@ -117,9 +117,8 @@ def _nudge(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outb
     users, current = record.nudge, record.nudge_version == state.decision_version
     record.nudge_due, record.nudge = None, []
     if current and not state.finished:
-        out.version = state.version
+        seating.redraw(game, record, state, out)  # the prompt as it is, too: it stays open
         out.notify = users
-        out.board = game.render_board(state).model_copy(update={"deadline": record.deadline_due})
     return Change(record=record)
 
 

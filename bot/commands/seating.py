@@ -44,6 +44,7 @@ __all__ = [
     "open_requests",
     "playing",
     "playing_list",
+    "redraw",
     "require_open",
     "show_moved",
     "withdraw",
@@ -100,9 +101,9 @@ def _panel(
     return panel.model_copy(update={"text": f"{note}\n{panel.text}".strip()})
 
 
-def _redraw(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outbox) -> None:
+def redraw(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outbox) -> None:
     """The board and prompt as they are, so that the table shows the news in the log (at the
-    board's foot) now rather than at the next move."""
+    board's foot) now rather than at the next move (or moves the board down, for a notice)."""
     due = record.deadline_due
     prompt = game.render_prompt(state)
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
@@ -172,7 +173,7 @@ def join_running(
         team.members.append(me)
         out.say(f"{req.name} joined {team.name}, taking over from the bot.")
         out.panels[req.user] = _panel(game, record, state, target, f"You play for {team.name} now.")
-        _redraw(game, record, state, out)
+        redraw(game, record, state, out)
         return Change(record=record, joined=[req.user], log=[[req.user, "join", target]])
     request = JoinRequest(
         number=record.next_request,
@@ -316,7 +317,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         out.reply(req.user, f"{request.name} plays for {team.name} now.", in_place=True)
         note = f"{req.name} let you into {team.name}: you play for it now."
         out.panels[request.user] = _panel(running, record, state, request.seat, note)
-        _redraw(running, record, state, out)
+        redraw(running, record, state, out)
         log = [[request.user, "join", request.seat]]
         return Change(record=record, joined=[request.user], log=log)
 
