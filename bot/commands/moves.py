@@ -114,9 +114,11 @@ def timeout_step(env: Env, now: float) -> Step:
 def _nudge(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outbox) -> Change:
     """The turn has waited :attr:`~bot.settings.Settings.nudge_seconds` for its player: the
     board moves to the bottom with a mention of them (the turn notice)."""
-    users, current = record.nudge, record.nudge_version == state.decision_version
+    waiting = {u for seat in game.waiting_for(state) for u in record.seats[seat].users}
+    users = [u for u in record.nudge if u in waiting]  # (not someone who left meanwhile)
+    current = record.nudge_version == state.decision_version
     record.nudge_due, record.nudge = None, []
-    if current and not state.finished:
+    if users and current and not state.finished:
         seating.redraw(game, record, state, out)  # the prompt as it is, too: it stays open
         out.notify = users
     return Change(record=record)
