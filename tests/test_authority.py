@@ -825,3 +825,24 @@ async def test_a_turn_notice_leaves_an_open_prompt_as_it_is(
     assert nudged.notify == rec.nudge and nudged.board is not None
     assert nudged.prompt is not None and nudged.prompt.all_buttons()
     assert nudged.prompt_id == proposed.prompt_id
+
+
+async def test_a_lobby_whose_options_no_longer_work_says_so_at_begin(
+    authority: Authority, store: GameStore
+) -> None:
+    """A lobby opened before an option's range changed (here a target now out of range)."""
+    await authority.command(req("alice"), "biggiebills", "start")
+    await authority.command(req("alice"), "biggiebills", "addbot 2")
+    _, loaded = await store.load(KEY)
+    assert loaded is not None
+    rec = GameRecord.model_validate_json(loaded.data)
+    rec.options["target"] = 20_000  # allowed when the lobby was opened, not any more
+    saved = await store.save(
+        KEY, rec.model_dump_json(), expected=loaded.version, version=loaded.version + 1, ttl_s=60
+    )
+    assert saved
+    out = await authority.command(req("alice"), "biggiebills", "begin")
+    said = reply_text(out, "alice")
+    assert "This lobby's options no longer work: `target` takes a whole number" in said, said
+    assert "`/biggiebills end`" in said
+    assert (await record(store)).status == "lobby"

@@ -15,6 +15,7 @@ __all__ = [
     "TEAM_SUBCOMMANDS",
     "CommandError",
     "Parsed",
+    "lobby_options",
     "parse",
     "parse_options",
     "subcommands",
@@ -96,6 +97,20 @@ def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
     except ValidationError as exc:
         problems = "; ".join(_problem(model, err) for err in exc.errors())
         raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
+
+
+def lobby_options(game: Game[Any, Any], options: dict[str, Any]) -> GameOptions:
+    """A lobby's stored options, read again when the game begins: a lobby opened before an
+    option's range changed may hold one that no longer works, which is said as at ``start``."""
+    model: type[GameOptions] = game.options_model
+    try:
+        return model.model_validate(options)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(model, err) for err in exc.errors())
+        raise CommandError(
+            f"This lobby's options no longer work: {problems}. The host can `/{game.name} end` "
+            f"it and `/{game.name} start` again with options that do."
+        ) from exc
 
 
 def _bounds(info: FieldInfo) -> tuple[Any, Any]:

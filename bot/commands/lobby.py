@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import seating, teams
-from bot.commands.grammar import CommandError, parse_options
+from bot.commands.grammar import CommandError, lobby_options, parse_options
 from bot.commands.guards import (
     game_of,
     require_game,
@@ -183,7 +183,7 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
                 f"{missing} more can `/{game.name} join`, or add bots with "
                 f"`/{game.name} addbot {missing}`."
             )
-        options = game.options_model.model_validate(record.options)
+        options = lobby_options(game, record.options)
         problem = game.lobby_problem(options, [len(s.members) for s in record.seats])
         if problem is not None:
             raise Refusal(problem)
