@@ -16,10 +16,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import discord
 
+from bot.adapters.discord.components import form_id, submitted_text
 from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Form, Outbox
@@ -148,12 +149,16 @@ class DiscordAdapter:
 
         await self._handle(interaction, work)
 
-    async def on_form(self, interaction: discord.Interaction[Any], form: Form, answer: str) -> None:
-        """A submitted form: its answer completes the typed command, run as if typed."""
-        request = self._request(interaction).model_copy(update={"channel": form.channel})
+    async def on_form(
+        self, interaction: discord.Interaction[Any], game: str, channel: str, command: str
+    ) -> None:
+        """A submitted form (its custom id names the game, channel and command): its answer
+        completes the typed command, run as if typed."""
+        answer = submitted_text(cast(dict[str, Any], interaction.data or {}))
+        request = self._request(interaction).model_copy(update={"channel": channel})
 
         async def work() -> list[Outbox]:
-            return [await self.authority.command(request, form.game, f"{form.command} {answer}")]
+            return [await self.authority.command(request, game, f"{command} {answer}")]
 
         await self._handle(interaction, work)
 
@@ -280,7 +285,7 @@ class DiscordAdapter:
             typed = f"`/{form.game} {form.command} <answer>`"
             await self._tell(interaction, f"Type {typed} to answer.")
             return
-        modal = FormModal(self, form)
+        modal = FormModal(form)
         await self._part(
             f"{interaction.channel_id}", "a form", interaction.response.send_modal(modal)
         )
@@ -448,12 +453,18 @@ def _kwargs(rendered: Rendered) -> dict[str, Any]:
 
 
 class FormModal(discord.ui.Modal):
-    """A :class:`~bot.commands.outbox.Form` as a Discord modal of one text input."""
+    """A :class:`~bot.commands.outbox.Form` as a Discord modal of one text input.
 
-    def __init__(self, adapter: DiscordAdapter, form: Form) -> None:
-        super().__init__(title=cut(form.ask.title, MODAL_TITLE_LIMIT), timeout=MODAL_TIMEOUT_S)
-        self.adapter = adapter
-        self.form = form
+    Its answer is taken by the client's ``on_interaction`` (by the custom id, like the
+    persistent buttons), not by this object: a form opened before a restart, or on another
+    worker, is still answered."""
+
+    def __init__(self, form: Form) -> None:
+        super().__init__(
+            title=cut(form.ask.title, MODAL_TITLE_LIMIT),
+            timeout=MODAL_TIMEOUT_S,
+            custom_id=form_id(form.game, form.channel, form.command),
+        )
         self.answer: discord.ui.TextInput[FormModal] = discord.ui.TextInput(
             label=cut(form.ask.label, TEXT_INPUT_LABEL_LIMIT),
             style=discord.TextStyle.paragraph if form.ask.long else discord.TextStyle.short,
@@ -461,6 +472,3 @@ class FormModal(discord.ui.Modal):
             max_length=min(form.ask.max_length, TEXT_INPUT_LIMIT),
         )
         self.add_item(self.answer)
-
-    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
-        await self.adapter.on_form(interaction, self.form, self.answer.value)

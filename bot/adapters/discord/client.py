@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import Any, cast
 
 import discord
 import yarl
@@ -13,7 +13,7 @@ from discord import app_commands
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.adapters.discord.commands import build_commands
-from bot.adapters.discord.components import GameButton, GameSelect
+from bot.adapters.discord.components import GameButton, GameSelect, read_form
 from bot.commands.authority import Authority
 from bot.commands.deadlines import Heartbeat, run_deadlines
 from bot.settings import Settings
@@ -71,6 +71,16 @@ class BoardroomClient(discord.AutoShardedClient):
         self.heartbeat = Heartbeat(settings.deadline_poll_seconds)
         self.loop_died = False
         """The deadline loop ended by itself: the process exits with LOOP_DIED."""
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A submitted form, whichever worker opened it and whenever (its custom id says
+        what it answers); buttons and menus go to their persistent handlers."""
+        if interaction.type != discord.InteractionType.modal_submit:
+            return
+        data = cast(dict[str, Any], interaction.data or {})
+        form = read_form(str(data.get("custom_id", "")))
+        if form is not None:
+            await self.adapter.on_form(interaction, *form)
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(GameButton, GameSelect)

@@ -12,11 +12,36 @@ from typing import Any, Protocol, cast
 
 import discord
 
-__all__ = ["GameButton", "GameSelect"]
+__all__ = ["GameButton", "GameSelect", "form_id", "read_form", "submitted_text"]
 
 # (?s): the JSON tail of an id never holds a newline, but a stray one must not stop the match.
 _BUTTON_ID = re.compile(r"(?s)br1\|[acq]\d*\|.*")
 _SELECT_ID = re.compile(r"(?s)br1\|s\d*\|.*")
+
+
+_FORM_ID = re.compile(r"br1\|f\|([a-z0-9_]+)\|([0-9]+)\|([a-z_]+)")
+
+
+def form_id(game: str, channel: str, command: str) -> str:
+    """A form's (modal's) custom id: the game, its channel and the typed command the answer
+    completes, so that any worker, after any restart, can take the submitted answer."""
+    return f"br1|f|{game}|{channel}|{command}"
+
+
+def read_form(custom_id: str) -> tuple[str, str, str] | None:
+    """The game, channel and command of a form's custom id (None: not one of ours)."""
+    match = _FORM_ID.fullmatch(custom_id)
+    return (match.group(1), match.group(2), match.group(3)) if match else None
+
+
+def submitted_text(data: dict[str, Any]) -> str:
+    """The text a submitted one-question form holds (a row of one text input, or a label)."""
+    for row in data.get("components") or []:
+        inner = row.get("components") or [row.get("component") or {}]
+        for component in inner:
+            if "value" in component:
+                return str(component["value"] or "")
+    return ""
 
 
 class _Presses(Protocol):

@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.commands.authority import Authority
 from bot.settings import Settings
+from storage import GameStore
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import CHANNEL, USERS, assert_only_notices, thread_of
@@ -57,3 +58,38 @@ async def test_the_pitch_button_opens_a_modal_and_its_answer_is_the_pitch(
     assert not [m for m in fake.public(CHANNEL) if "pitches the" in m.text]
     assert not [n for n in fake.notifications if n.message_id == posts[0].id]
     assert_only_notices(fake)
+
+
+async def test_a_form_opened_before_a_restart_is_answered_after_it(
+    fake: FakeDiscord, authority: Authority, settings: Settings, redis_url: str
+) -> None:
+    """The modal's custom id says what it answers, so a new process (nothing in memory) takes
+    a pitch typed into a form the old process opened."""
+    users = USERS[:3]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, users, random.Random(21))
+        await table.open(SLOW_VOTE)
+        found = None
+        for _ in range(200):
+            found = next(((u, f) for u in users if (f := _pitch_button(fake, u))), None)
+            if found is not None:
+                break
+            assert await table.step()
+        assert found is not None, "no owner was ever offered to pitch"
+        owner, (panel, button) = found
+        opened = await table.click(owner, panel, button["custom_id"])
+        assert opened.modal is not None
+        assert opened.modal["custom_id"].startswith("br1|f|bigidea|")
+    fresh = Authority(GameStore.from_url(redis_url), settings, clock=authority.clock)
+    try:
+        async with running_bot(fake, fresh, settings) as client:
+            table.reconnect(client)
+            field = opened.modal["components"][0]["components"][0]
+            submitted = await fake.submit(owner, opened, {field["custom_id"]: "Cold and warm"})
+            await table.settle(submitted)
+            record = await table.record()
+    finally:
+        await fresh.store.close()
+    assert submitted.callback is not None and fake.refused == []
+    assert record is not None and record.state is not None
+    assert [p["pitch"] for p in record.state["products"] if p["pitch"]] == ["Cold and warm"]
