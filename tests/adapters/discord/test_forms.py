@@ -7,10 +7,19 @@ from typing import Any
 
 from bot.commands.authority import Authority
 from bot.settings import Settings
+from core.games.businessgo.actions import AuctionOff
+from core.games.businessgo.state import BusinessGoState
 from storage import GameStore
-from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
+from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 from testkit.discord.sim import Table, running_bot
-from tests.adapters.discord.conftest import CHANNEL, USERS, assert_only_notices, thread_of
+from tests.adapters.discord.conftest import (
+    CHANNEL,
+    USERS,
+    assert_only_notices,
+    lines,
+    thread_of,
+)
+from tests.games import businessgo_support as go
 
 SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
 
@@ -93,3 +102,78 @@ async def test_a_form_opened_before_a_restart_is_answered_after_it(
     assert submitted.callback is not None and fake.refused == []
     assert record is not None and record.state is not None
     assert [p["pitch"] for p in record.state["products"] if p["pitch"]] == ["Cold and warm"]
+
+
+# --- Busine$$ GO: a bet and a sealed bid, each an amount of one's own -------------------------
+
+
+def _form_button(messages: list[FakeMessage], label: str) -> tuple[FakeMessage, dict[str, Any]]:
+    for message in messages:
+        for component in message.components:
+            if component.get("label") == label:
+                return message, component
+    raise AssertionError(f"no {label!r} in {[m.text[:60] for m in messages]}")
+
+
+async def _rigged(table: Table, state: BusinessGoState) -> None:
+    """The channel's game goes on from ``state`` (the people's names on its seats)."""
+    record = await table.record()
+    assert record is not None
+    state.names = [seat.name for seat in record.seats]
+    store = table.client.adapter.authority.store
+    _, loaded = await store.load(table.key)
+    assert loaded is not None
+    record.state_json = state.model_dump_json()
+    saved = await store.save(
+        table.key,
+        record.model_dump_json(),
+        expected=loaded.version,
+        version=loaded.version + 1,
+        ttl_s=3600,
+    )
+    assert saved
+
+
+async def _answer_form(
+    table: Table, fake: FakeDiscord, user: FakeUser, label: str, answer: str
+) -> Interaction:
+    """``user`` asks for their hand, presses ``label`` and types ``answer`` into the form."""
+    shown = await table.slash(user, "hand")
+    panel, button = _form_button(shown.messages, label)
+    opened = await table.click(user, panel, button["custom_id"])
+    assert opened.callback is not None and opened.callback["type"] == 9  # a modal
+    assert opened.modal is not None and fake.refused == []
+    field = opened.modal["components"][0]["components"][0]
+    assert field["style"] == 1  # one line: an amount
+    return await table.settle(await fake.submit(user, opened, {field["custom_id"]: answer}))
+
+
+async def test_a_bet_and_a_sealed_bid_through_their_forms(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    alice, bob, carol = USERS[:3]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, [alice, bob, carol], random.Random(2), "businessgo")
+        await table.open("turn_seconds=0 compete_seconds=0 auction_seconds=600")
+        thread = await thread_of(authority.store)
+
+        # Alice lands on the Casino with $300,000 and bets an amount of her own.
+        state, _ = go.land(go.with_cash(go.new_game(), ann=300_000), 0, "casino")
+        await _rigged(table, state)
+        await _answer_form(table, fake, alice, "Bet an amount…", "120k")
+        told = lines(fake.public(thread))
+        assert any("alice bets $120,000" in line for line in told), told[-8:]
+
+        # Alice, in debt, auctions Canada: Bob seals a bid of his own through the form.
+        state = go.own(go.new_game(3), 0, "japan", "canada", international=["japan"])
+        state.fees = ["salary"]
+        state, _ = go.land(go.with_cash(state, ann=150_000), 0, "operating_fees")
+        state, _ = go.act(state, 0, AuctionOff(asset="canada"))
+        await _rigged(table, state)
+        await _answer_form(table, fake, bob, "Bid an amount…", "170k")
+        record = await table.record()
+        assert record is not None and record.state is not None
+        assert record.state["auction"]["bids"] == {"1": 170_000}
+        public = " ".join(m.text for m in fake.public(thread)) + fake.public(CHANNEL)[0].text
+        assert "170,000" not in public and "170000" not in public  # sealed
+    assert_only_notices(fake)

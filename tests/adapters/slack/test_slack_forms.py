@@ -8,10 +8,15 @@ import random
 from typing import Any
 from urllib.parse import urlencode
 
+from bot.commands.record import GameRecord
+from core.games.businessgo.actions import AuctionOff
+from core.games.businessgo.state import BusinessGoState
+from storage import GameKey
 from testkit.slack.fake import TEAM
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import Component, SlackTable, texts_of
 from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, refs, stored
+from tests.games import businessgo_support as go
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
@@ -87,5 +92,93 @@ async def test_the_pitch_button_opens_a_modal_and_its_submission_is_the_pitch(
     assert len(pitched) == 1 and "cold beer, warm heart" in texts_of(pitched[0])
     assert not [m for m in loop.api.channel_messages(CHANNEL) if "pitches the" in texts_of(m)]
     assert not loop.api.notified("channel")
+    assert_only_notices(loop.api)
+    table.detach()
+
+
+# --- Busine$$ GO: a bet and a sealed bid, each an amount of one's own -------------------------
+
+
+async def _rigged(loop: Loopback, state: BusinessGoState) -> None:
+    """The channel's game goes on from ``state`` (the people's names on its seats)."""
+    key = GameKey("slack", CHANNEL)
+    _, loaded = await loop.store.load(key)
+    assert loaded is not None
+    record = GameRecord.model_validate_json(loaded.data)
+    state.names = [seat.name for seat in record.seats]
+    record.state_json = state.model_dump_json()
+    saved = await loop.store.save(
+        key,
+        record.model_dump_json(),
+        expected=loaded.version,
+        version=loaded.version + 1,
+        ttl_s=3600,
+    )
+    assert saved
+
+
+async def _answer_form(
+    loop: Loopback, table: SlackTable, user: str, label: str, answer: str
+) -> None:
+    """``user`` asks for their hand, presses ``label`` and submits ``answer`` in the modal."""
+    await table.command(user, "hand")
+    (button,) = [c for c in table.visible(user, commands=True) if c.label == label][-1:]
+    before = len(loop.api.called("views.open"))
+    body = loop.slack.action_body(
+        user, button.channel, button.action(table.rng), button.message_ts, button.ephemeral
+    )
+    assert await loop.slack.post(body) == 200
+    await loop.adapter.settled()
+    (opened,) = loop.api.called("views.open")[before:]
+    view: dict[str, Any] = opened.args["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    submission = {
+        "type": "view_submission",
+        "team": {"id": TEAM},
+        "user": {"id": user, "name": user.lower(), "username": user.lower()},
+        "api_app_id": "A0BOARD",
+        "trigger_id": loop.slack.trigger_id(),
+        "view": {
+            **view,
+            "id": f"V0AMOUNT{before}",  # each opened view has an id of its own
+            "state": {
+                "values": {"answer": {"answer": {"type": "plain_text_input", "value": answer}}}
+            },
+        },
+    }
+    assert await loop.slack.post(urlencode({"payload": json.dumps(submission)}).encode()) == 200
+    await loop.adapter.settled()
+    assert loop.api.refused == []
+
+
+async def test_a_bet_and_a_sealed_bid_through_their_forms(loop: Loopback) -> None:
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(4), "businessgo")
+    await table.command(USERS[0], "start turn_seconds=0 compete_seconds=0 auction_seconds=600")
+    for user in USERS[1:]:
+        await table.command(user, "join")
+    await table.command(USERS[0], "begin")
+    thread = (await refs(loop)).thread
+    assert thread is not None
+
+    # Alice lands on the Casino with $300,000 and bets an amount of her own.
+    state, _ = go.land(go.with_cash(go.new_game(), ann=300_000), 0, "casino")
+    await _rigged(loop, state)
+    await _answer_form(loop, table, "UALICE", "Bet an amount…", "120k")
+    told = " ".join(texts_of(m) for m in loop.api.replies(CHANNEL, thread))
+    assert "bets $120,000" in told
+
+    # Alice, in debt, auctions Canada: Bob seals a bid of his own through the form.
+    state = go.own(go.new_game(3), 0, "japan", "canada", international=["japan"])
+    state.fees = ["salary"]
+    state, _ = go.land(go.with_cash(state, ann=150_000), 0, "operating_fees")
+    state, _ = go.act(state, 0, AuctionOff(asset="canada"))
+    await _rigged(loop, state)
+    await _answer_form(loop, table, "UBOB", "Bid an amount…", "170k")
+    record = await stored(loop)
+    assert record is not None and record.state is not None
+    assert record.state["auction"]["bids"] == {"1": 170_000}
+    shown = [texts_of(m) for m in loop.api.replies(CHANNEL, thread)]
+    shown += [texts_of(m) for m in loop.api.channel_messages(CHANNEL)]
+    assert not [t for t in shown if "170,000" in t or "170000" in t]  # sealed
     assert_only_notices(loop.api)
     table.detach()
