@@ -419,8 +419,9 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
     def answering(self, state: S) -> list[Seat]:
         """Seats that may answer a public question open beside the decision the game waits
         for (BiggieBills' vote on a new target), which the game does not wait for: it gives
-        them no deadline, no turn notice and no new panel; the question is the public prompt.
-        Bots answer it as soon as they may. By default nothing is open beside the decision."""
+        them no deadline and no turn notice, and their panels are redrawn only as they start or
+        stop answering; the question is the public prompt. Bots answer it as soon as they may.
+        By default nothing is open beside the decision."""
         return []
 
     def actors(self, state: S) -> list[Seat]:

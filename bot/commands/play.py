@@ -153,6 +153,9 @@ def publish(
     new_decision = before is None or after.decision_version != before.decision_version
     waiting_before = set(game.waiting_for(before)) if before is not None else set()
     waiting_after = set(game.waiting_for(after))
+    # A question open beside the decision (a vote): its panel line comes and goes with it.
+    answering = set(game.answering(before)) if before is not None else set()
+    answering ^= set(game.answering(after))
 
     for move in moves:
         for event in move:
@@ -177,7 +180,7 @@ def publish(
         dealt = before is None  # at the deal every player sees their hand, whoever moves first
         for user in users:
             told = [note[1]] if note is not None and note[0] == seat and user != requester else []
-            if not (dealt or newly or stopped or lines or told):
+            if not (dealt or newly or stopped or lines or told or seat in answering):
                 continue
             panel = game.render_private(after, seat)
             # A private line the panel already shows (e.g. the new hand) is said once.

@@ -317,8 +317,11 @@ def test_the_vote_on_the_prompt_and_typed() -> None:
     assert "Red proposes a new target of $2B (now $1B)." in prompt.text
     assert "Agreed: Red.\nWaiting for Blue, Green and Gold." in prompt.text
     assert prompt.closed_text is not None and "The vote is over." in prompt.closed_text
-    # No team's panel asks it, nor changes with it.
+    # No team's panel has its buttons; a team still to answer is pointed to it.
     assert not any(isinstance(GAME.parse_action(b.action), Vote) for b in _panel_buttons(state))
+    pointer = "agree or refuse on the vote in the game's thread"
+    assert pointer in GAME.render_private(state, 1).text
+    assert pointer not in GAME.render_private(state, 0).text  # Red proposed it: agreed
     assert "Vote on a new target of $2B" in GAME.render_board(state).text
     # The prompt and its buttons stand while the turns go on, until the vote is settled.
     opened = GAME.prompt_version(state)

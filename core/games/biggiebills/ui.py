@@ -27,6 +27,7 @@ from core.games.biggiebills.legal import (
     payoff_of,
     penalty_of,
     return_hint,
+    vote_problem,
 )
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money
@@ -105,6 +106,12 @@ def render_board(state: BiggieBillsState) -> ui.Message:
 def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     """The team's hand and a control for each of its legal actions (for every member)."""
     lines = [hand_text(state, seat), f"Your team has {money(state.cash[seat])}."]
+    if state.vote is not None and vote_problem(state, seat) is None:
+        vote = state.vote
+        lines.append(
+            f"{state.names[vote.proposer]} proposes a new target of {money(vote.target)}: agree "
+            "or refuse on the vote in the game's thread (typed: `target yes` or `target no`)."
+        )
     legal = legal_actions(state, seat)
     # A vote on a new target is answered on the public prompt, not here.
     proposals = [a for a in legal if isinstance(a, ProposeTarget)]

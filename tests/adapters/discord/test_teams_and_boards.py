@@ -372,10 +372,18 @@ async def test_a_new_target_is_proposed_by_form_and_voted_on_the_thread_prompt(
         for user in USERS[:3]:
             for message in fake.private(user):
                 assert "Agree to the" not in message.text, message.text
+        pointer = "agree or refuse on the vote in the game's thread"
+
+        def dm_panel(user: FakeUser) -> FakeMessage:
+            return next(m for m in reversed(fake.private(user)) if m.audience == "dm")
+
+        assert all(pointer in dm_panel(voter).text for voter in voters)
+        assert all(len(dm_posts(fake, voter)) == 1 for voter in voters)  # edited in place
         answered = await table.click(voters[0], prompt, agree["custom_id"])
         assert answered.callback is not None and answered.callback["type"] == 7  # updated
         agreed = f"Agreed: {state.names[turn]} and {state.names[voting[0]]}."
         assert agreed in _vote_prompt(fake, thread).text
+        assert pointer not in dm_panel(voters[0]).text  # answered: the line goes
 
         # The turn goes on; the vote's button still stands and the last team settles it.
         await _act_from_hand(table, proposer)
