@@ -233,19 +233,16 @@ class SlackPlatform:
             if "thread_ts" in args and code in _THREAD_GONE:
                 self._lost.add((channel, args["thread_ts"]))
                 await self.ephemeral(channel, user, message, game)
-            elif code in _REFUSALS:
-                # The bot is not in that conversation: the private answer still reaches its reader.
-                await self.dm(user, message, game, channel)
+            elif code in _REFUSALS or code == "user_not_in_channel":
+                # The bot (or the user) is not in that conversation: the private answer still
+                # reaches its reader.
+                await self.dm(user, message, game, home or channel)
             else:
                 raise
 
     def _thread(self, channel: str, thread: str | None) -> bool:
         """Whether to post in ``thread`` (there is one, and it is not known to be gone)."""
         return bool(thread) and (channel, thread or "") not in self._lost
-
-    def known_dm(self, user: str) -> str | None:
-        """The user's DM with the bot, if it was opened already."""
-        return self._dms.get(user)
 
     async def _open(self, user: str) -> str:
         conversation = self._dms.get(user)
@@ -349,7 +346,7 @@ class SlackAnswer:
             origin = self.origin
             if origin is not None and origin != channel and is_dm(origin):
                 choices = bool(message.buttons or message.selects)
-                if not choices and origin == self.platform.known_dm(self.user):
+                if not choices:
                     await self.platform.ephemeral(origin, self.user, message, game, home=channel)
                 else:
                     await self.platform.dm(self.user, message, game, channel)
