@@ -232,7 +232,7 @@ class SlackPlatform:
             code = _code(error)
             if "thread_ts" in args and code in _THREAD_GONE:
                 self._lost.add((channel, args["thread_ts"]))
-                await self.ephemeral(channel, user, message, game)
+                await self.ephemeral(channel, user, message, game, home=home)
             elif code in _REFUSALS or code == "user_not_in_channel":
                 # The bot (or the user) is not in that conversation: the private answer still
                 # reaches its reader.
