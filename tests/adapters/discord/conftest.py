@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 
 from bot.commands.authority import Authority
+from bot.commands.record import GameRecord
 from bot.settings import Settings
 from bot.table import Refs
+from core.engine import GameState
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
+from testkit.discord.sim import Table
 
 CHANNEL = 700_000_000_000_000_001
 _USER_MENTION = re.compile(r"<@!?(\d+)>")
@@ -68,6 +71,22 @@ def settings(fake: FakeDiscord) -> Settings:
 def authority(store: GameStore, settings: Settings, clock: VirtualClock) -> Authority:
     seeds = random.Random(11)
     return Authority(store, settings, clock=clock.wall, new_seed=lambda: seeds.getrandbits(63))
+
+
+async def save_state(table: Table, record: GameRecord, state: GameState) -> None:
+    """Write ``state`` into the table's record (as a later moment of the same game)."""
+    store = table.client.adapter.authority.store
+    _, loaded = await store.load(table.key)
+    assert loaded is not None
+    record.state_json = state.model_dump_json()
+    saved = await store.save(
+        table.key,
+        record.model_dump_json(),
+        expected=loaded.version,
+        version=loaded.version + 1,
+        ttl_s=3600,
+    )
+    assert saved
 
 
 # --- what the table showed -----------------------------------------------------------------------

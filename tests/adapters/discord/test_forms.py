@@ -17,6 +17,7 @@ from tests.adapters.discord.conftest import (
     USERS,
     assert_only_notices,
     lines,
+    save_state,
     thread_of,
 )
 from tests.games import businessgo_support as go
@@ -32,22 +33,30 @@ def _pitch_button(fake: FakeDiscord, user: FakeUser) -> tuple[FakeMessage, dict[
     return None
 
 
+async def _open_pitch_form(
+    table: Table, fake: FakeDiscord, users: list[FakeUser]
+) -> tuple[FakeUser, Interaction]:
+    """A Big Idea game played on until an owner is offered to pitch, who presses Pitch it…:
+    the owner and the press (whose answer is the modal)."""
+    await table.open(SLOW_VOTE)
+    found = None
+    for _ in range(200):
+        found = next(((u, f) for u in users if (f := _pitch_button(fake, u))), None)
+        if found is not None:
+            break
+        assert await table.step()
+    assert found is not None, "no owner was ever offered to pitch"
+    owner, (panel, button) = found
+    return owner, await table.click(owner, panel, button["custom_id"])
+
+
 async def test_the_pitch_button_opens_a_modal_and_its_answer_is_the_pitch(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
     users = USERS[:3]
     async with running_bot(fake, authority, settings) as client:
         table = Table(fake, client, CHANNEL, users, random.Random(21))
-        await table.open(SLOW_VOTE)
-        found = None
-        for _ in range(200):
-            found = next(((u, f) for u in users if (f := _pitch_button(fake, u))), None)
-            if found is not None:
-                break
-            assert await table.step()
-        assert found is not None, "no owner was ever offered to pitch"
-        owner, (panel, button) = found
-        opened = await table.click(owner, panel, button["custom_id"])
+        owner, opened = await _open_pitch_form(table, fake, users)
         assert opened.callback is not None and opened.callback["type"] == 9  # a modal
         assert opened.modal is not None and fake.refused == []
         field = opened.modal["components"][0]["components"][0]
@@ -77,16 +86,7 @@ async def test_a_form_opened_before_a_restart_is_answered_after_it(
     users = USERS[:3]
     async with running_bot(fake, authority, settings) as client:
         table = Table(fake, client, CHANNEL, users, random.Random(21))
-        await table.open(SLOW_VOTE)
-        found = None
-        for _ in range(200):
-            found = next(((u, f) for u in users if (f := _pitch_button(fake, u))), None)
-            if found is not None:
-                break
-            assert await table.step()
-        assert found is not None, "no owner was ever offered to pitch"
-        owner, (panel, button) = found
-        opened = await table.click(owner, panel, button["custom_id"])
+        owner, opened = await _open_pitch_form(table, fake, users)
         assert opened.modal is not None
         assert opened.modal["custom_id"].startswith("br1|f|bigidea|")
     fresh = Authority(GameStore.from_url(redis_url), settings, clock=authority.clock)
@@ -120,18 +120,7 @@ async def _rigged(table: Table, state: BusinessGoState) -> None:
     record = await table.record()
     assert record is not None
     state.names = [seat.name for seat in record.seats]
-    store = table.client.adapter.authority.store
-    _, loaded = await store.load(table.key)
-    assert loaded is not None
-    record.state_json = state.model_dump_json()
-    saved = await store.save(
-        table.key,
-        record.model_dump_json(),
-        expected=loaded.version,
-        version=loaded.version + 1,
-        ttl_s=3600,
-    )
-    assert saved
+    await save_state(table, record, state)
 
 
 async def _answer_form(

@@ -35,6 +35,7 @@ from tests.adapters.discord.conftest import (
     lines,
     live_boards,
     posted,
+    save_state,
     thread_of,
     titled,
 )
@@ -309,22 +310,6 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
     assert_only_notices(fake)
 
 
-async def _save(table: Table, record: GameRecord, state: BiggieBillsState) -> None:
-    """Write ``state`` into the channel's record, as a later moment of the same game."""
-    store = table.client.adapter.authority.store
-    _, loaded = await store.load(table.key)
-    assert loaded is not None
-    record.state_json = state.model_dump_json()
-    saved = await store.save(
-        table.key,
-        record.model_dump_json(),
-        expected=loaded.version,
-        version=loaded.version + 1,
-        ttl_s=3600,
-    )
-    assert saved
-
-
 def _user_of(record: GameRecord, seat: int) -> FakeUser:
     member = record.seats[seat].members[0].user
     return next(u for u in USERS if str(u.id) == member)
@@ -415,7 +400,7 @@ async def test_late_game_choices_with_long_names_reach_every_member(
         state = state_of(record)
         sharks, owls = state.names.index("Sharks"), state.names.index("Owls")
         late_game(state, sharks, owls)
-        await _save(table, record, state)
+        await save_state(table, record, state)
 
         expected = render_private(state, sharks)
         wanted = sum(b.action is not None for b in expected.all_buttons()) + len(expected.selects)
