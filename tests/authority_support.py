@@ -7,6 +7,16 @@ from bot.commands.record import GameRecord
 from storage import GameKey, GameStore
 
 
+class Clock:
+    """A clock the tests move by hand (``clock.now = ...``)."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def public_text(out: Outbox) -> str:
     """Everything everyone sees: the card, the log, posts, the prompt, the result, the board."""
     shown = [*out.public, *([out.board] if out.board is not None else [])]

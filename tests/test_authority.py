@@ -20,19 +20,10 @@ from core import ui
 from core.games.bigidea import GAME
 from core.games.bigidea.state import BigIdeaState
 from storage import GameKey, GameStore, StorageUnavailable
+from tests.authority_support import Clock
 
 CHANNEL = "table-1"
 KEY = GameKey("console", CHANNEL)
-
-
-class Clock:
-    """A clock the tests move by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

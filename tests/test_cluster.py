@@ -24,6 +24,7 @@ from bot.runtime import open_store, warn_about_policy
 from bot.settings import Settings
 from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
 from storage.local_server import LocalRedisCluster
+from tests.authority_support import Clock
 
 TTL_S = 3600
 # Long enough for a failover (about node timeout + election: 2-3 s here), bounded all the same.
@@ -42,16 +43,6 @@ def _cluster_client(store: GameStore) -> RedisCluster:
     client = store.client
     assert isinstance(client, RedisCluster)
     return client
-
-
-class Clock:
-    """A clock the tests move by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # --- the store ---------------------------------------------------------------------------------

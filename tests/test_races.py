@@ -27,20 +27,11 @@ from core import ui
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult
 from testkit.racing import Competitor, RacingStore
+from tests.authority_support import Clock
 
 CHANNEL = "race-table"
 KEY = GameKey("console", CHANNEL)
 CONFLICT, WRITTEN, DUPLICATE = SaveResult.CONFLICT, SaveResult.WRITTEN, SaveResult.DUPLICATE
-
-
-class Clock:
-    """A clock the tests move by hand."""
-
-    def __init__(self, now: float = 1_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

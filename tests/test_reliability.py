@@ -28,7 +28,8 @@ from bot.settings import Settings
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
 from storage.local_server import LocalRedisServer
-from tests.test_authority import CHANNEL, KEY, Clock, lobby, record, reply_text, req
+from tests.authority_support import Clock
+from tests.test_authority import CHANNEL, KEY, lobby, record, reply_text, req
 
 FAST = "vote_seconds=20 turn_seconds=10 pick_seconds=30"
 

@@ -25,7 +25,7 @@ from core.games.biggiebills.state import Active, BiggieBillsOptions, BiggieBills
 from core.games.businessgo import GAME as BUSINESSGO
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 from storage import GameKey, GameStore
-from tests.authority_support import public_text, roster, stored_record
+from tests.authority_support import Clock, public_text, roster, stored_record
 from tests.team_game import GAME, RelayOptions
 
 CHANNEL = "team-requests"
@@ -44,14 +44,6 @@ async def store() -> AsyncIterator[GameStore]:
     store = GameStore.from_url(None)  # the embedded store
     yield store
     await store.close()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def new_authority(store: GameStore) -> Authority:

@@ -22,7 +22,7 @@ from bot.commands.record import GameRecord, SeatInfo
 from bot.settings import Settings
 from core import registry, text, ui
 from storage import GameKey, GameStore
-from tests.authority_support import public_text, roster, stored_record
+from tests.authority_support import Clock, public_text, roster, stored_record
 from tests.team_game import GAME, Relay, RelayState
 
 CHANNEL = "team-table"
@@ -42,16 +42,6 @@ async def store(redis_url: str) -> AsyncIterator[GameStore]:
     await store.client.flushdb()
     yield store
     await store.close()
-
-
-class Clock:
-    """A clock the tests move by hand (no test here needs it to move)."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
