@@ -38,7 +38,7 @@ from typing import Any, Literal
 import discord
 from aiohttp import WSMsgType, web
 
-from testkit.clock import Clock, Hold, RealClock, held
+from testkit.clock import Clock, Hold, RealClock, held, pause
 
 __all__ = [
     "APP_ID",
@@ -897,6 +897,9 @@ class FakeDiscord:
         self.guild_id = guild_id
         self.clock: Clock = clock or RealClock()
         self.calls: list[Call] = []
+        self.latency_s = 0.0
+        """How long each REST call takes before it is answered (on the fake's clock), so that
+        two processes' calls overlap as they would against Discord."""
         self.refused: list[Call] = []
         """Calls answered with a 4xx other than 429: Discord would not have done what they asked."""
         self.rate_limited: list[Call] = []
@@ -1335,6 +1338,8 @@ class FakeDiscord:
             if raw and request.content_type == "application/json":
                 body = json.loads(raw)
         path = "/" + request.match_info["path"]
+        if self.latency_s:
+            await pause(self.clock, self.latency_s)
         call = Call(request.method, path, body, self.clock.now())
         self.calls.append(call)
         response = self._limited(request.method, path) or self._route(request.method, path, body)

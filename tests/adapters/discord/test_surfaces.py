@@ -15,6 +15,7 @@ from bot.commands.authority import Authority
 from bot.settings import Settings
 from bot.table import NO_THREAD
 from storage import GameStore
+from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import (
@@ -419,7 +420,7 @@ async def test_a_restarted_bot_keeps_editing_the_same_board(
 
 
 async def test_two_bot_processes_delivering_at_once_never_leave_two_boards(
-    fake: FakeDiscord, authority: Authority, settings: Settings, redis_url: str
+    fake: FakeDiscord, authority: Authority, settings: Settings, redis_url: str, clock: VirtualClock
 ) -> None:
     users = USERS
     other = Authority(GameStore.from_url(redis_url), settings, clock=authority.clock)
@@ -436,6 +437,10 @@ async def test_two_bot_processes_delivering_at_once_never_leave_two_boards(
             # A moderator deletes the board; two players pick at the same moment, each press
             # handled by another process: each finds the board gone, only one may post anew.
             fake.delete_message(board.id)
+            # Held, with Discord's latency: the two processes' deliveries overlap (on the
+            # jumping clock one would be over before the other began).
+            hold = clock.hold()
+            fake.latency_s = 0.05
             presses = []
             for user, gateway in ((users[1], 0), (users[2], 1)):
                 panel = _dm_panel(fake, user)
@@ -448,6 +453,8 @@ async def test_two_bot_processes_delivering_at_once_never_leave_two_boards(
                 Table(fake, first, CHANNEL, users, random.Random(0)).settle(presses[0]),
                 table.settle(presses[1]),
             )
+            fake.latency_s = 0.0
+            hold.release()
             record = await table.record()
     finally:
         await other.store.close()
