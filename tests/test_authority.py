@@ -478,10 +478,23 @@ async def test_status_after_end_says_the_game_is_over_and_other_games_see_a_free
     assert "playing The Big Idea" not in reply_text(other, "bob")
 
 
+async def test_status_after_a_lobby_was_ended_offers_no_lobby(authority: Authority) -> None:
+    await lobby(authority, ["alice", "bob"])
+    await authority.command(req("alice"), "bigidea", "end")
+    status = await authority.command(req("bob"), "bigidea", "status")
+    said = reply_text(status, "bob")
+    assert "was ended before the game began" in said and "`/bigidea start`" in said
+    assert not [d for d in status.deliveries if d.message.all_buttons()]  # no Join, no Begin
+
+
 async def test_addbot_on_a_full_table_says_it_is_full(authority: Authority) -> None:
     await lobby(authority, ["alice", "bob", "carol"], bots=3)
     out = await authority.command(req("alice"), "bigidea", "addbot")
     assert reply_text(out, "alice") == "The table is full: The Big Idea seats 6."
+    # The full lobby's card offers neither a seat nor a bot, only Begin.
+    status = await authority.command(req("bob"), "bigidea", "status")
+    (card,) = [d.message for d in status.deliveries]
+    assert [b.label for b in card.all_buttons()] == ["Begin"]
 
 
 async def test_panels_prompts_and_the_board_carry_the_decisions_end(

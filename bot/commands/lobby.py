@@ -72,15 +72,19 @@ def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> u
     settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
     settings += "" if record.thread else ", thread=off"
     count = f"({len(record.seats)}/{game.max_players})"
-    buttons = [
-        [
+    full = len(record.seats) >= game.max_players
+    # A full table offers no seat and no bot (a team game still lets people join its teams).
+    first_row = (
+        []
+        if full
+        else [
             ui.Button(
                 label="Start a team" if game.teams else "Join", style="primary", command="join"
             ),
             ui.Button(label="Add a bot", command="addbot"),
-            ui.Button(label="Begin", style="success", command="begin"),
         ]
-    ]
+    )
+    buttons = [[*first_row, ui.Button(label="Begin", style="success", command="begin")]]
     if game.teams:
         seated = f"Teams {count}: {teams.team_list(record.seats)}."
         how = (

@@ -59,6 +59,14 @@ def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
     def step(record: GameRecord | None, out: Outbox) -> None:
         record = require_game(record, game, allow_finished=True)
+        if record.state_json is None and record.status == "finished":
+            # A lobby the host ended before the game began: nothing to join any more.
+            out.reply(
+                req.user,
+                f"The lobby of {game.title} here was ended before the game began; "
+                f"`/{game.name} start` opens a new one.",
+            )
+            return
         if record.state_json is None:
             out.reply(req.user, lobby_message(game, record))
             return
