@@ -25,7 +25,6 @@ __all__ = [
     "Pitched",
     "PlayerPassed",
     "PlayerPicked",
-    "PlayerPointed",
     "PointChosen",
     "PointsRevealed",
     "ProductDiscarded",
@@ -119,13 +118,6 @@ class PointChosen(Event):
     kind: Literal["your_vote"] = "your_vote"
     seat: Seat | None
     """The seat pointed at, ``None`` for nobody."""
-
-
-class PlayerPointed(Event):
-    """A player has pointed (never at whom)."""
-
-    kind: Literal["voted"] = "voted"
-    seat: Seat
 
 
 class PointsRevealed(Event):

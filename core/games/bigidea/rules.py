@@ -26,7 +26,6 @@ from core.games.bigidea.events import (
     Pitched,
     PlayerPassed,
     PlayerPicked,
-    PlayerPointed,
     PointChosen,
     TimedOut,
 )
@@ -180,7 +179,6 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
         raise IllegalAction(
             f"You already point at {whom}; you may change that until everyone has pointed."
         )
-    first = seat not in state.votes
     state.votes[seat] = target
     events: list[Event] = [
         PointChosen(
@@ -189,9 +187,8 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
             seat=target,
         )
     ]
-    if first:
-        # Public: that this seat has pointed, never at whom.
-        events.append(PlayerPointed(text=f"{state.names[seat]} has pointed.", seat=seat))
+    # That this seat has pointed (never at whom) shows on the pointing prompt alone: a line of
+    # the story per point would only repeat it.
     if not waiting_for(state):
         resolve_votes(state, rng, events)
     return events

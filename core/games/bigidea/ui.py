@@ -16,7 +16,7 @@ from core.games.bigidea.actions import (
     Withdraw,
 )
 from core.games.bigidea.cards import is_product, product_name, product_sentence
-from core.games.bigidea.legal import can_pick, invest_cost, legal_actions
+from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_pitch
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import card_list, join, money
 from core.games.bigidea.view import BigIdeaView, seat_view, view
@@ -60,7 +60,8 @@ def render_board(state: BigIdeaState) -> ui.Message:
     head.append(_PHASE_TITLES[public.phase])
     if public.outcome:
         head.append(public.outcome.summary)
-    elif public.waiting_for:
+    elif public.waiting_for and public.phase != "venture":
+        # (While pointing, the pointing prompt says whom the phase waits for.)
         head.append("Waiting for " + join([names[s] for s in public.waiting_for]) + ".")
     products = _product_lines(public)
     head.append("Products on the table:\n" + "\n".join(products) if products else "No products.")
@@ -70,8 +71,6 @@ def render_board(state: BigIdeaState) -> ui.Message:
         status = []
         if p.picked:
             status.append("picked")
-        if p.voted:
-            status.append("pointed")
         if public.turn == p.seat:
             status.append("to play")
         value = f"{p.money_text} · {p.chits} chits · {p.hand_size} cards"
@@ -225,15 +224,20 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
             version=state.version,
         )
     )
-    waiting = [state.names[s] for s in sorted(set(state.seats) - set(state.votes))]
+    to_point = [state.names[s] for s in state.seats if s not in state.votes]
+    to_pitch = [state.names[s] for s in state.seats if s in state.votes and may_pitch(state, s)]
+    waiting = []
+    if to_point:
+        waiting.append(f"Waiting for {join(to_point)} to point.")
+    if to_pitch:
+        waiting.append(f"{join(to_pitch)} may still pitch (or press No pitch).")
     lines = ["Point in secret at the player whose new product gets your chit."]
     # Labels may be cut to fit a button, so the full products are spelled out here.
     lines += [
         f"• {state.names[p.owner]}: {product_sentence(p.cards)}" for p in state.products if p.new
     ]
     closed = "\n".join([*lines, "Pointing is over: everyone has pointed or time ran out."])
-    if waiting:
-        lines.append("Waiting for " + join(waiting) + ".")
+    lines += waiting
     return ui.Message(
         title="Venture phase",
         text="\n".join(lines),
