@@ -151,6 +151,8 @@ class Refs(BaseModel):
     """Users whose DMs are closed (told once in the game's place)."""
     hinted: list[str] = Field(default_factory=list)
     """Requesters told how to open their DMs (once per game)."""
+    notes: dict[str, dict[str, Shown]] = Field(default_factory=dict)
+    """DM notes to others still open, by what they are about (``request:7``) and user."""
     ended: bool = False
 
     def place(self, channel: str) -> Place:
@@ -400,15 +402,19 @@ class Table:
                         continue
                 sent = await self._try(run, "a reply", answer.reply(message, game, channel))
                 run.answered = run.answered or bool(sent)
-            elif delivery.user:
+            elif delivery.user and delivery.note is None:
                 with contextlib.suppress(Closed):
                     dm = self.platform.dm(delivery.user, message, game, channel)
                     await self._try(run, "a note", dm)
+            # (A note about something to close later is sent with the table held: its DM is
+            # kept in the refs, see _notes.)
 
     @staticmethod
     def _touches_table(out: Outbox) -> bool:
         return bool(
-            out.card is not None
+            out.closed_notes
+            or any(d.note is not None for d in out.deliveries)
+            or out.card is not None
             or out.board is not None
             or out.log
             or out.posts
@@ -475,6 +481,7 @@ class Table:
         if out.version is not None and not stale:
             refs.version = out.version
         refs.pending.extend(out.log)
+        await self._notes(run)
         await self._own_panel(run, stale)
         if out.card is not None:
             await self._card(run, out.card)
@@ -499,6 +506,29 @@ class Table:
             await self._keep_board_in_view(run)
         if out.ended and not refs.ended:
             await self._end(run)
+
+    async def _notes(self, run: _Run) -> None:
+        """Close the DM notes of what is settled (all but the pressed one, which the answer
+        replaced), then send the new notes to others, keeping their DMs."""
+        refs, out, answer = run.refs, run.out, run.answer
+        pressed = answer.pressed if answer is not None else None
+        for settled, message in out.closed_notes.items():
+            closed = message.model_copy(update={"buttons": [], "selects": []})
+            for copy in refs.notes.pop(settled, {}).values():
+                if (copy.where, copy.id) != pressed:
+                    await self._edit(run, copy, closed, "note")
+        for delivery in out.deliveries:
+            user, key = delivery.user, delivery.note
+            if key is None or user is None or (answer is not None and user == answer.user):
+                continue
+            try:
+                shown = await self.platform.dm(user, delivery.message, run.game, out.channel)
+            except Closed:
+                continue
+            except Exception as error:  # a part that fails stops only itself
+                log.warning("a note to %s in %s failed: %s", user, out.channel, error)
+                continue
+            refs.notes.setdefault(key, {})[user] = shown
 
     async def _card(self, run: _Run, card: ui.Message) -> None:
         refs, out = run.refs, run.out

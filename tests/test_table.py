@@ -36,6 +36,8 @@ class Recorder:
         self.calls: list[tuple[str, str]] = []
         self.places: dict[str, list[str]] = {}
         self.texts: dict[str, str] = {}
+        self.buttons: dict[str, int] = {}
+        """How many buttons each message shows now."""
         self.mentions: dict[str, list[str]] = {}
         self._ids = 0
 
@@ -44,6 +46,7 @@ class Recorder:
         shown = Shown(where=where, id=str(self._ids))
         self.places.setdefault(where, []).append(shown.id)
         self.texts[shown.id] = message.plain_text()
+        self.buttons[shown.id] = len(message.all_buttons())
         return shown
 
     async def post(
@@ -68,6 +71,7 @@ class Recorder:
         await asyncio.sleep(self.latency_s)
         self.calls.append(("edit", surface))
         self.texts[shown.id] = message.plain_text()
+        self.buttons[shown.id] = len(message.all_buttons())
 
     async def delete(self, shown: Shown) -> None:
         await asyncio.sleep(self.latency_s)
@@ -235,3 +239,35 @@ async def test_without_the_table_lock_the_same_run_leaves_two_boards(redis_url: 
     finally:
         await unlocked.close()
     assert len(boards) > 1, boards
+
+
+async def test_a_note_to_others_is_kept_and_closed_once_settled(store: GameStore) -> None:
+    """A request to join, DMed to each member: the table keeps the DMs (in Redis) and, once the
+    request is settled, edits each copy to say so, without its buttons."""
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    await _begun(table, platform)
+    ask = ui.Message(
+        text="dave asks to join Sharks.",
+        buttons=[[ui.Button(label="Accept dave", command="admit #1")]],
+    )
+    asked = _out(3)
+    for user in ("alice", "bob"):
+        asked.reply(user, ask, note="request:1")
+    await table.deliver(asked)
+    assert platform.calls.count(("dm", "alice")) == platform.calls.count(("dm", "bob")) == 1
+    sent = [i for user in ("alice", "bob") for i in platform.places[f"dm:{user}"]]
+    assert [platform.buttons[i] for i in sent] == [1, 1]
+    settled = _out(4)
+    settled.closed_notes["request:1"] = ui.Message(
+        text="dave asked to join Sharks. alice let dave in."
+    )
+    await table.deliver(settled)
+    copies = [i for user in ("alice", "bob") for i in platform.places[f"dm:{user}"]]
+    assert [platform.texts[i] for i in copies] == [
+        "dave asked to join Sharks. alice let dave in."
+    ] * 2
+    assert platform.calls.count(("edit", "note")) == 2
+    assert [platform.buttons[i] for i in copies] == [0, 0]
+    stored = await store.table_refs(GameKey("test", CHANNEL))
+    assert stored is not None and '"request:1"' not in stored  # nothing left to close

@@ -120,6 +120,9 @@ async def test_joining_a_running_team_waits_for_a_yes_from_a_member(
     assert notes(asked, "bob") == []
     accept = button(request, "Accept Dave")
     assert button(request, "Decline").command == f"{accept.command} no"
+    # Each copy is a note about the request, which the table keeps to close it later.
+    keys = {d.note for d in asked.deliveries if d.user in ("carol", "alice")}
+    assert len(keys) == 1 and None not in keys
 
     # Bob may not answer for the Sharks; nothing changes.
     wrong = await press(authority, "bob", button(for_host, "Accept"))
@@ -128,6 +131,9 @@ async def test_joining_a_running_team_waits_for_a_yes_from_a_member(
 
     yes = await press(authority, "carol", accept)
     assert "Dave joined Sharks; Carol let them in." in yes.log
+    # Every copy of the note (the host's too) is closed: it says how it ended.
+    (closed,) = yes.closed_notes.values()
+    assert closed.text == "Dave asked to join Sharks. Carol let Dave in." and not closed.buttons
     panel = yes.panels["dave"]  # the hand, privately, only now
     assert panel.text.startswith("Carol let you into Sharks") and "Secret" in panel.text
     assert "Secret" not in public_text(yes)
@@ -149,6 +155,8 @@ async def test_a_declined_request_leaves_the_asker_out_and_tells_them_privately(
     (request,) = notes(asked, "carol")
     no = await press(authority, "carol", button(request, "Decline"))
     assert "You declined Dave's request to join Sharks." in private_text(no, "carol")
+    (declined,) = no.closed_notes.values()
+    assert declined.text == "Dave asked to join Sharks. Carol declined Dave's request."
     assert "Sharks declined your request to join it" in private_text(no, "dave")
     assert not no.public and "dave" not in no.panels
     rec = await record(store)
@@ -162,6 +170,8 @@ async def test_the_host_may_answer_and_a_second_request_replaces_the_first(
     first = await say(authority, "dave", "join Sharks")
     again = await say(authority, "dave", "join Alice")
     assert "Your request to join Sharks is replaced by this one." in private_text(again, "dave")
+    (replaced,) = again.closed_notes.values()  # the Sharks' copies say it is withdrawn
+    assert replaced.text == "Dave asked to join Sharks. Dave withdrew this request."
     (request,) = (await record(store)).requests
     assert request.seat == 0 and request.user == "dave"
     # The Sharks' note is out of date now.

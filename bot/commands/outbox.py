@@ -28,6 +28,9 @@ class Delivery(BaseModel):
     in_place: bool = False
     """An answer to a press on a private message of its own (a request to join, in a DM):
     it replaces that message, buttons and all, so they cannot be pressed again."""
+    note: str | None = None
+    """For a note to someone else: what it is about (``request:7``), so that the table keeps
+    the DM it sent and can close it (:attr:`Outbox.closed_notes`) once that is settled."""
 
 
 class Form(BaseModel):
@@ -87,13 +90,28 @@ class Outbox(BaseModel):
     """Storage could not be reached; nothing was applied."""
     duplicate: bool = False
     """The delivery was seen before (a platform retry or a double submit) and was not applied."""
+    closed_notes: dict[str, ui.Message] = Field(default_factory=dict)
+    """Notes sent earlier about these (``request:7``) that are settled: each DM copy still
+    standing now shows this message instead, without its buttons."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 
-    def reply(self, user: str, message: ui.Message | str, in_place: bool = False) -> None:
-        """A private answer to ``user`` (``in_place``: see :attr:`Delivery.in_place`)."""
+    def reply(
+        self,
+        user: str,
+        message: ui.Message | str,
+        in_place: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """A private answer to ``user`` (``in_place``, ``note``: see :class:`Delivery`)."""
         self.deliveries.append(
-            Delivery(to="ephemeral", user=user, message=_as_message(message), in_place=in_place)
+            Delivery(
+                to="ephemeral",
+                user=user,
+                message=_as_message(message),
+                in_place=in_place,
+                note=note,
+            )
         )
 
     def say(self, line: str) -> None:

@@ -166,7 +166,7 @@ def join_running(
     team = record.seats[target]
     earlier = record.request_of(req.user)
     if earlier is not None:
-        record.requests.remove(earlier)
+        _settle(record, earlier, out, f"{earlier.name} withdrew this request.")
     if team.is_bot:
         # Nobody to ask: the bot's seat becomes theirs, as it always has.
         me = Member(user=req.user, name=req.name)
@@ -185,7 +185,7 @@ def join_running(
     record.next_request += 1
     record.requests.append(request)
     for user in _answerers(record, request):
-        out.reply(user, _request_note(game, record, request, user))
+        out.reply(user, _request_note(game, record, request, user), note=_note_key(request))
     replaced = (
         f"Your request to join {record.seats[earlier.seat].name} is replaced by this one. "
         if earlier is not None and earlier.seat != target
@@ -219,6 +219,19 @@ def _home(
     if back is not None and game.seat_out(state, back):
         back = None
     return left, back
+
+
+def _note_key(request: JoinRequest) -> str:
+    return f"request:{request.number}"
+
+
+def _settle(record: GameRecord, request: JoinRequest, out: Outbox, why: str) -> None:
+    """The request is no longer open: off the record, and each copy of its note (a DM to a
+    member or the host) says why, without its buttons."""
+    record.requests.remove(request)
+    team = record.seats[request.seat].name if request.seat < len(record.seats) else "a team"
+    text = f"{request.name} asked to join {team}. {why}"
+    out.closed_notes[_note_key(request)] = ui.Message(text=text)
 
 
 def _answerers(record: GameRecord, request: JoinRequest) -> list[str]:
@@ -298,7 +311,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         running = game_of(record)
         state = running_state(record)
         if not yes:
-            record.requests.remove(request)
+            _settle(record, request, out, f"{req.name} declined {request.name}'s request.")
             said = f"You declined {request.name}'s request to join {team.name}."
             out.reply(req.user, said, in_place=True)
             out.reply(
@@ -309,7 +322,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             return Change(record=record)
         require_open(running, record, state, request.seat)
         require_room(running, record, request.seat)
-        record.requests.remove(request)
+        _settle(record, request, out, f"{req.name} let {request.name} in.")
         took_over = team.is_bot
         team.members.append(Member(user=request.user, name=request.name))
         tail = ", taking over from the bot" if took_over else ""
@@ -355,7 +368,7 @@ def withdraw(record: GameRecord, user: str, out: Outbox) -> Change | None:
     request = record.request_of(user)
     if request is None:
         return None
-    record.requests.remove(request)
+    _settle(record, request, out, f"{request.name} withdrew this request.")
     out.reply(user, f"Your request to join {record.seats[request.seat].name} is withdrawn.")
     return Change(record=record)
 
@@ -426,7 +439,8 @@ def absorb(
             moved.news.append(f"The people of {old.name} ({who}) now play for {new.name}{tail}.")
     for request in list(record.requests):
         if request.seat < len(record.seats) and game.seat_out(after, request.seat):
-            record.requests.remove(request)
+            team = record.seats[request.seat].name
+            _settle(record, request, out, f"{team} is out of the game: this request is closed.")
             out.reply(
                 request.user,
                 f"{record.seats[request.seat].name} is out of the game, so your request to join "
