@@ -20,6 +20,9 @@ It is the same for Discord, Slack and the console; each implements the few primi
 - The *prompt* is the open public decision: a new decision is a new post, the previous one
   loses its buttons.
 - Each player's *panel* is one DM per game, edited in place (the press on it updates it).
+- A *note* to others about something open (a request to join, DMed to each member) is kept
+  and, once the Outbox says it is settled (``closed_notes``), each copy is edited to say so,
+  without its buttons.
 - The turn *notice* rides on the board: when an Outbox names users to ``notify`` (the
   authority does once a turn has waited ``nudge_seconds`` for its player), the board moves to
   the bottom with a mention of them (and nobody else); the old board is deleted, so there is
