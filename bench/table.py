@@ -124,10 +124,13 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
             distances = [0]
 
             async def measure() -> None:
-                await _fire_due(authority, "discord", client.adapter.deliver)
                 distances.append(await _below_board(fake, store, table))
 
+            async def fire() -> None:
+                await _fire_due(authority, "discord", client.adapter.deliver)
+
             table.before_press = measure
+            table.after_think = fire
             await table.play(think_s=think_s)
         presses = table.presses - presses_before
         calls = fake.calls[first_call:]

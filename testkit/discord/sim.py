@@ -105,6 +105,9 @@ class Table:
     """One channel of the fake server and the users sitting at it."""
 
     before_press: Callable[[], Awaitable[None]] | None = None
+    after_think: Callable[[], Awaitable[None]] | None = None
+    """Run after each pause of :meth:`play`, before the next choice is made (what fell due
+    meanwhile, fired as the bot's deadline loop would have)."""
     """Awaited before each press (the table bench measures the thread then)."""
 
     def __init__(
@@ -261,6 +264,8 @@ class Table:
                 return record
             if think_s > 0:
                 await self._think(think_s)
+            if self.after_think is not None:
+                await self.after_think()
             if await self.step():
                 refreshed = False
                 continue
