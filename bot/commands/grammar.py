@@ -95,7 +95,7 @@ def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(_problem(model, err) for err in exc.errors())
+        problems = _problems(model, exc)
         raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
 
 
@@ -106,11 +106,15 @@ def lobby_options(game: Game[Any, Any], options: dict[str, Any]) -> GameOptions:
     try:
         return model.model_validate(options)
     except ValidationError as exc:
-        problems = "; ".join(_problem(model, err) for err in exc.errors())
+        problems = _problems(model, exc)
         raise CommandError(
             f"This lobby's options no longer work: {problems}. The host can `/{game.name} end` "
             f"it and `/{game.name} start` again with options that do."
         ) from exc
+
+
+def _problems(model: type[GameOptions], error: ValidationError) -> str:
+    return "; ".join(_problem(model, err) for err in error.errors())
 
 
 def _bounds(info: FieldInfo) -> tuple[Any, Any]:

@@ -13,6 +13,7 @@ import pytest
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from bot.table import Refs
+from core.engine import GameState
 from storage import GameKey
 from testkit.clock import VirtualClock
 from testkit.slack.fake import FakeSlackAPI, Message
@@ -48,6 +49,22 @@ async def stored(loop: Loopback, channel: str = CHANNEL) -> GameRecord | None:
     """The channel's game record as saved in Redis."""
     _, loaded = await loop.store.load(GameKey("slack", channel))
     return GameRecord.model_validate_json(loaded.data) if loaded else None
+
+
+async def save_state(loop: Loopback, record: GameRecord, state: GameState) -> None:
+    """Write ``state`` into the channel's record (as a later moment of the same game)."""
+    key = GameKey("slack", CHANNEL)
+    _, loaded = await loop.store.load(key)
+    assert loaded is not None
+    record.state_json = state.model_dump_json()
+    saved = await loop.store.save(
+        key,
+        record.model_dump_json(),
+        expected=loaded.version,
+        version=loaded.version + 1,
+        ttl_s=3600,
+    )
+    assert saved
 
 
 async def refs(loop: Loopback, channel: str = CHANNEL) -> Refs:

@@ -8,14 +8,18 @@ import random
 from typing import Any
 from urllib.parse import urlencode
 
-from bot.commands.record import GameRecord
 from core.games.businessgo.actions import AuctionOff
 from core.games.businessgo.state import BusinessGoState
-from storage import GameKey
 from testkit.slack.fake import TEAM
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import Component, SlackTable, texts_of
-from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, refs, stored
+from tests.adapters.slack.conftest import (
+    CHANNEL,
+    assert_only_notices,
+    refs,
+    save_state,
+    stored,
+)
 from tests.games import businessgo_support as go
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
@@ -101,20 +105,10 @@ async def test_the_pitch_button_opens_a_modal_and_its_submission_is_the_pitch(
 
 async def _rigged(loop: Loopback, state: BusinessGoState) -> None:
     """The channel's game goes on from ``state`` (the people's names on its seats)."""
-    key = GameKey("slack", CHANNEL)
-    _, loaded = await loop.store.load(key)
-    assert loaded is not None
-    record = GameRecord.model_validate_json(loaded.data)
+    record = await stored(loop)
+    assert record is not None
     state.names = [seat.name for seat in record.seats]
-    record.state_json = state.model_dump_json()
-    saved = await loop.store.save(
-        key,
-        record.model_dump_json(),
-        expected=loaded.version,
-        version=loaded.version + 1,
-        ttl_s=3600,
-    )
-    assert saved
+    await save_state(loop, record, state)
 
 
 async def _answer_form(

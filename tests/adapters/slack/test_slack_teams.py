@@ -14,12 +14,11 @@ from bot.commands import codec
 from bot.commands.authority import STALE
 from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.ui import render_private
-from storage import GameKey
 from testkit.slack.fake import Call
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import Component, SlackTable, components, texts, texts_of
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
-from tests.adapters.slack.conftest import CHANNEL, boards, refs, stored
+from tests.adapters.slack.conftest import CHANNEL, boards, refs, save_state, stored
 
 ALICE, BOB, CAROL = "UALICE", "UBOB", "UCAROL"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
@@ -184,23 +183,12 @@ async def test_late_game_choices_with_long_names_reach_a_dm(loop: Loopback) -> N
     """Stage 3-4 plays and challenges have the longest ids, and a DM's ids name the channel
     too: the panel must still be delivered, with every choice, and act on the game."""
     table = await _biggie(loop)
-    store = loop.store
-    key = GameKey("slack", CHANNEL)
     record = await stored(loop)
     state = state_of(record)
     sharks, owls = state.names.index("Sharks"), state.names.index("Owls")
     late_game(state, sharks, owls)
     assert record is not None
-    record.state_json = state.model_dump_json()
-    _, loaded = await store.load(key)
-    assert loaded is not None
-    assert await store.save(
-        key,
-        record.model_dump_json(),
-        expected=loaded.version,
-        version=loaded.version + 1,
-        ttl_s=3600,
-    )
+    await save_state(loop, record, state)
     expected = render_private(state, sharks)
     wanted = sum(b.action is not None for b in expected.all_buttons()) + len(expected.selects)
 
