@@ -335,6 +335,12 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
     still only knows seats; the authority maps members to them."""
     max_team_size: ClassVar[int | None] = None
     """In a team game, the most people one team may have (None: no limit)."""
+    choices_on_board: ClassVar[bool] = False
+    """A game of open information whose choices are public: the board carries the controls
+    of the seats the game waits for (each press updates the board itself), and a seat has no
+    private panel to keep. Its private news (a sealed bid's amount) goes to the seat's people
+    as private messages, and :meth:`render_private` is what ``hand`` shows: holdings, no
+    controls. By default every choice is on the seat's private panel."""
     simulation_variants: ClassVar[dict[str, list[str]]] = {}
     """Named option sets (``key=value`` words) that ``boardroom simulate`` runs one after the
     other when it is given no options, e.g. ``{"normal": [], "short": ["short=yes"]}``."""
@@ -453,7 +459,8 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
 
     @abstractmethod
     def render_board(self, state: S) -> ui.Message:
-        """The public live board: only what ``view(state, None)`` shows."""
+        """The public live board: only what ``view(state, None)`` shows (with
+        :attr:`choices_on_board`, the controls of the seats the game waits for too)."""
 
     @abstractmethod
     def render_private(self, state: S, seat: Seat) -> ui.Message:

@@ -19,6 +19,8 @@ from bot.settings import Settings
 from core import ui
 from core.games.bigidea import GAME
 from core.games.bigidea.state import BigIdeaState
+from core.games.businessgo import GAME as GO
+from core.games.businessgo.state import BusinessGoState
 from storage import GameKey, GameStore, StorageUnavailable
 from tests.authority_support import Clock
 
@@ -736,23 +738,31 @@ async def test_the_game_clock_runs_beside_the_turn_deadlines_and_calls_time(
 GO_TURNS = "turn_seconds=0 auto_moves=no always_compete=no"
 
 
+async def _board_choice(store: GameStore) -> tuple[str, ui.Button]:
+    """A Busine$$ GO board's first choice and a user it is for (its seat's; for a choice
+    everyone asked answers, the first of them)."""
+    rec = await record(store)
+    state = BusinessGoState.model_validate_json(rec.state_json or "")
+    button = next(b for b in GO.render_board(state).all_buttons() if b.action is not None)
+    seat = button.seat if button.seat is not None else GO.waiting_for(state)[0]
+    return rec.seats[seat].users[0], button
+
+
 async def _until_a_turn_passes(authority: Authority, store: GameStore, options: str) -> Outbox:
-    """A Busine$$ GO game of alice and bob, pressed on until a press hands the turn to the
-    other player (whose notice then waits): the Outbox of that press."""
+    """A Busine$$ GO game of alice and bob, pressed on (on the board, where its choices are)
+    until a press hands the turn to the other player (whose notice then waits): the Outbox of
+    that press."""
     await authority.command(req("alice"), "businessgo", f"start {options}")
     await authority.command(req("bob"), "businessgo", "join")
     out = await authority.command(req("alice"), "businessgo", "begin")
-    panels: dict[str, ui.Message] = dict(out.panels)
     requester = "alice"
     for _ in range(200):
         rec = await record(store)
         if rec.nudge:
             assert requester not in rec.nudge
             return out
-        user = next(u for u in ("alice", "bob") if (p := panels.get(u)) and p.all_buttons())
-        button = next(b for b in panels[user].all_buttons() if b.action is not None)
+        user, button = await _board_choice(store)
         out = await authority.press(req(user), codec.encode_button("businessgo", button))
-        panels |= out.panels
         requester = user
     raise AssertionError("the turn never passed from one player to the other")
 
@@ -764,7 +774,10 @@ async def test_a_turn_notice_waits_for_its_player_then_pings_them(
     rec = await record(store)
     (waited,) = rec.nudge
     assert out.notify == []  # not at once: someone playing along needs no ping every turn
-    assert waited in out.panels  # their panel shows the turn at once, as ever
+    # The board shows the turn at once, as ever: its choices are now theirs.
+    assert out.board is not None
+    seat = next(i for i, s in enumerate(rec.seats) if waited in s.users)
+    assert {b.seat for b in out.board.all_buttons() if b.action is not None} == {seat}
     assert rec.nudge_due == clock.now + Settings().nudge_seconds == rec.next_due
     clock.now += Settings().nudge_seconds - 1
     assert await authority.fire_due("console") == []
@@ -787,8 +800,8 @@ async def test_a_player_who_moves_first_is_not_pinged(
     due = rec.nudge_due
     assert due is not None
     clock.now += 5
-    out = await authority.command(req(waited), "businessgo", "hand")
-    button = next(b for b in out.deliveries[0].message.all_buttons() if b.action is not None)
+    user, button = await _board_choice(store)
+    assert user == waited
     await authority.press(req(waited), codec.encode_button("businessgo", button))
     after = await record(store)
     assert waited not in after.nudge

@@ -28,9 +28,11 @@ from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
 from core import text as markup
 from core import ui
 from core.registry import all_games
+from storage import GameKey, StorageUnavailable
 
 __all__ = ["Console", "VirtualClock"]
 
@@ -144,7 +146,7 @@ class Console:
             self.write("(click what? give a number or a label)")
             return
         if words == ["any"]:
-            chosen = self._any()
+            chosen = self._any(await self._seat())
             if not chosen:
                 self.write(f"(there is nothing {self.user} can click)")
                 return
@@ -184,8 +186,20 @@ class Console:
                 return choice
         return None
 
-    def _any(self) -> list[_Choice]:
-        visible = [c for c in self.choices if c.visible_to(self.user)]
+    async def _seat(self) -> int | None:
+        """The seat of the current user in the channel's game, if any."""
+        try:
+            _, loaded = await self.authority.store.load(GameKey(PLATFORM, self.channel))
+        except StorageUnavailable:
+            return None
+        if loaded is None:
+            return None
+        return GameRecord.model_validate_json(loaded.data).seat_of(self.user)
+
+    def _any(self, seat: int | None) -> list[_Choice]:
+        """A random choice of the newest message with choices ``self.user`` may make (not
+        another seat's: the board's buttons during someone else's turn)."""
+        visible = [c for c in self.choices if c.visible_to(self.user) and _mine(c, seat)]
         if not visible:
             return []
         newest = max(c.message for c in visible)
@@ -427,3 +441,8 @@ async def run_console(
     finally:
         stop.set()
         await runner
+
+
+def _mine(choice: _Choice, seat: int | None) -> bool:
+    press = codec.decode(choice.custom_id)
+    return press is None or press.seat is None or seat is None or press.seat == seat

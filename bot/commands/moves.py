@@ -53,6 +53,8 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
         record, state, seat = require_playing(record, game, req)
         if press.seat is not None and press.seat != seat:
             owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
+            if game.choices_on_board:
+                raise Refusal(f"That is {owner}'s move: only they can press those buttons.")
             whose = f"the team {owner}" if game.teams else f"{owner}'s hand"
             mine = "your team's" if game.teams else "your own"
             raise Refusal(
@@ -63,6 +65,8 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
         if not _current(game, state, press) <= version <= state.version:
             panel = game.render_private(state, seat)
             stale = STALE + (" Your current choices:" if panel.buttons or panel.selects else "")
+            if game.choices_on_board:
+                stale = STALE + " The board shows the choices now."
             out.reply(req.user, panel.model_copy(update={"text": stale, "title": None}))
             return None
         action = game.parse_action(press.resolved_action() or {})
@@ -218,6 +222,12 @@ def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
         f"Host: {record.host_name}. `/{game.name} status` shows the board, "
         f"`/{game.name} hand` your hand."
     )
+    if game.choices_on_board:
+        text = (
+            f"{'Teams' if game.teams else 'Players'}: {names}.\nOptions: {settings}.\n"
+            f"Host: {record.host_name}. Every choice is a button on the board; "
+            f"`/{game.name} hand` shows your holdings."
+        )
     return ui.Message(title=f"{game.title}: playing", text=text)
 
 

@@ -145,8 +145,10 @@ def publish(
     is None when no public decision is open). A seat's private panel is shown anew at the deal,
     when the game starts (or stops) waiting for it, or when it has private news (its events,
     or ``note``: a teammate's move on its behalf); a line the panel already shows (the new
-    hand) is said once. ``due``: when the pending decision ends (unix time); the prompt, the
-    board and the panels of the seats it waits for show it as a countdown. When the game now
+    hand) is said once. A game whose choices are on its board (``Game.choices_on_board``) has
+    no panels: a seat's private news goes to its people as private messages. ``due``: when
+    the pending decision ends (unix time); the prompt, the board and the panels of the seats
+    it waits for show it as a countdown. When the game now
     waits for one seat (a turn), its users who did not just act are to be notified; a decision
     everyone makes at once is announced by the board, the prompt and each panel's countdown.
     """
@@ -180,6 +182,13 @@ def publish(
         dealt = before is None  # at the deal every player sees their hand, whoever moves first
         for user in users:
             told = [note[1]] if note is not None and note[0] == seat and user != requester else []
+            if newly and user != requester and len(waiting_after) == 1:
+                notify.append(user)  # a turn of one player (or team): theirs to be told
+            if game.choices_on_board:
+                # No panel to keep: the board has the choices; private news is a message.
+                for line in [*told, *lines]:
+                    out.reply(user, line)
+                continue
             if not (dealt or newly or stopped or lines or told or seat in answering):
                 continue
             panel = game.render_private(after, seat)
@@ -189,7 +198,5 @@ def publish(
             if seat in waiting_after:
                 message.deadline = due
             out.panels[user] = message
-            if newly and user != requester and len(waiting_after) == 1:
-                notify.append(user)  # a turn of one player (or team): theirs to be told
     out.notify = [] if after.finished else notify
     out.board = game.render_board(after).model_copy(update={"deadline": due})

@@ -55,7 +55,8 @@ def rules(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
 
 def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
-    """The lobby or the board, privately; a finished game's last board says it is over."""
+    """The lobby or the board, privately (a running game's public board is redrawn as it is);
+    a finished game's last board says it is over."""
 
     def step(record: GameRecord | None, out: Outbox) -> None:
         record = require_game(record, game, allow_finished=True)
@@ -71,7 +72,12 @@ def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             out.reply(req.user, lobby_message(game, record))
             return
         running = game_of(record)
-        board = running.render_board(load_state(running, record.state_json))
+        state = load_state(running, record.state_json)
+        # A private copy to read; its choices stay on the public board, which is brought up
+        # to date too (posted anew if someone deleted it).
+        board = running.render_board(state).model_copy(update={"buttons": [], "selects": []})
+        if record.status != "finished":
+            seating.redraw(running, record, state, out)
         if record.status == "finished":
             # Over (by play, or ended by the host): say so above the last board.
             ended = f"This game of {running.title} is over; `/{game.name} start` opens a new one."

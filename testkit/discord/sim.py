@@ -2,9 +2,10 @@
 
 A :class:`Table` is one channel. Its users type slash commands and click the components they can
 see, as people would: each keeps to the newest message with choices in each place it looks (the
-channel, its private replies and DMs) and clicks a random choice it has not tried there. Nothing
-here knows a game rule; "the press changed the game" is read from the channel (a post or a board
-edit followed it).
+channel, its private replies and DMs) and clicks a random choice it has not tried there, leaving
+alone the buttons that are another seat's (a board's choices during someone else's turn: the
+board says whose move it is). Nothing here knows a game rule; "the press changed the game" is
+read from the channel (a post or a board edit followed it).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.adapters.discord.client import BoardroomClient, point_at
+from bot.commands import codec
 from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
 from bot.settings import Settings
@@ -133,6 +135,8 @@ class Table:
         """Seconds from each interaction's dispatch to the bot's callback."""
         self.presses = 0
         self._seen: dict[tuple[int, int, int], _Seen] = {}
+        self._seats: dict[int, int] = {}
+        """Each user's seat, as the game's card and board tell its players."""
 
     def reconnect(self, client: BoardroomClient) -> None:
         """Go on with a new bot process (a restart): same channel, same messages."""
@@ -201,7 +205,7 @@ class Table:
                 # does not hide it: people see both, so each is its own place to look.
                 place = f"{message.channel_id}:{message.audience}"
                 place += "-note" if _is_note(message, user) else ""
-                if place not in newest and _choices(message, user):
+                if place not in newest and _choices(message, user, self._seats.get(user.id)):
                     newest[place] = message
         seen = self._seen
         return [
@@ -210,12 +214,16 @@ class Table:
 
     async def step(self) -> bool:
         """One user presses one choice; False when nobody has anything left to press."""
+        record = await self.record()
+        seats = record.seats if record is not None else []
+        self._seats = {int(u): i for i, s in enumerate(seats) for u in s.users if u.isdigit()}
         candidates = [(u, m) for u in self.users for m in self.panels(u)]
         if not candidates:
             return False
         user, message = self.rng.choice(candidates)
         seen = self._seen.setdefault((user.id, message.id, message.edits), _Seen())
-        choices = [c for c in _choices(message, user) if c["custom_id"] not in seen.tried]
+        mine = _choices(message, user, self._seats.get(user.id))
+        choices = [c for c in mine if c["custom_id"] not in seen.tried]
         if not choices or seen.tries >= TRIES_PER_PANEL:
             seen.answered = True
             return True
@@ -233,11 +241,12 @@ class Table:
         seen.tries += 1
         if (self._activity(), message.edits) != before:
             seen.answered = True
-        if message.edits != before[1]:
-            # The press updated the message it was made on: the same panel, now showing what
-            # the press did (a pick that may be changed until everyone has picked). Its tries
-            # go on, so nobody changes their mind for ever while the game waits for someone
-            # else; an edit made by anything else (a new decision) is a new panel.
+        if message.edits != before[1] and message.channel_id not in self.places():
+            # The press updated the private message it was made on: the same panel, now
+            # showing what the press did (a pick that may be changed until everyone has
+            # picked). Its tries go on, so nobody changes their mind for ever while the game
+            # waits for someone else; an edit made by anything else (a new decision), or of a
+            # board whose buttons the press used (a move everyone sees), is new.
             self._seen[(user.id, message.id, message.edits)] = _Seen(
                 tries=seen.tries, answered=seen.tries >= TRIES_PER_PANEL
             )
@@ -288,13 +297,18 @@ def _is_note(message: FakeMessage, user: FakeUser) -> bool:
     )
 
 
-def _choices(message: FakeMessage, user: FakeUser) -> list[dict[str, Any]]:
-    """Game choices on ``message``, plus "show my hand" on a note addressed to ``user``."""
+def _choices(message: FakeMessage, user: FakeUser, seat: int | None) -> list[dict[str, Any]]:
+    """Game choices on ``message`` that ``user`` (in ``seat``, if known) may make, plus "show
+    my hand" on a note addressed to them."""
     result = []
     for component in message.components:
         custom_id = str(component.get("custom_id", ""))
         if component.get("disabled"):
             continue
+        press = codec.decode(custom_id)
+        seats = (press.seat, seat) if press is not None else (None, None)
+        if None not in seats and seats[0] != seats[1]:
+            continue  # another seat's (someone else's turn, on the board)
         game_choice = custom_id.startswith(("br1|a|", "br1|s|"))
         my_hand = custom_id.endswith("|hand") and f"<@{user.id}>" in message.content
         if game_choice or my_hand:

@@ -4,7 +4,9 @@ They see only what Slack would show them, as it is now: the fake Web API's messa
 channel and its threads (the lobby card, the board, the prompt), ephemeral messages addressed to
 them and their DMs (the panel), each with its latest edit, and none once deleted. Each keeps the
 private message with choices that changed last (their panel) and the public one (the open
-prompt), and presses a random choice it has not answered yet.
+prompt), and presses a random choice it has not answered yet, leaving alone the buttons that
+are another seat's (a board's choices during someone else's turn: the board says whose move it
+is).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.authority import Request
+from bot.commands.record import GameRecord
+from storage import GameKey
 from testkit.clock import pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
@@ -385,6 +389,17 @@ class SlackTable:
         self.stats.calls.append(self._calls - calls)
         return self.changes > before
 
+    async def _seats(self) -> dict[str, int]:
+        """Each user's seat, as the game's card and board tell its players (read from the
+        store of the app this table plays against; none known without one)."""
+        if self.adapter is None:
+            return {}
+        _, loaded = await self.adapter.authority.store.load(GameKey("slack", self.channel))
+        if loaded is None:
+            return {}
+        record = GameRecord.model_validate_json(loaded.data)
+        return {u: i for i, seat in enumerate(record.seats) for u in seat.users}
+
     async def press_label(self, user: str, label: str, commands: bool = False) -> bool:
         """Press the newest choice ``user`` sees whose label starts with ``label`` (with
         ``commands``, the lobby card's buttons too: ``Join``, ``Begin``)."""
@@ -404,16 +419,37 @@ class SlackTable:
                 await pause(self.api.clock, self.rng.uniform(0.5, 1.5) * think_s)
             if before_each is not None:
                 await before_each()
-            pending = [(p, panel) for p in self.players.values() for panel in p.pending()]
-            if not pending:
+            if not await self.step():
                 return
-            player, panel = self.rng.choice(pending)
-            component = self.rng.choice(panel.choices)
-            if await self.press(player.user, component):
-                self.stats.applied += 1
-                panel.answered = True
-            else:
-                panel.tries += 1
-                panel.answered = panel.tries >= TRIES_PER_PANEL
             if after_each is not None:
                 await after_each()
+
+    async def step(self) -> bool:
+        """One user presses one random pending choice of theirs; False when nobody has any."""
+        seats = await self._seats()
+        pending = [
+            (p, panel, mine)
+            for p in self.players.values()
+            for panel in p.pending()
+            if (mine := _usable(panel.choices, seats.get(p.user)))
+        ]
+        if not pending:
+            return False
+        player, panel, mine = self.rng.choice(pending)
+        if await self.press(player.user, self.rng.choice(mine)):
+            self.stats.applied += 1
+            panel.answered = True
+        else:
+            panel.tries += 1
+            panel.answered = panel.tries >= TRIES_PER_PANEL
+        return True
+
+
+def _usable(choices: list[Component], seat: int | None) -> list[Component]:
+    """The choices a player in ``seat`` may make: not another seat's."""
+    usable = []
+    for choice in choices:
+        press = choice.press
+        if press is None or press.seat is None or press.seat == seat:
+            usable.append(choice)
+    return usable

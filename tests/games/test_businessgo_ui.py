@@ -1,4 +1,4 @@
-"""The live board, the private panels, typed commands and the rules page of Busine$$ GO."""
+"""The live board and its choices, `hand`, typed commands and the rules page of Busine$$ GO."""
 
 from __future__ import annotations
 
@@ -44,25 +44,30 @@ def _actions(message: ui.Message) -> list[dict[str, Any]]:
     return [b.action for b in message.all_buttons() if b.action is not None]
 
 
-def test_turn_panel_has_a_stale_proof_button_per_legal_action() -> None:
+def test_the_board_has_a_stale_proof_button_per_legal_action_of_the_turn() -> None:
     state = own(new_game(), 0, "japan", chimney=True, licence_only=["canada"])
-    panel = GAME.render_private(state, 0)
+    shown = GAME.render_board(state)
     legal = GAME.legal_actions(state, 0)
-    assert _actions(panel) == [a.model_dump(mode="json") for a in legal]
-    assert {a["type"] for a in _actions(panel)} == {"setup", "convert", "roll"}
-    assert all(b.version == state.version and b.seat == 0 for b in panel.all_buttons())
-    labels = [b.label for b in panel.all_buttons()]
+    assert _actions(shown) == [a.model_dump(mode="json") for a in legal]
+    assert {a["type"] for a in _actions(shown)} == {"setup", "convert", "roll"}
+    # Ann's alone: anyone else who presses one is told whose move it is.
+    assert all(b.version == state.version and b.seat == 0 for b in shown.all_buttons())
+    labels = [b.label for b in shown.all_buttons()]
     assert "Set up in Canada ($140,000)" in labels
     assert "Convert Japan to International ($280,000)" in labels
-    assert "You have $750,000." in panel.text
-    # Someone waiting sees no buttons, and no name that would go stale as the turns pass.
+    assert "Ann's choices: set up or convert before the roll" in shown.text
+    # `hand` shows holdings and where the choices are; no controls of its own.
+    panel = GAME.render_private(state, 0)
+    assert panel.all_buttons() == [] and panel.selects == []
+    assert "You have $750,000." in panel.text and "buttons on the board" in panel.text
+    # Someone waiting reads no name that would go stale as the turns pass.
     other = GAME.render_private(state, 1)
     assert other.all_buttons() == [] and "Nothing for you to do now" in other.text
 
 
-def test_travel_panel_uses_a_menu_for_the_26_countries() -> None:
+def test_travel_uses_a_menu_for_the_26_countries() -> None:
     state, _ = land(new_game(), 0, "travel_agency")
-    panel = GAME.render_private(state, 0)
+    panel = GAME.render_board(state)
     assert len(panel.selects) == 2  # 25 + 1 options (Discord's limit is 25 a menu)
     options = [o.value for s in panel.selects for o in s.options]
     assert options == [c.id for c in board().country]
@@ -73,9 +78,9 @@ def test_travel_panel_uses_a_menu_for_the_26_countries() -> None:
     assert chosen == Travel(country="japan")
 
 
-def test_casino_panel_offers_bets_up_to_the_limit_and_cash() -> None:
+def test_casino_offers_bets_up_to_the_limit_and_cash() -> None:
     state, _ = land(with_cash(new_game(), ann=300_000), 0, "casino")
-    panel = GAME.render_private(state, 0)
+    panel = GAME.render_board(state)
     assert [b.label for b in panel.all_buttons()] == [
         "Bet $10,000",
         "Bet $50,000",
@@ -96,7 +101,7 @@ def test_casino_panel_offers_bets_up_to_the_limit_and_cash() -> None:
 def test_join_button_goes_to_the_competitor_who_wants_to_be_asked() -> None:
     state = own(own(new_game(always_compete=False), 0, "canada"), 1, "germany")
     state, _ = land(state, 0, "columbia", demand("cars", "oil", "oil"))
-    panel = GAME.render_private(state, 1)
+    panel = GAME.render_board(state)
     assert _actions(panel) == [
         Join().model_dump(),
         Pass().model_dump(),
@@ -107,11 +112,13 @@ def test_join_button_goes_to_the_competitor_who_wants_to_be_asked() -> None:
         "Stay out",
         "Always join",
     ]
-    assert "You snooze, you lose" in panel.text
-    assert "you are asked each time (`/businessgo compete always`" in panel.text
-    # The standing choice's button fits an id and comes back as the same action.
+    assert "Join the sales competition, Bob? You snooze, you lose" in panel.text
+    text = GAME.render_private(state, 1).text
+    assert "you are asked each time (`/businessgo compete always`" in text
+    # Each answers for themselves: the buttons belong to no one seat.
     always = panel.all_buttons()[-1]
-    assert always.version == state.version and always.seat == 1
+    assert always.version == state.version and always.seat is None
+    # The standing choice's button fits an id and comes back as the same action.
     ids = codec.MessageIds(GAME.name, "9" * 19)
     press = codec.decode(ids.button(always.model_copy(update={"version": 9_999_999})))
     assert press is not None and GAME.parse_action(press.action) == AlwaysCompete(always=True)
@@ -126,11 +133,13 @@ def test_auction_panel_and_board_keep_bids_sealed_then_show_them_to_the_seller()
     state.fees = ["salary"]
     state = with_cash(state, ann=150_000)
     state, _ = land(state, 0, "operating_fees")
-    debt = GAME.render_private(state, 0)
+    debt = GAME.render_board(state)
     assert {a["type"] for a in _actions(debt)} == {"downgrade", "sell_bank", "auction"}
-    assert "You owe $100,000 and must pay it before the game goes on" in debt.text
+    assert "Ann owes $100,000 and must pay it before the game goes on" in debt.text
     state, _ = act(state, 0, AuctionOff(asset="canada"))
-    panel = GAME.render_private(state, 1)
+    panel = GAME.render_board(state)
+    # Every bidder's choices, the same for each (a bid above one's cash is refused).
+    assert all(b.seat is None for b in panel.all_buttons())
     assert [b.label for b in panel.all_buttons()] == [
         "Bid $100,000",  # the floor: the bank's price, half the $200,000 it cost
         "Bid $120,000",
@@ -143,18 +152,22 @@ def test_auction_panel_and_board_keep_bids_sealed_then_show_them_to_the_seller()
         "Pass",
         "Bid an amount…",  # a form: any amount, sealed like the others
     ]
-    assert "at least the bank's price $100,000" in panel.text
+    assert "Sealed bids from Bob and Cy, at least the bank's price $100,000" in panel.text
     assert "Canada Business Licence (Americas): makes luxury cars." in panel.text
     state, _ = act(state, 1, Bid(amount=170_000))
+    assert "Your sealed bid: $170,000." in GAME.render_private(state, 1).text
+    assert "170,000" not in GAME.render_private(state, 2).text
     for text in (GAME.render_board(state).plain_text(), GAME.view(state, None).model_dump_json()):
         assert "170,000" not in text and "170000" not in text
     assert auction_view(state, 1).your_bid == 170_000
     assert auction_view(state, 2).your_bid is None  # Cy has not bid yet
     state, _ = act(state, 2, Pass())
-    seller = GAME.render_private(state, 0)
+    seller = GAME.render_board(state)
     assert (
-        "The bids for the National Corporation in Canada: Bob $170,000, Cy passed." in seller.text
+        "The bids for the National Corporation in Canada: Bob $170,000, Cy passed. Ann sells"
+        in seller.text
     )
+    assert {b.seat for b in seller.all_buttons()} == {0}
     assert [b.label for b in seller.all_buttons()] == [
         "Sell to Bob for $170,000",
         "Sell the National Corporation in Canada to the bank for $100,000",
@@ -167,10 +180,10 @@ def test_auction_panel_and_board_keep_bids_sealed_then_show_them_to_the_seller()
 
 def test_a_licence_on_offer_shows_its_card() -> None:
     state, _ = land(new_game(), 0, "united_states", demand("oil", "oil", "oil"))
-    panel = GAME.render_private(state, 0)
+    panel = GAME.render_board(state)
     us = board().countries["united_states"]
-    assert f"Buy the United States Business Licence for ${us.licence:,}?" in panel.text
-    card = panel.text.split("\n")[2]
+    assert f"Ann may buy the United States Business Licence for ${us.licence:,}." in panel.text
+    card = next(line for line in panel.text.split("\n") if line.startswith("United States B"))
     assert card.startswith("United States Business Licence (Americas): makes luxury cars.")
     for amount in (
         us.licence,
@@ -183,9 +196,7 @@ def test_a_licence_on_offer_shows_its_card() -> None:
     # The Travel Agency's menu says what each country makes and whether its licence is for sale.
     state = own(new_game(), 1, licence_only=["canada"])
     state, _ = land(state, 0, "travel_agency")
-    options = {
-        o.value: o.description for s in GAME.render_private(state, 0).selects for o in s.options
-    }
+    options = {o.value: o.description for s in GAME.render_board(state).selects for o in s.options}
     assert options["canada"] == "space 1 · luxury cars · licence sold"
     assert options["japan"] == "space 21 · robots · licence for sale, $40,000"
 
@@ -193,10 +204,10 @@ def test_a_licence_on_offer_shows_its_card() -> None:
 def test_a_service_industry_on_offer_shows_its_fee() -> None:
     state = own(new_game(), 1, "japan", "china")
     state, _ = land(state, 0, "hotel_chain")
-    text = GAME.render_private(state, 0).text
-    assert "Buy Hotel Chain for $200,000?" in text
+    text = GAME.render_board(state).text
+    assert "Ann may buy Hotel Chain for $200,000." in text
     assert "the bank pays $25,000 for each corporation of the owner's competitors" in text
-    assert "(for you now: 2 corporations, $50,000)" in text
+    assert "(for Ann now: 2 corporations, $50,000)" in text
 
 
 def test_the_panel_lists_the_service_industries_owned() -> None:

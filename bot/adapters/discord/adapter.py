@@ -230,7 +230,8 @@ class DiscordAdapter:
     async def _silent_ack(self, interaction: discord.Interaction[Any]) -> None:
         # A duplicate delivery or a step with nothing to say: acknowledge without a message.
         try:
-            if interaction.type == discord.InteractionType.component:
+            if interaction.type == discord.InteractionType.component or interaction.message:
+                # (A form opened from a button: as quiet as the press would have been.)
                 await interaction.response.defer()
             else:
                 await interaction.response.send_message("Done.", ephemeral=True)
@@ -401,7 +402,7 @@ class _Answer:
 
     async def update(self, message: ui.Message, game: str, channel: str) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
-        deferral, an edit of the original message)."""
+        deferred update, an edit of the original message; after a private reply, False)."""
         if self.pressed is None:
             return False
         kwargs = self._render(message, game, channel)
@@ -410,8 +411,12 @@ class _Answer:
         response = self.interaction.response
         if not response.is_done():
             await response.edit_message(**kwargs)
-        else:
+        elif response.type == discord.InteractionResponseType.deferred_message_update:
             await self.interaction.edit_original_response(**kwargs)
+        else:
+            # Answered with a message of its own (a private reply): its original response is
+            # that reply, not the pressed message, which the table then edits itself.
+            return False
         return True
 
     async def acknowledge(self) -> None:
@@ -421,7 +426,8 @@ class _Answer:
         interaction = self.interaction
         if interaction.response.is_done():
             return
-        if interaction.type == discord.InteractionType.component:
+        if interaction.type == discord.InteractionType.component or self.pressed is not None:
+            # (A form opened from a button defers as an update of that button's message too.)
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)

@@ -28,6 +28,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     actions: ClassVar[ActionSet[Any]] = ACTIONS
     text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
     forms: ClassVar[dict[str, neutral.Ask]] = ui.FORMS
+    choices_on_board: ClassVar[bool] = True
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],
         "short": ["short=yes"],

@@ -33,6 +33,7 @@ from core.games.businessgo.legal import (
     asset_name,
     asset_value,
     bank_price,
+    bid_amounts,
     landed_price,
     legal_actions,
 )
@@ -96,14 +97,22 @@ def licence_card(country_id: str) -> str:
     )
 
 
-def service_card(state: BusinessGoState, service_id: str, seat: Seat) -> str:
-    """A Service Industry card: its price and what it pays ``seat`` at today's count."""
+def service_card(
+    state: BusinessGoState, service_id: str, seat: Seat | None, whom: str = "you"
+) -> str:
+    """A Service Industry card: its price and what it would pay ``seat`` (``whom``) at
+    today's count (None: not said)."""
     service = board().services[service_id]
-    count = competitor_corporations(state, seat)
-    return (
+    text = (
         f"{service.name}: price {money(service.price)}; each time its owner passes or lands on "
         f"it, the bank pays {money(service.fee_per_corporation)} for each corporation of the "
-        f"owner's competitors (for you now: {plural(count, 'corporation')}, "
+        "owner's competitors"
+    )
+    if seat is None:
+        return text + "."
+    count = competitor_corporations(state, seat)
+    return (
+        f"{text} (for {whom} now: {plural(count, 'corporation')}, "
         f"{money(count * service.fee_per_corporation)})."
     )
 
@@ -201,11 +210,64 @@ def render_board(state: BusinessGoState) -> ui.Message:
             value += " · " + ", ".join(corps)
         marker = "▶ " if p.seat == public.turn and not public.outcome else ""
         fields.append(ui.Field_(name=marker + p.name, value=value))
-    return ui.Message(title="Busine$$ GO", text="\n".join([*head, "", *lines]), fields=fields)
+    buttons, selects = _board_controls(state)
+    decision = _decision_line(state) if buttons or selects else ""
+    return ui.Message(
+        title="Busine$$ GO",
+        text="\n".join([*head, "", *lines, *(["", decision] if decision else [])]),
+        fields=fields,
+        buttons=ui.rows(buttons),
+        selects=selects,
+    )
+
+
+def _board_controls(state: BusinessGoState) -> tuple[list[ui.Button], list[ui.Select]]:
+    """The choices of the decision open now, on the board (every choice but a sealed bid's
+    amount is open information): a turn's belong to its player (anyone else who presses is
+    told whose they are); a sales competition's and an auction's to whoever is asked, each
+    answering for themselves."""
+    if state.finished:
+        return [], []
+    phase = state.phase
+    if phase == "compete":
+        if not state.sales or not state.sales[0].undecided:
+            return [], []
+        shared: list[Action] = [Join(), Pass(), AlwaysCompete(always=True)]
+        return [_button(state, None, a) for a in shared], []
+    if phase == "auction":
+        auction = state.auction
+        if auction is None or not auction.undecided:
+            return [], []
+        # The same amounts for every bidder (a bid above one's cash is refused, with why).
+        bids: list[Action] = [Bid(amount=a) for a in bid_amounts(state, None)]
+        return _controls(state, None, [*bids, Pass()])
+    seat = state.turn
+    legal = legal_actions(state, seat)
+    if not legal:
+        return [], []
+    return _controls(state, seat, legal)
+
+
+def _controls(
+    state: BusinessGoState, seat: Seat | None, actions: list[Action]
+) -> tuple[list[ui.Button], list[ui.Select]]:
+    buttons, selects = ui.controls(
+        actions,
+        lambda a: _button(state, seat, a),
+        type,
+        lambda kind, group: _menus(state, seat, kind, group),
+    )
+    typed = _TYPED.get(state.phase)
+    if typed is not None and len(buttons) < ui.MAX_BUTTONS:
+        # An amount of one's own, as a form (the typed command, checked the same way).
+        label, command = typed
+        buttons.append(ui.Button(label=label, style="primary", command=command, ask=True))
+    return buttons, selects
 
 
 def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
-    """The seat's money and holdings and the controls for its legal actions."""
+    """What ``hand`` shows a player: their money and holdings, and where their choices are
+    (on the board: every choice in Busine$$ GO is open but a sealed bid's amount)."""
     b = board()
     lines = [f"You have {money(state.cash[seat])}."]
     mine = [
@@ -235,8 +297,15 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
             )
             + "."
         )
-    legal = legal_actions(state, seat)
-    lines.append(_prompt_line(state, seat, legal))
+    auction = state.auction
+    if auction is not None and auction.bids.get(seat) and state.phase == "auction":
+        lines.append(f"Your sealed bid: {money(auction.bids[seat])}.")
+    if state.finished:
+        lines.append("The game is over.")
+    elif legal_actions(state, seat):
+        lines.append("The game waits for you: your choices are the buttons on the board.")
+    else:
+        lines.append(ui.idle())
     if not state.finished and not state.bankrupt[seat]:
         lines.append(
             "Sales competitions: you join them all without being asked "
@@ -245,28 +314,7 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
             else "Sales competitions: you are asked each time "
             "(`/businessgo compete always` to join them all)."
         )
-    buttons: list[ui.Button] = []
-    selects: list[ui.Select] = []
-    buttons, selects = ui.controls(
-        legal,
-        lambda a: _button(state, seat, a),
-        type,
-        lambda kind, actions: _menus(state, seat, kind, actions),
-    )
-    if state.phase == "compete" and legal and len(buttons) < ui.MAX_BUTTONS:
-        # The standing choice, offered where it matters: join now and from now on.
-        buttons.append(_button(state, seat, AlwaysCompete(always=True)))
-    typed = _TYPED.get(state.phase)
-    if typed is not None and legal and len(buttons) < ui.MAX_BUTTONS:
-        # An amount of one's own, as a form (the typed command, checked the same way).
-        label, command = typed
-        buttons.append(ui.Button(label=label, style="primary", command=command, ask=True))
-    return ui.Message(
-        title=f"Busine$$ GO: {state.names[seat]}",
-        text="\n".join(line for line in lines if line),
-        buttons=ui.rows(buttons),
-        selects=selects,
-    )
+    return ui.Message(title=f"Busine$$ GO: {state.names[seat]}", text="\n".join(lines))
 
 
 FORMS = {
@@ -286,50 +334,51 @@ FORMS = {
 _TYPED = {"casino": ("Bet an amount…", "bet"), "auction": ("Bid an amount…", "bid")}
 
 
-def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Action]) -> str:
-    if not legal:
-        if state.finished:
-            return "The game is over."
-        return ui.idle()
+def _decision_line(state: BusinessGoState) -> str:
+    """What the board's buttons decide, for everyone to read."""
     b = board()
     phase = state.phase
+    who = state.names[state.turn]
     if phase == "turn":
-        return "Your turn: set up or convert before you roll (not after), then roll."
+        return f"{who}'s choices: set up or convert before the roll (not after), then roll."
     if phase == "licence":
-        space = b.spaces[state.position[seat]]
+        space = b.spaces[state.position[state.turn]]
         return (
-            f"Buy the {b.countries[space].name} Business Licence for "
-            f"{money(landed_price(state))}?\n{licence_card(space)}"
+            f"{who} may buy the {b.countries[space].name} Business Licence for "
+            f"{money(landed_price(state))}.\n{licence_card(space)}"
         )
     if phase == "service":
-        space = b.spaces[state.position[seat]]
+        space = b.spaces[state.position[state.turn]]
         return (
-            f"Buy {b.services[space].name} for {money(landed_price(state))}?\n"
-            f"{service_card(state, space, seat)}"
+            f"{who} may buy {b.services[space].name} for {money(landed_price(state))}.\n"
+            + service_card(state, space, state.turn, who)
         )
     if phase == "boom":
-        return f"Boom: choose up to {state.boom_left} more different products to sell."
+        return f"Boom: {who} chooses up to {state.boom_left} more different products to sell."
     if phase == "casino":
+        limit = money(min(b.casino_limit, state.cash[state.turn]))
         return (
-            f"Casino: bet up to {money(min(b.casino_limit, state.cash[seat]))} "
-            "(or type `/businessgo bet <amount>`). Even pays double, doubles triple, odd loses."
+            f"Casino: {who} may bet up to {limit} (or type `/businessgo bet <amount>`). Even "
+            "pays double, doubles triple, odd loses."
         )
     if phase == "travel":
-        return f"Travel to any country for {money(b.travel_fare)}, or stay."
+        return f"{who} may travel to any country for {money(b.travel_fare)}, or stay."
     if phase == "compete":
         sale = state.sales[0]
         where = b.countries[sale.country].name if sale.country else "the Boom"
+        asked = join([state.names[s] for s in sale.undecided])
         return (
             f"{state.names[sale.seller]} sells {b.products[sale.product].name} to {where}. "
-            "Join the sales competition? You snooze, you lose!"
+            f"Join the sales competition, {asked}? You snooze, you lose!"
         )
     if phase == "auction" and state.auction is not None:
-        asset = state.auction.asset
+        auction = state.auction
+        asked = join([state.names[s] for s in auction.undecided])
         return (
-            f"{state.names[state.auction.seller]} auctions {asset_name(state, asset)} (cost "
-            f"{money(asset_value(state, asset))}). Your sealed bid, at least the bank's price "
-            f"{money(state.auction.floor)}? (or type `/businessgo bid <amount>`)\n"
-            + _asset_card(state, asset, seat)
+            f"{state.names[auction.seller]} auctions {asset_name(state, auction.asset)} (cost "
+            f"{money(asset_value(state, auction.asset))}). Sealed bids from {asked}, at least "
+            f"the bank's price {money(auction.floor)} (or type `/businessgo bid <amount>`): "
+            "only the bidder sees a bid's amount.\n" + _asset_card(state, auction.asset)
         )
     if phase == "accept" and state.auction is not None:
         auction = state.auction
@@ -340,31 +389,33 @@ def _prompt_line(state: BusinessGoState, seat: Seat, legal: list[Action]) -> str
             for s in auction.eligible
         )
         return (
-            f"The bids for {asset_name(state, auction.asset)}: {bids}. Sell to "
+            f"The bids for {asset_name(state, auction.asset)}: {bids}. {who} sells to "
             f"{state.names[best[0]]} for {money(best[1])}, or to the bank for "
-            f"{money(auction.floor)}?"
+            f"{money(auction.floor)}."
         )
     if phase == "debt":
         return (
-            f"You owe {money(-state.cash[seat])} and must pay it before the game goes on: "
-            "auction, sell to the bank for half, or downgrade an International Corporation."
+            f"{who} owes {money(-state.cash[state.turn])} and must pay it before the game goes "
+            "on: auction, sell to the bank for half, or downgrade an International Corporation."
         )
     if phase == "mail":
         return (
-            "Choose the corporation that goes bankrupt: one on a country leaves with its "
-            "licence and closes that country for good; a Service Industry goes back on sale."
+            f"{who} chooses the corporation that goes bankrupt: one on a country leaves with "
+            "its licence and closes that country for good; a Service Industry goes back on sale."
         )
     return ""
 
 
-def _asset_card(state: BusinessGoState, asset: str, seat: Seat) -> str:
+def _asset_card(state: BusinessGoState, asset: str) -> str:
     b = board()
     if asset in b.services:
-        return service_card(state, asset, seat)
+        return service_card(state, asset, None)
     return licence_card(asset)
 
 
-def _button(state: BusinessGoState, seat: Seat, action: Action) -> ui.Button:
+def _button(state: BusinessGoState, seat: Seat | None, action: Action) -> ui.Button:
+    """A control for ``action``, ``seat``'s alone (None: each presser answers for
+    themselves)."""
     style: Literal["primary", "secondary", "success", "danger"] = "secondary"
     if isinstance(action, Roll | Buy | Join | Sell | Accept):
         style = "primary"
@@ -382,7 +433,7 @@ def _button(state: BusinessGoState, seat: Seat, action: Action) -> ui.Button:
 
 
 def _menus(
-    state: BusinessGoState, seat: Seat, kind: type[BaseModel], actions: list[Action]
+    state: BusinessGoState, seat: Seat | None, kind: type[BaseModel], actions: list[Action]
 ) -> list[ui.Select]:
     field = next(f for f in kind.model_fields if f != "type")
     placeholders: dict[type[BaseModel], str] = {
@@ -427,7 +478,7 @@ def _travel_note(state: BusinessGoState, action: Travel) -> str | None:
 
 
 def render_prompt(state: BusinessGoState) -> ui.Message | None:
-    """Every choice is private; the board says whom the game waits for."""
+    """No prompt: the board carries the open decision's choices."""
     return None
 
 

@@ -116,19 +116,23 @@ def _form_button(messages: list[FakeMessage], label: str) -> tuple[FakeMessage, 
 
 
 async def _rigged(table: Table, state: BusinessGoState) -> None:
-    """The channel's game goes on from ``state`` (the people's names on its seats)."""
+    """The channel's game goes on from ``state`` (the people's names on its seats), a later
+    moment of it, and its board shows it (``status`` brings the board up to date)."""
     record = await table.record()
-    assert record is not None
+    assert record is not None and record.state_json is not None
     state.names = [seat.name for seat in record.seats]
+    now = BusinessGoState.model_validate_json(record.state_json).version
+    state.version = state.decision_version = now + 1
     await save_state(table, record, state)
+    await table.slash(USERS[0], "status")
 
 
 async def _answer_form(
     table: Table, fake: FakeDiscord, user: FakeUser, label: str, answer: str
 ) -> Interaction:
-    """``user`` asks for their hand, presses ``label`` and types ``answer`` into the form."""
-    shown = await table.slash(user, "hand")
-    panel, button = _form_button(shown.messages, label)
+    """``user`` presses ``label`` on the board and types ``answer`` into the form."""
+    thread = await thread_of(table.client.adapter.authority.store)
+    panel, button = _form_button(list(reversed(fake.public(thread))), label)
     opened = await table.click(user, panel, button["custom_id"])
     assert opened.callback is not None and opened.callback["type"] == 9  # a modal
     assert opened.modal is not None and fake.refused == []
@@ -149,7 +153,10 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(
         # Alice lands on the Casino with $300,000 and bets an amount of her own.
         state, _ = go.land(go.with_cash(go.new_game(), ann=300_000), 0, "casino")
         await _rigged(table, state)
-        await _answer_form(table, fake, alice, "Bet an amount…", "120k")
+        bet = await _answer_form(table, fake, alice, "Bet an amount…", "120k")
+        # The form was opened from the board: its answer is the board's, updated in place
+        # (7) or, as the turn passes with its notice here, posted anew below (a quiet 6).
+        assert bet.callback is not None and bet.callback["type"] in (6, 7)
         told = lines(fake.public(thread))
         assert any("alice bets $120,000" in line for line in told), told[-8:]
 
@@ -159,7 +166,11 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(
         state, _ = go.land(go.with_cash(state, ann=150_000), 0, "operating_fees")
         state, _ = go.act(state, 0, AuctionOff(asset="canada"))
         await _rigged(table, state)
-        await _answer_form(table, fake, bob, "Bid an amount…", "170k")
+        bid = await _answer_form(table, fake, bob, "Bid an amount…", "170k")
+        # Bob alone is told his bid's amount.
+        assert [m.text for m in bid.messages if "sealed bid" in m.text] == [
+            "Your sealed bid: $170,000."
+        ]
         record = await table.record()
         assert record is not None and record.state is not None
         assert record.state["auction"]["bids"] == {"1": 170_000}

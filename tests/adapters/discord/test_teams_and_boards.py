@@ -500,13 +500,11 @@ def _go_boards(fake: FakeDiscord) -> list[FakeMessage]:
     return [m for m in _public(fake) if titled(m, "Busine$$ GO")]
 
 
-def _newest_panel(fake: FakeDiscord, user: FakeUser, seat: int) -> FakeMessage:
-    """``user``'s panel for ``seat`` as it is now: their DM, edited in place."""
-    dms = [m for m in dm_posts(fake, user) if not m.deleted]
-    assert len(dms) == 1, f"{user.name} has {len(dms)} DM panels"
-    actions = _actions(dms[0])
-    assert all(_seat_of(c) == seat for c in actions), [c["custom_id"] for c in actions]
-    return dms[0]
+def _live_board(fake: FakeDiscord) -> FakeMessage:
+    """The one live Busine$$ GO board, whose buttons are the open decision's choices."""
+    live = _go_boards(fake)
+    assert len(live) == 1, f"{len(live)} live boards"
+    return live[0]
 
 
 def _button(message: FakeMessage, label: str) -> dict[str, Any]:
@@ -548,47 +546,56 @@ async def test_busine_go_roll_competition_and_bots_finish(
         table = Table(fake, client, CHANNEL, users, random.Random(4), GO)
         await _go_table(table, GO_FAST)
 
-        # Whoever is on turn rolls with the button of their private panel.
+        # Whoever is on turn rolls with the button on the board, which the press updates.
         for _ in range(20):
             state = await _go_state(table)
             if state["turn"] < 3 and state["phase"] == "turn":
                 break
             assert await table.step()
         seat = state["turn"]
-        roller = users[seat]
-        panel = _newest_panel(fake, roller, seat)
-        roll = _button(panel, "Roll the dice")
-        live = _go_boards(fake)
-        assert len(live) == 1
+        roller, other = users[seat], users[(seat + 1) % 3]
+        board = _live_board(fake)
+        roll = _button(board, "Roll the dice")
+        assert {_seat_of(c) for c in _actions(board)} == {seat}  # the roller's alone
+        # Someone else's press is refused, to them alone, and changes nothing.
+        before = await table.record()
+        refused = await table.click(other, board, roll["custom_id"])
+        assert refused.messages and refused.messages[0].audience == "ephemeral"
+        assert refused.messages[0].text == (
+            f"That is {roller.name}'s move: only they can press those buttons."
+        )
+        assert await table.record() == before
         marks = _marks(fake)
-        rolled = await table.click(roller, panel, roll["custom_id"])
-        assert rolled.callback is not None and rolled.callback["type"] == 7  # the panel updated
+        rolled = await table.click(roller, board, roll["custom_id"])
+        assert rolled.callback is not None
         told = _told_since(fake, marks)
         assert any(f"{roller.name} rolls " in line for line in told), told
-        # Still one live board: edited in place, or moved to the bottom (the old one deleted).
-        now = _go_boards(fake)
-        assert len(now) == 1 and (
-            (now == live and live[0].edits > marks[live[0].id]) or live[0].deleted
-        )
+        # Still one live board: updated by the press itself (UPDATE_MESSAGE), or, as the
+        # turn passes with its notice, posted anew at the bottom (the old one deleted).
+        now = _live_board(fake)
+        if rolled.callback["type"] == 7:
+            assert now.id == board.id and now.edits > marks[board.id]
+        else:
+            assert rolled.callback["type"] == 6 and board.deleted and now.id != board.id
         dice = (await _go_state(table))["dice"]
-        assert f"Last roll: {dice[0]}+{dice[1]}." in now[0].text
+        assert f"Last roll: {dice[0]}+{dice[1]}." in now.text
 
         # Everyone plays on until a bot's or a player's sale opens a competition that a person
-        # may join: the Join button comes privately to each of them, never to the seller.
+        # may join: the board's Join and Stay out are for each of them to answer for themselves.
         sale = await _until_a_person_may_compete(table)
         window = [s for s in sale["eligible"] if s < 3 and s not in sale["joined"]]
-        for rival in window:
-            offer = _newest_panel(fake, users[rival], rival)
-            _button(offer, "Join the competition")
-            _button(offer, "Stay out")
+        offer = _live_board(fake)
+        join = _button(offer, "Join the competition")
+        _button(offer, "Stay out")
+        assert _seat_of(join) is None
         seller = sale["seller"]
         if seller < 3:
-            newest = _newest_panel(fake, users[seller], seller)
-            assert not [c for c in _actions(newest) if c.get("label") == "Join the competition"]
+            asked = await table.click(users[seller], offer, join["custom_id"])
+            assert asked.messages and asked.messages[0].audience == "ephemeral"
+            assert "not deciding on this sales competition" in asked.messages[0].text
         joiner = users[window[0]]
-        offer = _newest_panel(fake, joiner, window[0])
         marks = _marks(fake)
-        await table.click(joiner, offer, _button(offer, "Join the competition")["custom_id"])
+        await table.click(joiner, offer, join["custom_id"])
         joined = _told_since(fake, marks)
         assert any(f"{joiner.name} joins the sales competition" in t for t in joined), joined
 
@@ -607,8 +614,8 @@ async def test_busine_go_roll_competition_and_bots_finish(
     assert late == [], late
     live = _go_boards(fake)
     assert len(live) == 1 and live[0].channel_id == thread and outcome["summary"] in live[0].text
-    # Each player's choices came on one DM panel, edited in place.
-    assert all(len(dm_posts(fake, user)) == 1 for user in users)
+    # Every choice was on the board: nobody got a direct message.
+    assert all(len(dm_posts(fake, user)) == 0 for user in users)
     assert_only_notices(fake)
 
 
@@ -623,11 +630,10 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
         await _go_table(table, GO_FAST.replace("compete_seconds=0", "compete_seconds=1"))
         sale = await _until_a_person_may_compete(table)
         late = [s for s in sale["eligible"] if s < 3 and s not in sale["joined"]]
-        offers = {s: _newest_panel(fake, users[s], s) for s in late}
-        # The panels as their players' screens show them now: pressed late, once it closed.
-        screens = {s: offer.snapshot() for s, offer in offers.items()}
-        for offer in offers.values():
-            _button(offer, "Join the competition")
+        offer = _live_board(fake)
+        # The board as the players' screens show it now: pressed late, once it closed.
+        screen = offer.snapshot()
+        _button(offer, "Join the competition")
 
         def closed() -> list[str]:
             # A line of the story: on the board ("Latest") or in a log post of the thread.
@@ -646,10 +652,14 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
             "the competition is still open"
         )
         seat = late[0]
-        join = _button(FakeMessage(0, 0, "dm", None, screens[seat]), "Join the competition")
-        assert not [c for c in _actions(offers[seat]) if c["custom_id"] == join["custom_id"]]
+        join = _button(FakeMessage(0, 0, "dm", None, screen), "Join the competition")
+        now = _live_board(fake)
+        assert not [c for c in _actions(now) if c["custom_id"] == join["custom_id"]]
+        # The screen's board is still there (edited since), or it moved down: then the Join
+        # button seen before is pressed on the new board by a client that had not refreshed.
+        pressed_on = offer if not offer.deleted else now
         pressed = await table.settle(
-            await fake.click(users[seat], offers[seat], join["custom_id"], shown=screens[seat])
+            await fake.click(users[seat], pressed_on, join["custom_id"], shown=screen)
         )
         assert pressed.messages and pressed.messages[0].audience == "ephemeral"
         assert pressed.messages[0].text.startswith(STALE)

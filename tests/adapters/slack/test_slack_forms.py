@@ -12,7 +12,7 @@ from core.games.businessgo.actions import AuctionOff
 from core.games.businessgo.state import BusinessGoState
 from testkit.slack.fake import TEAM
 from testkit.slack.loopback import Loopback
-from testkit.slack.players import Component, SlackTable, texts_of
+from testkit.slack.players import Component, SlackTable, texts, texts_of
 from tests.adapters.slack.conftest import (
     CHANNEL,
     assert_only_notices,
@@ -103,20 +103,26 @@ async def test_the_pitch_button_opens_a_modal_and_its_submission_is_the_pitch(
 # --- Busine$$ GO: a bet and a sealed bid, each an amount of one's own -------------------------
 
 
-async def _rigged(loop: Loopback, state: BusinessGoState) -> None:
-    """The channel's game goes on from ``state`` (the people's names on its seats)."""
+async def _rigged(loop: Loopback, table: SlackTable, state: BusinessGoState) -> None:
+    """The channel's game goes on from ``state`` (the people's names on its seats), a later
+    moment of it, and its board shows it (``status`` brings the board up to date)."""
     record = await stored(loop)
-    assert record is not None
+    assert record is not None and record.state_json is not None
     state.names = [seat.name for seat in record.seats]
+    now = BusinessGoState.model_validate_json(record.state_json).version
+    state.version = state.decision_version = now + 1
     await save_state(loop, record, state)
+    await table.command(USERS[0], "status")
 
 
 async def _answer_form(
     loop: Loopback, table: SlackTable, user: str, label: str, answer: str
 ) -> None:
-    """``user`` asks for their hand, presses ``label`` and submits ``answer`` in the modal."""
-    await table.command(user, "hand")
-    (button,) = [c for c in table.visible(user, commands=True) if c.label == label][-1:]
+    """``user`` presses ``label`` on the board and submits ``answer`` in the modal."""
+    board = (await refs(loop)).board
+    assert board is not None
+    (button,) = [c for c in table.visible(user, commands=True) if c.label == label][:1]
+    assert button.message_ts == board.id and not button.ephemeral
     before = len(loop.api.called("views.open"))
     body = loop.slack.action_body(
         user, button.channel, button.action(table.rng), button.message_ts, button.ephemeral
@@ -156,7 +162,7 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(loop: Loopback) -> Non
 
     # Alice lands on the Casino with $300,000 and bets an amount of her own.
     state, _ = go.land(go.with_cash(go.new_game(), ann=300_000), 0, "casino")
-    await _rigged(loop, state)
+    await _rigged(loop, table, state)
     await _answer_form(loop, table, "UALICE", "Bet an amount…", "120k")
     told = " ".join(texts_of(m) for m in loop.api.replies(CHANNEL, thread))
     assert "bets $120,000" in told
@@ -166,8 +172,13 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(loop: Loopback) -> Non
     state.fees = ["salary"]
     state, _ = go.land(go.with_cash(state, ann=150_000), 0, "operating_fees")
     state, _ = go.act(state, 0, AuctionOff(asset="canada"))
-    await _rigged(loop, state)
+    await _rigged(loop, table, state)
+    since = len(loop.api.calls)
     await _answer_form(loop, table, "UBOB", "Bid an amount…", "170k")
+    # Bob alone is told his bid's amount (ephemeral, in the game's thread).
+    (note,) = [c for c in loop.api.calls[since:] if "sealed bid:" in texts(c)]
+    assert note.method == "chat.postEphemeral" and note.args.get("user") == "UBOB"
+    assert "Your sealed bid: $170,000." in texts(note)
     record = await stored(loop)
     assert record is not None and record.state is not None
     assert record.state["auction"]["bids"] == {"1": 170_000}

@@ -16,7 +16,7 @@ from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.ui import render_private
 from testkit.slack.fake import Call
 from testkit.slack.loopback import Loopback
-from testkit.slack.players import Component, SlackTable, components, texts, texts_of
+from testkit.slack.players import Component, SlackTable, components, labelled, texts, texts_of
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
 from tests.adapters.slack.conftest import CHANNEL, boards, refs, save_state, stored
 
@@ -215,7 +215,7 @@ async def _go_state(loop: Loopback) -> dict[str, Any]:
     return record.state
 
 
-async def test_busine_go_roll_from_a_private_panel_moves_the_board(loop: Loopback) -> None:
+async def test_busine_go_roll_on_the_board_updates_the_board(loop: Loopback) -> None:
     users = [ALICE, BOB]
     table = SlackTable.on(loop, CHANNEL, users, random.Random(4), "businessgo")
     await table.command(ALICE, "start short turn_seconds=0 compete_seconds=0 auction_seconds=0")
@@ -231,23 +231,30 @@ async def test_busine_go_roll_from_a_private_panel_moves_the_board(loop: Loopbac
         state = await _go_state(loop)
         if state["turn"] < 2 and state["phase"] == "turn":
             break
-        panels = [(u, p) for u in users for p in table.players[u].pending()]
-        user, panel = panels[0]
-        await table.press(user, panel.choices[0])
+        assert await table.step()
     seat = state["turn"]
-    roller = users[seat]
-    call, found = _panel(loop, roller, seat)
-    roll = next(c for c in found if _labelled(call, c) == "Roll the dice")
+    roller, other = users[seat], users[1 - seat]
     board = (await refs(loop)).board
     assert board is not None
+    roll = labelled(table.visible(roller), "Roll the dice")
+    assert roll.message_ts == board.id and roll.press is not None and roll.press.seat == seat
+    # Someone else's press is refused, to them alone (ephemeral), and changes nothing.
+    since = len(loop.api.calls)
+    assert not await table.press(other, roll)
+    (told,) = [c for c in loop.api.calls[since:] if c.method == "chat.postEphemeral"]
+    assert told.args.get("user") == other and "only they can press" in texts(told)
+    assert await _go_state(loop) == state
     since = len(loop.api.calls)
     assert await table.press(roller, roll)
     shown = [texts(c) for c in _public(loop, since)]
     assert any(f"{roller.lower()} rolls " in t for t in shown), shown
-    # One board in the thread, showing the roll: the same message edited in place, or moved
-    # to the bottom (the old one deleted) to tell the next player it is their turn.
+    # One board in the thread, showing the roll: the pressed message updated (chat.update of
+    # that very message), or moved to the bottom (the old one deleted) to tell the next
+    # player it is their turn.
     (live,) = boards(loop.api, CHANNEL, thread, "Busine$$ GO")
     assert live.ts == board.id or (loop.api.message(CHANNEL, board.id) or live).deleted
     dice = (await _go_state(loop))["dice"]
     assert f"Last roll: {dice[0]}+{dice[1]}." in texts_of(live)
+    # Every choice is on the board: no direct message to anyone.
+    assert not [c for c in loop.api.called("chat.postMessage") if str(c.args["channel"])[0] == "D"]
     table.detach()
