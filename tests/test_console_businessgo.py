@@ -57,3 +57,18 @@ def test_the_same_seed_replays_the_same_bot_game(tmp_path: Path) -> None:
         runs.append(run_script(tmp_path / name, lines, "--seed", "3")[1])
     assert runs[0] == runs[1]
     assert any("Game over after" in r["text"] for r in runs[0])
+
+
+def test_click_any_leaves_the_board_buttons_of_someone_elses_turn_alone(tmp_path: Path) -> None:
+    """The board's buttons are the turn player's: a scripted player who clicks "any" during
+    someone else's turn finds nothing of theirs to click, and is never refused for it."""
+    lines = [
+        "alice: /businessgo start short=yes turn_seconds=0 auto_moves=no always_compete=no",
+        "bob: /businessgo join",
+        "alice: click Begin",
+        *["bob: click any", "alice: click any"] * 4,
+    ]
+    stdout, records = run_script(tmp_path, lines, "--seed", "7")
+    assert "only they can press those buttons" not in stdout
+    assert "(there is nothing " in stdout  # the one not on turn, at least once
+    assert any(" rolls " in r["text"] for r in records)  # the one on turn played

@@ -8,7 +8,8 @@ Every button and select option printed gets a number that stays valid for the se
 - ``click <n>`` presses a button, ``click <n> <m> ...`` chooses select options together,
   ``click <label>`` presses the newest button you can see whose label starts with it,
   ``click any`` makes a random choice from the newest message with choices that you can see
-  (a scripted player who does not mind what it plays);
+  and may make (not a board's buttons during someone else's turn): a scripted player who does
+  not mind what it plays;
 - ``wait <seconds>`` moves the clock on and fires the deadlines that passed;
 - ``help``, ``quit``.
 """
