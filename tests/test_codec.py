@@ -51,6 +51,31 @@ def test_too_long_is_refused_at_encoding() -> None:
 def test_garbage_never_raises(text: str) -> None:
     press = codec.decode(text)
     assert press is None or text.startswith("br1|")
+    assert codec.seat_of(text) is None or text.startswith("br1|")
+
+
+def test_the_seat_is_read_without_decoding_the_action_and_agrees_with_decode() -> None:
+    select = ui.Select(
+        placeholder="Bid",
+        options=[ui.SelectOption(label="$100,000", value="100000")],
+        action={"type": "bid"},
+        field="amount",
+        version=4,
+    )
+    ids = [
+        codec.encode_button(
+            "businessgo", ui.Button(label="Roll", action={"type": "roll"}, version=4)
+        ),
+        codec.encode_button(
+            "businessgo", ui.Button(label="Roll", action={"type": "roll"}, version=4, seat=3)
+        ),
+        codec.encode_select("businessgo", select.model_copy(update={"seat": 12}), "C1"),
+        codec.encode_select("businessgo", select),
+        codec.encode_button("businessgo", ui.Button(label="Bid…", command="bid", ask=True)),
+    ]
+    seats = [codec.seat_of(i) for i in ids]
+    assert seats == [None, 3, 12, None, None]
+    assert seats == [p.seat if (p := codec.decode(i)) is not None else None for i in ids]
 
 
 def test_an_id_too_long_as_json_is_written_compactly_and_decodes_the_same() -> None:

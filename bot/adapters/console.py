@@ -445,5 +445,5 @@ async def run_console(
 
 
 def _mine(choice: _Choice, seat: int | None) -> bool:
-    press = codec.decode(choice.custom_id)
-    return press is None or press.seat is None or seat is None or press.seat == seat
+    owner = codec.seat_of(choice.custom_id)
+    return owner is None or seat is None or owner == seat

@@ -23,7 +23,15 @@ from pydantic_core import PydanticUndefined
 from core import ui
 from core.registry import get_game
 
-__all__ = ["MAX_ID_LENGTH", "MessageIds", "Press", "decode", "encode_button", "encode_select"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "MessageIds",
+    "Press",
+    "decode",
+    "encode_button",
+    "encode_select",
+    "seat_of",
+]
 
 MAX_ID_LENGTH = 100
 _PREFIX = "br1"
@@ -229,6 +237,15 @@ def _action(game: str, text: str) -> dict[str, Any]:
         raise ValueError("not an action of this game")
     names = [name for name, _ in fields]
     return {"type": loaded[0], **dict(zip(names, loaded[1:], strict=False))}
+
+
+def seat_of(custom_id: str) -> int | None:
+    """The seat a game choice's id belongs to, read without decoding its action (None: no
+    seat, or not a game choice)."""
+    parts = custom_id.split("|", 6)
+    if len(parts) < 7 or parts[0] != _PREFIX or parts[1][:1] not in ("a", "s"):
+        return None
+    return int(parts[5]) if parts[5].isdigit() else None
 
 
 def decode(custom_id: str, values: list[str] | None = None) -> Press | None:

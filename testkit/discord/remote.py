@@ -120,6 +120,7 @@ class RemoteTable(Table):
         """``fake.clock.now()`` at which each timed interaction was sent (for the pace)."""
         self.presses = 0
         self._seen = {}
+        self._seats = {}
         self.quiet_s = quiet_s
         self.late = 0
         """Calls concerning the table that came after it counted the bot as done (should be 0)."""

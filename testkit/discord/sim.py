@@ -214,9 +214,12 @@ class Table:
 
     async def step(self) -> bool:
         """One user presses one choice; False when nobody has anything left to press."""
-        record = await self.record()
-        seats = record.seats if record is not None else []
-        self._seats = {int(u): i for i, s in enumerate(seats) for u in s.users if u.isdigit()}
+        if not self._seats and self._seat_bound_in_public():
+            # (Read once, when a board first offers one seat's choices: seats are fixed by
+            # then, and reading the record every press would load the fake's process.)
+            record = await self.record()
+            seats = record.seats if record is not None else []
+            self._seats = {int(u): i for i, s in enumerate(seats) for u in s.users if u.isdigit()}
         candidates = [(u, m) for u in self.users for m in self.panels(u)]
         if not candidates:
             return False
@@ -251,6 +254,14 @@ class Table:
                 tries=seen.tries, answered=seen.tries >= TRIES_PER_PANEL
             )
         return True
+
+    def _seat_bound_in_public(self) -> bool:
+        """Whether a public message offers choices that belong to one seat (a board's)."""
+        for message in self.public():
+            for component in message.components:
+                if codec.seat_of(str(component.get("custom_id", ""))) is not None:
+                    return True
+        return False
 
     def _activity(self) -> int:
         return sum(self.fake.activity.get(place, 0) for place in self.places())
@@ -305,9 +316,8 @@ def _choices(message: FakeMessage, user: FakeUser, seat: int | None) -> list[dic
         custom_id = str(component.get("custom_id", ""))
         if component.get("disabled"):
             continue
-        press = codec.decode(custom_id)
-        seats = (press.seat, seat) if press is not None else (None, None)
-        if None not in seats and seats[0] != seats[1]:
+        owner = codec.seat_of(custom_id)
+        if owner is not None and seat is not None and owner != seat:
             continue  # another seat's (someone else's turn, on the board)
         game_choice = custom_id.startswith(("br1|a|", "br1|s|"))
         my_hand = custom_id.endswith("|hand") and f"<@{user.id}>" in message.content

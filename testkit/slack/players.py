@@ -449,7 +449,7 @@ def _usable(choices: list[Component], seat: int | None) -> list[Component]:
     """The choices a player in ``seat`` may make: not another seat's."""
     usable = []
     for choice in choices:
-        press = choice.press
-        if press is None or press.seat is None or press.seat == seat:
+        owner = codec.seat_of(component_id(choice.action_id) or "")
+        if owner is None or seat is None or owner == seat:
             usable.append(choice)
     return usable
