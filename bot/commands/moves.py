@@ -217,17 +217,15 @@ def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
     """The card while a game is played: who plays, with what options, where."""
     names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
     settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+    where = (
+        f"Every choice is a button on the board; `/{game.name} hand` shows your holdings."
+        if game.choices_on_board
+        else f"`/{game.name} status` shows the board, `/{game.name} hand` your hand."
+    )
     text = (
         f"{'Teams' if game.teams else 'Players'}: {names}.\nOptions: {settings}.\n"
-        f"Host: {record.host_name}. `/{game.name} status` shows the board, "
-        f"`/{game.name} hand` your hand."
+        f"Host: {record.host_name}. {where}"
     )
-    if game.choices_on_board:
-        text = (
-            f"{'Teams' if game.teams else 'Players'}: {names}.\nOptions: {settings}.\n"
-            f"Host: {record.host_name}. Every choice is a button on the board; "
-            f"`/{game.name} hand` shows your holdings."
-        )
     return ui.Message(title=f"{game.title}: playing", text=text)
 
 
