@@ -1,4 +1,5 @@
-"""Platform-neutral messages: the live board and a seat's private panel of choices."""
+"""Platform-neutral messages: the live board with the open decision's choices, and what
+``hand`` shows a player."""
 
 from __future__ import annotations
 
