@@ -14,6 +14,9 @@ made or lost). What every game gets:
 - the state survives a JSON round trip and every view is JSON;
 - every button and menu id fits Discord's 100 characters in a DM at a high version, and decodes
   back to the same action;
+- choices are shown where their seat can press them (on the board with
+  :attr:`~core.engine.Game.choices_on_board`, else on the seat's panel, and only to seats that
+  may act), and a shown action button applies for a seat that may press it;
 - replaying the action log (as the authority writes it) rebuilds the stored state;
 - non-interference: a state that differs only in hidden information shows the same public view,
   board, prompt, waiting seats and deadline, and the same private output to every other seat;
@@ -220,6 +223,55 @@ class _Table:
             legal = game.legal_actions(state, seat)
             choice = game.bot_action(game.view(state, seat), legal, random.Random(seat))
             assert choice in legal, f"the bot of seat {seat} chose {choice!r}, not a legal action"
+        self.check_controls(state)
+
+    def check_controls(self, state: GameState) -> None:
+        """The choices are shown where their seats can press them, and a shown button applies.
+
+        With choices on the board, the board offers every seat the game waits for something to
+        press (its own or everyone's), no seat it does not wait for, and panels offer none;
+        otherwise a panel offers actions only to a seat that may act (one the game waits for,
+        or with legal actions: a pick that may still be changed). One shown action button,
+        drawn at random, applies for a seat that may press it."""
+        game = self.game
+        waiting = set(game.waiting_for(state))
+        shown: list[tuple[ui.Button, list[Seat]]] = []
+        panels = {seat: game.render_private(state, seat) for seat in state.seats}
+        if game.choices_on_board:
+            board = game.render_board(state)
+            controls: list[ui.Button | ui.Select] = [*board.all_buttons(), *board.selects]
+            acting = [c for c in controls if c.action is not None]
+            bound = {c.seat for c in acting if c.seat is not None}
+            assert bound <= waiting, f"the board offers seats {bound - waiting} choices"
+            for seat in waiting:
+                assert any(c.seat in (None, seat) for c in acting), f"nothing for seat {seat}"
+            for panel in panels.values():
+                assert not panel.selects and not [b for b in panel.all_buttons() if b.action]
+            for button in board.all_buttons():
+                if button.action is not None:
+                    whose = [button.seat] if button.seat is not None else sorted(waiting)
+                    shown.append((button, whose))
+        else:
+            actors = set(game.actors(state))
+            for seat, panel in panels.items():
+                buttons = [b for b in panel.all_buttons() if b.action is not None]
+                if buttons or any(m.action is not None for m in panel.selects):
+                    may = seat in actors or game.legal_actions(state, seat)
+                    assert may, f"seat {seat}'s panel offers choices it may not make"
+                shown += [(b, [seat]) for b in buttons]
+        if not shown or state.finished:
+            return
+        # (Its own draw: the random games play on exactly as without this check.)
+        button, whose = random.Random(f"controls:{self.seed}:{state.version}").choice(shown)
+        action = game.parse_action(button.action)
+        refusals = []
+        for seat in whose:
+            try:
+                game.apply(state, seat, action, self.rng(state))
+                return
+            except IllegalAction as refusal:
+                refusals.append(str(refusal))
+        raise AssertionError(f"the shown button {button.label!r} applies for nobody: {refusals}")
 
     def check_ids(self, message: ui.Message, channel: str | None) -> None:
         """Every component id fits in 100 characters at a high version and decodes back."""

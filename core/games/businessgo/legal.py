@@ -256,18 +256,21 @@ def bidders(state: BusinessGoState, seller: Seat, asset: str) -> list[Seat]:
 
 def bid_amounts(state: BusinessGoState, seat: Seat | None) -> list[int]:
     """Bid buttons: from the floor (the bank's price) up to 125 % of the asset's cost, in
-    whole $10,000s, as far as ``seat``'s cash goes (None: every bidder's menu on the board,
-    whatever their cash; a bid above it is refused)."""
+    whole $10,000s, as far as ``seat``'s cash goes (None: the buttons every bidder shares on
+    the board, as far as the richest of those yet to answer can go; a bid above one's own cash
+    is refused, with how much one has)."""
     auction = state.auction
     if auction is None:
         return []
     value = asset_value(state, auction.asset)
-    cash = state.cash[seat] if seat is not None else None
-    amounts = [auction.floor] if cash is None or auction.floor <= cash else []
+    if seat is not None:
+        cash = state.cash[seat]
+    else:
+        cash = max((state.cash[s] for s in auction.undecided), default=0)
+    amounts = [auction.floor] if auction.floor <= cash else []
     for percent in BID_STEPS:
         amount = -(-value * percent // 1_000_000) * 10_000  # rounded up to $10,000
-        affordable = cash is None or amount <= cash
-        if auction.floor < amount and affordable and amount not in amounts:
+        if auction.floor < amount <= cash and amount not in amounts:
             amounts.append(amount)
     return amounts
 
