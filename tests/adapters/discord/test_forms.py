@@ -177,3 +177,25 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(
         public = " ".join(m.text for m in fake.public(thread)) + fake.public(CHANNEL)[0].text
         assert "170,000" not in public and "170000" not in public  # sealed
     assert_only_notices(fake)
+
+
+async def test_a_press_on_the_board_is_answered_by_updating_the_board(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """Busine$$ GO's choices are the board's buttons: a press that keeps the turn (a set-up
+    before the roll) is answered with UPDATE_MESSAGE of the board itself, one call in all."""
+    alice, bob = USERS[:2]
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, [alice, bob], random.Random(2), "businessgo")
+        await table.open("turn_seconds=0 compete_seconds=0 auction_seconds=0 auto_moves=no")
+        thread = await thread_of(authority.store)
+        await _rigged(table, go.own(go.new_game(2), 0, licence_only=["canada"]))
+        (board,) = [m for m in fake.public(thread) if m.components][-1:]
+        (button,) = [c for c in board.components if c.get("label", "").startswith("Set up in")]
+        edits, calls = board.edits, len(fake.calls)
+        pressed = await table.click(alice, board, button["custom_id"])
+        assert pressed.callback is not None and pressed.callback["type"] == 7
+        assert board.edits == edits + 1 and not board.deleted
+        assert "Canada N" in board.text and "alice to play" in board.text
+        assert len(fake.calls) - calls == 1  # the callback: nothing else was posted or edited
+    assert_only_notices(fake)
