@@ -218,6 +218,8 @@ class SlackTable:
         self._pressing: str | None = None
         self._calls = 0
         self._waiting: dict[str, asyncio.Future[None]] = {}
+        self._seat_map: dict[str, int] = {}
+        """Each user's seat, as the game's card and board tell its players."""
         api.on_call.append(self._see)
         if adapter is not None:
             adapter.handled.append(self._answered)
@@ -389,6 +391,15 @@ class SlackTable:
         self.stats.calls.append(self._calls - calls)
         return self.changes > before
 
+    def _seat_bound_in_public(self) -> bool:
+        """Whether a public message offers choices that belong to one seat (a board's)."""
+        return any(
+            codec.seat_of(component_id(c.action_id) or "") is not None
+            for p in self.players.values()
+            if p.public is not None
+            for c in p.public.choices
+        )
+
     async def _seats(self) -> dict[str, int]:
         """Each user's seat, as the game's card and board tell its players (read from the
         store of the app this table plays against; none known without one)."""
@@ -426,7 +437,11 @@ class SlackTable:
 
     async def step(self) -> bool:
         """One user presses one random pending choice of theirs; False when nobody has any."""
-        seats = await self._seats()
+        if not self._seat_map and self._seat_bound_in_public():
+            # (Read once, when a board first offers one seat's choices: seats are fixed by
+            # then.)
+            self._seat_map = await self._seats()
+        seats = self._seat_map
         pending = [
             (p, panel, mine)
             for p in self.players.values()
