@@ -98,11 +98,9 @@ def licence_card(country_id: str) -> str:
     )
 
 
-def service_card(
-    state: BusinessGoState, service_id: str, seat: Seat | None, whom: str = "you"
-) -> str:
-    """A Service Industry card: its price and what it would pay ``seat`` (``whom``) at
-    today's count (None: not said)."""
+def service_card(state: BusinessGoState, service_id: str, seat: Seat | None) -> str:
+    """A Service Industry card: its price and what it would pay ``seat`` at today's count
+    (None: not said)."""
     service = board().services[service_id]
     text = (
         f"{service.name}: price {money(service.price)}; each time its owner passes or lands on "
@@ -113,7 +111,7 @@ def service_card(
         return text + "."
     count = competitor_corporations(state, seat)
     return (
-        f"{text} (for {whom} now: {plural(count, 'corporation')}, "
+        f"{text} (for {state.names[seat]} now: {plural(count, 'corporation')}, "
         f"{money(count * service.fee_per_corporation)})."
     )
 
@@ -239,7 +237,8 @@ def _board_controls(state: BusinessGoState) -> tuple[list[ui.Button], list[ui.Se
         auction = state.auction
         if auction is None or not auction.undecided:
             return [], []
-        # The same amounts for every bidder (a bid above one's cash is refused, with why).
+        # The same amounts for every bidder, as far as the richest of them can go (a bid
+        # above one's own cash is refused, with why).
         bids: list[Action] = [Bid(amount=a) for a in bid_amounts(state, None)]
         return _controls(state, None, [*bids, Pass()])
     seat = state.turn
@@ -352,7 +351,7 @@ def _decision_line(state: BusinessGoState) -> str:
         space = b.spaces[state.position[state.turn]]
         return (
             f"{who} may buy {b.services[space].name} for {money(landed_price(state))}.\n"
-            + service_card(state, space, state.turn, who)
+            + service_card(state, space, state.turn)
         )
     if phase == "boom":
         return f"Boom: {who} chooses up to {state.boom_left} more different products to sell."
