@@ -23,6 +23,16 @@ REFEREE: Referee[BusinessGoState] = Referee(GAME)
 refused = REFEREE.refused
 
 
+def later_moment(state: BusinessGoState, names: list[str], stored: str) -> BusinessGoState:
+    """``state`` as a later moment of the stored game (its JSON ``stored``), with the people's
+    ``names`` on its seats: a test rigs a channel's game with it."""
+    state.names = list(names)
+    state.version = state.decision_version = (
+        GAME.state_model.model_validate_json(stored).version + 1
+    )
+    return state
+
+
 def auction_view(state: BusinessGoState, viewer: Seat | None) -> AuctionView:
     """The open auction as ``viewer`` sees it (there must be one)."""
     auction = GAME.view(state, viewer).auction

@@ -120,9 +120,7 @@ async def _rigged(table: Table, state: BusinessGoState) -> None:
     moment of it, and its board shows it (``status`` brings the board up to date)."""
     record = await table.record()
     assert record is not None and record.state_json is not None
-    state.names = [seat.name for seat in record.seats]
-    now = BusinessGoState.model_validate_json(record.state_json).version
-    state.version = state.decision_version = now + 1
+    state = go.later_moment(state, [seat.name for seat in record.seats], record.state_json)
     await save_state(table, record, state)
     await table.slash(USERS[0], "status")
 

@@ -108,9 +108,7 @@ async def _rigged(loop: Loopback, table: SlackTable, state: BusinessGoState) -> 
     moment of it, and its board shows it (``status`` brings the board up to date)."""
     record = await stored(loop)
     assert record is not None and record.state_json is not None
-    state.names = [seat.name for seat in record.seats]
-    now = BusinessGoState.model_validate_json(record.state_json).version
-    state.version = state.decision_version = now + 1
+    state = go.later_moment(state, [seat.name for seat in record.seats], record.state_json)
     await save_state(loop, record, state)
     await table.command(USERS[0], "status")
 
