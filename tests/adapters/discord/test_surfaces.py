@@ -320,10 +320,7 @@ async def test_the_turn_notice_rides_on_the_board_and_pings_only_the_player_wait
     users = USERS[:3]
     async with running_bot(fake, authority, settings) as client:
         table = Table(fake, client, CHANNEL, users, random.Random(10), GO)
-        await table.slash(users[0], "start", {"options": GO_FAST})
-        for user in users[1:]:
-            await table.slash(user, "join")
-        await table.slash(users[0], "begin")
+        await table.open(GO_FAST)
         thread = await thread_of(authority.store)
         noticed = 0
         for _ in range(30):
@@ -359,10 +356,7 @@ async def test_a_turn_notice_waits_for_its_player_on_the_deadline_loop(
     users = USERS[:3]
     async with running_bot(fake, authority, waiting) as client:
         table = Table(fake, client, CHANNEL, users, random.Random(10), GO)
-        await table.slash(users[0], "start", {"options": GO_FAST})
-        for user in users[1:]:
-            await table.slash(user, "join")
-        await table.slash(users[0], "begin")
+        await table.open(GO_FAST)
         thread = await thread_of(authority.store)
         record = await table.record()
         for _ in range(40):
