@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
+from core.engine import GameState
 from storage import GameKey, GameStore
 
 
@@ -33,3 +34,18 @@ async def stored_record(store: GameStore, key: GameKey) -> GameRecord:
 def roster(rec: GameRecord) -> dict[str, list[str]]:
     """Each seat's name and the users in it."""
     return {seat.name: seat.users for seat in rec.seats}
+
+
+async def save_state(store: GameStore, key: GameKey, record: GameRecord, state: GameState) -> None:
+    """Write ``state`` into the channel's record (as a later moment of the same game)."""
+    _, loaded = await store.load(key)
+    assert loaded is not None
+    record.state_json = state.model_dump_json()
+    saved = await store.save(
+        key,
+        record.model_dump_json(),
+        expected=loaded.version,
+        version=loaded.version + 1,
+        ttl_s=3600,
+    )
+    assert saved

@@ -45,6 +45,7 @@ from core.games.biggiebills.state import Active, BiggieBillsState
 from core.games.bigidea.state import BigIdeaState
 from core.registry import all_games
 from storage import GameKey, GameStore
+from tests.authority_support import save_state
 
 __all__ = [
     "DISCORD",
@@ -695,18 +696,7 @@ class _Driver:
         state.version += 1
         state.decision_version = state.version
         declare_turn(state)
-        key = GameKey(self.platform.name, self.channel)
-        _, loaded = await self.store.load(key)
-        assert loaded is not None
-        record.state_json = state.model_dump_json()
-        saved = await self.store.save(
-            key,
-            record.model_dump_json(),
-            expected=loaded.version,
-            version=loaded.version + 1,
-            ttl_s=3600,
-        )
-        assert saved
+        await save_state(self.store, GameKey(self.platform.name, self.channel), record, state)
 
     async def _lobby(self, table: Table, seated: list[_Person]) -> AsyncIterator[Moment]:
         game = self.table_game

@@ -23,6 +23,7 @@ from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.discord.sim import Table
+from tests.authority_support import save_state as write_state
 
 CHANNEL = 700_000_000_000_000_001
 _USER_MENTION = re.compile(r"<@!?(\d+)>")
@@ -75,18 +76,7 @@ def authority(store: GameStore, settings: Settings, clock: VirtualClock) -> Auth
 
 async def save_state(table: Table, record: GameRecord, state: GameState) -> None:
     """Write ``state`` into the table's record (as a later moment of the same game)."""
-    store = table.client.adapter.authority.store
-    _, loaded = await store.load(table.key)
-    assert loaded is not None
-    record.state_json = state.model_dump_json()
-    saved = await store.save(
-        table.key,
-        record.model_dump_json(),
-        expected=loaded.version,
-        version=loaded.version + 1,
-        ttl_s=3600,
-    )
-    assert saved
+    await write_state(table.client.adapter.authority.store, table.key, record, state)
 
 
 # --- what the table showed -----------------------------------------------------------------------

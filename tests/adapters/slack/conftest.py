@@ -18,6 +18,7 @@ from storage import GameKey
 from testkit.clock import VirtualClock
 from testkit.slack.fake import FakeSlackAPI, Message
 from testkit.slack.loopback import Loopback
+from tests.authority_support import save_state as write_state
 
 CHANNEL = "C0TABLE"
 PACE_S = 0.0
@@ -53,18 +54,7 @@ async def stored(loop: Loopback, channel: str = CHANNEL) -> GameRecord | None:
 
 async def save_state(loop: Loopback, record: GameRecord, state: GameState) -> None:
     """Write ``state`` into the channel's record (as a later moment of the same game)."""
-    key = GameKey("slack", CHANNEL)
-    _, loaded = await loop.store.load(key)
-    assert loaded is not None
-    record.state_json = state.model_dump_json()
-    saved = await loop.store.save(
-        key,
-        record.model_dump_json(),
-        expected=loaded.version,
-        version=loaded.version + 1,
-        ttl_s=3600,
-    )
-    assert saved
+    await write_state(loop.store, GameKey("slack", CHANNEL), record, state)
 
 
 async def refs(loop: Loopback, channel: str = CHANNEL) -> Refs:
