@@ -47,7 +47,7 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from bot.commands.outbox import Outbox
+from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
 from storage import GameKey, GameStore, StorageUnavailable
 
@@ -93,7 +93,6 @@ NO_THREAD = (
     "I can't start a thread here (I'm missing the Create Public Threads permission), so this "
     "game plays in the channel."
 )
-OVER = "This game is over; the card in the channel shows the final standings."
 CLOSED_NOTE = "I can't send you direct messages, so `/{game} hand` shows your hand."
 YOUR_MOVE = "**Your move.**"
 
@@ -803,7 +802,7 @@ class Table:
         refs, out = run.refs, run.out
         refs.ended = True
         await self._close_prompt(run)
-        over = ui.Message(text=OVER)
+        over = ui.Message(text=GAME_OVER)
         for user, shown in refs.panels.items():
             if user not in out.panels:
                 await self._edit(run, shown, over, "panel")

@@ -151,6 +151,10 @@ class Standing(BaseModel):
     score: float
     rank: int
     """1 for the winner; tied seats share a rank."""
+    shown: str = ""
+    """The score as the game writes it (``$97``, ``$1.2B``); empty in games stored before."""
+    note: str = ""
+    """What else the standings say of the seat, as markup (``bankrupt``, ``4 Growth cards``)."""
 
 
 def rank(
@@ -158,9 +162,12 @@ def rank(
     seats: Iterable[Seat],
     key: Callable[[Seat], Any],
     score: Callable[[Seat], float],
+    shown: Callable[[Seat], str] | None = None,
+    note: Callable[[Seat], str] | None = None,
 ) -> list[Standing]:
-    """Final standings, best first: a higher ``key`` ranks higher, seats with equal keys share a
-    rank (1, 1, 3...) and are listed in seat order."""
+    """Standings, best first: a higher ``key`` ranks higher, seats with equal keys share a
+    rank (1, 1, 3...) and are listed in seat order. ``shown`` writes a seat's score as the
+    game does, ``note`` says what else the standings tell of it."""
     order = sorted(seats, key=lambda s: (key(s), -s), reverse=True)
     return [
         Standing(
@@ -168,6 +175,8 @@ def rank(
             name=names[s],
             score=score(s),
             rank=1 + sum(1 for o in order if key(o) > key(s)),
+            shown=shown(s) if shown is not None else "",
+            note=note(s) if note is not None else "",
         )
         for s in order
     ]
@@ -399,6 +408,24 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         them privately. A seat that is out but absent here keeps its people, who only watch.
         By default no seat is ever absorbed."""
         return {}
+
+    def standings(self, state: S) -> list[Standing]:
+        """The ranking as it stands, best first: the final one (the outcome's) once the game
+        is over, else :meth:`ranking`. The card of a game the host ended early shows it."""
+        if state.outcome is not None:
+            return list(state.outcome.standings)
+        return self.ranking(state)
+
+    def ranking(self, state: S) -> list[Standing]:
+        """How the seats rank in a game still being played, from public information only, by
+        the rule that decides the winner at the end. By default none is given."""
+        return []
+
+    def recap(self, state: S) -> list[str]:
+        """A few short lines of how the game went (or, for a game ended early, how far it got)
+        for the final card, which is the one message a channel keeps: public information
+        only, at most four lines, each a sentence of markup. By default none."""
+        return []
 
     def tallies(self, state: S) -> dict[str, float]:
         """What ``boardroom simulate`` averages over finished games, beyond how they ended:

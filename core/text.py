@@ -17,10 +17,12 @@ __all__ = [
     "BOLD",
     "PAGE_LIMIT",
     "SPECIAL",
+    "clip",
     "escape",
     "join",
     "pages",
     "plain",
+    "plural",
     "tokens",
     "unescape",
     "valid",
@@ -43,6 +45,11 @@ def join(words: Sequence[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 unit``, ``2 units``; ``words`` for an irregular plural."""
+    return f"{count:,} {word if count == 1 else (words or word + 's')}"
 
 
 def escape(typed: str) -> str:
@@ -87,6 +94,38 @@ def tokens(markup: str) -> list[tuple[str, str]]:
     if last < len(markup):
         out.append(("text", markup[last:]))
     return out
+
+
+def clip(markup: str, limit: int) -> str:
+    """``markup`` in at most ``limit`` characters as a reader sees them (:func:`plain`), cut at
+    a word boundary with an ellipsis when too long; escapes stay whole and bold stays paired."""
+    parts = tokens(markup)
+    if sum(len(value) for kind, value in parts if kind != "bold") <= limit:
+        return markup
+    room = limit - 1  # for the ellipsis
+    out: list[str] = []
+    bold = False
+    for kind, value in parts:
+        if kind == "bold":
+            out.append(BOLD)
+            bold = not bold
+            continue
+        if room <= 0:
+            break
+        if kind == "literal":
+            out.append("\\" + value)
+            room -= 1
+        else:
+            out.append(value[:room])
+            room -= len(value[:room])
+    cut = "".join(out)
+    # Back to the last space when it is not too far, so no word is cut in half.
+    space = cut.rfind(" ")
+    if space >= len(cut) // 2 and not cut.endswith(" "):
+        cut = cut[:space]
+        bold = sum(1 for kind, _ in tokens(cut) if kind == "bold") % 2 == 1
+    cut = cut.rstrip() + "…"
+    return cut + (BOLD if bold else "")
 
 
 def unescape(markup: str) -> str:

@@ -19,7 +19,8 @@ made or lost). What every game gets:
   may act), and a shown action button applies for a seat that may press it;
 - replaying the action log (as the authority writes it) rebuilds the stored state;
 - non-interference: a state that differs only in hidden information shows the same public view,
-  board, prompt, waiting seats and deadline, and the same private output to every other seat;
+  board, prompt, waiting seats and deadline, standings and recap (the final card's, for a game
+  that ends now), and the same private output to every other seat;
   and the same action applied to both gives the same public events and outputs, unless the
   rules reveal the secret (an event marked ``reveals``).
 
@@ -124,6 +125,9 @@ def public_face(game: Game[Any, Any], state: GameState) -> dict[str, Any]:
         "deadline": _dump(state.deadline),
         "finished": state.finished,
         "outcome": _dump(state.outcome),
+        # The final card shows these, for a game played out or ended early at any moment.
+        "standings": [_dump(standing) for standing in game.standings(state)],
+        "recap": game.recap(state),
     }
 
 

@@ -586,10 +586,16 @@ async def test_the_card_shows_the_lobby_then_the_game_then_the_standings(
 
     ended = await authority.command(req("alice"), "bigidea", "end")
     assert ended.ended and ended.card is not None
-    assert ended.card.title == "The Big Idea: final standings"
-    assert ended.card.text.startswith("Alice ended the game of The Big Idea.")
-    assert "Alice" in ended.card.text and "Bob" in ended.card.text  # the last board
-    assert ended.result is not None and ended.result.text == "Alice ended the game of The Big Idea."
+    assert ended.card.title == "The Big Idea: ended early"
+    head, when, *standings = ended.card.text.splitlines()
+    assert head == "**Alice ended the game of The Big Idea early.**"
+    assert when == "Standing when it ended:"
+    assert sum(1 for line in standings if line.endswith("· $10")) == 3  # nobody has earned yet
+    assert any("Alice" in line for line in standings[:3])
+    assert any("Bob" in line for line in standings[:3])
+    assert "Ended in round 1 of 6, in the pick phase." in standings
+    assert ended.result is not None
+    assert ended.result.text == "Alice ended the game of The Big Idea early."
 
 
 async def test_a_lobby_closes_on_its_card(authority: Authority) -> None:
@@ -621,7 +627,11 @@ async def test_a_game_played_to_its_end_ends_its_table_with_the_result(
     assert last.ended and last.notify == [] and last.prompt is None
     assert last.result is not None and last.result.text.startswith("Game over")
     assert last.card is not None and last.card.title == "The Big Idea: final standings"
-    assert last.result.text in last.card.text and last.result.text in last.log
+    state = BigIdeaState.model_validate((await record(store)).state)
+    assert state.outcome is not None
+    assert last.result.text == f"Game over: {state.outcome.summary}"
+    assert last.result.text in last.card.text
+    assert any(state.outcome.summary in line for line in last.log)
     assert last.board is not None and "Game over" in last.board.text
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_console import THE_END, run_script, told
+from tests.test_console import THE_END, final_card, run_script, standing_names, told
 
 
 def test_one_human_team_and_three_bot_teams_play_a_whole_game(tmp_path: Path) -> None:
@@ -36,8 +36,10 @@ def test_one_human_team_and_three_bot_teams_play_a_whole_game(tmp_path: Path) ->
     over = [r for r in channel if "Game over" in r["text"]]
     assert told(stdout, "Game over") == THE_END
     assert all(" wins with " in r["text"] or "tie for first" in r["text"] for r in over)
-    (card,) = [r for r in over if r["text"].startswith("**BiggieBills$$$: final standings**")]
-    assert not card["buttons"]
+    card = final_card(records, "BiggieBills$$$: final standings")
+    assert card in over
+    assert sorted(standing_names(card)) == ["Ada", "Alan", "Grace", "alice"]
+    assert "Growth card" in card["text"] and "Business Cycle" in card["text"]
     assert "Business Cycle" in boards[-1]["text"]
     # no team's hand reaches the channel
     assert not any("Your team's hand" in r["text"] for r in channel)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_console import THE_END, run_script, told
+from tests.test_console import THE_END, final_card, run_script, standing_names, told
 
 
 def test_a_human_plays_a_few_turns_then_bots_finish_the_short_game(tmp_path: Path) -> None:
@@ -35,11 +35,13 @@ def test_a_human_plays_a_few_turns_then_bots_finish_the_short_game(tmp_path: Pat
     # stretch of bot moves after it posts only its end).
     assert any("Time is up" in r["text"] for r in channel + boards)
     assert any("Roll the dice" in r["buttons"] for r in boards)  # the choices are on the board
-    over = [r for r in channel if "Game over after" in r["text"]]
-    assert told(stdout, "Game over after") == THE_END
+    over = [r for r in channel if "Game over" in r["text"]]
+    assert told(stdout, "Game over") == THE_END
     assert all("wins with" in r["text"] and "reached $5,000,000" in r["text"] for r in over)
-    (card,) = [r for r in over if r["text"].startswith("**Busine$$ GO: final standings**")]
-    assert "1. " in card["text"] and not card["buttons"]
+    card = final_card(records, "Busine$$ GO: final standings")
+    assert card in over
+    assert sorted(standing_names(card)) == ["Ada", "Alan", "Grace", "alice"]
+    assert "licence" in card["text"] and "racing to $5,000,000" in card["text"]
     assert "wins with" in boards[-1]["text"]
     assert "wins with" in records[-1]["text"]  # the final status
 

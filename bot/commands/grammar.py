@@ -28,7 +28,7 @@ SUBCOMMANDS: dict[str, str] = {
     "leave": "leave the lobby (in a running game a bot takes over your seat)",
     "addbot": "add n bot seats to the lobby (host): addbot [n]",
     "begin": "deal and start playing (host)",
-    "end": "end the game (host, or anyone once it has been idle)",
+    "end": "end the game (host, or anyone once nobody has played for a while)",
     "status": "show the board privately",
     "hand": "show your hand and your choices privately",
     "rules": "the rules, or one topic of them: rules [topic]",

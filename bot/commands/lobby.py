@@ -6,6 +6,7 @@ the host's team administration are in :mod:`bot.commands.roster`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from bot.commands import seating, teams
@@ -15,12 +16,14 @@ from bot.commands.guards import (
     require_game,
     require_host_lobby,
     require_room,
+    running_state,
 )
 from bot.commands.moves import commit, final, summary_card
 from bot.commands.outbox import Outbox
 from bot.commands.play import load_state, start_state
 from bot.commands.record import GameRecord, Member, SeatInfo
 from bot.commands.step import Change, Env, Refusal, Request, Step
+from core import text as markup
 from core import ui
 from core.engine import Game
 
@@ -192,6 +195,7 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         if problem is not None:
             raise Refusal(problem)
         record.status = "playing"
+        record.began_at = env.clock()
         result = start_state(
             game,
             [s.name for s in record.seats],
@@ -212,16 +216,20 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
 
 def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
-    """The host ends the lobby or the game (anyone may once it has been idle long enough)."""
+    """The host ends the lobby or the game (anyone may once no person has acted for
+    ``idle_end_minutes``)."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         record = require_game(record, game)
-        idle = env.clock() - record.updated_at
+        # Idle means no person acted: deadlines that keep passing do not count.
+        idle = env.clock() - (record.acted_at or record.updated_at)
         limit = env.settings.idle_end_minutes * 60
         if req.user != record.host and idle < limit:
+            wait = max(1, math.ceil((limit - idle) / 60))
             raise Refusal(
-                f"Only the host ({record.host_name}) can end the game, or anyone once it has "
-                f"been idle for {env.settings.idle_end_minutes:g} minutes."
+                f"Only the host ({record.host_name}) can end the game, or anyone once nobody "
+                f"has played for {markup.plural(round(limit / 60), 'minute')} (another "
+                f"{markup.plural(wait, 'minute')} from now, if nobody plays)."
             )
         # The log holds the game from `begin` on; a lobby leaves no trace there.
         log = [[req.user, "end"]] if record.status == "playing" else []
@@ -235,7 +243,7 @@ def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         if was_lobby:
             out.card = ui.Message(title=f"{game.title}: lobby closed", text=news)
         else:
-            final(game, record, out, news)
+            final(env, game, record, running_state(record), out, ended_by=req.name)
         return Change(record=record, log=log, left=record.humans)
 
     return step

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.commands import codec, seating
+from bot.commands import codec, finalcard, seating
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import Outbox
 from bot.commands.play import Advance, advance, load_state, publish
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
-from core import text as markup
 from core import ui
 from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
 
@@ -186,7 +185,7 @@ def commit(
     seating.show_moved(game, record, after, moved, out)
     if after.finished:
         out.ended = True
-        final(game, record, out, _last_word(result))
+        final(env, game, record, after, out)
 
 
 def _arm_nudge(
@@ -229,26 +228,15 @@ def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
     return ui.Message(title=f"{game.title}: playing", text=text)
 
 
-def final(game: Game[Any, Any], record: GameRecord, out: Outbox, news: str) -> None:
-    """The card shows the final board; the result goes to the channel."""
-    board = out.board
-    if board is None and record.state_json is not None:
-        board = game_of(record).render_board(load_state(game_of(record), record.state_json))
-    text = "\n\n".join(part for part in (news, board.text if board else "") if part)
-    out.card = ui.Message(
-        title=f"{game.title}: final standings",
-        text=markup.pages(text)[0] if text else "",
-        fields=board.fields if board else [],
-    )
-    out.result = ui.Message(text=news or f"The game of {game.title} is over.")
-
-
-def _last_word(result: Advance) -> str:
-    """How the game ended, in its own words: the final move's public text from its "Game
-    over" line on (a move's event may tell several things; the end comes last)."""
-    public = [e.text for e in result.moves[-1] if e.audience.is_public] if result.moves else []
-    lines = "\n".join(public).splitlines()
-    start = max((i for i, text in enumerate(lines) if "game over" in text.lower()), default=None)
-    if start is None:
-        return lines[-1] if lines else ""
-    return "\n".join(lines[start:])
+def final(
+    env: Env,
+    game: Game[Any, Any],
+    record: GameRecord,
+    state: GameState,
+    out: Outbox,
+    ended_by: str | None = None,
+) -> None:
+    """The card shows the final standings (:mod:`bot.commands.finalcard`); the result goes to
+    the channel."""
+    out.card = finalcard.final_card(game, record, state, env.clock(), ended_by)
+    out.result = ui.Message(text=finalcard.headline(game, state, ended_by))

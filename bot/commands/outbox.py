@@ -15,7 +15,10 @@ from pydantic import BaseModel, Field
 
 from core import ui
 
-__all__ = ["Delivery", "Form", "Outbox"]
+__all__ = ["GAME_OVER", "Delivery", "Form", "Outbox"]
+
+GAME_OVER = "This game is over; the card in the channel shows the final standings."
+"""What every private panel says once its game is over (its buttons gone)."""
 
 
 class Delivery(BaseModel):

@@ -113,6 +113,8 @@ class Pipeline:
                 # A game that ends, however it ends, leaves its players' "games I sit in" lists.
                 change.left = sorted(set(change.left) | set(change.record.humans))
             change.record.updated_at = self.clock()
+            if req.user:  # a person, not the game clock
+                change.record.acted_at = change.record.updated_at
             data = change.record.model_dump_json()
             version = (loaded.version if loaded else 0) + 1
             due = change.record.next_due if change.record.status == "playing" else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.commands.actionlog import action_rng, encode_action
-from bot.commands.outbox import Outbox
+from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
 from core.engine import Event, Game, GameState, IllegalAction, Seat
 
@@ -192,6 +192,8 @@ def publish(
             if not (dealt or newly or stopped or lines or told or seat in answering):
                 continue
             panel = game.render_private(after, seat)
+            if after.finished:  # its last news, then the end: nothing is left to press
+                panel = ui.Message(text=GAME_OVER)
             # A private line the panel already shows (e.g. the new hand) is said once.
             news = [line for line in [*told, *lines] if line not in panel.text]
             message = panel.model_copy(update={"text": "\n".join([*news, panel.text]).strip()})

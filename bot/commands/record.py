@@ -84,6 +84,11 @@ class GameRecord(BaseModel):
     parses it once, straight into the game's model, instead of into dicts and then again."""
     created_at: float
     updated_at: float
+    began_at: float | None = None
+    """When the host began the game (None in a lobby, and in games stored before)."""
+    acted_at: float | None = None
+    """When a person last changed the game (a move, a join...): deadlines that pass do not
+    count, so a game nobody plays is idle however its timeouts go on."""
     deadline_due: float | None = None
     """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
     clock_due: float | None = None

@@ -7,6 +7,7 @@ its ``moves`` as ``(payer, payee, amount)`` (``-1`` is the bank).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core.engine import (
@@ -61,6 +62,7 @@ from core.games.biggiebills.state import (
     BiggieBillsState,
 )
 from core.games.biggiebills.text import join, money
+from core.text import plural
 from core.turns import fresh_order
 
 __all__ = [
@@ -75,6 +77,7 @@ __all__ = [
     "end_turn",
     "new_state",
     "pay",
+    "ranking",
     "resume",
     "settle",
 ]
@@ -516,17 +519,44 @@ def _change_target(state: BiggieBillsState, events: list[Event]) -> None:
     )
 
 
-def _finish(
-    state: BiggieBillsState, ended: Ending, events: list[Event], final: list[Seat] | None = None
-) -> None:
-    last = set(final or [])
+def _standing_key(
+    state: BiggieBillsState, last: list[Seat]
+) -> Callable[[Seat], tuple[int, int, int, int]]:
+    """Teams still in (with ``last``, those that went bankrupt in the final turn) by money,
+    then completed Growth cards; below them the teams that left, the last to leave first."""
 
     def key(seat: Seat) -> tuple[int, int, int, int]:
         if state.alive[seat] or seat in last:
             return (1, 0, state.cash[seat], len(state.completed[seat]))
         return (0, state.eliminated.index(seat), 0, 0)
 
-    standings = rank(state.names, state.seats, key, lambda s: float(state.cash[s]))
+    return key
+
+
+def ranking(state: BiggieBillsState, final: list[Seat] | None = None) -> list[Standing]:
+    """The teams as the standings show them (the final ones at the end; ``final``: teams
+    that went bankrupt in the turn that ended the game rank among those still in)."""
+
+    def note(seat: Seat) -> str:
+        growth = plural(len(state.completed[seat]), "Growth card")
+        out = state.out[seat]
+        return f"{growth}, {out}" if out else growth
+
+    return rank(
+        state.names,
+        state.seats,
+        _standing_key(state, final or []),
+        lambda s: float(state.cash[s]),
+        shown=lambda s: money(state.cash[s]),
+        note=note,
+    )
+
+
+def _finish(
+    state: BiggieBillsState, ended: Ending, events: list[Event], final: list[Seat] | None = None
+) -> None:
+    key = _standing_key(state, final or [])
+    standings = ranking(state, final)
     top = [st.seat for st in standings if st.rank == 1]
     best = money(state.cash[top[0]])
     target = money(state.target)

@@ -6,12 +6,24 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
-from core.engine import ActionSet, Ending, Event, Game, GameOptions, GameState, Rng, Seat, Variant
+from core.engine import (
+    ActionSet,
+    Ending,
+    Event,
+    Game,
+    GameOptions,
+    GameState,
+    Rng,
+    Seat,
+    Standing,
+    Variant,
+)
 from core.games.biggiebills import (
     bots,
     commands,
     flow,
     legal,
+    recap,
     rulebook,
     rules,
     secrets,
@@ -97,6 +109,12 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
         if state.options.acquired != "join":
             return {}
         return dict(state.acquired_by)
+
+    def ranking(self, state: BiggieBillsState) -> list[Standing]:
+        return flow.ranking(state)
+
+    def recap(self, state: BiggieBillsState) -> list[str]:
+        return recap.recap(state)
 
     def tallies(self, state: BiggieBillsState) -> dict[str, float]:
         ended = state.outcome.ended if state.outcome else None

@@ -5,7 +5,7 @@ Each function works in place on the reducer's private copy of the state and appe
 
 from __future__ import annotations
 
-from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, declare, rank
+from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
 from core.games.bigidea.cards import card, is_product, product_name, product_sentence
 from core.games.bigidea.events import (
     CardsDealt,
@@ -22,13 +22,14 @@ from core.games.bigidea.events import (
     VentureOpened,
 )
 from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
-from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Product
+from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Launch, Product
 from core.games.bigidea.text import card_list, join, money, product_label
 from core.turns import rotation
 
 __all__ = [
     "deal_start",
     "next_turn",
+    "ranking",
     "resolve_votes",
     "reveal",
     "start_round",
@@ -271,6 +272,12 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
                 state.money[owner] += count * each
                 state.chits[owner] += count
             state.bank_paid += sum(payouts)
+            state.launches += 1
+            best = state.best_launch
+            if best is None or sum(payouts) > best.paid:
+                state.best_launch = Launch(
+                    label=label, round=state.round, chits=chits, paid=sum(payouts)
+                )
             state.products.remove(product)
             state.discard.extend(product.cards)
             paid = join([f"{state.names[s]} {money(v)}" for s, v in enumerate(payouts) if v > 0])
@@ -306,12 +313,21 @@ def _end_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     start_round(state, rng, events)
 
 
+def ranking(state: BigIdeaState) -> list[Standing]:
+    """The players by money, as the standings show them (the final ones at the end)."""
+    return rank(
+        state.names,
+        state.seats,
+        lambda s: state.money[s],
+        lambda s: state.money[s] / 100,
+        shown=lambda s: money(state.money[s]),
+    )
+
+
 def _finish(state: BigIdeaState, events: list[Event]) -> None:
     state.phase = "over"
     state.deadline = None
-    standings = rank(
-        state.names, state.seats, lambda s: state.money[s], lambda s: state.money[s] / 100
-    )
+    standings = ranking(state)
     top = [st.name for st in standings if st.rank == 1]
     best = money(state.money[standings[0].seat])
     if len(top) == 1:

@@ -6,8 +6,29 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
-from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
-from core.games.bigidea import bots, commands, legal, rulebook, rules, secrets, ui, view
+from core.engine import (
+    ActionSet,
+    Event,
+    Game,
+    GameOptions,
+    GameState,
+    Rng,
+    Seat,
+    Standing,
+    Variant,
+)
+from core.games.bigidea import (
+    bots,
+    commands,
+    flow,
+    legal,
+    recap,
+    rulebook,
+    rules,
+    secrets,
+    ui,
+    view,
+)
 from core.games.bigidea.actions import ACTIONS, Action
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from core.games.bigidea.view import BigIdeaView
@@ -57,6 +78,12 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
         # Seats that already picked or pointed may still change their mind, so they have legal
         # actions, but the game is not waiting for them.
         return legal.waiting_for(state)
+
+    def ranking(self, state: BigIdeaState) -> list[Standing]:
+        return flow.ranking(state)
+
+    def recap(self, state: BigIdeaState) -> list[str]:
+        return recap.recap(state)
 
     def view(self, state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
         return view.view(state, viewer)

@@ -16,6 +16,7 @@ __all__ = [
     "START_MONEY",
     "BigIdeaOptions",
     "BigIdeaState",
+    "Launch",
     "Phase",
     "Product",
 ]
@@ -84,6 +85,17 @@ class Product(BaseModel):
         return sum(self.chits)
 
 
+class Launch(BaseModel):
+    """A product that went public, as the final card recalls it (all public)."""
+
+    label: str
+    """``Bob's frozen cat``, as markup."""
+    round: int
+    chits: int
+    paid: int
+    """Cents the bank paid its backers."""
+
+
 class BigIdeaState(GameState):
     """Everything about a game, hands and pending picks included; see ``view`` for the doors."""
 
@@ -111,6 +123,10 @@ class BigIdeaState(GameState):
     """Mezzanine position counted from the dealer (0 = the dealer)."""
     bank_paid: int = 0
     """Cents paid out by IPOs: the only money that enters the game after the start."""
+    launches: int = 0
+    """Products that went public (a successful IPO)."""
+    best_launch: Launch | None = None
+    """The launch that paid its backers the most (the earliest of equals)."""
 
     @property
     def players(self) -> int:

@@ -49,11 +49,13 @@ __all__ = [
     "downgrade",
     "end_turn",
     "finish",
+    "holdings",
     "move",
     "open_auction",
     "opening_roll",
     "private_note",
     "queue_sale",
+    "ranking",
     "refuse_bids",
     "release",
     "remove_corporation",
@@ -839,6 +841,37 @@ def check_winner(ctx: Ctx) -> None:
         finish(ctx, Ending.TARGET)
 
 
+def ranking(state: BusinessGoState) -> list[Standing]:
+    """The players by cash, a bankrupt player below everyone still playing."""
+
+    def worth(seat: Seat) -> tuple[int, int]:
+        return (0 if state.bankrupt[seat] else 1, state.cash[seat])
+
+    return rank(
+        state.names,
+        state.seats,
+        worth,
+        lambda s: float(state.cash[s]),
+        shown=lambda s: money(state.cash[s]),
+        note=lambda s: "bankrupt" if state.bankrupt[s] else holdings(state, s),
+    )
+
+
+def holdings(state: BusinessGoState, seat: Seat) -> str:
+    """``5 licences, 2 National, 1 International``: what a player owns (Corporations)."""
+    corporations = state.corporations_of(seat)
+    international = sum(1 for c in corporations if c.international)
+    parts = [plural(sum(1 for owner in state.licences.values() if owner == seat), "licence")]
+    if len(corporations) > international:
+        parts.append(f"{len(corporations) - international} National")
+    if international:
+        parts.append(f"{international} International")
+    services = len(state.services_of(seat))
+    if services:
+        parts.append(plural(services, "Service Industry", "Service Industries"))
+    return ", ".join(parts) if parts != ["0 licences"] else "owns nothing"
+
+
 def finish(ctx: Ctx, ended: Ending) -> None:
     state = ctx.state
     state.phase = "over"
@@ -847,10 +880,7 @@ def finish(ctx: Ctx, ended: Ending) -> None:
     state.auction = None
     state.moving = 0
 
-    def worth(seat: Seat) -> tuple[int, int]:
-        return (0 if state.bankrupt[seat] else 1, state.cash[seat])
-
-    standings = rank(state.names, state.seats, worth, lambda s: float(state.cash[s]))
+    standings = ranking(state)
     top = [st.name for st in standings if st.rank == 1]
     best = money(state.cash[standings[0].seat])
     reason = {

@@ -6,8 +6,30 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
-from core.engine import ActionSet, Event, Game, GameOptions, GameState, Move, Rng, Seat, Variant
-from core.games.businessgo import bots, commands, legal, rulebook, rules, secrets, ui, view
+from core.engine import (
+    ActionSet,
+    Event,
+    Game,
+    GameOptions,
+    GameState,
+    Move,
+    Rng,
+    Seat,
+    Standing,
+    Variant,
+)
+from core.games.businessgo import (
+    bots,
+    commands,
+    flow,
+    legal,
+    recap,
+    rulebook,
+    rules,
+    secrets,
+    ui,
+    view,
+)
 from core.games.businessgo.actions import ACTIONS, Action
 from core.games.businessgo.events import ActionReport, OpeningRolled
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
@@ -54,6 +76,12 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
         if state.phase in ("compete", "auction"):
             return f"{state.phase}:{state.window}"
         return f"{state.phase}:{state.decisions}"
+
+    def ranking(self, state: BusinessGoState) -> list[Standing]:
+        return flow.ranking(state)
+
+    def recap(self, state: BusinessGoState) -> list[str]:
+        return recap.recap(state)
 
     def automatic(self, state: BusinessGoState) -> tuple[Seat, Action] | None:
         return legal.automatic(state)

@@ -125,7 +125,7 @@ async def test_a_game_in_a_thread_leaves_the_card_and_the_result_in_the_channel(
     card, result = posted(fake, CHANNEL)  # two messages for the whole game, none deleted
     assert fake.public(CHANNEL) == [card, result]
     assert fake.threads[thread].message_id == card.id and fake.threads[thread].parent_id == CHANNEL
-    assert titled(card, "The Big Idea: final standings") and "alice" in result.text
+    assert titled(card, "The Big Idea: ended early") and "alice" in result.text
     # Everything else went to the thread: the board, the story, the prompts.
     assert len(live_boards(fake, thread, BOARD)) == 1
     assert "alice began the game. Good luck!" in lines(fake.public(thread))

@@ -289,8 +289,8 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
     assert fake.public(CHANNEL) == [card, result]
     assert titled(card, "BiggieBills$$$: final standings"), card.text[:80]
     assert final.outcome is not None
-    assert "Game over." in result.text and final.outcome.summary in result.text
-    assert all(name in result.text for name in final.names)
+    assert result.text == f"Game over: {final.outcome.summary}"
+    assert all(name in card.text for name in final.names)
     # One live board in the thread, edited in place (to the final outcome, last), posted anew
     # only to move it to the bottom: as a turn notice or once it had scrolled up, the old one
     # deleted each time.
@@ -608,7 +608,7 @@ async def test_busine_go_roll_competition_and_bots_finish(
     outcome = (record.state or {})["outcome"]
     card, result = posted(fake, CHANNEL)
     assert fake.public(CHANNEL) == [card, result]
-    assert "Game over after" in result.text and outcome["summary"] in result.text
+    assert result.text == f"Game over: {outcome['summary']}"
     # Every interaction was answered in time, even `begin`, whose deal waits for the limit.
     late = [(i.id, i.kind) for i in fake.interactions.values() if i.late or not i.resolved]
     assert late == [], late

@@ -1,0 +1,94 @@
+"""The card a game leaves in its channel once it is over: the one message the channel keeps.
+
+It is designed for reading at a glance, on a phone too: the result in one line, every seat's
+standing on a line of its own (rank, name, score, what the game says of it, and in a team game
+its people), then a few lines of how the game went, from the game's :meth:`~core.engine.Game.recap`
+and how long it was played. No line is longer than :data:`LINE_LIMIT` characters, whatever the
+names, so the card never turns into a wall of text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.commands.record import GameRecord, SeatInfo
+from core import text as markup
+from core import ui
+from core.engine import Game, GameState, Standing
+
+__all__ = ["LINE_LIMIT", "final_card", "headline", "length"]
+
+LINE_LIMIT = 200
+"""Characters per line of the card, as a reader sees them (a phone shows about 40 a line)."""
+MEMBERS_SHOWN = 3
+"""People named on a team's line; more are counted ("and 2 more")."""
+
+
+def headline(game: Game[Any, Any], state: GameState, ended_by: str | None) -> str:
+    """The result in one sentence: the game's own for a game played out, else who ended it."""
+    if ended_by is not None:
+        return f"{ended_by} ended the game of {game.title} early."
+    if state.outcome is not None:
+        return f"Game over: {state.outcome.summary}"
+    return f"The game of {game.title} is over."
+
+
+def final_card(
+    game: Game[Any, Any],
+    record: GameRecord,
+    state: GameState,
+    now: float,
+    ended_by: str | None = None,
+) -> ui.Message:
+    """The card of a game that is over: played out, or ended early by ``ended_by``."""
+    standings = game.standings(state)
+    lines = [f"{markup.BOLD}{headline(game, state, ended_by)}{markup.BOLD}"]
+    if ended_by is not None and standings:
+        lines.append("Standing when it ended:")
+    lines += [_standing(game, record, standing) for standing in standings]
+    if not standings:
+        lines += [_unranked(record.seats[seat]) for seat in range(len(record.seats))]
+    told = [*game.recap(state)[:4], length(record, now)]
+    lines += ["", *(line for line in told if line)]
+    text = "\n".join(markup.clip(line, LINE_LIMIT) for line in lines)
+    title = f"{game.title}: {'final standings' if ended_by is None else 'ended early'}"
+    return ui.Message(title=title, text=text)
+
+
+def _standing(game: Game[Any, Any], record: GameRecord, standing: Standing) -> str:
+    seat = record.seats[standing.seat] if standing.seat < len(record.seats) else None
+    name = seat.name if seat is not None else standing.name
+    who = f"{standing.rank}. {name}"
+    if standing.rank == 1:
+        who = f"{markup.BOLD}{who}{markup.BOLD}"
+    parts = [who + (" (bot)" if seat is not None and seat.is_bot else "")]
+    parts += [part for part in (standing.shown, standing.note) if part]
+    if game.teams and seat is not None and seat.members:
+        parts.append(_people(seat))
+    return " · ".join(parts)
+
+
+def _unranked(seat: SeatInfo) -> str:
+    return f"{seat.name}{' (bot)' if seat.is_bot else ''}"
+
+
+def _people(seat: SeatInfo) -> str:
+    names = [member.name for member in seat.members]
+    if len(names) > MEMBERS_SHOWN:
+        shown = names[:MEMBERS_SHOWN]
+        return ", ".join(shown) + f" and {len(names) - MEMBERS_SHOWN} more"
+    return markup.join(names)
+
+
+def length(record: GameRecord, now: float) -> str:
+    """How long the game was played, from the deal (empty for a game stored before)."""
+    if record.began_at is None:
+        return ""
+    minutes = round(max(0.0, now - record.began_at) / 60)
+    if minutes < 1:
+        return "Played in under a minute."
+    hours, minutes = divmod(minutes, 60)
+    parts = [markup.plural(hours, "hour")] if hours else []
+    if minutes:
+        parts.append(markup.plural(minutes, "minute"))
+    return f"Played for {' '.join(parts)}."

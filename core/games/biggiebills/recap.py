@@ -1,0 +1,31 @@
+"""What the final card recalls of a game of BiggieBills$$$: a few public lines."""
+
+from __future__ import annotations
+
+from core.games.biggiebills.state import BiggieBillsState
+from core.games.biggiebills.text import money
+from core.text import join, plural
+
+__all__ = ["recap"]
+
+
+def recap(state: BiggieBillsState) -> list[str]:
+    """How far the game got, the target (and whether the teams changed it), the challenges."""
+    target = money(state.target)
+    if state.target != state.options.target:
+        target += f" (agreed during play; it began at {money(state.options.target)})"
+    if state.finished:
+        lines = [f"{plural(state.cycle, 'Business Cycle')}, racing to {target}."]
+    else:
+        lines = [f"Ended in Business Cycle {state.cycle}, racing to {target}."]
+    played = sum(state.challenges_played)
+    if played:
+        most = max(state.challenges_played)
+        leaders = [state.names[s] for s in state.seats if state.challenges_played[s] == most]
+        lines.append(
+            f"{plural(played, 'Challenge')} played, the most by {join(leaders[:3])}"
+            f"{' and others' if len(leaders) > 3 else ''} ({most:,})."
+        )
+    else:
+        lines.append("Nobody played a Challenge.")
+    return lines
