@@ -421,6 +421,7 @@ class Table:
             or out.log
             or out.posts
             or out.panels
+            or out.closed_panels
             or out.ended
             or out.notify is not None
         )
@@ -499,6 +500,7 @@ class Table:
             await self._flush(run, force=out.ended)
         if not stale:
             await self._panels(run)  # before the board: a note they post goes above it
+        await self._close_panels(run)
         if out.board is not None and not stale:
             await self._board(run, out.board, out.notify or [])
         elif stale and out.log and refs.board_source is not None and not out.ended:
@@ -732,6 +734,14 @@ class Table:
             if run.answer is not None and user == run.answer.user:
                 continue  # done first, by _own_panel
             await self._panel(run, user, panel)
+
+    async def _close_panels(self, run: _Run) -> None:
+        """The panels of people no longer seated say so, lose their buttons and are let go."""
+        for user, message in run.out.closed_panels.items():
+            shown = run.refs.panels.pop(user, None)
+            if shown is not None:
+                closed = message.model_copy(update={"buttons": [], "selects": []})
+                await self._edit(run, shown, closed, "panel")
 
     async def _own_panel(self, run: _Run, stale: bool) -> None:
         """The requester's panel first: the press that changed it updates the message."""

@@ -110,7 +110,7 @@ async def test_lobby_refusals_are_private_sentences(authority: Authority, store:
         ("bob", "addbot", "Only the host (Alice) can add bots."),
         ("alice", "addbot 9", "You can add 1 to 4 bots"),
         ("alice", "addbot many", "`addbot` takes a number of bots"),
-        ("carol", "hand", "You're not playing in this game."),
+        ("carol", "hand", "You're not in this lobby yet: `/bigidea join` takes a seat."),
         ("alice", "frobnicate", "I don't know “frobnicate” in /bigidea."),
         ("alice", "start", "A game of The Big Idea is already open"),
     ]

@@ -206,3 +206,36 @@ async def test_thread_off_plays_the_game_in_the_channel(console: Any) -> None:
     ]
     # The story so far is in the channel too (on the board's tail until a log message fills).
     assert any("alice began the game. Good luck!" in text for _, text in shown)
+
+
+def test_a_player_who_leaves_is_answered_and_their_panel_closes(tmp_path: Path) -> None:
+    """Bob leaves mid-game: he is told a bot plays his seat, his panel (its hand and live
+    "Pick two cards" menu) says he left and loses its choices, and what he tries next is
+    answered with what he can still do, not sent in a circle."""
+    lines = [
+        "alice: /bigidea start",
+        "bob: /bigidea join",
+        "alice: /bigidea addbot 2",
+        "alice: /bigidea begin",
+        "bob: /bigidea leave",
+        "bob: /bigidea hand",
+        "bob: /bigidea join",
+        "bob: /bigidea pitch A hat for cats.",
+    ]
+    stdout, records = run_script(tmp_path, lines, "--seed", "4")
+
+    bob = [(label, text) for label, text in printed(stdout) if label.startswith("bob")]
+    left = bob.index(("bob · panel, updated", "You left this game of The Big Idea."))
+    assert bob[left - 1] == (
+        "bob · private",
+        "You left the game of The Big Idea; a bot plays your seat until it ends. You can follow "
+        "the game in its thread (`/bigidea status` shows the board) and join the next one.",
+    )
+    after = [text for _, text in bob[left + 1 :]]
+    assert len(after) == 3
+    assert all(
+        text.startswith("You left this game, so you no longer play in it;") for text in after
+    )
+    # The closed panel has nothing left to press.
+    closed = [r for r in records if r["user"] == "bob" and r["text"].startswith("You left this")]
+    assert closed and not closed[0]["buttons"] and not closed[0]["selects"]

@@ -291,8 +291,20 @@ async def test_joining_and_leaving_teams_during_play(
 
     stays = await say(authority, "carol", "leave")
     assert "Carol left Sharks; Sharks plays on." in public_text(stays)
+    # The leaver is told where their seat went and what is left to them, and their panel
+    # says they left, without buttons, instead of going on offering the team's hand.
+    assert private_text(stays, "carol").startswith(
+        "You left Sharks, which plays on without you (`/relay join Sharks` asks them to take "
+        "you back). You can follow the game in its thread"
+    )
+    assert stays.closed_panels["carol"].text == "You left this game of Relay."
+    again = await say(authority, "carol", "hand")
+    assert private_text(again, "carol").startswith("You left this game, so you no longer play")
     gone = await say(authority, "dave", "leave")
     assert "Dave left Sharks; a bot plays Sharks now." in public_text(gone)
+    assert private_text(gone, "dave").startswith(
+        "You left the game of Relay; a bot plays Sharks until it ends."
+    )
     rec = await record(store)
     assert rec.seats[1].is_bot and roster(rec)["Alice"] == ["alice", "bob"]
 

@@ -12,6 +12,7 @@ from core.registry import get_game
 
 __all__ = [
     "game_of",
+    "not_seated",
     "require_game",
     "require_host",
     "require_host_lobby",
@@ -50,8 +51,25 @@ def require_seat(record: GameRecord, req: Request) -> int:
     """The requester's seat."""
     seat = record.seat_of(req.user)
     if seat is None:
-        raise Refusal(f"You're not playing in this game. Use `/{record.game} join` in a lobby.")
+        raise Refusal(not_seated(record, req.user))
     return seat
+
+
+def not_seated(record: GameRecord, user: str, joining: bool = False) -> str:
+    """Why someone who sits nowhere cannot act (``joining``: cannot join a game being played
+    that has no teams), and what they can do instead."""
+    command = f"/{record.game}"
+    if record.status == "lobby":
+        return f"You're not in this lobby yet: `{command} join` takes a seat."
+    follow = (
+        f"you can follow it in its thread (`{command} status` shows the board) and join the "
+        "next one"
+    )
+    if user in record.departed:
+        return f"You left this game, so you no longer play in it; {follow}."
+    if joining:
+        return f"This game began without you and takes nobody new; {follow}."
+    return f"You're not playing in this game, which began without you; {follow}."
 
 
 def require_host(

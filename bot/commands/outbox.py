@@ -83,6 +83,10 @@ class Outbox(BaseModel):
     edited."""
     panels: dict[str, ui.Message] = Field(default_factory=dict)
     """Players' private panels that changed, by user."""
+    closed_panels: dict[str, ui.Message] = Field(default_factory=dict)
+    """Panels of people who are no longer seated (they left, or were taken off a team), by
+    user: where one is shown it now says this, without buttons, and is no longer kept; none
+    is posted anew."""
     notify: list[str] | None = None
     """Users the game now waits for who should be told (a turn notice); None: no change."""
     version: int | None = None

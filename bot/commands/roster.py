@@ -45,18 +45,48 @@ def leave(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         seat = require_seat(record, req)
         team = record.seats[seat].name
         teams.remove_member(record, req.user)
-        _departed(game, record, req.user, seat)
+        _departed(record, req.user, seat)
         where = team if game.teams else "the table" if record.status != "lobby" else ""
         news = f"{req.name} left {where}".rstrip()
         change = Change(record=record, left=[req.user])
-        return after_departure(env, game, record, seat, req.user, news, out, change)
+        change = after_departure(env, game, record, seat, req.user, news, out, change)
+        out.reply(req.user, _farewell(game, record, seat, team))
+        if record.status != "lobby":
+            out.closed_panels[req.user] = ui.Message(text=f"You left this game of {game.title}.")
+        return change
 
     return step
 
 
-def _departed(game: Game[Any, Any], record: GameRecord, user: str, seat: int) -> None:
-    """Remember who left a team during play: they may join no other team in this game."""
-    if game.teams and record.status == "playing":
+def _farewell(game: Game[Any, Any], record: GameRecord, seat: int, team: str) -> str:
+    """What the leaver is told: where their seat went, and what they can still do."""
+    if record.status == "lobby":
+        return "You left the lobby."
+    if record.status == "finished" and record.state_json is None:
+        return "You left, and the lobby closed: nobody was left in it."
+    if record.status == "finished":
+        return (
+            f"You left the game of {game.title}, and the bots played it to its end: the card "
+            "in the channel shows the final standings."
+        )
+    follow = (
+        f"You can follow the game in its thread (`/{game.name} status` shows the board) and "
+        "join the next one."
+    )
+    state = running_state(record)
+    if game_of(record).seat_out(state, seat):
+        return f"You left {team}, which is out of the game. {follow}"
+    if not record.seats[seat].is_bot:
+        back = f"`/{game.name} join {team}` asks them to take you back"
+        return f"You left {team}, which plays on without you ({back}). {follow}"
+    who = team if game.teams else "your seat"
+    return f"You left the game of {game.title}; a bot plays {who} until it ends. {follow}"
+
+
+def _departed(record: GameRecord, user: str, seat: int) -> None:
+    """Remember who left during play: they may join no other team in this game, and are told
+    so (not "you're not playing") when they try to act."""
+    if record.status == "playing":
         record.departed[user] = seat
 
 
@@ -188,9 +218,16 @@ def remove(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             raise Refusal(f"To leave your own team, use `/{game.name} leave`.")
         team = record.seats[seat].name
         teams.remove_member(record, member.user)
-        _departed(game, record, member.user, seat)
+        _departed(record, member.user, seat)
         news = f"{req.name} took {member.name} off {team}"
         change = Change(record=record, left=[member.user])
-        return after_departure(env, game, record, seat, member.user, news, out, change)
+        change = after_departure(env, game, record, seat, member.user, news, out, change)
+        where = "the lobby" if record.status == "lobby" else "the game"
+        out.reply(member.user, f"{req.name} took you off {team} in {where} of {game.title}.")
+        if record.status != "lobby":
+            out.closed_panels[member.user] = ui.Message(
+                text=f"{req.name} took you off {team} in this game of {game.title}."
+            )
+        return change
 
     return step

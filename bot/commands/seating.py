@@ -28,7 +28,13 @@ from typing import Any
 
 from bot.commands import teams
 from bot.commands.grammar import CommandError
-from bot.commands.guards import game_of, require_game, require_room, running_state
+from bot.commands.guards import (
+    game_of,
+    not_seated,
+    require_game,
+    require_room,
+    running_state,
+)
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord, JoinRequest, Member
 from bot.commands.step import Change, Env, Refusal, Request, Step
@@ -127,10 +133,7 @@ def join_running(
     """``join <team>`` once the game has begun: take over a bot team at once, or ask a team of
     people to let the requester in."""
     if not game.teams:
-        raise Refusal(
-            "This game has already begun; you can join the next one "
-            f"(or watch with `/{game.name} status`)."
-        )
+        raise Refusal(not_seated(record, req.user, joining=True))
     state = running_state(record)
     if current is not None:
         mine = record.seats[current].name
