@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -16,6 +16,9 @@ __all__ = [
     "CommandError",
     "Parsed",
     "lobby_options",
+    "option_value",
+    "options_help",
+    "options_line",
     "parse",
     "parse_options",
     "subcommands",
@@ -125,28 +128,81 @@ def _bounds(info: FieldInfo) -> tuple[Any, Any]:
 
 
 def _problem(model: type[GameOptions], error: Any) -> str:
-    """One refused option as a sentence a player can act on, naming the allowed range."""
+    """One refused option as a sentence a player can act on, naming what it takes."""
     name = ".".join(str(part) for part in error["loc"])
     info = model.model_fields.get(name)
-    if info is not None and info.annotation in (int, int | None):
-        low, high = _bounds(info)
-        if low is not None and high is not None:
-            return f"`{name}` takes a whole number from {low:,} to {high:,}"
-        return f"`{name}` takes a whole number"
-    if info is not None and info.annotation is bool:
-        return f"`{name}` takes yes or no"
-    return f"`{name}`: {error['msg']}"
+    if info is None:
+        return f"`{name}`: {error['msg']}"
+    return f"`{name}` takes {_kind(info)}"
 
 
 def options_help(game: Game[Any, Any]) -> str:
-    lines = [f"Options for `/{game.name} start`:"]
+    """Every option of ``game``'s ``start``: how to type it, its default, what it does."""
+    lines = [f"Options for `/{game.name} start` (type them as `key=value`):"]
     for name, info in game.options_model.model_fields.items():
-        about = f" — {info.description}" if info.description else ""
-        low, high = _bounds(info)
-        span = f", {low:,}-{high:,}" if low is not None and high is not None else ""
-        lines.append(f"• `{name}` (default {info.default!r}{span}){about}")
-    lines.append("• `thread` (default on) — off: the game plays in the channel, not a thread")
+        about = " ".join((info.description or "").split())
+        default = option_value(info.default)
+        printed = _printed(info)
+        if printed is not None:
+            default += f", a house rule: the printed rules say {option_value(printed)}"
+        lines.append(
+            f"• `{name}`: {_kind(info)}; default {default}." + (f" {about}" if about else "")
+        )
+    lines.append(
+        "• `thread`: on or off; default on. Off: the game plays in the channel, not a thread."
+    )
     return "\n".join(lines)
+
+
+def option_value(value: Any) -> str:
+    """An option's value as a player would write it: yes or no, none, 1,000."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, int | float):
+        return f"{value:,}"
+    return str(value)
+
+
+def options_line(game: Game[Any, Any], options: dict[str, Any], thread: bool = True) -> str:
+    """A table's options as words (``larger products: no; pick seconds: 120``), each option
+    whose default is a house rule saying what the printed rules say instead."""
+    fields = game.options_model.model_fields
+    words = []
+    for name, value in options.items():
+        info = fields.get(name)
+        shown = f"{name.replace('_', ' ')}: {option_value(value)}"
+        printed = _printed(info) if info is not None else None
+        if printed is not None and value != printed:
+            shown += f" (the printed rules: {option_value(printed)})"
+        words.append(shown)
+    if not thread:
+        words.append("thread: off")
+    return "; ".join(words)
+
+
+def _printed(info: FieldInfo) -> Any:
+    """The value the game's printed rules give an option whose default is a house rule
+    (declared as ``json_schema_extra={"printed": ...}``), else None."""
+    extra = info.json_schema_extra
+    return extra.get("printed") if isinstance(extra, dict) else None
+
+
+def _kind(info: FieldInfo) -> str:
+    """What an option takes, in words: yes or no, a whole number from 0 to 86,400, ..."""
+    annotation = info.annotation
+    if annotation is bool:
+        return "yes or no"
+    choices = get_args(annotation) if get_origin(annotation) is Literal else ()
+    if choices:
+        words = [str(choice) for choice in choices]
+        return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+    low, high = _bounds(info)
+    span = f" from {low:,} to {high:,}" if low is not None and high is not None else ""
+    if annotation in (int, int | None):
+        return f"a whole number{span}" + (", or none" if annotation == int | None else "")
+    return "a value"
 
 
 def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from bot.commands import seating, teams
-from bot.commands.grammar import CommandError, lobby_options, parse_options
+from bot.commands.grammar import CommandError, lobby_options, options_line, parse_options
 from bot.commands.guards import (
     game_of,
     require_game,
@@ -72,8 +72,7 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
 def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> ui.Message:
     """The card of a lobby: who sits, the options, and buttons to join, add a bot and begin."""
-    settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
-    settings += "" if record.thread else ", thread=off"
+    settings = options_line(game, record.options, record.thread)
     count = f"({len(record.seats)}/{game.max_players})"
     full = len(record.seats) >= game.max_players
     # A full table offers no seat and no bot (a team game still lets people join its teams).
@@ -172,7 +171,7 @@ def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         for index in range(count):
             name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
             record.seats.append(SeatInfo(name=name))
-        out.card = lobby_message(game, record, f"{req.name} added {count} bot(s).")
+        out.card = lobby_message(game, record, f"{req.name} added {markup.plural(count, 'bot')}.")
         return Change(record=record)
 
     return step

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import codec, finalcard, seating
+from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import Outbox
 from bot.commands.play import Advance, advance, load_state, publish
@@ -215,7 +216,7 @@ def _arm_nudge(
 def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
     """The card while a game is played: who plays, with what options, where."""
     names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
-    settings = ", ".join(f"{k}={v}" for k, v in record.options.items())
+    settings = options_line(game, record.options, record.thread)
     where = (
         f"Every choice is a button on the board; `/{game.name} hand` shows your holdings."
         if game.choices_on_board
