@@ -141,10 +141,12 @@ def plain(markup: str) -> str:
 def pages(document: str, limit: int = PAGE_LIMIT) -> list[str]:
     """A Markdown ``document`` (a rules page) as chat messages of at most ``limit`` characters.
 
-    Headings become bold lines (no chat platform shows ``## ``); pages break between paragraphs,
-    or between lines of a paragraph too long for one page, and only as a last resort mid-line.
+    Headings become bold lines (no chat platform shows ``## ``), and tables lists (neither
+    draws a Markdown table: :func:`_as_list`); pages break between paragraphs, or between lines
+    of a paragraph too long for one page, and only as a last resort mid-line.
     """
     text = _HEADING.sub(lambda m: f"{BOLD}{m.group(1)}{BOLD}", document.strip())
+    text = _TABLE.sub(lambda m: _as_list(m.group(0)), text)
     out: list[str] = []
     page = ""
     for block in _pieces(text, limit):
@@ -172,7 +174,45 @@ def _pieces(text: str, limit: int) -> list[str]:
     return [piece for piece in pieces if piece.strip()]
 
 
-_STRUCTURED = re.compile(r"^\s*([-*+|>]|\d+[.)]|```)")
+_STRUCTURED = re.compile(r"^\s*([-*+|>•]|\d+[.)]|```)")
+
+_TABLE = re.compile(r"^\|.*\|[ \t]*\n\|[ :|-]*-[ :|-]*\|[ \t]*(?:\n\|.*\|[ \t]*)*$", re.MULTILINE)
+"""A Markdown table: its header row, the ``| --- |`` row and its rows."""
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def _as_list(table: str) -> str:
+    """A Markdown table as a list chat shows well: one ``•`` line per row, ``first: second``
+    for two columns, else the first cell in bold and the others named by their headers. A
+    table whose header repeats (``| # | space | # | space |``, a long list in two halves) is
+    read as the shorter table it folds, its left half first."""
+    header, _, *rows = table.strip().splitlines()
+    heads = _cells(header)
+    width = next(
+        k
+        for k in range(1, len(heads) + 1)
+        if len(heads) % k == 0 and all(h == heads[i % k] for i, h in enumerate(heads))
+    )
+    cut = [_cells(row) for row in rows]
+    records = [row[start : start + width] for start in range(0, len(heads), width) for row in cut]
+    lines = []
+    for record in records:
+        if not any(record):
+            continue
+        first, rest = record[0], record[1:]
+        if width == 1:
+            lines.append(f"• {first}")
+        elif width == 2:
+            lines.append(f"• {first}: {rest[0]}" if rest and rest[0] else f"• {first}")
+        else:
+            named = [
+                f"{head}: {cell}" for head, cell in zip(heads[1:width], rest, strict=False) if cell
+            ]
+            lines.append(f"• {BOLD}{first}{BOLD} — " + "; ".join(named) if named else f"• {first}")
+    return "\n".join(lines)
 
 
 def _unwrapped(paragraph: str) -> str:

@@ -873,3 +873,15 @@ async def test_a_lobby_whose_options_no_longer_work_says_so_at_begin(
     assert "This lobby's options no longer work: `target` takes a whole number" in said, said
     assert "`/biggiebills end`" in said
     assert (await record(store)).status == "lobby"
+
+
+async def test_a_rules_table_reads_as_a_list_in_chat(authority: Authority) -> None:
+    """Neither platform draws a Markdown table: the rules topic's tables come as lists."""
+    out = await authority.command(req("alice"), "businessgo", "rules board")
+    shown = reply_text(out, "alice").splitlines()
+    assert not any(line.startswith("|") for line in shown)
+    assert "• 0: BUSINE$$ GO Start" in shown and "• 20: Boom" in shown
+    assert shown.index("• 19: Switzerland") < shown.index("• 20: Boom")  # the left half first
+    licences = await authority.command(req("alice"), "businessgo", "rules licences")
+    canada = next(line for line in reply_text(licences, "alice").splitlines() if "Canada**" in line)
+    assert canada.startswith("• **Canada** — continent: Americas; product: luxury cars;")

@@ -48,12 +48,26 @@ def test_rules_pages_fit_one_message_and_show_headings_bold() -> None:
         found = text.pages(whole)
         assert len(found) > 1
         assert all(len(page) <= text.PAGE_LIMIT for page in found)
-        assert not any(line.startswith("#") for page in found for line in page.splitlines())
-        # Nothing is lost: every word of the page is in some part.
-        words = {w for w in whole.split() if not w.startswith("#")}
-        assert words <= {w.strip("*") for page in found for w in page.split()} | {
-            w for page in found for w in page.split()
+        shown = [line for page in found for line in page.splitlines()]
+        assert not any(line.startswith(("#", "|")) for line in shown)  # no chat draws these
+        # Nothing is lost: every word of the prose, and every cell of every table, is in
+        # some part (a table's rows are the lines of a list).
+        page = whole.splitlines()
+        # (A table's header names its columns, which a list of two columns leaves unsaid.)
+        heads = {i - 1 for i, line in enumerate(page) if line.startswith("| ---")}
+        tables = [line for i, line in enumerate(page) if line.startswith("|") and i not in heads]
+        prose = [line for line in whole.splitlines() if not line.startswith("|")]
+        words = {w for line in prose for w in line.split() if not w.startswith("#")}
+        seen = {w for page in found for w in page.split()}
+        assert words <= {w.strip("*") for w in seen} | seen
+        cells = {
+            cell.strip()
+            for row in tables
+            for cell in row.strip("|").split("|")[1:]  # the header of a row is its key
+            if cell.strip() and not set(cell.strip()) <= set(":- ")
         }
+        joined = "\n".join(found)
+        assert all(cell in joined for cell in cells), [c for c in cells if c not in joined][:5]
 
 
 def test_a_decision_with_a_deadline_shows_when_it_ends_on_every_platform() -> None:
