@@ -24,6 +24,7 @@ from core.games.businessgo.legal import (
     boom_products,
     competitors,
     corporation_count,
+    debt_ways,
     floor_of,
     removable,
     sale_amount,
@@ -695,8 +696,8 @@ def continue_debt(ctx: Ctx) -> None:
         next_turn(ctx)
         return
     ctx.say(
-        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must pay it now: auction, sell "
-        "to the bank or downgrade."
+        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must pay it now: "
+        f"{debt_ways(state, seat)}."
     )
     decide(ctx, "debt")
 
