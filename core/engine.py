@@ -406,6 +406,12 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         the games; any other name is a number, printed as its mean."""
         return {}
 
+    def score_text(self, score: float) -> str:
+        """A final score (:attr:`Standing.score`, or a median of them) as the game writes its
+        money, for ``boardroom simulate``: ``$5,645,000`` rather than ``5.645e+06``. By
+        default a plain number with thousands separators."""
+        return f"{score:,.2f}".rstrip("0").rstrip(".")
+
     @abstractmethod
     def _apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
         """Validate and apply in place on a private copy; raise IllegalAction to refuse."""

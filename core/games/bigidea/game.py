@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from core import ui as neutral
 from core.engine import ActionSet, Event, Game, GameOptions, GameState, Rng, Seat, Variant
-from core.games.bigidea import bots, commands, legal, rulebook, rules, secrets, ui, view
+from core.games.bigidea import bots, commands, legal, rulebook, rules, secrets, text, ui, view
 from core.games.bigidea.actions import ACTIONS, Action
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from core.games.bigidea.view import BigIdeaView
@@ -46,6 +46,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
 
     def secret_variants(self, state: BigIdeaState, rng: Rng) -> list[Variant]:
         return secrets.variants(state, rng)
+
+    def score_text(self, score: float) -> str:
+        return text.money(round(score * 100))  # a standing's score is in dollars, money in cents
 
     def ledger(self, state: BigIdeaState) -> list[int]:
         return list(state.money)
