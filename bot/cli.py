@@ -35,8 +35,13 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, help="seed the games' decks and dice so a script replays exactly"
     )
 
+    from core.registry import all_games
+
     simulate = commands.add_parser("simulate", help="play bot-only games through the authority")
-    simulate.add_argument("--game", default="bigidea")
+    # The registered games, so a wrong name is answered with the list.
+    simulate.add_argument(
+        "--game", default="bigidea", choices=sorted(g.name for g in all_games()), help="the game"
+    )
     simulate.add_argument(
         "--players",
         "--teams",

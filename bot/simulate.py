@@ -18,7 +18,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.engine import Game, Outcome
-from core.registry import get_game
+from core.registry import all_games, get_game
 from storage import GameKey, GameStore
 
 __all__ = ["percentile", "simulate"]
@@ -46,7 +46,8 @@ async def simulate(
     """
     game = get_game(game_name)
     if game is None:
-        print(f"unknown game {game_name!r}", file=sys.stderr)
+        names = ", ".join(sorted(g.name for g in all_games()))
+        print(f"There is no game called {game_name!r}; the games are {names}.", file=sys.stderr)
         return 2
     if not game.min_players <= players <= game.max_players:
         seats = "teams" if game.teams else "players"
@@ -64,6 +65,11 @@ async def simulate(
     finally:
         await store.close()
     return status
+
+
+def _count(value: float) -> str:
+    """A count or a median of counts (``12``, ``12.5``), never in exponent notation."""
+    return f"{value:.1f}".removesuffix(".0")
 
 
 def _shown(out: Outbox) -> bool:
@@ -141,11 +147,11 @@ class _Run:
         await self.store.delete(key)
 
     def _report(self, games: int, elapsed: float) -> None:
-        rounds, money = self.rounds, self.winners_money
+        rounds, money, shown_money = self.rounds, self.winners_money, self.game.score_text
         if money:
             print(
-                f"{self.prefix}winners' money: median {statistics.median(money):g}, "
-                f"min {min(money):g}, max {max(money):g}"
+                f"{self.prefix}winners' money: median {shown_money(statistics.median(money))}, "
+                f"min {shown_money(min(money))}, max {shown_money(max(money))}"
             )
         how = ", ".join(f"{why} {count}" for why, count in self.ended.most_common())
         print(f"{self.prefix}ended: {how or 'no game finished'}")
@@ -159,6 +165,6 @@ class _Run:
         print(self.prefix + " ".join(shown))
         print(
             f"{self.prefix}games={games} finished={sum(self.ended.values())} "
-            f"median_rounds={statistics.median(rounds or [0]):g} "
-            f"p90_rounds={percentile(rounds, 0.9):g} games_per_s={games / elapsed:.2f}"
+            f"median_rounds={_count(statistics.median(rounds or [0]))} "
+            f"p90_rounds={_count(percentile(rounds, 0.9))} games_per_s={games / elapsed:.2f}"
         )

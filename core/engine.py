@@ -151,8 +151,6 @@ class Standing(BaseModel):
     score: float
     rank: int
     """1 for the winner; tied seats share a rank."""
-    shown: str = ""
-    """The score as the game writes it (``$97``, ``$1.2B``); empty in games stored before."""
     note: str = ""
     """What else the standings say of the seat, as markup (``bankrupt``, ``4 Growth cards``)."""
 
@@ -162,12 +160,11 @@ def rank(
     seats: Iterable[Seat],
     key: Callable[[Seat], Any],
     score: Callable[[Seat], float],
-    shown: Callable[[Seat], str] | None = None,
     note: Callable[[Seat], str] | None = None,
 ) -> list[Standing]:
     """Standings, best first: a higher ``key`` ranks higher, seats with equal keys share a
-    rank (1, 1, 3...) and are listed in seat order. ``shown`` writes a seat's score as the
-    game does, ``note`` says what else the standings tell of it."""
+    rank (1, 1, 3...) and are listed in seat order. ``note`` says what else the standings
+    tell of a seat (:meth:`Game.score_text` writes its score)."""
     order = sorted(seats, key=lambda s: (key(s), -s), reverse=True)
     return [
         Standing(
@@ -175,7 +172,6 @@ def rank(
             name=names[s],
             score=score(s),
             rank=1 + sum(1 for o in order if key(o) > key(s)),
-            shown=shown(s) if shown is not None else "",
             note=note(s) if note is not None else "",
         )
         for s in order
@@ -432,6 +428,12 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         a name ending in ``_pct`` is a yes (1) or no (0) per game, printed as a percentage of
         the games; any other name is a number, printed as its mean."""
         return {}
+
+    def score_text(self, score: float) -> str:
+        """A score (:attr:`Standing.score`, or a median of them) as the game writes its money:
+        ``$5,645,000`` rather than ``5.645e+06``, on the final card and in ``boardroom
+        simulate``. By default a plain number with thousands separators."""
+        return f"{score:,.2f}".rstrip("0").rstrip(".")
 
     @abstractmethod
     def _apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from typing import Any, ClassVar
 
 import pytest
@@ -65,6 +68,40 @@ async def test_refuses_a_table_the_game_cannot_seat(
     assert await simulate(settings, "bigidea", 9, 1, seed=1, options=[]) == 2
     assert "The Big Idea takes 3-6 players" in capsys.readouterr().err
     assert await simulate(settings, "chess", 2, 1, seed=1, options=[]) == 2
+    assert "There is no game called 'chess'; the games are biggiebills, bigidea, businessgo." in (
+        capsys.readouterr().err
+    )
+
+
+def test_the_command_lists_the_games_for_an_unknown_one() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "simulate", "--game", "chess"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "invalid choice: 'chess' (choose from 'biggiebills', 'bigidea', 'businessgo')" in (
+        result.stderr
+    )
+
+
+async def test_money_is_printed_as_the_game_writes_it(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Busine$$ GO's winners have millions of dollars: `$5,645,000`, never `5.645e+06`; and
+    no number simulate prints is in exponent notation."""
+    assert await simulate(settings, "businessgo", 2, 3, seed=2, options=["short=yes"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.startswith("winners' money:")]
+    amounts = r"\$\d{1,3}(?:,\d{3})+"
+    assert re.fullmatch(rf"winners' money: median {amounts}, min {amounts}, max {amounts}", line)
+    assert not re.search(r"\de[+-]\d", out), out
+    assert await simulate(settings, "biggiebills", 3, 1, seed=2, options=[]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"winners' money: median \$\d[\d.]*[MB], ", out), out
 
 
 def test_percentile_is_nearest_rank() -> None:

@@ -4,13 +4,18 @@ Every button and select option printed gets a number that stays valid for the se
 ``click 7`` presses it (the authority decides whether it is still current). Lines:
 
 - ``as <user>`` switches who you are; ``<user>: <input>`` does it for one line (scripts);
-- ``/<game> <subcommand> ...`` (the slash is optional) runs a command;
-- ``click <n>`` presses a button, ``click <n> <m> ...`` chooses select options together,
-  ``click <label>`` presses the newest button you can see whose label starts with it,
-  ``click any`` makes a random choice from the newest message with choices that you can see
-  and may make (not a board's buttons during someone else's turn): a scripted player who does
-  not mind what it plays;
-- ``wait <seconds>`` moves the clock on and fires the deadlines that passed;
+- ``/<game> <subcommand> ...`` (the slash is optional) runs a command; once the channel holds a
+  game, its words need no ``/<game>``: ``roll``, ``bid 300k``, ``pitch It's a hat``, ``join``,
+  ``status``, ``hand`` (``/<game> help`` lists them);
+- ``click <n>`` presses a button, ``click <n> <m> ...`` chooses select options together (a
+  menu option shows its description after a dash), ``click <label>`` presses the newest button
+  you can see whose label starts with it, ``click any`` makes a random choice from the newest
+  message with choices that you can see and may make (not a board's buttons during someone
+  else's turn): a scripted player who does not mind what it plays. A number stays valid: one
+  of a message since edited presses that button as it was, and the bot answers it is out of
+  date or applies it if it still stands;
+- ``wait <seconds>`` moves the clock on and fires the deadlines that passed (scripts;
+  interactively the real clock runs them, and what they print is followed by the prompt again);
 - ``help``, ``quit``.
 """
 
@@ -28,11 +33,12 @@ from typing import TextIO
 from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
+from bot.commands.grammar import subcommands
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from core import text as markup
 from core import ui
-from core.registry import all_games
+from core.registry import all_games, get_game
 from storage import GameKey, StorageUnavailable
 
 __all__ = ["Console", "VirtualClock"]
@@ -40,6 +46,9 @@ __all__ = ["Console", "VirtualClock"]
 PLATFORM = "console"
 
 HELP = __doc__ or ""
+
+_CONSOLE_WORDS = {"as", "click", "wait", "help", "quit"}
+"""The console's own words, taken before a game's (a game's ``help`` is ``/<game> help``)."""
 
 
 class VirtualClock:
@@ -68,9 +77,16 @@ class _Choice:
     value: str | None = None
     picks: int = 1
     """How many options of its menu make a choice (the menu's min_values)."""
+    retired: bool = False
+    """Its message was edited or deleted since: its number still presses it as it was (the
+    bot says when that is out of date), but ``click <label>`` and ``click any`` pass it by."""
 
     def visible_to(self, user: str) -> bool:
         return self.viewers is None or user in self.viewers
+
+    def live_for(self, user: str) -> bool:
+        """On a message as it is now, for ``user`` to see."""
+        return self.visible_to(user) and not self.retired
 
 
 class Console:
@@ -84,10 +100,15 @@ class Console:
         transcript: TextIO | None = None,
         clock: VirtualClock | None = None,
         rng: random.Random | None = None,
+        prompt: Callable[[str], None] | None = None,
     ) -> None:
         self.authority = authority
         self.channel = channel
-        self.write = write
+        self._write = write
+        self._prompt = prompt or _draw_prompt
+        self.waiting = False
+        """The prompt is drawn and nothing was typed after it yet (interactive mode)."""
+        self._interrupted = False
         self.transcript = transcript
         self.clock = clock
         self.user = "you"
@@ -97,6 +118,30 @@ class Console:
         ttl = int(authority.settings.game_ttl_hours * 3600)
         self.table = table.Table(authority.store, self.platform, ttl)
         self.rng = rng or random.Random()
+
+    # --- the terminal ----------------------------------------------------------------------
+
+    def write(self, text: str) -> None:
+        """Print ``text`` as lines of their own: output that comes while the prompt waits (a
+        deadline fired) first leaves the prompt's line, and :meth:`redraw` draws it again."""
+        if self.waiting and not self._interrupted:
+            self._interrupted = True
+            self._write("")
+        self._write(text)
+
+    def prompt(self) -> None:
+        """Draw the prompt (``alice> ``) and wait for a line."""
+        self.waiting, self._interrupted = True, False
+        self._prompt(f"{self.user}> ")
+
+    def typed(self) -> None:
+        """A line was read: what follows is its answer, not an interruption."""
+        self.waiting, self._interrupted = False, False
+
+    def redraw(self) -> None:
+        """The prompt again, below output that interrupted it, so typing goes on there."""
+        if self.waiting and self._interrupted:
+            self.prompt()
 
     # --- input -----------------------------------------------------------------------------
 
@@ -134,13 +179,42 @@ class Console:
     def _request(self) -> Request:
         return Request(platform=PLATFORM, channel=self.channel, user=self.user, name=self.user)
 
-    async def _command(self, game: str, text: str) -> None:
-        known = {g.name for g in all_games()}
-        if game not in known:
-            names = ", ".join(sorted(known))
-            self.write(f"(unknown input; try `help`, or a game command: {names})")
+    async def _command(self, word: str, text: str) -> None:
+        """``/<game> <text>``, or a word of the channel's game typed without ``/<game>``."""
+        known = {g.name: g for g in all_games()}
+        if word in known:
+            await self.deliver(await self.authority.command(self._request(), word, text))
             return
-        await self.deliver(await self.authority.command(self._request(), game, text))
+        names = ", ".join(sorted(known))
+        try:
+            record = await self._record()
+        except StorageUnavailable:
+            self.write(
+                "(the store does not answer, so I cannot tell this channel's game; "
+                f"`/<game> {word} ...` names it: {names})"
+            )
+            return
+        game = get_game(record.game) if record is not None else None
+        if word == "start" and (record is None or record.status == "finished"):
+            self.write(f"(start which game? `/<game> start` opens one: {names})")
+            return
+        if record is None or game is None:
+            self.write(
+                f"(unknown input “{word}”: no game is open here to take it; `/<game> start` "
+                f"opens one ({names}), and `help` lists what you can type)"
+            )
+            return
+        words = [*game.text_commands, *subcommands(game)]
+        if word not in words:
+            bare = [w for w in words if w not in _CONSOLE_WORDS]
+            self.write(
+                f"(unknown input “{word}”: {markup.plain(game.title)}, played here, takes "
+                f"{', '.join(bare)} (`/{game.name} help` says what each does), and the console "
+                f"{', '.join(sorted(_CONSOLE_WORDS))})"
+            )
+            return
+        line = f"{word} {text}".strip()
+        await self.deliver(await self.authority.command(self._request(), game.name, line))
 
     async def _click(self, words: list[str]) -> None:
         if not words:
@@ -164,6 +238,7 @@ class Console:
                 return
             chosen = [match]
         if any(not c.visible_to(self.user) for c in chosen):
+            # (Only a private message of someone else's: an old number of one's own still works.)
             self.write(f"({self.user} cannot see that choice; it was sent to someone else)")
             return
         if len({c.custom_id for c in chosen}) != 1:
@@ -180,7 +255,7 @@ class Console:
         wanted = label.lower()
         for choice in reversed(self.choices):
             if (
-                choice.visible_to(self.user)
+                choice.live_for(self.user)
                 and choice.value is None
                 and choice.label.lower().startswith(wanted)
             ):
@@ -190,17 +265,20 @@ class Console:
     async def _seat(self) -> int | None:
         """The seat of the current user in the channel's game, if any."""
         try:
-            _, loaded = await self.authority.store.load(GameKey(PLATFORM, self.channel))
+            record = await self._record()
         except StorageUnavailable:
             return None
-        if loaded is None:
-            return None
-        return GameRecord.model_validate_json(loaded.data).seat_of(self.user)
+        return record.seat_of(self.user) if record is not None else None
+
+    async def _record(self) -> GameRecord | None:
+        """The channel's game record (a lobby, a game, or the last one played), if any."""
+        _, loaded = await self.authority.store.load(GameKey(PLATFORM, self.channel))
+        return GameRecord.model_validate_json(loaded.data) if loaded is not None else None
 
     def _any(self, seat: int | None) -> list[_Choice]:
         """A random choice of the newest message with choices ``self.user`` may make (not
         another seat's: the board's buttons during someone else's turn)."""
-        visible = [c for c in self.choices if c.visible_to(self.user) and _mine(c, seat)]
+        visible = [c for c in self.choices if c.live_for(self.user) and _mine(c, seat)]
         if not visible:
             return []
         newest = max(c.message for c in visible)
@@ -229,7 +307,9 @@ class Console:
     # --- output ----------------------------------------------------------------------------
 
     async def deliver_async(self, outbox: Outbox) -> None:
+        """What the deadline runner fired, printed between the prompts (see :meth:`write`)."""
         await self.deliver(outbox)
+        self.redraw()
 
     async def deliver(self, outbox: Outbox, pressed: _Choice | None = None) -> None:
         if outbox.form is not None:
@@ -272,7 +352,11 @@ class Console:
                 "text": message.plain_text(),
                 "buttons": [b.label for b in message.all_buttons()],
                 "selects": [
-                    {"placeholder": s.placeholder, "options": [o.label for o in s.options]}
+                    {
+                        "placeholder": s.placeholder,
+                        "options": [o.label for o in s.options],
+                        "descriptions": [o.description for o in s.options],
+                    }
                     for s in message.selects
                 ],
             }
@@ -281,10 +365,11 @@ class Console:
         return shown
 
     def forget(self, shown: table.Shown) -> None:
-        """The choices of a message that was replaced or deleted can no longer be clicked."""
+        """The choices of a message that was replaced or deleted are of the message as it was:
+        their numbers still press them (the authority says whether they still stand)."""
         for choice in self.choices:
             if (choice.where, choice.shown) == (shown.where, shown.id):
-                choice.viewers = set()
+                choice.retired = True
 
     def _number_components(
         self, message: ui.Message, game: str, viewers: set[str] | None, shown: table.Shown
@@ -322,7 +407,9 @@ class Console:
                         select.min_values,
                     )
                 )
-                lines.append(f"    [{len(self.choices)}] {option.label}")
+                # The description tells apart options of the same label (two copies of a card).
+                about = f" — {markup.unescape(option.description)}" if option.description else ""
+                lines.append(f"    [{len(self.choices)}] {markup.unescape(option.label)}{about}")
         return lines
 
     def _away(self, shown: table.Shown) -> str | None:
@@ -435,13 +522,18 @@ async def run_console(
     loop = asyncio.get_running_loop()
     try:
         while True:
-            print(f"{console.user}> ", end="", flush=True)
+            console.prompt()
             line = await loop.run_in_executor(None, sys.stdin.readline)
+            console.typed()
             if not line or not await console.handle_line(line):
                 break
     finally:
         stop.set()
         await runner
+
+
+def _draw_prompt(text: str) -> None:
+    print(text, end="", flush=True)
 
 
 def _mine(choice: _Choice, seat: int | None) -> bool:

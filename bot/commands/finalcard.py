@@ -62,7 +62,7 @@ def _standing(game: Game[Any, Any], record: GameRecord, standing: Standing) -> s
     if standing.rank == 1:
         who = f"{markup.BOLD}{who}{markup.BOLD}"
     parts = [who + (" (bot)" if seat is not None and seat.is_bot else "")]
-    parts += [part for part in (standing.shown, standing.note) if part]
+    parts += [part for part in (game.score_text(standing.score), standing.note) if part]
     if game.teams and seat is not None and seat.members:
         parts.append(_people(seat))
     return " · ".join(parts)

@@ -262,10 +262,13 @@ def test_setting_up_after_rolling_is_refused() -> None:
     state, _ = land(state, 0, "canada", demand("oil", "oil", "oil"))
     assert state.phase == "licence" and state.turn == 0
     message = refused(state, 0, Setup(country="japan"))
-    assert (
-        message
-        == "You cannot set up a corporation after rolling the dice; wait for your next turn."
+    assert message == (
+        "You have rolled already: you can set up a corporation only before the roll, on your "
+        "next turn. Now it is your choice: buy the Canada Business Licence or not."
     )
+    # A country that does not exist is wrong at any moment: that is said first.
+    message = refused(state, 0, Setup(country="Atlantis"))
+    assert message.startswith("There is no country called “Atlantis”")
 
 
 def test_setting_up_without_money_is_refused() -> None:
@@ -292,7 +295,7 @@ def test_converting_after_rolling_is_refused() -> None:
     state = own(new_game(), 0, "japan", chimney=True)
     state, _ = land(state, 0, "mexico", demand("fashion", "fashion", "fashion"))
     assert state.phase == "licence"
-    refused(state, 0, Convert(country="japan"), "after rolling the dice")
+    refused(state, 0, Convert(country="japan"), "You have rolled already: you can convert")
 
 
 # --- selling -------------------------------------------------------------------------------
@@ -860,7 +863,12 @@ def test_an_auction_has_the_banks_price_as_its_floor_and_the_seller_takes_the_be
     assert state.phase == "auction" and GAME.waiting_for(state) == [1, 2]
     assert state.auction is not None and state.auction.floor == 100_000
     assert "the bank pays $100,000, the smallest bid" in text(events)
-    refused(state, 1, Bid(amount=90_000), "The smallest bid is the bank's price, \\$100,000")
+    refused(
+        state,
+        1,
+        Bid(amount=90_000),
+        "Your bid of \\$90,000 is below the smallest bid, the bank's price of \\$100,000",
+    )
     assert min(a.amount for a in GAME.legal_actions(state, 1) if isinstance(a, Bid)) == 100_000
     refused(with_cash(state, bob=150_000), 1, Bid(amount=160_000), "you have \\$150,000")
     state, events = act(state, 1, Bid(amount=150_000))
@@ -913,7 +921,7 @@ def test_the_rulebooks_ruinous_auction_cannot_happen() -> None:
     japan = board().countries["japan"]
     floor = (japan.licence + japan.start_up + japan.conversion) // 2
     state, _ = act(state, 0, AuctionOff(asset="japan"))
-    refused(state, 1, Bid(amount=10_000), "smallest bid is the bank's price")
+    refused(state, 1, Bid(amount=10_000), "below the smallest bid, the bank's price")
     state, _ = act(state, 1, Bid(amount=floor))
     state, _ = act(state, 2, Pass())
     state, _ = act(state, 0, SellToBank(asset="japan"))
@@ -1062,13 +1070,17 @@ def test_advanced_rule_a_boom_sells_only_international_corporations() -> None:
     ],
 )
 def test_a_move_out_of_its_moment_gets_a_sentence(action: object, message: str) -> None:
-    assert refused(own(new_game(), 0, "canada"), 0, action) == message
+    # What the moment is for follows: here, Ann's turn before the roll.
+    now = "Now it is your choice: set up, convert or roll."
+    assert refused(own(new_game(), 0, "canada"), 0, action) == f"{message} {now}"
 
 
 def test_nothing_but_raising_money_while_in_debt() -> None:
     state = _in_debt()
-    for action in (Roll(), Pass(), Bet(amount=10_000)):
+    for action in (Pass(), Bet(amount=10_000)):
         assert refused(state, 0, action).startswith("You must raise money first")
+    # The debt came of the move: rolling again is not what waits.
+    assert refused(state, 0, Roll()).startswith("You have rolled already this turn. Now it is")
 
 
 def test_acting_on_someone_elses_turn_is_refused() -> None:

@@ -66,7 +66,7 @@ def test_an_asset_nobody_bids_for_cannot_be_auctioned_again() -> None:
     state, events = act(state, 2, Pass())
     assert "No bid; nothing is sold." in text(events) and state.licences["canada"] == 0
     assert AuctionOff(asset="canada") not in GAME.legal_actions(state, 0)
-    refused(state, 0, AuctionOff(asset="canada"), "Nobody bid for that")
+    refused(state, 0, AuctionOff(asset="canada"), "Nobody bid for Canada in this debt")
 
 
 def test_bids_can_only_come_from_the_others_once() -> None:

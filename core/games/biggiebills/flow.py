@@ -547,7 +547,6 @@ def ranking(state: BiggieBillsState, final: list[Seat] | None = None) -> list[St
         state.seats,
         _standing_key(state, final or []),
         lambda s: float(state.cash[s]),
-        shown=lambda s: money(state.cash[s]),
         note=note,
     )
 

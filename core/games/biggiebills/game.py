@@ -33,6 +33,7 @@ from core.games.biggiebills import (
 from core.games.biggiebills.actions import ACTIONS, Action
 from core.games.biggiebills.events import CycleBegun
 from core.games.biggiebills.state import MAX_CYCLES, BiggieBillsOptions, BiggieBillsState
+from core.games.biggiebills.text import money
 from core.games.biggiebills.view import BiggieBillsView
 
 __all__ = ["BiggieBills"]
@@ -128,6 +129,9 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
             "acquisitions": float(len(state.acquired_by)),
             "bankruptcies": float(sum(1 for why in state.out if why == "bankrupt")),
         }
+
+    def score_text(self, score: float) -> str:
+        return money(round(score))  # a standing's score is the team's cash, in $ millions
 
     def _apply(self, state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)

@@ -320,7 +320,6 @@ def ranking(state: BigIdeaState) -> list[Standing]:
         state.seats,
         lambda s: state.money[s],
         lambda s: state.money[s] / 100,
-        shown=lambda s: money(state.money[s]),
     )
 
 

@@ -26,6 +26,7 @@ from core.games.bigidea import (
     rulebook,
     rules,
     secrets,
+    text,
     ui,
     view,
 )
@@ -67,6 +68,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
 
     def secret_variants(self, state: BigIdeaState, rng: Rng) -> list[Variant]:
         return secrets.variants(state, rng)
+
+    def score_text(self, score: float) -> str:
+        return text.money(round(score * 100))  # a standing's score is in dollars, money in cents
 
     def ledger(self, state: BigIdeaState) -> list[int]:
         return list(state.money)

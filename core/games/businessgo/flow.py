@@ -24,6 +24,7 @@ from core.games.businessgo.legal import (
     boom_products,
     competitors,
     corporation_count,
+    debt_ways,
     floor_of,
     removable,
     sale_amount,
@@ -697,8 +698,8 @@ def continue_debt(ctx: Ctx) -> None:
         next_turn(ctx)
         return
     ctx.say(
-        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must pay it now: auction, sell "
-        "to the bank or downgrade."
+        f"{ctx.name(seat)} owes {money(-state.cash[seat])} and must pay it now: "
+        f"{debt_ways(state, seat)}."
     )
     decide(ctx, "debt")
 
@@ -852,7 +853,6 @@ def ranking(state: BusinessGoState) -> list[Standing]:
         state.seats,
         worth,
         lambda s: float(state.cash[s]),
-        shown=lambda s: money(state.cash[s]),
         note=lambda s: "bankrupt" if state.bankrupt[s] else holdings(state, s),
     )
 

@@ -33,6 +33,7 @@ from core.games.businessgo import (
 from core.games.businessgo.actions import ACTIONS, Action
 from core.games.businessgo.events import ActionReport, OpeningRolled
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
+from core.games.businessgo.text import money
 from core.games.businessgo.view import BusinessGoView
 
 __all__ = ["BusinessGo"]
@@ -95,6 +96,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
             # them (the only legal move, joining competitions) nor standing choices.
             "human_decisions_per_game": sum(asked) / state.players,
         }
+
+    def score_text(self, score: float) -> str:
+        return money(round(score))  # a standing's score is the seat's cash, in dollars
 
     def seat_out(self, state: BusinessGoState, seat: Seat) -> bool:
         # A bankrupt player has left the game; their turns are skipped.

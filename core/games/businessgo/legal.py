@@ -47,6 +47,7 @@ __all__ = [
     "competitors",
     "convert_options",
     "corporation_count",
+    "debt_ways",
     "floor_of",
     "landed_price",
     "legal_actions",
@@ -307,18 +308,44 @@ def legal_actions(state: BusinessGoState, seat: Seat) -> list[Any]:
             return [Pass()]
         return [*(Travel(country=c.id) for c in board().country), Pass()]
     if phase == "debt":
-        options: list[Any] = [
-            Downgrade(country=c.country) for c in state.corporations_of(seat) if c.international
-        ]
-        assets = assets_of(state, seat)
-        options += [SellToBank(asset=a) for a in assets]
-        options += [
-            AuctionOff(asset=a) for a in assets if a not in state.unsold and bidders(state, seat, a)
-        ]
-        return options
+        return [*_downgrades(state, seat), *_bank_sales(state, seat), *_auctions(state, seat)]
     if phase == "mail":
         return [Remove(country=a) for a in removable(state, seat)]
     return []
+
+
+def _downgrades(state: BusinessGoState, seat: Seat) -> list[Downgrade]:
+    return [Downgrade(country=c.country) for c in state.corporations_of(seat) if c.international]
+
+
+def _bank_sales(state: BusinessGoState, seat: Seat) -> list[SellToBank]:
+    return [SellToBank(asset=a) for a in assets_of(state, seat)]
+
+
+def _auctions(state: BusinessGoState, seat: Seat) -> list[AuctionOff]:
+    """What ``seat`` may auction: an asset not yet offered in this debt that someone else can
+    pay the bank's price for."""
+    return [
+        AuctionOff(asset=a)
+        for a in assets_of(state, seat)
+        if a not in state.unsold and bidders(state, seat, a)
+    ]
+
+
+def debt_ways(state: BusinessGoState, seat: Seat) -> str:
+    """How ``seat`` can raise money now, as the end of a sentence ("auction to the other
+    players, sell to the bank for half or downgrade an International Corporation"): only the
+    ways that are open, since the board and the refusals offer them."""
+    ways = []
+    if _auctions(state, seat):
+        ways.append("auction to the other players")
+    if _bank_sales(state, seat):
+        ways.append("sell to the bank for half")
+    if _downgrades(state, seat):
+        ways.append("downgrade an International Corporation")
+    if not ways:
+        return "nothing: with nothing left to sell you go bankrupt"
+    return ways[0] if len(ways) == 1 else f"{', '.join(ways[:-1])} or {ways[-1]}"
 
 
 def automatic(state: BusinessGoState) -> tuple[Seat, Action] | None:

@@ -33,13 +33,15 @@ from core.games.businessgo.legal import (
     automatic,
     bidders,
     boom_products,
+    debt_ways,
+    floor_of,
     landed_price,
     on_burnout,
     removable,
     selling_corporations,
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
-from core.games.businessgo.text import money
+from core.games.businessgo.text import join, money
 from core.text import escape
 
 __all__ = ["apply_action", "new_state"]
@@ -103,20 +105,17 @@ def _check_actor(state: BusinessGoState, actor: Seat, action: Any) -> None:
         raise IllegalAction("You are bankrupt and out of this game.")
     if isinstance(action, Join):
         if state.phase != "compete":
-            raise IllegalAction("No sales competition is open.")
+            raise IllegalAction(f"No sales competition is open. {_moment(state, actor)}")
         return
     if isinstance(action, Bid):
         if state.phase != "auction":
-            raise IllegalAction("No auction is open.")
+            raise IllegalAction(
+                "No auction is open: bids come when a player in debt auctions something. "
+                + _moment(state, actor)
+            )
         return
     if isinstance(action, Pass) and state.phase in ("compete", "auction"):
         return
-    if state.phase in ("compete", "auction"):
-        raise IllegalAction(
-            "Wait for the sales competition to close."
-            if state.phase == "compete"
-            else "Wait for the auction to close."
-        )
     if actor != state.turn:
         raise IllegalAction(f"It is {state.names[state.turn]}'s turn, not yours.")
 
@@ -133,14 +132,62 @@ _ONLY = {
 """Why an action is refused outside its phase, by the phase it belongs to."""
 
 
-def _phase(state: BusinessGoState, *phases: str, doing: str) -> None:
+def _moment(state: BusinessGoState, actor: Seat) -> str:
+    """What the game decides now, as a sentence: a refusal at the wrong moment says what the
+    moment is for, so the player knows what to do instead."""
+    b = board()
+    names = state.names
+    phase = state.phase
+    if phase == "compete" and state.sales:
+        asked = list(state.sales[0].undecided)
+        who = join(["you" if s == actor else names[s] for s in asked]) or "nobody"
+        return f"Now the sales competition is open: {who} may join it or stay out."
+    if phase == "auction" and state.auction is not None:
+        asked = list(state.auction.undecided)
+        who = join(["you" if s == actor else names[s] for s in asked]) or "nobody"
+        return f"Now the auction is open: {who} may bid or pass."
+    space = b.spaces[state.position[state.turn]]
+    choice = {
+        "turn": "set up, convert or roll",
+        "boom": "choose Boom sales or end the Boom",
+        "casino": "bet at the Casino or stop",
+        "travel": "travel from the Travel Agency or stay",
+        "debt": f"raise money to pay the debt ({debt_ways(state, state.turn)})",
+        "accept": "sell to the best bidder or to the bank",
+        "mail": "choose the corporation that goes bankrupt",
+    }.get(phase)
+    if phase == "licence" and space in b.countries:
+        choice = f"buy the {b.countries[space].name} Business Licence or not"
+    elif phase == "service" and space in b.services:
+        choice = f"buy {b.services[space].name} or not"
+    if choice is None:
+        return ""
+    whose = "your" if actor == state.turn else f"{names[state.turn]}'s"
+    return f"Now it is {whose} choice: {choice}."
+
+
+def _phase(state: BusinessGoState, actor: Seat, *phases: str, doing: str) -> None:
     if state.phase in phases:
         return
-    if state.phase == "debt" and "debt" not in phases:
-        raise IllegalAction("You must raise money first: the game goes on once your debt is paid.")
+    now = _moment(state, actor)
     if "turn" in phases:
-        raise IllegalAction(f"You cannot {doing} after rolling the dice; wait for your next turn.")
-    raise IllegalAction(_ONLY.get(phases[0], f"You cannot {doing} now."))
+        # Every other moment of one's own turn comes after the roll.
+        raise IllegalAction(
+            f"You have rolled already: you can {doing} only before the roll, on your next "
+            f"turn. {now}"
+        )
+    if state.phase in ("compete", "auction"):
+        # What the turn goes on with once the window closes: an action of that waits for it.
+        after = {"accept", "debt"} if state.phase == "auction" else {state.after_sales}
+        window = "the sales competition" if state.phase == "compete" else "the auction"
+        if after & set(phases):
+            raise IllegalAction(f"Wait for {window} to close. {now}")
+    if state.phase == "debt" and "debt" not in phases:
+        raise IllegalAction(
+            "You must raise money first: the game goes on once your debt is paid. "
+            f"You can {debt_ways(state, actor)}."
+        )
+    raise IllegalAction(f"{_ONLY.get(phases[0], f'You cannot {doing} now.')} {now}".strip())
 
 
 # --- before rolling ------------------------------------------------------------------------
@@ -154,7 +201,10 @@ def _country(country_id: str) -> str:
     for cid, country in countries.items():
         if country.name.lower() == country_id.strip().lower():
             return cid
-    raise IllegalAction(f"There is no country called “{escape(country_id)}”.")
+    raise IllegalAction(
+        f"There is no country called “{escape(country_id)}”: the board's track names every "
+        "country (`/businessgo status` shows it)."
+    )
 
 
 def _no_investing_on_burnout(state: BusinessGoState, seat: Seat) -> None:
@@ -166,8 +216,8 @@ def _no_investing_on_burnout(state: BusinessGoState, seat: Seat) -> None:
 
 def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
     state = ctx.state
-    _phase(state, "turn", doing="set up a corporation")
-    cid = _country(action.country)
+    cid = _country(action.country)  # a name that is wrong at any moment is said first
+    _phase(state, seat, "turn", doing="set up a corporation")
     country = board().countries[cid]
     if cid in state.closed:
         raise IllegalAction(
@@ -197,8 +247,8 @@ def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
 
 def _convert(ctx: Ctx, seat: Seat, action: Convert) -> None:
     state = ctx.state
-    _phase(state, "turn", doing="convert a corporation")
     cid = _country(action.country)
+    _phase(state, seat, "turn", doing="convert a corporation")
     country = board().countries[cid]
     corp = state.corporations.get(cid)
     if corp is None or corp.owner != seat:
@@ -227,7 +277,8 @@ def _convert(ctx: Ctx, seat: Seat, action: Convert) -> None:
 
 def _roll(ctx: Ctx, seat: Seat, action: Roll) -> None:
     state = ctx.state
-    _phase(state, "turn", doing="roll")
+    if state.phase != "turn":
+        raise IllegalAction(f"You have rolled already this turn. {_moment(state, seat)}")
     a, b = ctx.dice()
     state.dice = [a, b]
     ctx.dice_rolled = (a, b)
@@ -240,7 +291,7 @@ def _roll(ctx: Ctx, seat: Seat, action: Roll) -> None:
 
 def _buy(ctx: Ctx, seat: Seat, action: Buy) -> None:
     state = ctx.state
-    _phase(state, "licence", "service", doing="buy anything")
+    _phase(state, seat, "licence", "service", doing="buy anything")
     b = board()
     space = b.spaces[state.position[seat]]
     price = landed_price(state)
@@ -286,7 +337,8 @@ def _pass(ctx: Ctx, seat: Seat, action: Pass) -> None:
     if state.phase in ("debt", "mail", "accept"):
         raise IllegalAction(
             {
-                "debt": "You must raise money first: the game goes on once your debt is paid.",
+                "debt": "You must raise money first: the game goes on once your debt is paid. "
+                f"You can {debt_ways(state, seat)}.",
                 "mail": "Choose the corporation that goes bankrupt.",
                 "accept": "Take the best bid, or sell to the bank instead.",
             }[state.phase]
@@ -304,7 +356,7 @@ def _pass(ctx: Ctx, seat: Seat, action: Pass) -> None:
 
 def _sell(ctx: Ctx, seat: Seat, action: Sell) -> None:
     state = ctx.state
-    _phase(state, "boom", doing="choose a Boom sale")
+    _phase(state, seat, "boom", doing="choose a Boom sale")
     product = action.product
     products = board().products
     if product not in products:
@@ -324,13 +376,17 @@ def _sell(ctx: Ctx, seat: Seat, action: Sell) -> None:
 
 def _bet(ctx: Ctx, seat: Seat, action: Bet) -> None:
     state = ctx.state
-    _phase(state, "casino", doing="bet")
+    _phase(state, seat, "casino", doing="bet")
     b = board()
     amount = action.amount
     if amount < b.casino_minimum:
-        raise IllegalAction(f"The smallest bet is {money(b.casino_minimum)}.")
+        raise IllegalAction(
+            f"You bet {money(amount)}, but the smallest bet is {money(b.casino_minimum)}."
+        )
     if amount > b.casino_limit:
-        raise IllegalAction(f"The largest bet is {money(b.casino_limit)}.")
+        raise IllegalAction(
+            f"You bet {money(amount)}, but the largest bet is {money(b.casino_limit)}."
+        )
     if amount > state.cash[seat]:
         raise IllegalAction(f"You cannot bet {money(amount)}: you have {money(state.cash[seat])}.")
     ctx.pay(seat, -amount, "casino_bet")
@@ -364,9 +420,9 @@ def _bet(ctx: Ctx, seat: Seat, action: Bet) -> None:
 
 def _travel(ctx: Ctx, seat: Seat, action: Travel) -> None:
     state = ctx.state
-    _phase(state, "travel", doing="travel")
-    b = board()
     cid = _country(action.country)
+    _phase(state, seat, "travel", doing="travel")
+    b = board()
     if state.cash[seat] < b.travel_fare:
         raise IllegalAction(
             f"The fare is {money(b.travel_fare)}; you have {money(state.cash[seat])}."
@@ -402,24 +458,42 @@ def _join(ctx: Ctx, seat: Seat, action: Join) -> None:
 def _bid(ctx: Ctx, seat: Seat, action: Bid) -> None:
     auction = ctx.state.auction
     assert auction is not None
+    _may_answer(ctx.state, seat)
     if action.amount < auction.floor:
         raise IllegalAction(
-            f"The smallest bid is the bank's price, {money(auction.floor)}: below it "
-            f"{ctx.name(auction.seller)} would sell to the bank."
+            f"Your bid of {money(action.amount)} is below the smallest bid, the bank's price "
+            f"of {money(auction.floor)}: below it {ctx.name(auction.seller)} would sell to "
+            "the bank."
         )
     _bid_or_pass(ctx, seat, action.amount)
+
+
+def _may_answer(state: BusinessGoState, seat: Seat) -> None:
+    """Refuse a bid or pass from someone the open auction does not ask, saying why."""
+    auction = state.auction
+    assert auction is not None
+    if seat == auction.seller:
+        raise IllegalAction("You cannot bid in your own auction.")
+    if seat not in auction.eligible:
+        if on_burnout(state, seat):
+            raise IllegalAction(
+                "You are on the Burnout space: you cannot bid until your piece moves off it."
+            )
+        if state.cash[seat] < auction.floor:
+            raise IllegalAction(
+                f"You cannot bid: the smallest bid is the bank's price, {money(auction.floor)}, "
+                f"and you have {money(state.cash[seat])}."
+            )
+        raise IllegalAction("You were not asked to bid in this auction.")
+    if seat not in auction.undecided:
+        raise IllegalAction("You have already answered this auction.")
 
 
 def _bid_or_pass(ctx: Ctx, seat: Seat, amount: int) -> None:
     state = ctx.state
     auction = state.auction
     assert auction is not None
-    if seat == auction.seller:
-        raise IllegalAction("You cannot bid in your own auction.")
-    if seat not in auction.eligible:
-        raise IllegalAction("You cannot bid in this auction.")
-    if seat not in auction.undecided:
-        raise IllegalAction("You have already answered this auction.")
+    _may_answer(state, seat)
     if amount > state.cash[seat]:
         raise IllegalAction(f"You cannot bid {money(amount)}: you have {money(state.cash[seat])}.")
     auction.bids[seat] = amount
@@ -433,39 +507,58 @@ def _bid_or_pass(ctx: Ctx, seat: Seat, amount: int) -> None:
 # --- debts ---------------------------------------------------------------------------------
 
 
-def _asset(state: BusinessGoState, seat: Seat, asset: str, owned: bool = True) -> str:
-    """A country or Service Industry by id or name (``owned``: one of ``seat``'s assets)."""
+def _asset(asset: str) -> str:
+    """A country or Service Industry by id or name."""
     b = board()
     key = asset.strip().lower().replace(" ", "_").replace("-", "_")
     for sid, service in b.services.items():
         if key in (sid, service.name.lower().replace(" ", "_").replace("-", "_")):
-            key = sid
-    if key not in b.services:
-        key = _country(asset)
-    if owned and key not in assets_of(state, seat):
-        raise IllegalAction("You do not own that.")
-    return key
+            return sid
+    try:
+        return _country(asset)
+    except IllegalAction:
+        raise IllegalAction(
+            f"There is no country or Service Industry called “{escape(asset)}”: "
+            "`/businessgo hand` lists yours."
+        ) from None
+
+
+def _own(state: BusinessGoState, seat: Seat, asset: str) -> None:
+    if asset not in assets_of(state, seat):
+        raise IllegalAction(
+            f"You do not own {_label(asset)}: `/businessgo hand` lists what you own."
+        )
+
+
+def _label(asset: str) -> str:
+    b = board()
+    return b.services[asset].name if asset in b.services else b.countries[asset].name
 
 
 def _auction_off(ctx: Ctx, seat: Seat, action: AuctionOff) -> None:
     state = ctx.state
-    _phase(state, "debt", doing="auction")
-    asset = _asset(state, seat, action.asset)
+    asset = _asset(action.asset)
+    _phase(state, seat, "debt", doing="auction")
+    _own(state, seat, asset)
     if asset in state.unsold:
-        raise IllegalAction("Nobody bid for that; sell it to the bank or offer something else.")
+        raise IllegalAction(
+            f"Nobody bid for {_label(asset)} in this debt, so it cannot be auctioned again; "
+            f"you can {debt_ways(state, seat)}."
+        )
     eligible = bidders(state, seat, asset)
     if not eligible:
         raise IllegalAction(
-            "Nobody else can pay the bank's price for that now; sell it to the bank or "
-            "downgrade instead."
+            f"Nobody else can pay the bank's price for {_label(asset)} "
+            f"({money(floor_of(state, asset))}) now; you can {debt_ways(state, seat)}."
         )
     flow.open_auction(ctx, seat, asset, eligible)
 
 
 def _sell_to_bank(ctx: Ctx, seat: Seat, action: SellToBank) -> None:
     state = ctx.state
-    _phase(state, "debt", "accept", doing="sell to the bank")
-    asset = _asset(state, seat, action.asset)
+    asset = _asset(action.asset)
+    _phase(state, seat, "debt", "accept", doing="sell to the bank")
+    _own(state, seat, asset)
     if state.phase == "accept":
         assert state.auction is not None
         if asset != state.auction.asset:
@@ -479,7 +572,7 @@ def _sell_to_bank(ctx: Ctx, seat: Seat, action: SellToBank) -> None:
 
 
 def _accept(ctx: Ctx, seat: Seat, action: Accept) -> None:
-    _phase(ctx.state, "accept", doing="accept a bid")
+    _phase(ctx.state, seat, "accept", doing="accept a bid")
     flow.accept_bid(ctx)
 
 
@@ -526,21 +619,26 @@ def _always_compete(ctx: Ctx, seat: Seat, action: AlwaysCompete) -> None:
 
 def _downgrade(ctx: Ctx, seat: Seat, action: Downgrade) -> None:
     state = ctx.state
-    _phase(state, "debt", doing="downgrade")
     cid = _country(action.country)
+    _phase(state, seat, "debt", doing="downgrade")
     corp = state.corporations.get(cid)
     if corp is None or corp.owner != seat or not corp.international:
-        raise IllegalAction("You own no International Corporation there.")
+        name = board().countries[cid].name
+        raise IllegalAction(
+            f"You own no International Corporation in {name}; you can {debt_ways(state, seat)}."
+        )
     flow.downgrade(ctx, seat, cid)
     flow.continue_debt(ctx)
 
 
 def _remove(ctx: Ctx, seat: Seat, action: Remove) -> None:
     state = ctx.state
-    _phase(state, "mail", doing="remove a corporation")
-    asset = _asset(state, seat, action.country, owned=False)
+    asset = _asset(action.country)
+    _phase(state, seat, "mail", doing="remove a corporation")
     if asset not in removable(state, seat):
-        raise IllegalAction("You own no corporation there.")
+        raise IllegalAction(
+            f"{_label(asset)} is not one of your corporations: `/businessgo hand` lists yours."
+        )
     flow.remove_corporation(ctx, seat, asset)
     flow.end_turn(ctx)
 
@@ -566,9 +664,11 @@ def _timeout(ctx: Ctx) -> None:
         ctx.say(f"Time is up: {ctx.name(seat)} rolls.")
         _roll(ctx, seat, Roll())
     elif phase == "debt":
+        downgrades = any(c.international for c in state.corporations_of(seat))
         ctx.say(
-            f"Time is up: {ctx.name(seat)} downgrades and sells to the bank, cheapest first, "
-            "until the debt is paid."
+            f"Time is up: {ctx.name(seat)} "
+            + ("downgrades and sells" if downgrades else "sells")
+            + " to the bank, cheapest first, until the debt is paid."
         )
         flow.settle_debt_by_default(ctx)
     elif phase == "accept":

@@ -35,6 +35,7 @@ from core.games.businessgo.legal import (
     asset_value,
     bank_price,
     bid_amounts,
+    debt_ways,
     landed_price,
     legal_actions,
 )
@@ -396,7 +397,7 @@ def _decision_line(state: BusinessGoState) -> str:
     if phase == "debt":
         return (
             f"{who} owes {money(-state.cash[state.turn])} and must pay it before the game goes "
-            "on: auction, sell to the bank for half, or downgrade an International Corporation."
+            f"on: {debt_ways(state, state.turn)}."
         )
     if phase == "mail":
         return (
