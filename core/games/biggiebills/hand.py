@@ -28,7 +28,7 @@ from core.games.biggiebills.legal import (
     penalty_of,
 )
 from core.games.biggiebills.state import BiggieBillsState
-from core.games.biggiebills.text import join, money
+from core.games.biggiebills.text import join, money, possessive
 
 __all__ = [
     "COMPLETED",
@@ -102,7 +102,7 @@ def _growth_playable(state: BiggieBillsState, seat: Seat, card: str) -> bool:
 def _challenge_playable(state: BiggieBillsState, seat: Seat, card: str) -> str:
     """The active cards ``card`` could challenge now, on the team's turn: ``Blue's #3``."""
     return ", ".join(
-        f"{state.names[a.owner]}'s #{a.id}"
+        f"{possessive(state.names[a.owner])} #{a.id}"
         for a in state.active
         if challenge_card_problem(state, seat, a.id, card) is None
     )

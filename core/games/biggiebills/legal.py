@@ -50,7 +50,7 @@ from core.games.biggiebills.state import (
     MIN_TARGET,
     BiggieBillsState,
 )
-from core.games.biggiebills.text import money
+from core.games.biggiebills.text import money, plural, possessive
 
 __all__ = [
     "block_problem",
@@ -145,7 +145,7 @@ def turn_problem(state: BiggieBillsState, seat: Seat) -> str | None:
         return f"Waiting for {state.names[state.returns[0]]} to return cards after an acquisition."
     turn = state.turn_seat
     if turn != seat:
-        return f"It is {state.names[turn or 0]}'s turn, not yours."
+        return f"It is {possessive(state.names[turn or 0])} turn, not yours."
     return None
 
 
@@ -225,7 +225,7 @@ def _acquire_problem(state: BiggieBillsState, seat: Seat, target: Seat | None) -
 
 
 def _cards(count: int) -> str:
-    return f"{count} Growth card{'s' if count != 1 else ''}"
+    return plural(count, "Growth card")
 
 
 def challenge_problem(state: BiggieBillsState, seat: Seat, active_id: int, card: str) -> str | None:
@@ -264,7 +264,7 @@ def challenge_card_problem(
     if active.sealed:
         return f"{name} was protected by a Block a Challenge and cannot be challenged again."
     if seat in active.challengers or seat in active.blocked:
-        return f"Your team has already challenged {state.names[active.owner]}'s {name}."
+        return f"Your team has already challenged {possessive(state.names[active.owner])} {name}."
     stage = growth(active.card).stage
     if flex:
         if stage not in FLEX_STAGES[card]:
@@ -448,7 +448,7 @@ def to_return(state: BiggieBillsState, seat: Seat) -> str:
     """The extra cards ``seat`` still has to return: ``6 Growth cards and 1 Challenge card``."""
     extra_growth, extra_challenge = excess(state, seat)
     kinds = [
-        f"{count} {kind} card{'s' if count > 1 else ''}"
+        plural(count, f"{kind} card")
         for count, kind in ((extra_growth, "Growth"), (extra_challenge, "Challenge"))
         if count
     ]

@@ -30,7 +30,7 @@ from core.games.biggiebills.legal import (
     vote_problem,
 )
 from core.games.biggiebills.state import BiggieBillsState
-from core.games.biggiebills.text import join, money
+from core.games.biggiebills.text import join, money, plural, possessive
 from core.games.biggiebills.view import view
 
 __all__ = ["FORMS", "describe_action", "render_board", "render_private", "render_prompt"]
@@ -54,7 +54,7 @@ def render_board(state: BiggieBillsState) -> ui.Message:
         vote = public.vote
         waiting = [t.name for t in public.teams if t.alive and t.seat not in vote.agreed]
         head.append(
-            f"Vote on a new target of {money(vote.target)} ({names[vote.proposer]}'s "
+            f"Vote on a new target of {money(vote.target)} ({possessive(names[vote.proposer])} "
             f"proposal): agreed {join([names[s] for s in vote.agreed])}; waiting for "
             f"{join(waiting)}."
         )
@@ -64,8 +64,8 @@ def render_board(state: BiggieBillsState) -> ui.Message:
         pending = public.pending
         owner = next(a.owner for a in public.active if a.id == pending.active)
         head.append(
-            f"Waiting for {names[owner]} to block or accept {names[pending.challenger]}'s "
-            "challenge."
+            f"Waiting for {names[owner]} to block or accept "
+            f"{possessive(names[pending.challenger])} challenge."
         )
     elif public.phase == "returns":
         head.append(f"Waiting for {names[public.returns[0]]} to return extra cards.")
@@ -135,9 +135,9 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
                 f"so accept it (you pay them {money(pending.penalty)}); the channel is not told."
             )
     elif legal:
-        plays = f"Your turn: {state.plays_left} Growth/Challenge play(s) left"
+        plays = f"Your turn: {plural(state.plays_left, 'Growth/Challenge play')} left"
         if any(c in FLEX_STAGES for c in state.bonus[seat]):
-            plays += f" and {state.flex_left} Flexible Challenge play(s)"
+            plays += f" and {plural(state.flex_left, 'Flexible Challenge play')}"
         lines.append(plays + ".")
     elif not state.finished and state.alive[seat]:
         lines.append(_waiting(state))
@@ -226,7 +226,7 @@ def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
         if extra:
             menus.append(
                 ui.Select(
-                    placeholder=f"Return {extra} {kind} card{'s' if extra > 1 else ''}",
+                    placeholder=f"Return {plural(extra, f'{kind} card')}",
                     options=_tagged(state, seat, hand),
                     action={"type": "return", "cards": []},
                     field="cards",
@@ -335,7 +335,7 @@ def describe_action(state: BiggieBillsState, action: Action) -> str:
             return f"Challenge #{action.active}"
         flex = " (Flexible)" if action.card in BONUS_NAMES else ""
         return (
-            f"Challenge {state.names[active.owner]}'s {card_name(active.card)}{flex} "
+            f"Challenge {possessive(state.names[active.owner])} {card_name(active.card)}{flex} "
             f"(+{money(penalty_of(state, active.card))})"
         )
     if isinstance(action, Exchange):

@@ -40,7 +40,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from core.games.businessgo.text import money
-from core.text import escape
+from core.text import escape, possessive
 
 __all__ = ["apply_action", "new_state"]
 
@@ -118,7 +118,7 @@ def _check_actor(state: BusinessGoState, actor: Seat, action: Any) -> None:
             else "Wait for the auction to close."
         )
     if actor != state.turn:
-        raise IllegalAction(f"It is {state.names[state.turn]}'s turn, not yours.")
+        raise IllegalAction(f"It is {possessive(state.names[state.turn])} turn, not yours.")
 
 
 _ONLY = {
@@ -171,7 +171,8 @@ def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
     country = board().countries[cid]
     if cid in state.closed:
         raise IllegalAction(
-            f"{country.name}'s corporation went bankrupt; no corporation can be set up there again."
+            f"{possessive(country.name)} corporation went bankrupt; no corporation can be set up "
+            "there again."
         )
     if state.licences.get(cid) != seat:
         raise IllegalAction(f"You need the {country.name} Business Licence to set up there.")
