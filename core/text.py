@@ -41,11 +41,11 @@ PAGE_LIMIT = 1800
 and well within a Slack section (3,000)."""
 
 
-def join(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
+def join(words: Sequence[str], last: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c`` (``last="or"``: ``a, b or c``)."""
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return ", ".join(words[:-1]) + f" {last} " + words[-1]
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

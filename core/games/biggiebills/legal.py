@@ -32,6 +32,7 @@ from core.games.biggiebills.cards import (
     card_name,
     catalogue,
     challenge,
+    challenge_id,
     challenges_allowed,
     exchange_price,
     fine,
@@ -57,16 +58,19 @@ __all__ = [
     "card_problem",
     "challenge_card_problem",
     "challenge_problem",
+    "challenge_terms_problem",
     "cost_of",
     "deciding",
     "done_problem",
     "excess",
     "exchange_problem",
     "growth_problem",
+    "growth_terms_problem",
     "in_force",
     "legal_actions",
     "max_plays",
     "may_flex",
+    "may_play_on",
     "payoff_of",
     "penalty_of",
     "propose_problem",
@@ -172,9 +176,17 @@ def card_problem(
     """Why ``seat`` could not play the Growth card ``card_id`` now even on its turn, or None."""
     if not is_growth(card_id):
         return f"“{card_id}” is not a Growth card."
-    name = card_name(card_id)
     if card_id not in state.growth[seat]:
-        return f"Your team does not hold {name}."
+        return f"Your team does not hold {card_name(card_id)}."
+    return growth_terms_problem(state, seat, card_id, target)
+
+
+def growth_terms_problem(
+    state: BiggieBillsState, seat: Seat, card_id: str, target: Seat | None
+) -> str | None:
+    """Why ``seat`` could not play the Growth card ``card_id`` now even if it held it: its
+    stage, cost and the rest, all of which everyone can see."""
+    name = card_name(card_id)
     if card_id in state.completed[seat]:
         return f"Your team has already completed {name}; each team completes a card only once."
     if any(a.card == card_id and a.owner == seat for a in state.active):
@@ -255,6 +267,15 @@ def challenge_card_problem(
             return f"“{card}” is not a Challenge card."
         if card not in state.challenges[seat]:
             return f"Your team does not hold {card_name(card)}."
+    return challenge_terms_problem(state, seat, active_id, card)
+
+
+def challenge_terms_problem(
+    state: BiggieBillsState, seat: Seat, active_id: int, card: str
+) -> str | None:
+    """Why ``seat`` could not challenge active card ``active_id`` with ``card`` now even if it
+    held ``card``: the board and what the team has completed, all of which everyone can see."""
+    flex = card in FLEX_STAGES
     active = state.find_active(active_id)
     if active is None:
         return f"There is no active Growth card #{active_id} on the board."
@@ -295,6 +316,29 @@ def may_flex(state: BiggieBillsState, seat: Seat) -> bool:
             continue
         if active.challenged or any(growth(c).stage == stage for c in state.completed[seat]):
             return True
+    return False
+
+
+def may_play_on(state: BiggieBillsState, seat: Seat) -> bool:
+    """Whether ``seat``, on its turn, might still play something, judged only by what everyone
+    can see (cash, stages, the board, the plays left and how many cards of each kind it holds),
+    never by which cards it holds: some Growth card it could hold that it could play, some
+    active card it could challenge with that card's Challenge card, an exchange, or a Flexible
+    Challenge (:func:`may_flex`). The turn ends by itself when this is False, so when it ends
+    tells nothing about the hand."""
+    if may_flex(state, seat) or _can_exchange(state, seat):
+        return True
+    if state.plays_left == 0:
+        return False
+    if state.growth[seat]:
+        for card in catalogue().growth:
+            targets: list[Seat | None] = list(state.seats) if card.id == ACQUIRE else [None]
+            if any(growth_terms_problem(state, seat, card.id, t) is None for t in targets):
+                return True
+    if state.challenges[seat] and challenges_allowed(in_force(state)):
+        for active in state.active:
+            if challenge_terms_problem(state, seat, active.id, challenge_id(active.card)) is None:
+                return True
     return False
 
 

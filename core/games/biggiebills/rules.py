@@ -66,7 +66,7 @@ from core.games.biggiebills.legal import (
     exchange_problem,
     growth_problem,
     in_force,
-    may_flex,
+    may_play_on,
     penalty_of,
     propose_problem,
     return_problem,
@@ -164,9 +164,10 @@ def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     if not state.alive[seat]:
         end_turn(state, rng, events)
         return
-    # The turn ends by itself only when what everyone can see says nothing is left: no regular
-    # play, and no Flexible Challenge the team could hold. Whether it holds one stays secret.
-    if state.acted and state.plays_left == 0 and not may_flex(state, seat):
+    # The turn ends by itself only when what everyone can see says nothing can follow, whatever
+    # the team holds: no card it could hold is playable, no exchange, no Flexible Challenge it
+    # could hold. What it holds stays secret, even from when the turn ends.
+    if state.acted and not may_play_on(state, seat):
         end_turn(state, rng, events)
 
 

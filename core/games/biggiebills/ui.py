@@ -18,7 +18,7 @@ from core.games.biggiebills.actions import (
     Vote,
 )
 from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, exchange_price, growth
-from core.games.biggiebills.hand import card_marks, card_summary, hand_text
+from core.games.biggiebills.hand import card_marks, card_summary, hand_text, unplayable
 from core.games.biggiebills.legal import (
     cost_of,
     excess,
@@ -27,6 +27,7 @@ from core.games.biggiebills.legal import (
     payoff_of,
     penalty_of,
     return_hint,
+    skip_fine,
     vote_problem,
 )
 from core.games.biggiebills.state import BiggieBillsState
@@ -135,19 +136,18 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
                 f"so accept it (you pay them {money(pending.penalty)}); the channel is not told."
             )
     elif legal:
-        plays = f"Your turn: {plural(state.plays_left, 'Growth/Challenge play')} left"
-        if any(c in FLEX_STAGES for c in state.bonus[seat]):
-            plays += f" and {plural(state.flex_left, 'Flexible Challenge play')}"
-        lines.append(plays + ".")
+        lines.append(_turn_line(state, seat, legal))
     elif not state.finished and state.alive[seat]:
         lines.append(_waiting(state))
     exchanges = [a for a in legal if isinstance(a, Exchange)]
     others = [a for a in legal if not isinstance(a, Exchange)]
     # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays and
     # challenges become a menu each, beside the exchange menu.
+    # With no card to play, ending the turn (or skipping) is what the team is asked for.
+    stuck = not any(isinstance(a, PlayGrowth | Challenge) for a in legal)
     buttons, selects = ui.controls(
         others,
-        lambda a: _button(state, seat, a),
+        lambda a: _button(state, seat, a, stuck),
         lambda a: (
             type(a).__name__
             if isinstance(a, PlayGrowth | Challenge) and getattr(a, "target", None) is None
@@ -184,6 +184,41 @@ FORMS = {
         max_length=12,
     )
 }
+
+
+def _turn_line(state: BiggieBillsState, seat: Seat, legal: list[Action]) -> str:
+    """What the team on turn is asked: its plays left, or, when no card in its hand can be
+    played, why not and what the game waits for."""
+    flexible = any(c in FLEX_STAGES for c in state.bonus[seat])
+    if any(isinstance(a, PlayGrowth | Challenge) for a in legal):
+        plays = f"Your turn: {plural(state.plays_left, 'Growth/Challenge play')} left"
+        if flexible:
+            plays += f" and {plural(state.flex_left, 'Flexible Challenge play')}"
+        return plays + "."
+    why = "; ".join(unplayable(state, seat))
+    nothing = f"Nothing in your hand can be played now: {why}." if why else "Your hand is empty."
+    exchange = any(isinstance(a, Exchange) for a in legal)
+    price = money(_exchange_price(state))
+    if not state.acted:
+        if exchange:
+            return f"{nothing} Exchange two cards ({price}) or skip the turn ({_fine(state)})."
+        return f"{nothing} Skip the turn ({_fine(state)})."
+    # The turn waits, though nothing can be played: the other teams must not learn that.
+    secret = (
+        "that your team holds no Flexible Challenge it can use"
+        if state.plays_left == 0
+        else "that nothing in your hand can be played"
+    )
+    end = f"Exchange two cards ({price}) or end your turn" if exchange else "End your turn"
+    return (
+        f"{nothing} The game does not end your turn by itself, since the other teams would "
+        f"learn from it {secret}. {end} when you are ready."
+    )
+
+
+def _fine(state: BiggieBillsState) -> str:
+    fine = skip_fine(state)
+    return f"a {money(fine)} fine" if fine else "no fine this cycle"
 
 
 def _waiting(state: BiggieBillsState) -> str:
@@ -243,9 +278,10 @@ def _exchange_price(state: BiggieBillsState) -> int:
     return exchange_price(in_force(state))
 
 
-def _button(state: BiggieBillsState, seat: Seat, action: Action) -> ui.Button:
+def _button(state: BiggieBillsState, seat: Seat, action: Action, stuck: bool) -> ui.Button:
+    """``stuck``: no card can be played, so End turn is the prominent button."""
     style: ui.Style = "secondary"
-    if isinstance(action, PlayGrowth | Block):
+    if isinstance(action, PlayGrowth | Block) or (stuck and isinstance(action, Done)):
         style = "primary"
     elif isinstance(action, Challenge):
         style = "danger"
