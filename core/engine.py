@@ -382,11 +382,15 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """
         return str(state.version)
 
-    def lobby_problem(self, options: OptionsT, seat_sizes: list[int]) -> str | None:
+    def lobby_problem(
+        self, options: OptionsT, seat_sizes: list[int], seat_names: list[str]
+    ) -> str | None:
         """Why the lobby cannot begin with these options and seats, as a sentence, or None.
 
-        ``seat_sizes`` counts the people in each seat (0 for a bot seat); player and team counts
-        are already checked against ``min_players`` and ``max_players``.
+        ``seat_sizes`` counts the people in each seat (0 for a bot seat) and ``seat_names``
+        names the seats, in the same order (markup, as the lobby shows them), so that the
+        sentence can say which seat is wrong; player and team counts are already checked
+        against ``min_players`` and ``max_players``.
         """
         return None
 

@@ -23,6 +23,7 @@ __all__ = [
     "pages",
     "plain",
     "plural",
+    "possessive",
     "tokens",
     "unescape",
     "valid",
@@ -40,16 +41,25 @@ PAGE_LIMIT = 1800
 and well within a Slack section (3,000)."""
 
 
-def join(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
+def join(words: Sequence[str], last: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c`` (``last="or"``: ``a, b or c``)."""
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return ", ".join(words[:-1]) + f" {last} " + words[-1]
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
     """``1 unit``, ``2 units``; ``words`` for an irregular plural."""
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
+
+
+def possessive(name: str) -> str:
+    """``Red's``, ``Sharks'``: a name (a team, a player, a country) taking the possessive.
+
+    A name ending in s takes a bare apostrophe, so that a team called Sharks reads "Sharks'
+    turn", not "Sharks's turn". ``name`` may be markup: escapes never end in a letter.
+    """
+    return f"{name}'" if name[-1:] in ("s", "S") else f"{name}'s"
 
 
 def escape(typed: str) -> str:

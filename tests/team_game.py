@@ -78,7 +78,9 @@ class Relay(Game[RelayState, RelayOptions, Action]):
         secrets = [rng.randrange(1000, 10000) for _ in names]
         return RelayState(names=list(names), secrets=secrets)
 
-    def lobby_problem(self, options: RelayOptions, seat_sizes: list[int]) -> str | None:
+    def lobby_problem(
+        self, options: RelayOptions, seat_sizes: list[int], seat_names: list[str]
+    ) -> str | None:
         small = [size for size in seat_sizes if 0 < size < options.min_team_size]
         if small:
             return f"Every team needs at least {options.min_team_size} people."

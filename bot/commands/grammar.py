@@ -174,7 +174,7 @@ def options_line(game: Game[Any, Any], options: dict[str, Any], thread: bool = T
         info = fields.get(name)
         shown = f"{name.replace('_', ' ')}: {option_value(value)}"
         printed = _printed(info) if info is not None else None
-        if printed is not None and value != printed:
+        if printed is not None and option_value(value) != option_value(printed):
             shown += f" (the printed rules: {option_value(printed)})"
         words.append(shown)
     if not thread:

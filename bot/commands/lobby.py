@@ -190,7 +190,9 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
                 f"`/{game.name} addbot {missing}`."
             )
         options = lobby_options(game, record.options)
-        problem = game.lobby_problem(options, [len(s.members) for s in record.seats])
+        problem = game.lobby_problem(
+            options, [len(s.members) for s in record.seats], [s.name for s in record.seats]
+        )
         if problem is not None:
             raise Refusal(problem)
         record.status = "playing"

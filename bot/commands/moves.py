@@ -16,6 +16,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.play import Advance, advance, load_state, publish
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
+from core import text as markup
 from core import ui
 from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
 
@@ -54,8 +55,10 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
         if press.seat is not None and press.seat != seat:
             owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
             if game.choices_on_board:
-                raise Refusal(f"That is {owner}'s move: only they can press those buttons.")
-            whose = f"the team {owner}" if game.teams else f"{owner}'s hand"
+                raise Refusal(
+                    f"That is {markup.possessive(owner)} move: only they can press those buttons."
+                )
+            whose = f"the team {owner}" if game.teams else f"{markup.possessive(owner)} hand"
             mine = "your team's" if game.teams else "your own"
             raise Refusal(
                 f"That button belongs to {whose}; only its members can use it. "

@@ -309,13 +309,18 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         if req.user != record.host and req.user not in team.users:
             raise Refusal(
                 f"Only the members of {team.name} (or the host, {record.host_name}) can answer "
-                f"{request.name}'s request."
+                f"{markup.possessive(request.name)} request."
             )
         running = game_of(record)
         state = running_state(record)
         if not yes:
-            _settle(record, request, out, f"{req.name} declined {request.name}'s request.")
-            said = f"You declined {request.name}'s request to join {team.name}."
+            _settle(
+                record,
+                request,
+                out,
+                f"{req.name} declined {markup.possessive(request.name)} request.",
+            )
+            said = f"You declined {markup.possessive(request.name)} request to join {team.name}."
             out.reply(req.user, said, in_place=True)
             out.reply(
                 request.user,

@@ -124,7 +124,7 @@ def test_minutes_work_beside_the_turn_deadlines() -> None:
     for words in ("minutes=45", "minutes=45 turn_seconds=0", "minutes=45 block_seconds=0"):
         options = parse_options(GAME, words)
         assert isinstance(options, BiggieBillsOptions) and options.minutes == 45
-        assert GAME.lobby_problem(options, [1, 0, 0]) is None
+        assert GAME.lobby_problem(options, [1, 0, 0], ["Red", "Blue", "Green"]) is None
     with pytest.raises(CommandError, match="`minutes` takes a whole number from 0 to 1,440"):
         parse_options(GAME, "minutes=1441")
 

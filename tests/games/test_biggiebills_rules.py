@@ -722,12 +722,14 @@ def test_options_and_lobby_team_sizes() -> None:
     opts = BiggieBillsOptions()
     assert (opts.target, opts.cycles, opts.turn_seconds, opts.block_seconds) == (1000, 30, 180, 60)
     assert opts.minutes == 0
-    assert GAME.lobby_problem(opts, [1, 0, 0, 2]) is None
+    names = ["Red", "Blue", "Green", "Gold"]
+    assert GAME.lobby_problem(opts, [1, 0, 0, 2], names) is None
     three = BiggieBillsOptions(min_team_size=3)
-    problem = GAME.lobby_problem(three, [3, 2, 0])
-    assert problem is not None and "at least 3" in problem and "team 2" in problem
-    assert GAME.lobby_problem(three, [3, 0, 0, 4]) is None
-    assert GAME.lobby_problem(opts, [7, 1, 1]) is not None
+    problem = GAME.lobby_problem(three, [3, 2, 0], names[:3])
+    assert problem is not None and "at least 3" in problem and "Blue has 2 people" in problem
+    assert GAME.lobby_problem(three, [3, 0, 0, 4], names) is None
+    problem = GAME.lobby_problem(opts, [7, 1, 1], names[:3])
+    assert problem == "A team has at most 6 people: Red has 7."
     assert GAME.teams is True
     state = new_game(turn_seconds=0)
     assert state.deadline is None

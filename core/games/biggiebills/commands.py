@@ -19,7 +19,6 @@ from core.games.biggiebills.actions import (
 )
 from core.games.biggiebills.cards import (
     ACQUIRE,
-    BONUS_NAMES,
     FLEX_STAGES,
     all_challenges,
     all_growth,
@@ -34,8 +33,8 @@ __all__ = ["TEXT_COMMANDS", "parse_text"]
 TEXT_COMMANDS: dict[str, str] = {
     "play": "play <card>: play a Growth card from your team's hand",
     "acquire": "acquire <team>: play Acquire a Competitor against a team",
-    "challenge": "challenge <team> <card>: challenge a team's active Growth card "
-    "(add `flex` to use a Flexible Challenge)",
+    "challenge": "challenge <team> <card> [flex]: challenge a team's active Growth card with "
+    "your Challenge card of it, or with a Flexible Challenge when you end with `flex`",
     "exchange": "exchange <card>, <card>: exchange two cards for new ones",
     "skip": "skip: skip your turn and pay the fine",
     "done": "done: end your turn after playing",
@@ -166,7 +165,21 @@ def _challenge(state: BiggieBillsState, seat: Seat, rest: str) -> Challenge:
             used = next(f for f, stages in FLEX_STAGES.items() if stage in stages)
             return Challenge(active=actives[0].id, card=used)
         return Challenge(active=actives[0].id, card=challenge_id(card))
-    raise IllegalAction(
-        "Write `challenge <team> <card>`, e.g. `challenge "
-        f"{state.names[0]} Vendor Management` ({', '.join(BONUS_NAMES.values())} via `flex`)."
+    raise IllegalAction(_challenge_usage(state, seat))
+
+
+def _challenge_usage(state: BiggieBillsState, seat: Seat) -> str:
+    """How to write a challenge, with an example from the board (public: the active cards)."""
+    theirs = [a for a in state.active if a.owner != seat]
+    team, card = (
+        (state.names[theirs[0].owner], growth(theirs[0].card).name)
+        if theirs
+        else (state.names[1 if seat == 0 else 0], "Vendor Management")
+    )
+    return (
+        f"Write `challenge <team> <card>`, e.g. `challenge {team} {card}`, to challenge that "
+        "team's active Growth card with your Challenge card of it; end with `flex` "
+        f"(`challenge {team} {card} flex`) to use a Flexible Challenge of its stage instead. "
+        "A Block a Challenge is not played this way: it answers a challenge to your own card "
+        "(`block`)."
     )

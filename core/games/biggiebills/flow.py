@@ -61,7 +61,7 @@ from core.games.biggiebills.state import (
     BiggieBillsOptions,
     BiggieBillsState,
 )
-from core.games.biggiebills.text import join, money
+from core.games.biggiebills.text import join, money, possessive
 from core.text import plural
 from core.turns import fresh_order
 
@@ -352,8 +352,8 @@ def _complete(state: BiggieBillsState, active: Active, rng: Rng, events: list[Ev
         discard_growth(state, active)
         events.append(
             GrowthFailed(
-                text=f"{team}'s {name} was challenged: the card is discarded with no payoff "
-                f"and its {money(active.cost)} is lost.",
+                text=f"{possessive(team)} {name} was challenged: the card is discarded with no "
+                f"payoff and its {money(active.cost)} is lost.",
                 seat=seat,
                 card=active.card,
                 active=active.id,

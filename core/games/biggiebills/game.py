@@ -33,7 +33,7 @@ from core.games.biggiebills import (
 from core.games.biggiebills.actions import ACTIONS, Action
 from core.games.biggiebills.events import CycleBegun
 from core.games.biggiebills.state import MAX_CYCLES, BiggieBillsOptions, BiggieBillsState
-from core.games.biggiebills.text import money
+from core.games.biggiebills.text import join, money, plural
 from core.games.biggiebills.view import BiggieBillsView
 
 __all__ = ["BiggieBills"]
@@ -73,16 +73,21 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
         text = flow.cycle_opening(state) + " No Industry Rules card is in force in the first cycle."
         return [CycleBegun(text=text, cycle=state.cycle, order=state.order)]
 
-    def lobby_problem(self, options: BiggieBillsOptions, seat_sizes: list[int]) -> str | None:
-        small = [i + 1 for i, size in enumerate(seat_sizes) if 0 < size < options.min_team_size]
+    def lobby_problem(
+        self, options: BiggieBillsOptions, seat_sizes: list[int], seat_names: list[str]
+    ) -> str | None:
+        seats = list(zip(seat_names, seat_sizes, strict=True))
+        small = [(name, size) for name, size in seats if 0 < size < options.min_team_size]
         if small:
+            teams = join([f"{name} has {plural(size, 'person', 'people')}" for name, size in small])
             return (
                 f"Every human team needs at least {options.min_team_size} people "
-                f"(min_team_size); team {small[0]} has fewer. Bot teams are fine."
+                f"(min_team_size): {teams}. Bot teams are fine."
             )
-        large = [i + 1 for i, size in enumerate(seat_sizes) if size > MAX_TEAM]
+        large = [(name, size) for name, size in seats if size > MAX_TEAM]
         if large:
-            return f"A team has at most {MAX_TEAM} people; team {large[0]} has more."
+            teams = join([f"{name} has {size}" for name, size in large])
+            return f"A team has at most {MAX_TEAM} people: {teams}."
         return None
 
     def decision_key(self, state: BiggieBillsState) -> str:

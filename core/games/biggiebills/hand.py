@@ -14,8 +14,11 @@ from core.games.biggiebills.cards import (
     BLOCK,
     BONUS_NAMES,
     FLEX_STAGES,
+    acquire_missing,
     card_name,
+    catalogue,
     challenge,
+    challenges_allowed,
     growth,
     growth_of_challenge,
     is_growth,
@@ -24,11 +27,14 @@ from core.games.biggiebills.legal import (
     card_problem,
     challenge_card_problem,
     cost_of,
+    in_force,
     payoff_of,
     penalty_of,
+    stage_open,
+    stages_of,
 )
-from core.games.biggiebills.state import BiggieBillsState
-from core.games.biggiebills.text import join, money
+from core.games.biggiebills.state import Active, BiggieBillsState
+from core.games.biggiebills.text import join, money, possessive
 
 __all__ = [
     "COMPLETED",
@@ -38,6 +44,7 @@ __all__ = [
     "hand_change",
     "hand_lines",
     "hand_text",
+    "unplayable",
 ]
 
 COMPLETED = "✓ completed: no use to your team"
@@ -102,10 +109,126 @@ def _growth_playable(state: BiggieBillsState, seat: Seat, card: str) -> bool:
 def _challenge_playable(state: BiggieBillsState, seat: Seat, card: str) -> str:
     """The active cards ``card`` could challenge now, on the team's turn: ``Blue's #3``."""
     return ", ".join(
-        f"{state.names[a.owner]}'s #{a.id}"
+        f"{possessive(state.names[a.owner])} #{a.id}"
         for a in state.active
         if challenge_card_problem(state, seat, a.id, card) is None
     )
+
+
+def unplayable(state: BiggieBillsState, seat: Seat) -> list[str]:
+    """Why no card in ``seat``'s hand can be played now, one short clause per card or group of
+    cards ("Sales Team needs $5M more"), for a team on turn with no Growth or Challenge play
+    among its choices. Only the team itself reads them."""
+    reasons: list[str] = []
+    if state.plays_left == 0:
+        reasons.append("your team has no Growth or Challenge play left this turn")
+    elif not challenges_allowed(in_force(state)):
+        reasons += _growth_reasons(state, seat)
+        if state.challenges[seat]:
+            reasons.append("the Industry Rules card in force allows no challenges")
+    else:
+        reasons += _growth_reasons(state, seat)
+        reasons += _challenge_reasons(state, seat)
+    reasons += _bonus_reasons(state, seat)
+    return reasons
+
+
+def _growth_reasons(state: BiggieBillsState, seat: Seat) -> list[str]:
+    done: list[str] = []
+    in_play: list[str] = []
+    closed: dict[int, list[str]] = {}
+    others: list[str] = []
+    active = {a.card for a in state.active if a.owner == seat}
+    for card in dict.fromkeys(state.growth[seat]):
+        name, stage = card_name(card), growth(card).stage
+        if card in state.completed[seat]:
+            done.append(name)
+        elif card in active:
+            in_play.append(name)
+        elif not stage_open(state, seat, stage):
+            closed.setdefault(stage, []).append(name)
+        elif card == ACQUIRE:
+            others.append(_acquire_reason(state, seat))
+        else:
+            short = cost_of(state, card) - state.cash[seat] + 1
+            others.append(f"{name} needs {money(short)} more")
+    reasons = []
+    if done:
+        reasons.append(f"{join(done)} {'is' if len(done) == 1 else 'are'} completed")
+    if in_play:
+        reasons.append(f"{join(in_play)} {'is' if len(in_play) == 1 else 'are'} in play already")
+    for shut, names in sorted(closed.items()):
+        reasons.append(
+            f"{join(names)} {'needs' if len(names) == 1 else 'need'} a completed Stage "
+            f"{shut - 1} card first"
+        )
+    return reasons + others
+
+
+def _acquire_reason(state: BiggieBillsState, seat: Seat) -> str:
+    """Why Acquire a Competitor cannot be played against any team now."""
+    name = card_name(ACQUIRE)
+    stages = stages_of(state, seat)
+    missing = acquire_missing(stages)
+    if missing is not None:
+        needed = catalogue().acquisition.stage_cards[missing - 1]
+        return (
+            f"{name} needs {needed} completed Stage {missing} cards (your team has "
+            f"{stages[missing - 1]})"
+        )
+    short = cost_of(state, ACQUIRE) - state.cash[seat] + 1
+    if short > 0:
+        return f"{name} needs {money(short)} more"
+    return f"{name} needs 75% of its target's cash at the start of this turn"
+
+
+def _challenge_reasons(state: BiggieBillsState, seat: Seat) -> list[str]:
+    """Why each Challenge card in the hand has nothing to challenge."""
+    nothing: list[str] = []
+    reasons: list[str] = []
+    for card in dict.fromkeys(state.challenges[seat]):
+        target = growth_of_challenge(card)
+        candidates = [a for a in state.active if a.card == target and a.owner != seat]
+        if not candidates:
+            nothing.append(card_name(target))
+            continue
+        reasons.append(f"{card_name(card)}: {_challenge_reason(state, seat, candidates[0])}")
+    if nothing:
+        reasons.insert(0, f"no {join(nothing, 'or')} of another team is in play to challenge")
+    return reasons
+
+
+def _challenge_reason(state: BiggieBillsState, seat: Seat, active: Active) -> str:
+    """Why ``seat`` cannot challenge ``active`` (another team's card it has the means for)."""
+    whose = f"{possessive(state.names[active.owner])} {card_name(active.card)}"
+    if active.sealed:
+        return f"{whose} is protected by a Block a Challenge"
+    if seat in active.challengers or seat in active.blocked:
+        return f"your team has challenged {whose} already"
+    stage = growth(active.card).stage
+    return f"to challenge {whose} first, your team needs a completed Stage {stage} card"
+
+
+def _bonus_reasons(state: BiggieBillsState, seat: Seat) -> list[str]:
+    reasons = []
+    for card in dict.fromkeys(state.bonus[seat]):
+        name = BONUS_NAMES[card]
+        if card == BLOCK:
+            reasons.append(f"{name} only answers a challenge to your own card")
+        elif not challenges_allowed(in_force(state)):
+            reasons.append(f"{name}: the Industry Rules card in force allows no challenges")
+        elif state.flex_left == 0:
+            reasons.append(f"{name}: your team has no Flexible Challenge play left this turn")
+        else:
+            low, high = FLEX_STAGES[card]
+            candidates = [
+                a for a in state.active if a.owner != seat and growth(a.card).stage in (low, high)
+            ]
+            if not candidates:
+                reasons.append(f"{name}: no Stage {low} or {high} card of another team is in play")
+            else:
+                reasons.append(f"{name}: {_challenge_reason(state, seat, candidates[0])}")
+    return reasons
 
 
 def _line(name: str, summary: str, marks: list[str]) -> str:

@@ -32,6 +32,7 @@ from core.games.biggiebills.cards import (
     card_name,
     catalogue,
     challenge,
+    challenge_id,
     challenges_allowed,
     exchange_price,
     fine,
@@ -50,23 +51,26 @@ from core.games.biggiebills.state import (
     MIN_TARGET,
     BiggieBillsState,
 )
-from core.games.biggiebills.text import money
+from core.games.biggiebills.text import money, plural, possessive
 
 __all__ = [
     "block_problem",
     "card_problem",
     "challenge_card_problem",
     "challenge_problem",
+    "challenge_terms_problem",
     "cost_of",
     "deciding",
     "done_problem",
     "excess",
     "exchange_problem",
     "growth_problem",
+    "growth_terms_problem",
     "in_force",
     "legal_actions",
     "max_plays",
     "may_flex",
+    "may_play_on",
     "payoff_of",
     "penalty_of",
     "propose_problem",
@@ -145,7 +149,7 @@ def turn_problem(state: BiggieBillsState, seat: Seat) -> str | None:
         return f"Waiting for {state.names[state.returns[0]]} to return cards after an acquisition."
     turn = state.turn_seat
     if turn != seat:
-        return f"It is {state.names[turn or 0]}'s turn, not yours."
+        return f"It is {possessive(state.names[turn or 0])} turn, not yours."
     return None
 
 
@@ -172,9 +176,17 @@ def card_problem(
     """Why ``seat`` could not play the Growth card ``card_id`` now even on its turn, or None."""
     if not is_growth(card_id):
         return f"“{card_id}” is not a Growth card."
-    name = card_name(card_id)
     if card_id not in state.growth[seat]:
-        return f"Your team does not hold {name}."
+        return f"Your team does not hold {card_name(card_id)}."
+    return growth_terms_problem(state, seat, card_id, target)
+
+
+def growth_terms_problem(
+    state: BiggieBillsState, seat: Seat, card_id: str, target: Seat | None
+) -> str | None:
+    """Why ``seat`` could not play the Growth card ``card_id`` now even if it held it: its
+    stage, cost and the rest, all of which everyone can see."""
+    name = card_name(card_id)
     if card_id in state.completed[seat]:
         return f"Your team has already completed {name}; each team completes a card only once."
     if any(a.card == card_id and a.owner == seat for a in state.active):
@@ -225,7 +237,7 @@ def _acquire_problem(state: BiggieBillsState, seat: Seat, target: Seat | None) -
 
 
 def _cards(count: int) -> str:
-    return f"{count} Growth card{'s' if count != 1 else ''}"
+    return plural(count, "Growth card")
 
 
 def challenge_problem(state: BiggieBillsState, seat: Seat, active_id: int, card: str) -> str | None:
@@ -255,6 +267,15 @@ def challenge_card_problem(
             return f"“{card}” is not a Challenge card."
         if card not in state.challenges[seat]:
             return f"Your team does not hold {card_name(card)}."
+    return challenge_terms_problem(state, seat, active_id, card)
+
+
+def challenge_terms_problem(
+    state: BiggieBillsState, seat: Seat, active_id: int, card: str
+) -> str | None:
+    """Why ``seat`` could not challenge active card ``active_id`` with ``card`` now even if it
+    held ``card``: the board and what the team has completed, all of which everyone can see."""
+    flex = card in FLEX_STAGES
     active = state.find_active(active_id)
     if active is None:
         return f"There is no active Growth card #{active_id} on the board."
@@ -264,7 +285,7 @@ def challenge_card_problem(
     if active.sealed:
         return f"{name} was protected by a Block a Challenge and cannot be challenged again."
     if seat in active.challengers or seat in active.blocked:
-        return f"Your team has already challenged {state.names[active.owner]}'s {name}."
+        return f"Your team has already challenged {possessive(state.names[active.owner])} {name}."
     stage = growth(active.card).stage
     if flex:
         if stage not in FLEX_STAGES[card]:
@@ -295,6 +316,29 @@ def may_flex(state: BiggieBillsState, seat: Seat) -> bool:
             continue
         if active.challenged or any(growth(c).stage == stage for c in state.completed[seat]):
             return True
+    return False
+
+
+def may_play_on(state: BiggieBillsState, seat: Seat) -> bool:
+    """Whether ``seat``, on its turn, might still play something, judged only by what everyone
+    can see (cash, stages, the board, the plays left and how many cards of each kind it holds),
+    never by which cards it holds: some Growth card it could hold that it could play, some
+    active card it could challenge with that card's Challenge card, an exchange, or a Flexible
+    Challenge (:func:`may_flex`). The turn ends by itself when this is False, so when it ends
+    tells nothing about the hand."""
+    if may_flex(state, seat) or _can_exchange(state, seat):
+        return True
+    if state.plays_left == 0:
+        return False
+    if state.growth[seat]:
+        for card in catalogue().growth:
+            targets: list[Seat | None] = list(state.seats) if card.id == ACQUIRE else [None]
+            if any(growth_terms_problem(state, seat, card.id, t) is None for t in targets):
+                return True
+    if state.challenges[seat] and challenges_allowed(in_force(state)):
+        for active in state.active:
+            if challenge_terms_problem(state, seat, active.id, challenge_id(active.card)) is None:
+                return True
     return False
 
 
@@ -448,7 +492,7 @@ def to_return(state: BiggieBillsState, seat: Seat) -> str:
     """The extra cards ``seat`` still has to return: ``6 Growth cards and 1 Challenge card``."""
     extra_growth, extra_challenge = excess(state, seat)
     kinds = [
-        f"{count} {kind} card{'s' if count > 1 else ''}"
+        plural(count, f"{kind} card")
         for count, kind in ((extra_growth, "Growth"), (extra_challenge, "Challenge"))
         if count
     ]

@@ -66,7 +66,7 @@ from core.games.biggiebills.legal import (
     exchange_problem,
     growth_problem,
     in_force,
-    may_flex,
+    may_play_on,
     penalty_of,
     propose_problem,
     return_problem,
@@ -84,7 +84,7 @@ from core.games.biggiebills.state import (
     Pending,
     TargetVote,
 )
-from core.games.biggiebills.text import money
+from core.games.biggiebills.text import money, plural, possessive
 
 __all__ = ["apply_action", "new_state", "start"]
 
@@ -164,9 +164,10 @@ def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     if not state.alive[seat]:
         end_turn(state, rng, events)
         return
-    # The turn ends by itself only when what everyone can see says nothing is left: no regular
-    # play, and no Flexible Challenge the team could hold. Whether it holds one stays secret.
-    if state.acted and state.plays_left == 0 and not may_flex(state, seat):
+    # The turn ends by itself only when what everyone can see says nothing can follow, whatever
+    # the team holds: no card it could hold is playable, no exchange, no Flexible Challenge it
+    # could hold. What it holds stays secret, even from when the turn ends.
+    if state.acted and not may_play_on(state, seat):
         end_turn(state, rng, events)
 
 
@@ -195,7 +196,10 @@ def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> 
         # No team has a turn left in this cycle, and no challenge crosses cycles.
         text += " This is the cycle's last turn: it completes as the cycle ends, unchallenged."
     else:
-        text += f" It completes at {team}'s next turn or when the cycle ends, unless challenged."
+        text += (
+            f" It completes at {possessive(team)} next turn or when the cycle ends, unless "
+            "challenged."
+        )
     events: list[Event] = [
         GrowthPlayed(
             text=text,
@@ -232,8 +236,8 @@ def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng)
     state.pending = Pending(active=active.id, challenger=seat, card=action.card, penalty=penalty)
     owner, name = active.owner, card_name(active.card)
     text = (
-        f"{state.names[seat]} challenges {state.names[owner]}'s {name} (#{active.id}) with "
-        f"{card_name(action.card)}."
+        f"{state.names[seat]} challenges {possessive(state.names[owner])} {name} "
+        f"(#{active.id}) with {card_name(action.card)}."
     )
     events: list[Event] = []
     if not flex:
@@ -273,8 +277,8 @@ def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix
         if active.card == ACQUIRE:
             active.sealed = True
         text = (
-            f"{state.names[owner]} blocks {state.names[challenger]}'s challenge with a Block a "
-            f"Challenge card: {state.names[challenger]} pays {state.names[owner]} "
+            f"{state.names[owner]} blocks {possessive(state.names[challenger])} challenge with a "
+            f"Block a Challenge card: {state.names[challenger]} pays {state.names[owner]} "
             f"{money(penalty)} and {name} stays in play."
         )
         if active.sealed:
@@ -352,7 +356,7 @@ def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> 
     for card in cards:
         return_card(state, seat, card)
     # Which cards went back stays secret: the channel hears how many.
-    count = f"{len(cards)} card{'s' if len(cards) > 1 else ''}"
+    count = plural(len(cards), "card")
     more = (
         f"; {to_return(state, seat)} still to return"
         if seat in state.returns
@@ -430,7 +434,8 @@ def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) ->
             return_card(state, seat, card)
         events.append(
             CardsReturned(
-                text=f"Time is up: the moderator returns {state.names[seat]}'s extra cards.",
+                text="Time is up: the moderator returns "
+                f"{possessive(state.names[seat])} extra cards.",
                 seat=seat,
             )
         )
@@ -440,6 +445,6 @@ def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) ->
     assert turn is not None
     if not state.acted:
         return _skip(state, turn, rng, "Time is up: ")
-    events.append(TurnEnded(text=f"Time is up: {state.names[turn]}'s turn ends."))
+    events.append(TurnEnded(text=f"Time is up: {possessive(state.names[turn])} turn ends."))
     end_turn(state, rng, events)
     return events

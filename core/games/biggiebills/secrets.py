@@ -11,6 +11,7 @@ from collections import Counter
 
 from core.engine import Rng, Variant
 from core.games.biggiebills.state import BiggieBillsState
+from core.games.biggiebills.text import possessive
 
 __all__ = ["inventory", "variants"]
 
@@ -38,7 +39,8 @@ def variants(state: BiggieBillsState, rng: Rng) -> list[Variant]:
             other_hand: list[str] = getattr(other, hand_name)[seat]
             other_deck: list[str] = getattr(other, deck_name)
             other_hand[i], other_deck[j] = other_deck[j], other_hand[i]
-            what = f"a {hand_name} card in {state.names[seat]}'s hand ({hand[i]} for {deck[j]})"
+            whose = possessive(state.names[seat])
+            what = f"a {hand_name} card in {whose} hand ({hand[i]} for {deck[j]})"
             out.append(Variant(owner=seat, state=other, what=what))
     other = state.model_copy(deep=True)
     for _hand, deck_name in _HANDS:

@@ -69,9 +69,12 @@ class BiggieBillsOptions(GameOptions):
     """Seconds a challenged team has to block before the challenge stands; 0 waits forever."""
     minutes: int = Field(default=0, ge=0, le=MAX_MINUTES)
     """Time limit in minutes of clock time: then the richest team wins (0 = none)."""
-    min_team_size: int = Field(default=1, ge=1, le=6)
+    # ``printed``: the value the rule document plays with, where the default is a house variant.
+    min_team_size: int = Field(default=1, ge=1, le=6, json_schema_extra={"printed": "3"})
     """Fewest people in a human team (the document plays with 3-6; 1 lets one person be a team)."""
-    acquired: Literal["join", "watch"] = "join"
+    acquired: Literal["join", "watch"] = Field(
+        default="join", json_schema_extra={"printed": "watch"}
+    )
     """An acquired team's people join the acquirer and play on (join), or only watch (watch)."""
 
     @property

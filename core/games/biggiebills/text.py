@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.text import join
+from core.text import join, plural, possessive
 
-__all__ = ["Millions", "join", "money"]
+__all__ = ["Millions", "join", "money", "plural", "possessive"]
 
 Millions = int
 """BiggieBills$$$' money: whole $ millions ($1 billion is 1000)."""

@@ -18,7 +18,7 @@ from core.games.biggiebills.actions import (
     Vote,
 )
 from core.games.biggiebills.cards import BONUS_NAMES, FLEX_STAGES, card_name, exchange_price, growth
-from core.games.biggiebills.hand import card_marks, card_summary, hand_text
+from core.games.biggiebills.hand import card_marks, card_summary, hand_text, unplayable
 from core.games.biggiebills.legal import (
     cost_of,
     excess,
@@ -27,10 +27,11 @@ from core.games.biggiebills.legal import (
     payoff_of,
     penalty_of,
     return_hint,
+    skip_fine,
     vote_problem,
 )
 from core.games.biggiebills.state import BiggieBillsState
-from core.games.biggiebills.text import join, money
+from core.games.biggiebills.text import join, money, plural, possessive
 from core.games.biggiebills.view import view
 
 __all__ = ["FORMS", "describe_action", "render_board", "render_private", "render_prompt"]
@@ -54,7 +55,7 @@ def render_board(state: BiggieBillsState) -> ui.Message:
         vote = public.vote
         waiting = [t.name for t in public.teams if t.alive and t.seat not in vote.agreed]
         head.append(
-            f"Vote on a new target of {money(vote.target)} ({names[vote.proposer]}'s "
+            f"Vote on a new target of {money(vote.target)} ({possessive(names[vote.proposer])} "
             f"proposal): agreed {join([names[s] for s in vote.agreed])}; waiting for "
             f"{join(waiting)}."
         )
@@ -64,8 +65,8 @@ def render_board(state: BiggieBillsState) -> ui.Message:
         pending = public.pending
         owner = next(a.owner for a in public.active if a.id == pending.active)
         head.append(
-            f"Waiting for {names[owner]} to block or accept {names[pending.challenger]}'s "
-            "challenge."
+            f"Waiting for {names[owner]} to block or accept "
+            f"{possessive(names[pending.challenger])} challenge."
         )
     elif public.phase == "returns":
         head.append(f"Waiting for {names[public.returns[0]]} to return extra cards.")
@@ -135,19 +136,18 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
                 f"so accept it (you pay them {money(pending.penalty)}); the channel is not told."
             )
     elif legal:
-        plays = f"Your turn: {state.plays_left} Growth/Challenge play(s) left"
-        if any(c in FLEX_STAGES for c in state.bonus[seat]):
-            plays += f" and {state.flex_left} Flexible Challenge play(s)"
-        lines.append(plays + ".")
+        lines.append(_turn_line(state, seat, legal))
     elif not state.finished and state.alive[seat]:
         lines.append(_waiting(state))
     exchanges = [a for a in legal if isinstance(a, Exchange)]
     others = [a for a in legal if not isinstance(a, Exchange)]
     # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays and
     # challenges become a menu each, beside the exchange menu.
+    # With no card to play, ending the turn (or skipping) is what the team is asked for.
+    stuck = not any(isinstance(a, PlayGrowth | Challenge) for a in legal)
     buttons, selects = ui.controls(
         others,
-        lambda a: _button(state, seat, a),
+        lambda a: _button(state, seat, a, stuck),
         lambda a: (
             type(a).__name__
             if isinstance(a, PlayGrowth | Challenge) and getattr(a, "target", None) is None
@@ -184,6 +184,41 @@ FORMS = {
         max_length=12,
     )
 }
+
+
+def _turn_line(state: BiggieBillsState, seat: Seat, legal: list[Action]) -> str:
+    """What the team on turn is asked: its plays left, or, when no card in its hand can be
+    played, why not and what the game waits for."""
+    flexible = any(c in FLEX_STAGES for c in state.bonus[seat])
+    if any(isinstance(a, PlayGrowth | Challenge) for a in legal):
+        plays = f"Your turn: {plural(state.plays_left, 'Growth/Challenge play')} left"
+        if flexible:
+            plays += f" and {plural(state.flex_left, 'Flexible Challenge play')}"
+        return plays + "."
+    why = "; ".join(unplayable(state, seat))
+    nothing = f"Nothing in your hand can be played now: {why}." if why else "Your hand is empty."
+    exchange = any(isinstance(a, Exchange) for a in legal)
+    price = money(_exchange_price(state))
+    if not state.acted:
+        if exchange:
+            return f"{nothing} Exchange two cards ({price}) or skip the turn ({_fine(state)})."
+        return f"{nothing} Skip the turn ({_fine(state)})."
+    # The turn waits, though nothing can be played: the other teams must not learn that.
+    secret = (
+        "that your team holds no Flexible Challenge it can use"
+        if state.plays_left == 0
+        else "that nothing in your hand can be played"
+    )
+    end = f"Exchange two cards ({price}) or end your turn" if exchange else "End your turn"
+    return (
+        f"{nothing} The game does not end your turn by itself, since the other teams would "
+        f"learn from it {secret}. {end} when you are ready."
+    )
+
+
+def _fine(state: BiggieBillsState) -> str:
+    fine = skip_fine(state)
+    return f"a {money(fine)} fine" if fine else "no fine this cycle"
 
 
 def _waiting(state: BiggieBillsState) -> str:
@@ -226,7 +261,7 @@ def _return_menus(state: BiggieBillsState, seat: Seat) -> list[ui.Select]:
         if extra:
             menus.append(
                 ui.Select(
-                    placeholder=f"Return {extra} {kind} card{'s' if extra > 1 else ''}",
+                    placeholder=f"Return {plural(extra, f'{kind} card')}",
                     options=_tagged(state, seat, hand),
                     action={"type": "return", "cards": []},
                     field="cards",
@@ -243,9 +278,10 @@ def _exchange_price(state: BiggieBillsState) -> int:
     return exchange_price(in_force(state))
 
 
-def _button(state: BiggieBillsState, seat: Seat, action: Action) -> ui.Button:
+def _button(state: BiggieBillsState, seat: Seat, action: Action, stuck: bool) -> ui.Button:
+    """``stuck``: no card can be played, so End turn is the prominent button."""
     style: ui.Style = "secondary"
-    if isinstance(action, PlayGrowth | Block):
+    if isinstance(action, PlayGrowth | Block) or (stuck and isinstance(action, Done)):
         style = "primary"
     elif isinstance(action, Challenge):
         style = "danger"
@@ -335,7 +371,7 @@ def describe_action(state: BiggieBillsState, action: Action) -> str:
             return f"Challenge #{action.active}"
         flex = " (Flexible)" if action.card in BONUS_NAMES else ""
         return (
-            f"Challenge {state.names[active.owner]}'s {card_name(active.card)}{flex} "
+            f"Challenge {possessive(state.names[active.owner])} {card_name(active.card)}{flex} "
             f"(+{money(penalty_of(state, active.card))})"
         )
     if isinstance(action, Exchange):

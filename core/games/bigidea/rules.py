@@ -33,7 +33,7 @@ from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal
 from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
 from core.games.bigidea.text import card_list, join, money, product_label
-from core.text import escape
+from core.text import escape, possessive
 
 __all__ = ["apply_action", "new_state"]
 
@@ -200,7 +200,7 @@ def _mezzanine(
     _require_phase(state, "mezzanine", "Chits move")
     turn = state.turn_seat
     if turn != seat:
-        raise IllegalAction(f"It is {state.names[turn or 0]}'s turn, not yours.")
+        raise IllegalAction(f"It is {possessive(state.names[turn or 0])} turn, not yours.")
     name = state.names[seat]
     if isinstance(action, Pass):
         event: Event = PlayerPassed(text=f"{name} passes.", seat=seat)

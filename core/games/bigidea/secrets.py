@@ -14,6 +14,7 @@ from collections import Counter
 from core.engine import Rng, Variant
 from core.games.bigidea.legal import pick_options
 from core.games.bigidea.state import DEAL_CARDS, BigIdeaState
+from core.text import possessive
 
 __all__ = ["inventory", "variants"]
 
@@ -35,13 +36,13 @@ def variants(state: BigIdeaState, rng: Rng) -> list[Variant]:
             i, j = rng.choice(free), rng.choice(under)
             other = state.model_copy(deep=True)
             other.hands[seat][i], other.deck[j] = other.deck[j], other.hands[seat][i]
-            out.append(Variant(owner=seat, state=other, what=f"a card in {name}'s hand"))
+            out.append(Variant(owner=seat, state=other, what=f"a card in {possessive(name)} hand"))
         if state.phase == "pick" and state.picks[seat] is not None:
             options = pick_options(state, seat)
             if options:
                 other = state.model_copy(deep=True)
                 other.picks[seat] = list(rng.choice(options).cards)
-                out.append(Variant(owner=seat, state=other, what=f"{name}'s secret pick"))
+                out.append(Variant(owner=seat, state=other, what=f"{possessive(name)} secret pick"))
         if state.phase == "venture" and seat in state.votes:
             targets = [t for t in [*state.seats, None] if t != state.votes[seat]]
             other = state.model_copy(deep=True)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from core.games.bigidea.cards import card, product_name
 from core.games.bigidea.state import BigIdeaState, Product
-from core.text import join
+from core.text import join, possessive
 
 __all__ = ["Cents", "card_list", "join", "money", "product_label"]
 
@@ -23,7 +23,7 @@ def money(cents: Cents) -> str:
 
 def product_label(state: BigIdeaState, product: Product) -> str:
     """``Bob's frozen cat``: unique on the table, since every card exists once."""
-    return f"{state.names[product.owner]}'s {product_name(product.cards)}"
+    return f"{possessive(state.names[product.owner])} {product_name(product.cards)}"
 
 
 def card_list(card_ids: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_p
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import card_list, join, money
 from core.games.bigidea.view import BigIdeaView, seat_view, view
-from core.text import escape
+from core.text import escape, possessive
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -43,7 +43,7 @@ def _product_lines(public: BigIdeaView) -> list[str]:
     for p in public.products:
         tag = " (new)" if p.new else ""
         line = (
-            f"#{p.id} {names[p.owner]}'s {p.name}{tag}: {p.sentence} "
+            f"#{p.id} {possessive(names[p.owner])} {p.name}{tag}: {p.sentence} "
             f"Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
         )
         if p.pitch:
@@ -262,7 +262,7 @@ def describe_action(state: BigIdeaState, action: Action) -> str:
     if isinstance(action, Invest | Withdraw):
         product = state.product(action.product)
         name = product_name(product.cards) if product else f"product #{action.product}"
-        owner = f"{state.names[product.owner]}'s " if product else ""
+        owner = f"{possessive(state.names[product.owner])} " if product else ""
         if isinstance(action, Withdraw):
             return f"Withdraw from {owner}{name}"
         seat = state.turn_seat

@@ -33,6 +33,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import Auction, BusinessGoState, Phase, Sale
 from core.games.businessgo.text import join, money, plural
+from core.text import possessive
 from core.turns import after
 
 __all__ = [
@@ -535,8 +536,8 @@ def remove_corporation(ctx: Ctx, seat: Seat, asset: str) -> None:
     if asset in b.services:
         state.services.pop(asset, None)
         ctx.say(
-            f"{ctx.name(seat)}'s {b.services[asset].name} goes bankrupt and goes back to the "
-            "bank (for sale again)."
+            f"{possessive(ctx.name(seat))} {b.services[asset].name} goes bankrupt and goes back "
+            "to the bank (for sale again)."
         )
         return
     state.corporations.pop(asset, None)
@@ -544,8 +545,8 @@ def remove_corporation(ctx: Ctx, seat: Seat, asset: str) -> None:
     state.closed.append(asset)
     name = b.countries[asset].name
     ctx.say(
-        f"{ctx.name(seat)}'s corporation in {name} goes bankrupt and leaves the board with its "
-        f"licence: no corporation will ever be set up in {name} again."
+        f"{possessive(ctx.name(seat))} corporation in {name} goes bankrupt and leaves the board "
+        f"with its licence: no corporation will ever be set up in {name} again."
     )
 
 

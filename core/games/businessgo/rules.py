@@ -42,7 +42,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
 from core.games.businessgo.text import join, money
-from core.text import escape
+from core.text import escape, possessive
 
 __all__ = ["apply_action", "new_state"]
 
@@ -117,7 +117,7 @@ def _check_actor(state: BusinessGoState, actor: Seat, action: Any) -> None:
     if isinstance(action, Pass) and state.phase in ("compete", "auction"):
         return
     if actor != state.turn:
-        raise IllegalAction(f"It is {state.names[state.turn]}'s turn, not yours.")
+        raise IllegalAction(f"It is {possessive(state.names[state.turn])} turn, not yours.")
 
 
 _ONLY = {
@@ -221,7 +221,8 @@ def _setup(ctx: Ctx, seat: Seat, action: Setup) -> None:
     country = board().countries[cid]
     if cid in state.closed:
         raise IllegalAction(
-            f"{country.name}'s corporation went bankrupt; no corporation can be set up there again."
+            f"{possessive(country.name)} corporation went bankrupt; no corporation can be set up "
+            "there again."
         )
     if state.licences.get(cid) != seat:
         raise IllegalAction(f"You need the {country.name} Business Licence to set up there.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from core.engine import Rng, Variant
 from core.games.businessgo.state import BusinessGoState
+from core.text import possessive
 
 __all__ = ["variants"]
 
@@ -25,7 +26,7 @@ def variants(state: BusinessGoState, rng: Rng) -> list[Variant]:
             other = state.model_copy(deep=True)
             assert other.auction is not None
             other.auction.bids[seat] = bid + rng.choice([10_000, 50_000]) if bid else 20_000
-            what = f"{state.names[seat]}'s sealed bid"
+            what = f"{possessive(state.names[seat])} sealed bid"
             out.append(Variant(owner=seat, state=other, what=what))
     other = state.model_copy(deep=True)
     for deck in (other.mail, other.fees):

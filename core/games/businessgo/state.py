@@ -57,7 +57,8 @@ class BusinessGoOptions(GameOptions):
     """Round cap: after this many rounds the richest player wins."""
     auto_moves: bool = True
     """A move that is the only legal one is made for you (no button to press for it)."""
-    always_compete: bool = True
+    # ``printed``: the rulebook asks each player to state that they enter a competition.
+    always_compete: bool = Field(default=True, json_schema_extra={"printed": "no"})
     """Everyone starts by joining every sales competition they may enter without being asked
     (each player can switch with `/businessgo compete ask`); no: everyone is asked."""
 

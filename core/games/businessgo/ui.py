@@ -42,6 +42,7 @@ from core.games.businessgo.legal import (
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import join, money, plural
 from core.games.businessgo.view import CorporationView, view
+from core.text import possessive
 
 __all__ = [
     "describe_action",
@@ -341,7 +342,9 @@ def _decision_line(state: BusinessGoState) -> str:
     phase = state.phase
     who = state.names[state.turn]
     if phase == "turn":
-        return f"{who}'s choices: set up or convert before the roll (not after), then roll."
+        return (
+            f"{possessive(who)} choices: set up or convert before the roll (not after), then roll."
+        )
     if phase == "licence":
         space = b.spaces[state.position[state.turn]]
         return (

@@ -405,7 +405,7 @@ async def test_late_game_choices_with_long_names_reach_every_member(
         expected = render_private(state, sharks)
         wanted = sum(b.action is not None for b in expected.all_buttons()) + len(expected.selects)
         labels = [b.label for b in expected.all_buttons() if b.action is not None]
-        assert any(label.startswith("Challenge Owls's International Expansion") for label in labels)
+        assert any(label.startswith("Challenge Owls' International Expansion") for label in labels)
         assert any(label.startswith("Play Strategic Partnership") for label in labels)
 
         in_channel = await table.slash(ALICE, "hand")
@@ -430,7 +430,7 @@ async def test_late_game_choices_with_long_names_reach_every_member(
         thread = await thread_of(authority.store)
     assert after.challenges_played[sharks] == 1
     told = _told_since(fake, marks)
-    assert any("Sharks challenges Owls's International Expansion (#36)" in t for t in told), told
+    assert any("Sharks challenges Owls' International Expansion (#36)" in t for t in told), told
     assert not [m for m in fake.public(CHANNEL) if "challenges" in m.text]  # in the thread
     assert fake.public(thread)
 

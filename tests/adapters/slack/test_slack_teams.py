@@ -204,7 +204,7 @@ async def test_late_game_choices_with_long_names_reach_a_dm(loop: Loopback) -> N
     since = len(loop.api.calls)
     assert await table.press(BOB, challenge)
     posted = [texts(c) for c in _public(loop, since)]
-    assert any("Sharks challenges Owls's International Expansion (#36)" in t for t in posted)
+    assert any("Sharks challenges Owls' International Expansion (#36)" in t for t in posted)
     assert state_of(await stored(loop)).challenges_played[sharks] == 1
     table.detach()
 
