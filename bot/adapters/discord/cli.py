@@ -13,20 +13,18 @@ import sys
 
 import discord
 
+from bot.adapters.discord.adapter import INVITE_PERMISSIONS
 from bot.adapters.discord.client import BoardroomClient, point_at
 from bot.commands.authority import Authority
 from bot.commands.deadlines import LOOP_DIED
 from bot.runtime import freeze_startup, open_store, warn_about_policy
 from bot.settings import Settings
 
-__all__ = ["PERMISSIONS", "SCOPES", "add_arguments", "bench", "invite_url", "run"]
+__all__ = ["SCOPES", "add_arguments", "bench", "invite_url", "run"]
 
 log = logging.getLogger(__name__)
 
 SCOPES = ("bot", "applications.commands")
-PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, embed_links=True)
-"""See the channel, post results and the board (edits of its own messages need nothing more),
-and show embeds. Replies to interactions, ephemeral messages and DMs need no permission."""
 NO_TOKEN = (
     "DISCORD_TOKEN is not set: create a bot in the Discord developer portal and put its token "
     "in DISCORD_TOKEN (environment or .env). See docs/discord.md."
@@ -56,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def invite_url(client_id: int) -> str:
     """The OAuth2 URL that adds the bot with exactly the scopes and permissions it needs."""
-    return discord.utils.oauth_url(client_id, permissions=PERMISSIONS, scopes=SCOPES)
+    return discord.utils.oauth_url(client_id, permissions=INVITE_PERMISSIONS, scopes=SCOPES)
 
 
 def _client_id_of(token: str) -> int | None:
