@@ -1,11 +1,23 @@
-"""What every way of running the bot shares: opening the store, saying once if it is embedded."""
+"""What every way of running the bot shares: opening the store, saying once if it is embedded,
+and starting and stopping on a platform (one sentence when starting fails, a prompt stop on
+SIGINT or SIGTERM whatever the start is waiting for)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import errno
 import gc
 import logging
+import signal
+import socket
+import ssl
 import sys
+from collections.abc import Awaitable
+from types import TracebackType
+from typing import Any, TypeVar
+
+import aiohttp
 
 from bot.settings import Settings
 from storage import GameStore, StorageUnavailable
@@ -13,13 +25,30 @@ from storage.local_server import LocalRedisServer, RedisServerError
 
 __all__ = [
     "EMBEDDED_NOTICE",
+    "STOP_GRACE_S",
+    "DropRecords",
+    "FirstFailure",
+    "NoAnswer",
+    "StartFailed",
+    "Stopped",
     "bench_redis",
     "freeze_startup",
     "open_store",
+    "settle",
+    "step",
+    "stop_on_signals",
+    "unreachable",
     "warn_about_policy",
 ]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STOP_GRACE_S = 5.0
+"""The longest one step of stopping may take (closing the platform's connection, the deadline
+loop, the store): a stop ends the process within seconds even when the network swallows the
+goodbye."""
 
 EMBEDDED_NOTICE = (
     "No REDIS_URL set: using the embedded in-process store; games will not survive a restart."
@@ -68,3 +97,153 @@ async def bench_redis(stack: contextlib.AsyncExitStack, url: str | None) -> str 
         print(f"cannot start a local redis-server: {exc}")
         return None
     return server.url
+
+
+# --- starting and stopping on a platform ----------------------------------------------------------
+
+
+class StartFailed(Exception):
+    """Starting cannot go on. ``str(self)`` is the one sentence the operator reads; ``status`` the
+    exit status: 2 when a setting must change (a token refused), 1 when the platform could not
+    be reached (a supervisor may well try again)."""
+
+    def __init__(self, sentence: str, status: int = 1) -> None:
+        super().__init__(sentence)
+        self.status = status
+
+
+class Stopped(Exception):
+    """SIGINT or SIGTERM arrived while a step of starting was waiting."""
+
+
+class NoAnswer(Exception):
+    """A step of starting waited its whole timeout."""
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event that SIGINT and SIGTERM set, on the running loop.
+
+    The runtimes wait on it, and every step of starting waits on it too (:func:`step`): without
+    it SIGTERM kills the process mid-write, and SIGINT raises KeyboardInterrupt wherever the loop
+    is, or nowhere at all while a library's retry loop holds the start (slack_sdk's)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def step(work: Awaitable[T], stop: asyncio.Event, timeout: float | None = None) -> T:
+    """``work``'s result (or what it raises), unless ``stop`` is set first (:class:`Stopped`) or
+    ``timeout`` seconds pass (:class:`NoAnswer`). ``work`` runs as a task of its own, so that it
+    can be cancelled wherever it waits; it is given :data:`STOP_GRACE_S` to unwind."""
+    task = asyncio.ensure_future(work)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {task, stopping}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        stopping.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=STOP_GRACE_S)
+        _reap(task)
+    if task in done:
+        return task.result()
+    if stop.is_set():
+        raise Stopped
+    raise NoAnswer
+
+
+def _reap(task: asyncio.Future[Any]) -> None:
+    # A task cancelled on its way out may still have failed: take its exception, so asyncio does
+    # not log "exception was never retrieved" with a traceback at exit.
+    if task.done() and not task.cancelled():
+        task.exception()
+
+
+async def settle(work: Awaitable[object], what: str) -> None:
+    """Await one step of stopping for at most :data:`STOP_GRACE_S`; if it fails or takes longer,
+    say so in one log line and go on stopping."""
+    try:
+        await asyncio.wait_for(work, STOP_GRACE_S)
+    except TimeoutError:
+        log.warning("%s took over %g s; stopping without it", what, STOP_GRACE_S)
+    except Exception as exc:  # stopping goes on whatever one step did
+        log.warning("%s failed: %s", what, unreachable(exc) or repr(exc))
+
+
+def unreachable(error: BaseException) -> str | None:
+    """Why a connection failed, in a few words ("connection refused"), or None when ``error`` is
+    not a failure of the network."""
+    if isinstance(error, aiohttp.ClientConnectorDNSError | socket.gaierror):
+        return "its host name did not resolve"
+    if isinstance(error, aiohttp.ClientSSLError | ssl.SSLError):
+        return f"the TLS handshake failed ({error})"
+    if isinstance(error, aiohttp.ClientConnectorError):
+        error = error.os_error
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    if isinstance(error, aiohttp.ServerDisconnectedError):
+        return "it closed the connection without answering"
+    if isinstance(error, aiohttp.WSServerHandshakeError):
+        return f"it answered {error.status} {error.message} instead of opening a websocket"
+    if isinstance(error, OSError):
+        if error.errno == errno.ECONNREFUSED:
+            return "connection refused"
+        words = error.strerror or str(error) or type(error).__name__
+        return words[:1].lower() + words[1:]
+    if isinstance(error, aiohttp.ClientError):
+        return str(error) or type(error).__name__
+    return None
+
+
+class DropRecords(logging.Filter):
+    """Drops the records of the logger it is added to whose message starts with one of
+    ``prefixes``: a library's warning about something this bot does not use, and only that."""
+
+    def __init__(self, *prefixes: str) -> None:
+        super().__init__()
+        self.prefixes = prefixes
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.prefixes)
+
+
+class FirstFailure(logging.Filter):
+    """While starting, a library's "failed to connect; retrying" record ends the start instead.
+
+    discord.py retries a shard's first connection, and slack_sdk its Socket Mode connection,
+    forever, logging a traceback each time. Within ``with FirstFailure(logger, prefix)``, the
+    first such record of ``logger`` is not logged: its exception becomes :attr:`failed`'s
+    result, which the start waits on beside the connection, and says in a sentence.
+    """
+
+    def __init__(self, logger: logging.Logger, prefix: str) -> None:
+        super().__init__()
+        self.logger = logger
+        self.prefix = prefix
+        self.failed: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(self.prefix):
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        if not self.failed.done():
+            self.failed.set_result(error or RuntimeError(record.getMessage()))
+        return False
+
+    def __enter__(self) -> FirstFailure:
+        self.logger.addFilter(self)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.logger.removeFilter(self)
+        self.failed.cancel()

@@ -36,6 +36,12 @@ class Settings(BaseSettings):
     )
     """How long a worker holds a deadline it fires; if it dies, another fires it after this."""
     log_level: str = Field(default="INFO", alias="BOARDROOM_LOG_LEVEL")
+    connect_timeout_seconds: float = Field(
+        default=30, gt=0, alias="BOARDROOM_CONNECT_TIMEOUT_SECONDS"
+    )
+    """How long `boardroom discord` / `boardroom slack` wait for the platform to answer each
+    step of starting (logging in, opening the gateway or socket) before they give up with a
+    sentence and exit 1: a network that swallows packets must not leave the bot waiting."""
 
     # Discord (bot/adapters/discord)
     discord_token: str | None = Field(default=None, alias="DISCORD_TOKEN")

@@ -935,6 +935,11 @@ class FakeDiscord:
         self.retry_after = RETRY_AFTER_S
         """``retry_after`` of an injected 429 (small: discord.py sleeps it before retrying)."""
         self.identified = asyncio.Event()
+        self.token: str | None = None
+        """The bot token Discord takes (None: any). REST calls with another answer 401, as
+        Discord does ``{"message": "401: Unauthorized", "code": 0}``, and an IDENTIFY with
+        another is closed with 4004 ("Authentication failed."). Interaction callbacks and
+        webhooks are exempt: their token is in the path."""
         self._denied: dict[int, set[str]] = {}
         self._dm_channels: dict[int, int] = {}
         self._post_times: dict[int, list[float]] = {}
@@ -1296,6 +1301,9 @@ class FakeDiscord:
             if op == 1:
                 await ws.send_str(json.dumps({"op": 11}))
             elif op in (2, 6):
+                if self.token is not None and message["d"].get("token") != self.token:
+                    await ws.close(code=4004, message=b"Authentication failed.")
+                    break
                 self._sockets.append((ws, seq))
                 if op == 2:
                     seq[0] += 1
@@ -1342,7 +1350,11 @@ class FakeDiscord:
             await pause(self.clock, self.latency_s)
         call = Call(request.method, path, body, self.clock.now())
         self.calls.append(call)
-        response = self._limited(request.method, path) or self._route(request.method, path, body)
+        response = (
+            self._unauthorized(request, path)
+            or self._limited(request.method, path)
+            or self._route(request.method, path, body)
+        )
         call.status = response.status
         if response.status == 429:
             self.rate_limited.append(call)
@@ -1350,6 +1362,14 @@ class FakeDiscord:
             call.reply = response.data if isinstance(response, _Reply) else None
             self.refused.append(call)
         return response
+
+    def _unauthorized(self, request: web.Request, path: str) -> web.Response | None:
+        """401 for a call whose ``Authorization`` is not ``Bot <token>`` (see :attr:`token`)."""
+        if self.token is None or path.startswith(("/webhooks/", "/interactions/")):
+            return None
+        if request.headers.get("Authorization") == f"Bot {self.token}":
+            return None
+        return _error(401, 0, "401: Unauthorized")
 
     def _route(self, method: str, path: str, body: Any) -> web.Response:
         parts = path.strip("/").split("/")

@@ -29,7 +29,15 @@ from core import text as markup
 from core import ui
 from core.text import join
 
-__all__ = ["ACK_BUDGET", "PLATFORM", "REQUIRED", "DiscordAdapter", "missing_permissions"]
+__all__ = [
+    "ACK_BUDGET",
+    "INVITE_PERMISSIONS",
+    "PERMISSIONS",
+    "PLATFORM",
+    "REQUIRED",
+    "DiscordAdapter",
+    "missing_permissions",
+]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +85,14 @@ CANNOT_POST_WHY = (
 )
 POSTING = {**REQUIRED, "send_messages_in_threads": "Send Messages in Threads"}
 """What posting in a game's channel and its thread needs."""
+PERMISSIONS = {**POSTING, "create_public_threads": "Create Public Threads"}
+"""Every channel permission the bot uses, with the names Discord's settings show: see the
+channel, post (cards, boards, logs, turn notices; editing and deleting its own messages need
+nothing more) with embeds, start a game's thread from its card and post in it. Interaction
+responses, ephemeral replies and DMs need none; the bot reads no messages and uploads no files.
+The invite asks for exactly these (:data:`INVITE_PERMISSIONS`)."""
+INVITE_PERMISSIONS = discord.Permissions(**dict.fromkeys(PERMISSIONS, True))
+"""The permissions ``boardroom discord invite`` asks for: :data:`PERMISSIONS`."""
 
 _Work = Callable[[], Awaitable[list[Outbox]]]
 

@@ -10,17 +10,24 @@ from typing import Any, cast
 import discord
 import yarl
 from discord import app_commands
+from discord.voice_client import VoiceClient
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.adapters.discord.commands import build_commands
 from bot.adapters.discord.components import GameButton, GameSelect, read_form
 from bot.commands.authority import Authority
 from bot.commands.deadlines import Heartbeat, run_deadlines
+from bot.runtime import DropRecords, StartFailed
 from bot.settings import Settings
 
 __all__ = ["BoardroomClient", "point_at"]
 
 log = logging.getLogger(__name__)
+
+_NO_GUILDS_WARNING = DropRecords("Guilds intent seems to be disabled")
+"""discord.py warns at every start that the Guilds intent is off: a hint for bots that read its
+guild cache. This one reads nothing from it (an interaction carries its channel, the bot's
+permissions there and the user), so the warning is dropped, and only it."""
 
 
 def point_at(api_url: str | None, gateway_url: str | None) -> None:
@@ -53,6 +60,12 @@ class BoardroomClient(discord.AutoShardedClient):
         sharding: dict[str, Any] = {"shard_count": shard_count}
         if shard_ids:
             sharding["shard_ids"] = shard_ids
+        logging.getLogger("discord.state").addFilter(_NO_GUILDS_WARNING)
+        # The bot has no voice: discord.py's "PyNaCl / davey is not installed, voice will NOT be
+        # supported" warnings speak of nothing it does. These flags are discord.py's own
+        # "already warned" marks.
+        VoiceClient.warn_nacl = False
+        VoiceClient.warn_dave = False
         super().__init__(
             intents=discord.Intents.none(),
             **sharding,
@@ -91,7 +104,15 @@ class BoardroomClient(discord.AutoShardedClient):
             # shard count and keep the proxy's URL.
             self.shard_count = (await self.http.get_bot_gateway())[0]
         for guild_id in guild_ids:
-            await self.tree.sync(guild=discord.Object(guild_id))
+            try:
+                await self.tree.sync(guild=discord.Object(guild_id))
+            except discord.Forbidden as error:
+                raise StartFailed(
+                    f"Discord refused the slash commands for server {guild_id} "
+                    f"({error.status} {error.text}): check that the bot was invited there, or "
+                    "DISCORD_GUILD_IDS.",
+                    2,
+                ) from error
         await self.tree.sync()
         self.synced.set()
         if self._run_deadline_runner:

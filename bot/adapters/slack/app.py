@@ -49,6 +49,7 @@ from bot.adapters.slack.render import ACTION_PATTERN, component_id
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import parse
 from bot.commands.outbox import Form, Outbox
+from bot.runtime import DropRecords
 from core import ui
 from core.registry import all_games
 
@@ -76,6 +77,9 @@ NAME_TTL_S = 3600.0
 FORM_CALLBACK = "boardroom_form"
 FORM_FIELD = "answer"
 MAX_MODAL_TITLE = 24
+_TOKEN_SKIPPED = DropRecords("As you gave `client` as well, `token` will be unused.")
+"""Bolt reads SLACK_BOT_TOKEN from the environment by itself and warns, at every start, that
+the client given to it wins: that client carries the same token, so the warning is dropped."""
 
 
 class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
@@ -154,6 +158,7 @@ class SlackAdapter:
         self.table = table.Table(authority.store, self.platform, ttl)
         """What each game's surfaces show (refs in Redis: any worker, or a restart, goes on
         editing the same messages)."""
+        logging.getLogger("slack_bolt.AsyncApp").addFilter(_TOKEN_SKIPPED)
         self.app = AsyncApp(
             client=client,
             signing_secret=signing_secret or "socket-mode",

@@ -4,27 +4,52 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
-import signal
 import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from aiohttp import ClientSession
+from aiohttp import ClientError, ClientSession
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.adapters.slack.app import PLATFORM, SlackAdapter
 from bot.adapters.slack.http import EVENTS_PATH, HEALTH_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.commands.deadlines import Heartbeat, run_deadlines, until_stopped
 from bot.health import health
-from bot.runtime import freeze_startup, open_store, warn_about_policy
+from bot.runtime import (
+    FirstFailure,
+    NoAnswer,
+    StartFailed,
+    Stopped,
+    freeze_startup,
+    open_store,
+    settle,
+    step,
+    stop_on_signals,
+    unreachable,
+    warn_about_policy,
+)
 from bot.settings import Settings
+from storage import GameStore
 
 __all__ = ["add_arguments", "bench", "run"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_API_URL = "https://slack.com/api/"
+SOCKET_LOG = logging.getLogger("bot.adapters.slack.socket")
+"""What slack_sdk's Socket Mode client logs (connections, retries)."""
+REVOKED = frozenset({"token_revoked", "token_expired", "account_inactive"})
+"""Slack's answers for a token that worked once: the app was uninstalled or the token revoked."""
+TOKEN_ERRORS = REVOKED | {"invalid_auth", "not_authed", "not_allowed_token_type"}
+"""Slack's answers for a token it does not take: a setting to change (exit status 2)."""
+TOKEN_KINDS = {
+    "SLACK_BOT_TOKEN": "the Bot User OAuth Token, xoxb-...",
+    "SLACK_APP_TOKEN": "an app-level token with connections:write, xapp-...",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +72,8 @@ def _missing(settings: Settings, http: bool) -> list[str]:
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
-    """Run the Slack bot until interrupted; 2 when a token it needs is missing."""
+    """Run the Slack bot until SIGINT or SIGTERM (0); 2 when a token it needs is missing or
+    refused, 1 when Slack cannot be reached (one sentence on stderr either way)."""
     http = bool(getattr(args, "http", False))
     missing = _missing(settings, http)
     if missing:
@@ -68,53 +94,155 @@ def api_url(settings: Settings) -> str:
 
 
 async def _serve(settings: Settings, http: bool, port: int) -> int:
+    stop = stop_on_signals()
     store = open_store(settings)
-    await warn_about_policy(store)
     session = ClientSession()
-    client = AsyncWebClient(
-        token=settings.slack_bot_token, base_url=api_url(settings), session=session
-    )
+    try:
+        await step(warn_about_policy(store), stop)
+        return await _start_and_run(settings, store, session, stop, http, port)
+    except StartFailed as failure:
+        print(failure, file=sys.stderr)
+        return failure.status
+    except Stopped:
+        print("Stopped before the bot had connected to Slack.", file=sys.stderr)
+        return 0
+    finally:
+        await settle(session.close(), "closing the Web API session")
+        await settle(store.close(), "closing the store")
+
+
+async def _start_and_run(
+    settings: Settings,
+    store: GameStore,
+    session: ClientSession,
+    stop: asyncio.Event,
+    http: bool,
+    port: int,
+) -> int:
+    """Check the bot token, serve (HTTP) or connect (Socket Mode), then run the deadline loop
+    until stopped (0) or it dies (LOOP_DIED); a start that fails raises :class:`StartFailed`."""
+    url = api_url(settings)
+    timeout = settings.connect_timeout_seconds
+    client = AsyncWebClient(token=settings.slack_bot_token, base_url=url, session=session)
     authority = Authority(store, settings)
     adapter = SlackAdapter(authority, client, settings.slack_signing_secret if http else None)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    await _slack_step(client.auth_test(), "SLACK_BOT_TOKEN", url, stop, timeout)
     freeze_startup()
     heartbeat = Heartbeat(settings.deadline_poll_seconds)
+    if http:
+        try:
+            runner, bound = await serve_http(
+                adapter, "0.0.0.0", port, lambda: health(authority, heartbeat)
+            )
+        except OSError as error:
+            raise StartFailed(f"Cannot listen on port {port}: {unreachable(error)}.") from None
+        stopping: Callable[[], Awaitable[object]] = runner.cleanup
+        print(
+            f"Slack HTTP mode: listening on :{bound}{EVENTS_PATH} (health: {HEALTH_PATH})",
+            file=sys.stderr,
+        )
+    else:
+        stopping = await _connect_socket(adapter, settings, url, stop, timeout)
+        print("Slack Socket Mode: connected.", file=sys.stderr)
     deadlines = asyncio.create_task(
         run_deadlines(
             authority, PLATFORM, adapter.deliver, settings.deadline_poll_seconds, stop, heartbeat
         )
     )
-    code = 0
     try:
-        if http:
-            runner, bound = await serve_http(
-                adapter, "0.0.0.0", port, lambda: health(authority, heartbeat)
-            )
-            print(
-                f"Slack HTTP mode: listening on :{bound}{EVENTS_PATH} (health: {HEALTH_PATH})",
-                file=sys.stderr,
-            )
-            code = await until_stopped(stop, deadlines)
-            await runner.cleanup()
-        else:
-            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-
-            handler = AsyncSocketModeHandler(adapter.app, settings.slack_app_token)
-            await handler.connect_async()  # type: ignore[no-untyped-call]
-            print("Slack Socket Mode: connected.", file=sys.stderr)
-            code = await until_stopped(stop, deadlines)
-            await handler.close_async()  # type: ignore[no-untyped-call]
+        code = await until_stopped(stop, deadlines)
+        if code == 0:
+            print("Stopped.", file=sys.stderr)
+        return code
     finally:
         stop.set()
-        with contextlib.suppress(Exception):
-            await deadlines
-        await session.close()
-        await store.close()
-    return code
+        await settle(stopping(), "closing the connection to Slack")
+        await settle(deadlines, "stopping the deadline loop")
+
+
+async def _connect_socket(
+    adapter: SlackAdapter, settings: Settings, url: str, stop: asyncio.Event, timeout: float
+) -> Callable[[], Awaitable[object]]:
+    """Open the Socket Mode connection; returns what closes it.
+
+    The app token is checked with ``apps.connections.open`` first (its answer is the socket
+    URL the handler connects to), so a refused token is a sentence rather than slack_sdk's
+    retry loop. The handler's connect then runs as a task: it retries a failed websocket for
+    ever, logging a traceback each time; the first failure ends the start instead
+    (:class:`FirstFailure`), and a stop or the timeout cancels it.
+    """
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    token = settings.slack_app_token or ""  # run() checked it is set
+    opened = await _slack_step(
+        adapter.client.apps_connections_open(app_token=token), "SLACK_APP_TOKEN", url, stop, timeout
+    )
+    handler = AsyncSocketModeHandler(adapter.app, token, logger=SOCKET_LOG)
+    handler.client.wss_uri = str(opened["url"])
+    with FirstFailure(SOCKET_LOG, "Failed to connect") as watch:
+        connecting = asyncio.ensure_future(handler.connect_async())  # type: ignore[no-untyped-call]
+        either: set[asyncio.Future[Any]] = {connecting, watch.failed}
+        try:
+            try:
+                await step(
+                    asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED),
+                    stop,
+                    timeout,
+                )
+            except NoAnswer:
+                raise StartFailed(
+                    f"Slack's Socket Mode connection did not open within {timeout:g} s: check "
+                    "the network (BOARDROOM_CONNECT_TIMEOUT_SECONDS sets the wait)."
+                ) from None
+            if watch.failed.done() and not watch.failed.cancelled():
+                error = watch.failed.result()
+                raise StartFailed(
+                    f"Could not open Slack's Socket Mode connection: "
+                    f"{unreachable(error) or repr(error)}. Check that the network lets the bot "
+                    "open websockets (wss://) to Slack."
+                )
+            connecting.result()
+        except BaseException:
+            connecting.cancel()
+            closing = handler.close_async()  # type: ignore[no-untyped-call]
+            await settle(closing, "closing the Socket Mode connection")
+            raise
+    close: Callable[[], Awaitable[object]] = handler.close_async
+    return close
+
+
+async def _slack_step(
+    call: Awaitable[AsyncSlackResponse], setting: str, url: str, stop: asyncio.Event, timeout: float
+) -> AsyncSlackResponse:
+    """One Web API call of starting, its failure as a sentence naming ``setting``'s token."""
+    try:
+        return await step(call, stop, timeout)
+    except SlackApiError as error:
+        code = str(error.response.get("error"))
+        raise StartFailed(_refusal(code, setting), 2 if code in TOKEN_ERRORS else 1) from None
+    except NoAnswer:
+        raise StartFailed(
+            f"Slack at {url} did not answer within {timeout:g} s: check the network, or "
+            "SLACK_API_URL (BOARDROOM_CONNECT_TIMEOUT_SECONDS sets the wait)."
+        ) from None
+    except (OSError, ClientError) as error:
+        raise StartFailed(
+            f"Could not reach Slack at {url}: {unreachable(error)}. Check the network, or "
+            "SLACK_API_URL."
+        ) from None
+
+
+def _refusal(code: str, setting: str) -> str:
+    """The sentence for Slack's ``code`` refusing a call made with ``setting``'s token."""
+    if code in REVOKED:
+        return (
+            f"Slack says {setting} no longer works ({code}): the app was uninstalled or its "
+            "token revoked; reinstall the app (docs/slack.md) and copy its new token."
+        )
+    if code in TOKEN_ERRORS:
+        kind = TOKEN_KINDS.get(setting, "a Slack token")
+        return f"Slack refused {setting} ({code}): it must be {kind} (docs/slack.md)."
+    return f"Slack refused to start the bot ({code}): try again later, or see docs/slack.md."
 
 
 async def bench(settings: Settings, games: int, seed: int) -> int:

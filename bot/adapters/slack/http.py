@@ -17,6 +17,9 @@ EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 
 Health = Callable[[], Awaitable[tuple[bool, dict[str, Any]]]]
+SHUTDOWN_S = 3.0
+"""How long requests in flight may take to finish once the worker stops (Slack wants every
+answer within 3 s anyway); aiohttp's default, 60 s, would hold up a stop."""
 
 
 async def serve_http(
@@ -39,7 +42,7 @@ async def serve_http(
 
         app.router.add_get(HEALTH_PATH, healthz)
     port = port or free_port()
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_S)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner, port

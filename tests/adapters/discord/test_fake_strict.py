@@ -536,6 +536,27 @@ async def test_interactions_carry_the_bots_permissions(fake: FakeDiscord) -> Non
         assert (await dispatched(events))["app_permissions"] == str(DM_PERMISSIONS.value)
 
 
+async def test_a_token_discord_does_not_take_is_refused_with_401_and_4004(
+    fake: FakeDiscord,
+) -> None:
+    fake.token = "the-current-token"
+    status, answer = await rest(fake, "GET", "/users/@me")  # no Authorization at all
+    assert (status, answer) == (401, {"message": "401: Unauthorized", "code": 0})
+    point_at(fake.api_url, fake.gateway_url)
+    stale = discord.Client(intents=discord.Intents.none())
+    with pytest.raises(discord.LoginFailure):  # what discord.py makes of Discord's 401
+        await stale.login("an-old-token")
+    await stale.close()
+    current = discord.Client(intents=discord.Intents.none())
+    await current.login("the-current-token")
+    await current.close()
+    async with aiohttp.ClientSession() as session, session.ws_connect(fake.gateway_url) as ws:
+        assert (await ws.receive_json())["op"] == 10
+        await ws.send_json({"op": 2, "d": {"token": "an-old-token", "intents": 0}})
+        assert (await ws.receive()).type == aiohttp.WSMsgType.CLOSE
+        assert ws.close_code == 4004
+
+
 async def test_closed_dms_are_refused(fake: FakeDiscord) -> None:
     fake.closed_dms.add(BOB.id)
     status, channel = await rest(fake, "POST", "/users/@me/channels", {"recipient_id": str(BOB.id)})
