@@ -23,5 +23,7 @@ async def health(authority: Authority, heartbeat: Heartbeat) -> tuple[bool, dict
         "redis": "ok" if redis_ok else "unreachable",
         "deadlines": "running" if loops else "stalled",
         "parked_games": sorted(str(key) for key in authority.parked),
+        # Set aside because their record could not be read (kept briefly for the operator).
+        "damaged_games": sorted(str(key) for key in authority.damaged),
     }
     return redis_ok and loops, report

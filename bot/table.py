@@ -326,11 +326,20 @@ class Table:
     """Delivers Outboxes as surfaces, through one platform's primitives."""
 
     def __init__(
-        self, store: GameStore, platform: Platform, ttl_s: int, clock: Clock | None = None
+        self,
+        store: GameStore,
+        platform: Platform,
+        ttl_s: int,
+        clock: Clock | None = None,
+        finished_ttl_s: int | None = None,
     ) -> None:
         self.store = store
         self.platform = platform
         self.ttl_s = ttl_s
+        """How long a game's refs are kept while it lasts (the game's own TTL)."""
+        self.finished_ttl_s = finished_ttl_s if finished_ttl_s is not None else ttl_s
+        """How long the refs of a game that is over are kept: as long as the game's record
+        and log (what they name, final board and all, goes with them)."""
         self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -422,6 +431,7 @@ class Table:
             or out.posts
             or out.panels
             or out.closed_panels
+            or out.announcements
             or out.ended
             or out.notify is not None
         )
@@ -472,7 +482,8 @@ class Table:
 
     async def _save(self, key: GameKey, refs: Refs) -> None:
         try:
-            await self.store.set_table_refs(key, refs.model_dump_json(), self.ttl_s)
+            ttl = self.finished_ttl_s if refs.ended else self.ttl_s
+            await self.store.set_table_refs(key, refs.model_dump_json(), ttl)
         except StorageUnavailable:
             log.warning("could not remember the table of %s; the next change may post anew", key)
 
@@ -484,6 +495,8 @@ class Table:
         if out.version is not None and not stale:
             refs.version = out.version
         refs.pending.extend(out.log)
+        for message in out.announcements:
+            await self._send(run, Place(channel=out.channel), message, "announcement")
         await self._notes(run)
         await self._own_panel(run, stale)
         if out.card is not None:

@@ -297,9 +297,14 @@ def _pack(data: str) -> str:
 
 
 def _unpack(stored: str) -> str:
+    """The record as it was saved; a packed one that no longer unpacks (damaged in Redis, or
+    written by hand) comes back as stored, for the authority to find it unreadable."""
     if not stored.startswith(_PACKED):
         return stored
-    return zlib.decompress(base64.b64decode(stored[len(_PACKED) :])).decode()
+    try:
+        return zlib.decompress(base64.b64decode(stored[len(_PACKED) :], validate=True)).decode()
+    except (ValueError, zlib.error):  # binascii.Error and UnicodeDecodeError are ValueErrors
+        return stored
 
 
 def _deadlines_key(platform: str) -> str:
@@ -324,6 +329,11 @@ def _table_key(key: GameKey) -> str:
     return f"{_PREFIX}:{{{key}}}:table"
 
 
+def _damaged_key(key: GameKey, part: str) -> str:
+    # A record no one could read, and its log, kept aside for the operator for a while.
+    return f"{_PREFIX}:{{{key}}}:damaged:{part}"
+
+
 def _table_lock_key(key: GameKey) -> str:
     return f"{_PREFIX}:{{{key}}}:table:lock"
 
@@ -340,8 +350,9 @@ def _user_key(platform: str, user: str) -> str:
 # Compare-and-set of one game. KEYS = game hash, log stream and (optionally) the delivery's
 # de-duplication key: all carry the game's hash tag, so the script touches a single slot and is
 # valid on Redis Cluster. ARGV = expected version ('' means "only if absent"), new version, data,
-# ttl in ms, the log entry ('' for none), the de-duplication ttl in s, and the log length at which
-# a snapshot replaces the log.
+# ttl in ms, the log entry ('' for none), the de-duplication ttl in s, the log length at which
+# a snapshot replaces the log, and '1' when the save starts a new game (the channel's previous
+# log, another game's story with its players' words and ids, is dropped first).
 # Returns 1 (written), 0 (version conflict) or -1 (this delivery was saved before). If a reply is
 # lost and the client retries, the re-run reports 0 or -1 rather than writing twice.
 # The log keeps every action of a game: when it reaches ARGV[7] entries, the record just written
@@ -355,6 +366,7 @@ elseif redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+if ARGV[8] == '1' then redis.call('DEL', KEYS[2]) end
 if ARGV[5] ~= '' then
   if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
     local id = redis.call('XADD', KEYS[2], '*', 's', ARGV[3])
@@ -366,6 +378,23 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 if #KEYS >= 3 then redis.call('SET', KEYS[3], '1', 'EX', ARGV[6]) end
+return 1
+"""
+
+# Set a damaged record aside (KEYS = game hash, log, table refs, damaged record, damaged log;
+# ARGV = the version found, the tombstone record, the game's ttl in ms, the kept copy's ttl in
+# ms). Only the worker that read exactly that version moves it, so it is done (and logged) once;
+# the game's key then holds the tombstone, a finished record that frees the channel.
+_QUARANTINE_LUA = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[4], redis.call('HGET', KEYS[1], 'data') or '', 'PX', ARGV[4])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('RENAME', KEYS[2], KEYS[5])
+  redis.call('PEXPIRE', KEYS[5], ARGV[4])
+end
+redis.call('DEL', KEYS[3])
+redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
@@ -446,6 +475,7 @@ class GameStore:
         self.snapshot_every = _SNAPSHOT_EVERY
         """Log entries after which a snapshot replaces them (tests make it small)."""
         self._unlock_script = client.register_script(_UNLOCK_LUA)
+        self._quarantine_script = client.register_script(_QUARANTINE_LUA)
         # Some servers (the embedded one, locked-down managed Redis) refuse MEMORY USAGE.
         self._memory_command = True
 
@@ -599,6 +629,7 @@ class GameStore:
         lease: str | None = None,
         dedupe: str | None = None,
         dedupe_ttl_s: int = 600,
+        fresh_log: bool = False,
     ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
@@ -607,6 +638,7 @@ class GameStore:
         is written; ``WRITTEN`` also records ``dedupe`` as handled. ``due``: the saved game's
         deadline, armed in the same round trip just before the write (see ``_ARM_LUA``), so that
         no save can leave its deadline unscheduled; ``lease``: the token of the claim being fired.
+        ``fresh_log``: the save begins a new game in the channel, whose log starts empty.
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
@@ -616,6 +648,7 @@ class GameStore:
             log or "",
             dedupe_ttl_s,
             self.snapshot_every,
+            "1" if fresh_log else "",
         ]
         keys = [_game_key(key), _log_key(key)]
         if dedupe is not None:
@@ -641,6 +674,24 @@ class GameStore:
         keys = [_deadlines_key(key.platform), _leases_key(key.platform)]
         args = [str(key), repr(due), lease or ""]
         return await self._arm_script(keys=keys, args=args, client=client)
+
+    @_outage_is_unavailable
+    async def quarantine(
+        self, key: GameKey, version: int, tombstone: str, ttl_s: int, keep_s: int
+    ) -> bool:
+        """Set aside the unreadable record stored at ``version`` (and its log) for ``keep_s``
+        seconds, under keys the operator can read (``...:damaged:record``, ``...:damaged:log``),
+        and store ``tombstone`` in its place; the game's table refs go. False when the record
+        changed meanwhile (another worker set it aside first)."""
+        keys = [
+            _game_key(key),
+            _log_key(key),
+            _table_key(key),
+            _damaged_key(key, "record"),
+            _damaged_key(key, "log"),
+        ]
+        args: list[str | int] = [str(version), _pack(tombstone), ttl_s * 1000, keep_s * 1000]
+        return bool(await self._quarantine_script(keys=keys, args=args))
 
     @_outage_is_unavailable
     async def delete(self, key: GameKey) -> None:

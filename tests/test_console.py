@@ -18,7 +18,10 @@ from bot.settings import Settings
 from storage import GameStore
 
 
-def run_script(tmp_path: Path, lines: list[str], *args: str) -> tuple[str, list[dict[str, Any]]]:
+def run_script(
+    tmp_path: Path, lines: list[str], *args: str, redis_url: str | None = None
+) -> tuple[str, list[dict[str, Any]]]:
+    """Run ``lines`` through the real console (on the embedded store, or on ``redis_url``)."""
     script = tmp_path / "game.txt"
     script.write_text("\n".join(lines) + "\n")
     transcript = tmp_path / "transcript.jsonl"
@@ -35,7 +38,11 @@ def run_script(tmp_path: Path, lines: list[str], *args: str) -> tuple[str, list[
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "BOARDROOM_LOG_LEVEL": "WARNING"},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "BOARDROOM_LOG_LEVEL": "WARNING",
+            **({"REDIS_URL": redis_url} if redis_url else {}),
+        },
         check=False,
     )
     assert result.returncode == 0, result.stderr

@@ -135,8 +135,14 @@ async def test_a_poisoned_game_is_retried_then_parked_while_the_others_fire(
     bad = GameKey("console", "poisoned")
     _, loaded = await store.load(bad)
     assert loaded is not None
-    # A record no code can read (a bug, a bad migration): firing it raises every time.
-    await store.client.hset("boardroom:{console:poisoned}:game", "data", "{not json")
+    # A record that reads but that the rules trip over (a bug, a bad migration): firing it
+    # raises every time. (One that cannot be read at all is set aside instead:
+    # tests/test_damaged_and_retention.py.)
+    record = GameRecord.model_validate_json(loaded.data)
+    state = json.loads(record.state_json or "{}")
+    state["picks"], state["hands"] = [], []  # the seats' picks and hands are gone
+    record.state_json = json.dumps(state)
+    await store.client.hset("boardroom:{console:poisoned}:game", "data", record.model_dump_json())
     fired: dict[str, int] = {}
     for _ in range(PARK_AFTER + 3):
         clock.now += 3_600

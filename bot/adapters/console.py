@@ -116,7 +116,8 @@ class Console:
         self._deliveries = 0
         self.platform = _ConsolePlatform(self)
         ttl = int(authority.settings.game_ttl_hours * 3600)
-        self.table = table.Table(authority.store, self.platform, ttl)
+        finished = int(authority.settings.finished_ttl_hours * 3600)
+        self.table = table.Table(authority.store, self.platform, ttl, finished_ttl_s=finished)
         self.rng = rng or random.Random()
 
     # --- the terminal ----------------------------------------------------------------------

@@ -25,12 +25,12 @@ import time
 from collections.abc import Callable
 
 from bot.commands import codec, lobby, moves, readers, roster, seating, teams
+from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError, parse, usage
 from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
 from bot.commands.play import load_state
-from bot.commands.record import GameRecord
 from bot.commands.step import Refusal, Request, StepMaker, outbox_for
 from bot.settings import Settings
 from core import text as markup
@@ -98,6 +98,11 @@ class Authority:
         self._adopted: set[str] = set()
         """Platforms whose deadlines from before leases were moved (once per process)."""
         self._claims = 0
+
+    @property
+    def damaged(self) -> dict[GameKey, str]:
+        """Channels whose game record this worker found unreadable and set aside, and why."""
+        return self._pipeline.damaged
 
     @property
     def store(self) -> GameStore:
@@ -199,7 +204,13 @@ class Authority:
                 _, loaded = await self.store.load(key)
             except StorageUnavailable:
                 continue
-            record = GameRecord.model_validate_json(loaded.data) if loaded else None
+            try:
+                record = read_record(loaded.data) if loaded else None
+                game = get_game(record.game) if record is not None else None
+                if record is not None and game is not None and record.state_json is not None:
+                    load_state(game, record.state_json)
+            except DamagedRecord:
+                continue  # the next command in that channel sets it aside and says so
             if record is None or record.status == "finished" or record.seat_of(req.user) is None:
                 # Over, expired or left: a stale entry (e.g. an index update lost in an outage).
                 with contextlib.suppress(StorageUnavailable):
@@ -223,13 +234,16 @@ class Authority:
             _, loaded = await self.store.load(GameKey(platform, channel))
         except StorageUnavailable:
             return []
-        record = GameRecord.model_validate_json(loaded.data) if loaded else None
-        if record is None or record.status == "finished":
+        try:
+            record = read_record(loaded.data) if loaded else None
+            if record is None or record.status == "finished":
+                return []
+            game = get_game(record.game)
+            if game is None or record.state_json is None:
+                return [seat.name for seat in record.seats]
+            state = load_state(game, record.state_json)
+        except DamagedRecord:
             return []
-        game = get_game(record.game)
-        if game is None or record.state_json is None:
-            return [seat.name for seat in record.seats]
-        state = load_state(game, record.state_json)
         return [record.seats[seat].name for seat in seating.playing(game, record, state)]
 
     async def fire_due(self, platform: str) -> list[Outbox]:

@@ -65,7 +65,8 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             thread=thread,
         )
         out.card = lobby_message(game, new, f"{req.name} opened a game of {game.title}.")
-        return Change(record=new, joined=[req.user])
+        # The channel's last game, its players' words and ids in its log, goes with its record.
+        return Change(record=new, joined=[req.user], fresh_log=True)
 
     return step
 

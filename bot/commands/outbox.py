@@ -57,6 +57,9 @@ class Outbox(BaseModel):
     keeps its message refs, and adapters keep facts such as "told once", under it."""
     deliveries: list[Delivery] = Field(default_factory=list)
     """Private answers to the requester, and private notes to others (as DMs)."""
+    announcements: list[ui.Message] = Field(default_factory=list)
+    """Posts in the channel itself that belong to no game's table (the channel's game could
+    not be read and was set aside): posted once each, kept nowhere."""
 
     card: ui.Message | None = None
     """What the game's card in the channel shows now (the lobby, the summary, the standings)."""

@@ -19,13 +19,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.commands import teams
+from bot.commands import damaged, teams
 from bot.commands.actionlog import line
+from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
 from bot.settings import Settings
+from core import ui
 from core.engine import Game, IllegalAction
 from storage import (
     GameKey,
@@ -65,6 +67,9 @@ class Pipeline:
         self.clock = clock
         self.confirm_s = CONFIRM_S
         """How long an ambiguous save is read back before the player hears it is uncertain."""
+        self.damaged: dict[GameKey, str] = {}
+        """Channels whose record this worker found unreadable and set aside, and why (shown by
+        health checks)."""
 
     async def transact(
         self,
@@ -80,25 +85,36 @@ class Pipeline:
         """
         key = GameKey(req.platform, req.channel)
         dedupe = f"{req.platform}:{req.delivery}" if req.delivery else None
+        told: list[ui.Message] = []  # a damaged game set aside: the channel is told, once
         for _attempt in range(MAX_ATTEMPTS):
             out = outbox_for(req, game)
+            out.announcements = told
             try:
                 fresh, loaded = await self.store.load(key, dedupe=dedupe)
             except StorageUnavailable as outage:
-                return self._unavailable(req, game, str(outage))
+                return self._unavailable(req, game, str(outage), told)
             if not fresh:
                 out.duplicate = True
                 return out
-            record = GameRecord.model_validate_json(loaded.data) if loaded else None
-            if record is not None:
-                out.game = out.game or record.game
-                out.table = _table(record)
-            # Steps edit the record they are given: note what _after_save compares first.
-            was_finished = record is not None and record.status == "finished"
             try:
+                record = read_record(loaded.data) if loaded else None
+                if record is not None:
+                    out.game = out.game or record.game
+                    out.table = _table(record)
+                # Steps edit the record they are given: note what _after_save compares first.
+                was_finished = record is not None and record.status == "finished"
                 change = step(record, out)
+            except DamagedRecord as damage:
+                assert loaded is not None  # only a stored record can be damaged
+                try:
+                    if await self._set_aside(key, loaded.version, str(damage)):
+                        told = [damaged.notice(game.name if game else None)]
+                except StorageUnavailable as outage:
+                    return self._unavailable(req, game, str(outage))
+                continue  # the channel now holds the tombstone: run the step on it
             except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
                 refused = outbox_for(req, game)
+                refused.announcements = told
                 refused.reply(req.user, str(refusal))
                 return await self._answered(key, dedupe, refused)
             except Reschedule as again:
@@ -130,6 +146,7 @@ class Pipeline:
                     lease=lease,
                     dedupe=dedupe,
                     dedupe_ttl_s=self.settings.dedupe_ttl_seconds,
+                    fresh_log=change.fresh_log,
                 )
             except (StorageFull, StorageRefused) as refused_by_redis:
                 # Redis refused the script outright: nothing of it was written.
@@ -162,8 +179,33 @@ class Pipeline:
         out.reply(req.user, BUSY)
         return out
 
-    def _unavailable(self, req: Request, game: Game[Any, Any] | None, sentence: str) -> Outbox:
+    async def _set_aside(self, key: GameKey, version: int, why: str) -> bool:
+        """Set aside the unreadable record of ``key`` (stored at ``version``) for the operator,
+        leaving the tombstone that frees the channel; False when another worker did first."""
+        now = self.clock()
+        keep = max(1, int(self.settings.finished_ttl_hours * 3600))
+        grave = damaged.tombstone(now).model_dump_json()
+        moved = await self.store.quarantine(key, version, grave, keep, keep)
+        if moved:
+            self.damaged[key] = why
+            log.error(
+                "the game record of %s could not be read (%s); it is kept for %d s under its "
+                "damaged:record key and the channel is free",
+                key,
+                why,
+                keep,
+            )
+        return moved
+
+    def _unavailable(
+        self,
+        req: Request,
+        game: Game[Any, Any] | None,
+        sentence: str,
+        told: list[ui.Message] | None = None,
+    ) -> Outbox:
         out = outbox_for(req, game)
+        out.announcements = told or []
         out.unavailable = True
         if req.user:
             out.reply(req.user, sentence)

@@ -11,7 +11,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from bot.commands.actionlog import action_rng, encode_action
+from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
 from core.engine import Event, Game, GameState, IllegalAction, Seat
@@ -48,8 +51,12 @@ class Advance:
 
 
 def load_state(game: Game[Any, Any], data: str) -> GameState:
-    """The game's state model from the JSON text a record keeps."""
-    return game.state_model.model_validate_json(data)
+    """The game's state model from the JSON text a record keeps (DamagedRecord when it is not
+    one: the pipeline sets such a record aside)."""
+    try:
+        return game.state_model.model_validate_json(data)
+    except ValidationError as error:
+        raise DamagedRecord(reason(error)) from None
 
 
 def start_state(

@@ -53,6 +53,8 @@ class Change:
     log: list[list[Any]] = field(default_factory=list)
     joined: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
+    fresh_log: bool = False
+    """The record begins a new game in the channel: the log of the one before goes."""
 
 
 class Reschedule(Exception):

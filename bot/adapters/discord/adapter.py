@@ -113,7 +113,8 @@ class DiscordAdapter:
         self.ack_budget = ack_budget
         """Seconds the authority may take before the interaction is deferred."""
         self.platform = DiscordPlatform(client)
-        self.table = Table(authority.store, self.platform, self._ttl)
+        finished = int(authority.settings.finished_ttl_hours * 3600)
+        self.table = Table(authority.store, self.platform, self._ttl, finished_ttl_s=finished)
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()

@@ -155,7 +155,8 @@ class SlackAdapter:
         self.client = with_retries(client)
         self.platform = SlackPlatform(self.client, lambda user: self._display_name(user, user))
         ttl = ttl_s or int(authority.settings.game_ttl_hours * 3600)
-        self.table = table.Table(authority.store, self.platform, ttl)
+        finished = int(authority.settings.finished_ttl_hours * 3600)
+        self.table = table.Table(authority.store, self.platform, ttl, finished_ttl_s=finished)
         """What each game's surfaces show (refs in Redis: any worker, or a restart, goes on
         editing the same messages)."""
         logging.getLogger("slack_bolt.AsyncApp").addFilter(_TOKEN_SKIPPED)
