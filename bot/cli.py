@@ -7,6 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
@@ -33,6 +34,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     console.add_argument(
         "--seed", type=int, help="seed the games' decks and dice so a script replays exactly"
+    )
+    console.add_argument(
+        "--files",
+        type=Path,
+        metavar="DIR",
+        help="write the files messages carry (rules all: the whole page) into DIR",
     )
 
     from core.registry import all_games
@@ -120,7 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         script: TextIO | None = getattr(args, "script", None)
         transcript: TextIO | None = getattr(args, "transcript", None)
         seed: int | None = getattr(args, "seed", None)
-        return asyncio.run(_console(settings, script, transcript, seed))
+        files: Path | None = getattr(args, "files", None)
+        return asyncio.run(_console(settings, script, transcript, seed, files))
     if command == "simulate":
         from bot.simulate import simulate
 
@@ -195,7 +203,11 @@ def _with_defaults(args: argparse.Namespace, command: str) -> argparse.Namespace
 
 
 async def _console(
-    settings: Settings, script: TextIO | None, transcript: TextIO | None, seed: int | None
+    settings: Settings,
+    script: TextIO | None,
+    transcript: TextIO | None,
+    seed: int | None,
+    files: Path | None = None,
 ) -> int:
     import random
     import secrets
@@ -219,6 +231,7 @@ async def _console(
             clock,
             settings.deadline_poll_seconds,
             random.Random(seeds.getrandbits(64)),
+            files,
         )
     finally:
         await store.close()

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, Self, TypeVar
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "MAX_BUTTONS",
+    "MAX_FILE_ALT",
+    "MAX_FILE_NAME",
     "MAX_FORM_LABEL",
     "MAX_FORM_TITLE",
     "MAX_LABEL",
@@ -26,6 +28,7 @@ __all__ = [
     "Ask",
     "Button",
     "Field_",
+    "File",
     "Message",
     "Select",
     "SelectOption",
@@ -124,8 +127,36 @@ class Field_(BaseModel):
     inline: bool = True
 
 
+MAX_FILE_NAME = 100
+"""Characters of a file's name."""
+MAX_FILE_ALT = 1000
+"""Characters of a file's description (Slack's ``alt_txt`` limit; Discord allows 1,024)."""
+
+
+class File(BaseModel):
+    """A file that comes with a message: a whole rules page, later a board drawn as a picture.
+
+    Each adapter sends it its platform's way (a Discord attachment, a Slack upload, a file
+    written by the console) and applies its platform's size limit, so a game never needs to
+    know them. The bytes survive JSON (the table digests and stores messages as JSON) as
+    base64.
+    """
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
+
+    name: str = Field(max_length=MAX_FILE_NAME, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    """The file's name: letters, digits, ``.``, ``_`` and ``-`` only (no path, no space), so
+    that every platform shows it as it is and the console can write it anywhere safely."""
+    data: bytes
+    mime: str = "application/octet-stream"
+    """Its media type (``text/markdown; charset=utf-8``, ``image/png``)."""
+    alt: str = Field(default="", max_length=MAX_FILE_ALT)
+    """What it is, in plain text, for those who cannot open it (Discord's attachment
+    description, Slack's file title and, for a picture, its alt text)."""
+
+
 class Message(BaseModel):
-    """One message: a title, text, fields and rows of buttons or selects."""
+    """One message: a title, text, fields and rows of buttons or selects (and files)."""
 
     title: str | None = None
     text: str = ""
@@ -140,6 +171,9 @@ class Message(BaseModel):
     closed_text: str | None = None
     """What a prompt says once its decision is over and its buttons are gone (None: its text
     as it was), so that a closed prompt never reads as still waiting for someone."""
+    files: list[File] = Field(default_factory=list)
+    """Files that come with it. Private answers carry them on every platform (Discord attaches
+    them, Slack uploads them to the reader's DM, the console names or writes them)."""
 
     def plain_text(self) -> str:
         """The whole message as plain text (used by the console and in tests)."""

@@ -21,6 +21,7 @@ from core.games.bigidea import GAME
 from core.games.bigidea.state import BigIdeaState
 from core.games.businessgo import GAME as GO
 from core.games.businessgo.state import BusinessGoState
+from core.registry import all_games
 from storage import GameKey, GameStore, StorageUnavailable
 from tests.authority_support import Clock
 
@@ -885,3 +886,23 @@ async def test_a_rules_table_reads_as_a_list_in_chat(authority: Authority) -> No
     licences = await authority.command(req("alice"), "businessgo", "rules licences")
     canada = next(line for line in reply_text(licences, "alice").splitlines() if "Canada**" in line)
     assert canada.startswith("• **Canada** — continent: Americas; product: luxury cars;")
+
+
+async def test_rules_all_is_one_reply_carrying_the_whole_page(authority: Authority) -> None:
+    """`rules all` is one private answer: what the game is, its topics, and the page itself as
+    a Markdown file (the same bytes as the game's rules page); a topic stays text."""
+    for game in all_games():
+        out = await authority.command(req("alice"), game.name, "rules ALL")
+        [answer] = replies(out, "alice")
+        [page] = answer.files
+        assert page.name == f"{game.name}-rules.md"
+        assert page.mime == "text/markdown; charset=utf-8"
+        assert page.data == game.rules("all").encode("utf-8")
+        assert answer.text.startswith(f"**{game.title}: the rules**")
+        assert all(topic in answer.text for topic in game.rule_topics())
+        assert answer.text.endswith(f"The whole page is attached: {page.name}.")
+        assert len(answer.text) <= 2000 and not out.public
+        # The table digests and keeps messages as JSON: the bytes come back whole.
+        assert ui.Message.model_validate_json(answer.model_dump_json()) == answer
+    out = await authority.command(req("bob"), "businessgo", "rules casino")
+    assert replies(out, "bob") and not any(m.files for m in replies(out, "bob"))

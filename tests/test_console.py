@@ -246,3 +246,25 @@ def test_a_player_who_leaves_is_answered_and_their_panel_closes(tmp_path: Path) 
     # The closed panel has nothing left to press.
     closed = [r for r in records if r["user"] == "bob" and r["text"].startswith("You left this")]
     assert closed and not closed[0]["buttons"] and not closed[0]["selects"]
+
+
+def test_rules_all_is_one_answer_naming_the_page_or_writing_it(tmp_path: Path) -> None:
+    """Script mode: `rules all` is one private message naming its file; with `--files DIR`
+    the page is written there, byte for byte, and the line says where."""
+    from core.games.businessgo import GAME as GO
+
+    page = GO.rules("all").encode("utf-8")
+    about = f"(file: businessgo-rules.md, text/markdown; charset=utf-8, {len(page):,} bytes"
+    lines = ["alice: /businessgo rules all", "bob: /businessgo rules casino"]
+    stdout, records = run_script(tmp_path, lines)
+    [answer] = [r for r in records if r["user"] == "alice"]
+    assert answer["audience"] == "ephemeral" and answer["files"] == ["businessgo-rules.md"]
+    assert answer["text"].startswith("**Busine$$ GO: the rules**")
+    assert all(r["files"] == [] for r in records if r["user"] == "bob")
+    [text] = [t for label, t in printed(stdout) if label == "alice · private"]
+    assert text.splitlines()[-1] == about + ")"
+
+    written = tmp_path / "out" / "files"
+    stdout, _ = run_script(tmp_path, lines[:1], "--files", str(written))
+    assert (written / "businessgo-rules.md").read_bytes() == page
+    assert f"{about}, written to {written / 'businessgo-rules.md'})" in stdout

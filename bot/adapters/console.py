@@ -17,6 +17,9 @@ Every button and select option printed gets a number that stays valid for the se
 - ``wait <seconds>`` moves the clock on and fires the deadlines that passed (scripts;
   interactively the real clock runs them, and what they print is followed by the prompt again);
 - ``help``, ``quit``.
+
+A message's files (``rules all``: the whole rules page) are named below it with their size;
+started with ``--files DIR``, the console writes each there and prints its path.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from bot import table
@@ -101,6 +105,7 @@ class Console:
         clock: VirtualClock | None = None,
         rng: random.Random | None = None,
         prompt: Callable[[str], None] | None = None,
+        files: Path | None = None,
     ) -> None:
         self.authority = authority
         self.channel = channel
@@ -111,6 +116,8 @@ class Console:
         self._interrupted = False
         self.transcript = transcript
         self.clock = clock
+        self.files = files
+        """Where the files of messages are written (None: they are only named)."""
         self.user = "you"
         self.choices: list[_Choice] = []
         self._deliveries = 0
@@ -345,6 +352,7 @@ class Console:
         text_lines = text.splitlines() or [""]
         lines = [f"[{label}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
         lines += self._number_components(message, game, viewers, shown)
+        lines += [f"  {self._file(attached)}" for attached in message.files]
         self.write("\n".join(lines))
         if self.transcript is not None:
             record = {
@@ -360,10 +368,24 @@ class Console:
                     }
                     for s in message.selects
                 ],
+                "files": [f.name for f in message.files],
             }
             self.transcript.write(json.dumps(record) + "\n")
             self.transcript.flush()
         return shown
+
+    def _file(self, attached: ui.File) -> str:
+        """The line naming an attached file; with :attr:`files`, it is written there first."""
+        line = f"(file: {attached.name}, {attached.mime}, {len(attached.data):,} bytes"
+        if self.files is None:
+            return line + ")"
+        path = self.files / attached.name  # a ui.File's name is one safe path component
+        try:
+            self.files.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(attached.data)
+        except OSError as error:
+            return f"{line}; not written: {error.strerror or error})"
+        return f"{line}, written to {path})"
 
     def forget(self, shown: table.Shown) -> None:
         """The choices of a message that was replaced or deleted are of the message as it was:
@@ -505,9 +527,11 @@ async def run_console(
     clock: VirtualClock | None,
     poll_seconds: float,
     rng: random.Random | None = None,
+    files: Path | None = None,
 ) -> None:
-    """Run a script to its end, or an interactive session with the deadline runner beside it."""
-    console = Console(authority, transcript=transcript, clock=clock, rng=rng)
+    """Run a script to its end, or an interactive session with the deadline runner beside it;
+    ``files``: where to write the files of messages."""
+    console = Console(authority, transcript=transcript, clock=clock, rng=rng, files=files)
     if script is not None:
         for line in script:
             if not await console.handle_line(line):

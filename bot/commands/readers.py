@@ -5,6 +5,7 @@ They run through the pipeline all the same, so a platform's retry is answered on
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.commands import seating
@@ -16,9 +17,13 @@ from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from bot.commands.step import Env, Refusal, Request, Step
 from core import text as markup
+from core import ui
 from core.engine import Game
 
-__all__ = ["hand", "help_page", "rules", "status"]
+__all__ = ["LEAD_LIMIT", "hand", "help_page", "rules", "rules_file", "status", "whole_page"]
+
+LEAD_LIMIT = 600
+"""Characters of the page's opening paragraph that head ``rules all``."""
 
 
 def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
@@ -39,12 +44,16 @@ def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
 
 def rules(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
-    """The rules page, or its topic ``rest``; a long page comes in numbered parts."""
+    """The rules page's overview, or its topic ``rest``, in messages that fit; ``all`` is one
+    answer carrying the whole page as a file."""
 
     def step(record: GameRecord | None, out: Outbox) -> None:
+        if rest.strip().lower() == "all":
+            out.reply(req.user, whole_page(game))
+            return
         found = markup.pages(game.rules(rest or None))
         for number, page in enumerate(found, 1):
-            # A long page comes in parts, each numbered, the topics said at the end.
+            # A long section comes in parts, each numbered, the topics said at the end.
             head = f"({number}/{len(found)}) " if len(found) > 1 else ""
             out.reply(req.user, head + page)
         if len(found) > 1 and game.rule_topics():
@@ -52,6 +61,41 @@ def rules(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             out.reply(req.user, f"Topics: {topics} (`/{game.name} rules <topic>`).")
 
     return step
+
+
+def rules_file(game: Game[Any, Any]) -> str:
+    """The name the whole rules page of ``game`` is sent as."""
+    return f"{game.name}-rules.md"
+
+
+def whole_page(game: Game[Any, Any]) -> ui.Message:
+    """``rules all``: what the game is, its topics, and the page itself as a Markdown file.
+
+    The page is far longer than a chat message (tens of kilobytes): as a file it is one
+    answer that the reader can keep, search and open in any viewer, instead of a stream of
+    numbered private messages."""
+    page = game.rules("all")
+    name = rules_file(game)
+    parts = [f"**{game.title}: the rules**", markup.clip(_lead(page), LEAD_LIMIT)]
+    topics = game.rule_topics()
+    if topics:
+        parts.append(f"Topics: {', '.join(topics)} (`/{game.name} rules <topic>` shows one).")
+    parts.append(f"The whole page is attached: {name}.")
+    attached = ui.File(
+        name=name,
+        data=page.encode("utf-8"),
+        mime="text/markdown; charset=utf-8",
+        alt=f"The whole rules page of {markup.plain(game.title)}, as Markdown text.",
+    )
+    return ui.Message(text="\n\n".join(p for p in parts if p), files=[attached])
+
+
+def _lead(page: str) -> str:
+    """The page's first paragraph that is not a heading, its lines joined."""
+    for block in re.split(r"\n\s*\n", page.strip()):
+        if block.strip() and not block.lstrip().startswith("#"):
+            return " ".join(line.strip() for line in block.splitlines())
+    return ""
 
 
 def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:

@@ -10,7 +10,11 @@ It is at least as strict as Discord: a message Discord would refuse is refused h
 (:func:`validate_message`: 400 with code 50035 and Discord's nested ``errors``; 50006 for an empty
 message), and so is a late or repeated interaction callback, a callback type the interaction does
 not take, an expired interaction token, a post where the bot lacks a permission (:meth:`deny`) and
-an edit of a deleted message. Every refused call is in :attr:`FakeDiscord.refused`. Faults Discord
+an edit of a deleted message. Files are checked as Discord checks them: a ``files[n]`` part with
+a filename for every new attachment the body lists, none over
+:attr:`FakeDiscord.attachment_size_limit` (413 / 40005), at most 10 and descriptions of at most
+1,024 characters, and Attach Files where the bot uploads; what was uploaded is kept
+(:meth:`FakeDiscord.attached`). Every refused call is in :attr:`FakeDiscord.refused`. Faults Discord
 produces on its own can be injected: rate limits (:meth:`FakeDiscord.rate_limit`), closed DMs
 (:attr:`FakeDiscord.closed_dms`), a moderator deleting a message (:meth:`delete_message`).
 Notifications are counted as Discord computes them (:attr:`FakeDiscord.notifications`), every
@@ -29,6 +33,7 @@ import hashlib
 import itertools
 import json
 import math
+import mimetypes
 import random
 import re
 from collections.abc import Iterator
@@ -53,6 +58,7 @@ __all__ = [
     "FakeUser",
     "Interaction",
     "Notification",
+    "Upload",
     "is_empty",
     "validate_autocomplete",
     "validate_message",
@@ -75,18 +81,26 @@ BOT_PERMISSIONS = discord.Permissions(
     view_channel=True,
     send_messages=True,
     embed_links=True,
+    attach_files=True,
     read_message_history=True,
     create_public_threads=True,
     send_messages_in_threads=True,
 )
 """What a normal bot role has in a channel nobody restricted (no Manage Messages, no Mention
-Everyone): the default ``app_permissions`` of a guild interaction."""
+Everyone; Attach Files, which the invite asks for since ``rules all`` is a file): the default
+``app_permissions`` of a guild interaction."""
 DM_PERMISSIONS = discord.Permissions(
     attach_files=True, embed_links=True, mention_everyone=True, use_external_emojis=True
 )
 """``app_permissions`` in the bot's own DMs, as Discord documents it."""
 
 ACK_WINDOW_S = 3.0
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+"""Bytes per uploaded file: Discord's default (10 MiB since January 2025), which every
+interaction's ``attachment_size_limit`` carries."""
+MAX_ATTACHMENTS = 10
+MAX_ATTACHMENT_DESCRIPTION = 1024
+_FILE_PART = re.compile(r"files\[(\d+)\]")
 TOKEN_LIFETIME_S = 15 * 60.0
 RETRY_AFTER_S = 0.01
 
@@ -253,6 +267,17 @@ def validate_message(body: dict[str, Any], *, components_v2: bool | None = None)
     mentions = body.get("allowed_mentions")
     if mentions is not None:
         _check_allowed_mentions(errors, mentions)
+    attachments = errors.array(("attachments",), body.get("attachments"), MAX_ATTACHMENTS)
+    for index, item in enumerate(attachments):
+        if not isinstance(item, dict):
+            errors.add(
+                ("attachments", index),
+                "MODEL_TYPE_CONVERT",
+                "Only dictionaries may be used in a ModelType",
+            )
+            continue
+        path = ("attachments", index, "description")
+        errors.text(path, item.get("description"), MAX_ATTACHMENT_DESCRIPTION)
     return errors.tree
 
 
@@ -720,6 +745,14 @@ def _walk(components: Any) -> Iterator[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
+class Upload:
+    """One ``files[n]`` part of a multipart request: what the bot uploaded."""
+
+    filename: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class FakeUser:
     """A simulated Discord user."""
 
@@ -926,6 +959,13 @@ class FakeDiscord:
         self.embeds_dropped: list[FakeMessage] = []
         """Messages whose embeds Discord left out: the bot lacked Embed Links there."""
         self.threads: dict[int, FakeThread] = {}
+        self.attachment_size_limit = ATTACHMENT_SIZE_LIMIT
+        """Bytes per uploaded file (every interaction says so); a larger one answers 413 /
+        40005."""
+        self.files: dict[str, Upload] = {}
+        """What was uploaded, by the attachment id Discord gave it (see :meth:`attached`)."""
+        self._request_uploads: dict[str, Upload] = {}
+        """The files of the request being routed (set only while it is, with no await)."""
         self.bot_permissions = BOT_PERMISSIONS
         """The bot's permissions in a channel nobody restricted."""
         self.ack_window = ACK_WINDOW_S
@@ -1005,6 +1045,14 @@ class FakeDiscord:
         found = self.messages.get(message_id) or self.deleted.get(message_id)
         if found is None:
             raise KeyError(f"no message {message_id}")
+        return found
+
+    def attached(self, message: FakeMessage) -> list[tuple[dict[str, Any], bytes]]:
+        """The message's attachments as the bot sees them, each with the bytes uploaded."""
+        found = []
+        for attachment in message.data.get("attachments") or []:
+            upload = self.files.get(str(attachment.get("id")))
+            found.append((attachment, upload.data if upload is not None else b""))
         return found
 
     @property
@@ -1211,7 +1259,7 @@ class FakeDiscord:
             "type": kind,
             "token": token,
             "version": 1,
-            "attachment_size_limit": 8_000_000,
+            "attachment_size_limit": self.attachment_size_limit,
             "data": data,
             "channel_id": str(channel_id),
             "locale": "en-US",
@@ -1333,14 +1381,22 @@ class FakeDiscord:
         # Every await comes before the call is recorded, and none after (remote.WatchedDiscord
         # reads the newest call as this request's).
         body: Any = None
+        uploads: dict[str, Upload] = {}
         if request.content_type == "multipart/form-data":  # files: the JSON is payload_json
             form = await request.post()
             payload = form.get("payload_json")
+            if isinstance(payload, bytes | bytearray):  # sent with Content-Type: application/json
+                payload = payload.decode()
             body = json.loads(payload) if isinstance(payload, str) else {}
-            for attachment in body.get("attachments") or []:
-                upload = form.get(f"files[{attachment.get('id')}]")
-                if isinstance(upload, web.FileField):
-                    attachment["size"] = len(upload.file.read())
+            for name, value in form.items():
+                part = _FILE_PART.fullmatch(name)
+                # A part without a filename is no file to Discord (a plain form field).
+                if part is not None and isinstance(value, web.FileField) and value.filename:
+                    uploads[part[1]] = Upload(value.filename, value.file.read())
+            for attachment in _new_attachments(body):
+                upload = uploads.get(str(attachment.get("id")))
+                if upload is not None:
+                    attachment["size"] = len(upload.data)
         else:
             raw = await request.read()
             if raw and request.content_type == "application/json":
@@ -1350,11 +1406,16 @@ class FakeDiscord:
             await pause(self.clock, self.latency_s)
         call = Call(request.method, path, body, self.clock.now())
         self.calls.append(call)
-        response = (
-            self._unauthorized(request, path)
-            or self._limited(request.method, path)
-            or self._route(request.method, path, body)
-        )
+        self._request_uploads = uploads
+        try:
+            response = (
+                self._unauthorized(request, path)
+                or self._limited(request.method, path)
+                or self._upload_refusal(request.method, path, body, uploads)
+                or self._route(request.method, path, body)
+            )
+        finally:
+            self._request_uploads = {}
         call.status = response.status
         if response.status == 429:
             self.rate_limited.append(call)
@@ -1370,6 +1431,62 @@ class FakeDiscord:
         if request.headers.get("Authorization") == f"Bot {self.token}":
             return None
         return _error(401, 0, "401: Unauthorized")
+
+    def _upload_refusal(
+        self, method: str, path: str, body: Any, uploads: dict[str, Upload]
+    ) -> web.Response | None:
+        """What Discord answers a request whose files it will not take (None: it takes them).
+
+        Every new attachment the body lists (an ``id`` that is a ``files[n]`` index, not a
+        kept attachment's snowflake) needs its part, with a filename (50035
+        ``ATTACHMENT_NOT_FOUND``, "Attachment data not found"); no file may exceed
+        :attr:`attachment_size_limit` (413 / 40005); uploading needs Attach Files (403 /
+        50013), in a channel as in an interaction's response (``app_permissions``). A refused
+        callback still counts as the interaction's first answer (:attr:`Interaction.answered`).
+        """
+        if method not in ("POST", "PATCH") or not isinstance(body, dict):
+            return None
+        refusal = self._files_refusal(path, body, uploads)
+        if refusal is not None and _is_callback(path):
+            interaction = self.interactions.get(_snowflake(path.strip("/").split("/")[1]))
+            if interaction is not None:
+                interaction.hold.release()
+                if not interaction.answered.done():
+                    interaction.answered.set_result(self.clock.now())
+        return refusal
+
+    def _files_refusal(
+        self, path: str, body: dict[str, Any], uploads: dict[str, Upload]
+    ) -> web.Response | None:
+        errors = _Errors()
+        under: tuple[str | int, ...] = ("data",) if _is_callback(path) else ()
+        for index, attachment in enumerate(_new_attachments(body)):
+            if str(attachment.get("id")) not in uploads:
+                where: tuple[str | int, ...] = (*under, "attachments", index)
+                errors.add(where, "ATTACHMENT_NOT_FOUND", "Attachment data not found")
+        if errors.tree:
+            return _invalid(errors.tree)
+        if not uploads:
+            return None
+        if any(len(upload.data) > self.attachment_size_limit for upload in uploads.values()):
+            return _error(413, 40005, "Request entity too large")
+        if not self._may_attach(path):
+            return _error(403, 50013, "Missing Permissions")
+        return None
+
+    def _may_attach(self, path: str) -> bool:
+        """Whether the bot has Attach Files where ``path`` posts (a DM always allows it)."""
+        parts = path.strip("/").split("/")
+        interaction: Interaction | None = None
+        if _is_callback(path):
+            interaction = self.interactions.get(_snowflake(parts[1]))
+        elif parts[0] == "webhooks" and len(parts) >= 3:
+            interaction = self._tokens.get(parts[2])
+        elif parts[0] == "channels" and len(parts) >= 3:
+            return bool(self.permissions(_snowflake(parts[1])).attach_files)
+        if interaction is None:
+            return True  # unknown: the route answers that
+        return bool(interaction.app_permissions & discord.Permissions(attach_files=True).value)
 
     def _route(self, method: str, path: str, body: Any) -> web.Response:
         parts = path.strip("/").split("/")
@@ -1822,24 +1939,30 @@ class FakeDiscord:
         return message
 
     def _attachments(self, channel_id: int, requested: Any) -> list[dict[str, Any]]:
-        """Attachment objects for a request's attachment list (new uploads get an id and URL)."""
+        """Attachment objects for a request's attachment list (new uploads get an id, a URL,
+        their size and content type, and their bytes are kept in :attr:`files`)."""
         made = []
         for item in requested if isinstance(requested, list) else []:
             ident = str(item.get("id", ""))
+            upload = None
             if len(ident) < 17:  # an upload's index in the request, not a kept attachment's id
+                upload = self._request_uploads.get(ident)
                 ident = str(next(self._ids))
-            filename = str(item.get("filename") or "file")
+            filename = str(item.get("filename") or (upload.filename if upload else "file"))
             url = f"https://cdn.discordapp.com/attachments/{channel_id}/{ident}/{filename}"
             made.append(
                 {
                     **item,
                     "id": ident,
                     "filename": filename,
-                    "size": int(item.get("size") or 0),
+                    "size": len(upload.data) if upload else int(item.get("size") or 0),
                     "url": url,
                     "proxy_url": url.replace("cdn.discordapp.com", "media.discordapp.net"),
                 }
             )
+            if upload is not None:
+                made[-1]["content_type"] = _content_type(filename, upload.data)
+                self.files[ident] = upload
         return made
 
     def _drop_embeds(self, message: FakeMessage, embed_links: bool) -> None:
@@ -1961,6 +2084,37 @@ class FakeDiscord:
             self.notifications.append(
                 Notification(message.id, message.channel_id, kind, target, silent)
             )
+
+
+def _is_callback(path: str) -> bool:
+    parts = path.strip("/").split("/")
+    return parts[0] == "interactions" and len(parts) == 4 and parts[3] == "callback"
+
+
+def _new_attachments(body: Any) -> list[dict[str, Any]]:
+    """The attachments a body (or a callback's ``data``) lists that are new uploads."""
+    if not isinstance(body, dict):
+        return []
+    listed = body.get("attachments")
+    data = body.get("data")
+    if listed is None and isinstance(data, dict):
+        listed = data.get("attachments")
+    if not isinstance(listed, list):
+        return []
+    return [a for a in listed if isinstance(a, dict) and len(str(a.get("id", ""))) < 17]
+
+
+def _content_type(filename: str, data: bytes) -> str:
+    """The content type Discord gives an upload: from its name (discord.py sends every file
+    as ``application/octet-stream``), text marked UTF-8 when it is."""
+    guessed = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    if guessed.startswith("text/"):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return guessed
+        return f"{guessed}; charset=utf-8"
+    return guessed
 
 
 def _snowflake(text: str) -> int:

@@ -21,6 +21,15 @@ real Bolt app against it. It answers the methods the adapter uses the way Slack 
 - ``views.open`` without a fresh, unused ``trigger_id`` issued by :class:`SignedClient`.
 - Response URLs (:meth:`FakeSlackAPI.response_url`) used more than 5 times or after 30 minutes.
 - Rate limits on demand (:meth:`FakeSlackAPI.rate_limit`): HTTP 429 with ``Retry-After``.
+- File uploads, Slack's external flow: ``files.getUploadURLExternal`` needs ``filename`` and an
+  integer ``length`` (``invalid_arguments``; a length of 0: ``missing_argument``; ``alt_txt``
+  over 1,000 characters: ``alt_txt_too_large``); its ``upload_url`` (on this server) takes one
+  POST of exactly ``length`` bytes, raw or as a multipart file (else HTTP 400; an unknown or
+  used URL: 404); ``files.completeUploadExternal`` needs ``files`` (a JSON array of ``{id,
+  title}``: ``invalid_arguments``) whose every id was issued and uploaded and not completed
+  before (``file_not_found``), and shares them in ``channel_id`` (``channels``) only where
+  the bot may post (``channel_not_found``, ``not_in_channel``), with ``initial_comment`` as the
+  message's text. The shared files are on the :class:`Message` (``files``).
 
 Only calls Slack accepted go to ``calls`` (and the ``on_call`` listeners); refused ones go to
 ``refused`` (with ``Call.error``), 429s to ``rate_limited``, and everything to ``received``
@@ -52,6 +61,7 @@ from storage.local_server import free_port
 from testkit.clock import RealClock, held, pause
 
 __all__ = [
+    "FILE_UPLOAD",
     "HANDLED",
     "RATE_LIMITED_METHODS",
     "Call",
@@ -61,6 +71,7 @@ __all__ = [
     "PostRate",
     "ResponseURL",
     "SignedClient",
+    "UploadedFile",
     "sign",
     "validate_blocks",
     "validate_message",
@@ -74,6 +85,8 @@ APP = "A0BOARD"
 HANDLED = "boardroom.handled"
 """Not a Slack method: a bot under benchmark in another process calls it once it has answered
 a request (``{"user": ...}``), so the load generator knows when the answer is complete."""
+FILE_UPLOAD = "upload_url"
+"""Not a Slack method: the ``method`` of a :class:`Call` that is a POST to an upload URL."""
 DEAD_URL = "http://127.0.0.1:9/unused"
 """The response URL a :class:`SignedClient` without a fake to issue real ones puts in bodies."""
 
@@ -114,6 +127,8 @@ MAX_CALLBACK_ID = 255
 MAX_PRIVATE_METADATA = 3000
 MAX_EXTERNAL_ID = 255
 
+MAX_FILE_ALT = 1000
+"""Characters of an upload's ``alt_txt`` (``alt_txt_too_large`` beyond)."""
 RESPONSE_URL_USES = 5
 RESPONSE_URL_TTL_S = 30 * 60.0
 TRIGGER_TTL_S = 3.0
@@ -678,6 +693,24 @@ class Call:
 
 
 @dataclass
+class UploadedFile:
+    """A file uploaded through the external flow, from its upload URL to its shares."""
+
+    id: str
+    filename: str
+    length: int
+    alt_txt: str | None
+    snippet_type: str | None
+    upload_url: str
+    data: bytes | None = None
+    """What was POSTed to the upload URL (None until then)."""
+    title: str | None = None
+    completed: bool = False
+    shares: list[tuple[str, str]] = field(default_factory=list)
+    """(channel, ts) of each message it was shared in."""
+
+
+@dataclass
 class Message:
     """A message the fake holds, as its readers see it now."""
 
@@ -694,6 +727,8 @@ class Message:
     deleted: bool = False
     edits: list[Call] = field(default_factory=list)
     """``chat.update`` calls and response URL ``replace_original`` posts applied to it."""
+    files: list[UploadedFile] = field(default_factory=list)
+    """Files shared with it (``files.completeUploadExternal``; its text the initial comment)."""
 
 
 @dataclass
@@ -810,6 +845,10 @@ class FakeSlackAPI:
         """When a set: the conversations that exist (with the DMs ``conversations.open``
         opened); chat methods elsewhere answer ``channel_not_found``."""
         self.views: dict[str, dict[str, Any]] = {}
+        self.files: dict[str, UploadedFile] = {}
+        """Every upload ``files.getUploadURLExternal`` started, by file id."""
+        self._upload_urls: dict[str, str] = {}
+        """Upload URL token -> file id."""
         self.response_urls: dict[str, ResponseURL] = {}
         self.response_url_uses = RESPONSE_URL_USES
         self.response_url_ttl_s = RESPONSE_URL_TTL_S
@@ -828,6 +867,7 @@ class FakeSlackAPI:
         self._limit: tuple[float, random.Random, int] | None = None
         self._ts = itertools.count(1)
         self._view_ids = itertools.count(1)
+        self._file_ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
 
     async def start(self, port: int = 0) -> str:
@@ -836,6 +876,7 @@ class FakeSlackAPI:
         app.router.add_post("/api/{method}", self._handle)
         app.router.add_get("/api/{method}", self._handle)
         app.router.add_post("/response/{token}", self._respond)
+        app.router.add_post("/upload/{token}", self._upload)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         port = port or free_port()
@@ -911,8 +952,9 @@ class FakeSlackAPI:
 
     def tally(self, since: int = 0) -> Counter[str]:
         """Every call received from index ``since`` of ``received`` on, by method: Web API
-        methods and response URL posts (``response_url``), accepted, refused or answered 429
-        alike (each is a request the bot made); ``boardroom.handled`` left out."""
+        methods, response URL posts (``response_url``) and uploads (``upload_url``), accepted,
+        refused or answered 429 alike (each is a request the bot made); ``boardroom.handled``
+        left out."""
         return Counter(c.method for c in self.received[since:] if c.method != HANDLED)
 
     def add_user(
@@ -1102,6 +1144,8 @@ class FakeSlackAPI:
             "users.info": self._users_info,
             "views.open": self._views_open,
             "views.update": self._views_update,
+            "files.getUploadURLExternal": self._upload_url,
+            "files.completeUploadExternal": self._complete_upload,
             "apps.connections.open": self._connections_open,
             HANDLED: lambda call: {"ok": True},
         }
@@ -1392,6 +1436,108 @@ class FakeSlackAPI:
         if wanted and wanted != self.views[view_id]["hash"]:
             return _refusal_body("hash_conflict")
         return {"ok": True, "view": self._stored_view(view, str(view_id))}
+
+    # --- file uploads -----------------------------------------------------------------------
+
+    def _upload_url(self, call: Call) -> dict[str, Any]:
+        args = call.args
+        missing = [k for k in ("filename", "length") if not str(args.get(k) or "").strip()]
+        if missing:
+            errors = [f"missing required field: {k}" for k in missing]
+            return _refusal_body("invalid_arguments", errors)
+        try:
+            length = int(str(args["length"]))
+        except ValueError:
+            return _refusal_body("invalid_arguments", ["length must be an integer"])
+        if length < 0:
+            return _refusal_body("invalid_arguments", ["length must be a positive integer"])
+        if length == 0:
+            return _refusal_body("missing_argument")
+        alt = args.get("alt_txt")
+        if isinstance(alt, str) and len(alt) > MAX_FILE_ALT:
+            return _refusal_body("alt_txt_too_large")
+        file_id = f"F{next(self._file_ids):09d}"
+        token = secrets.token_urlsafe(12)
+        url = f"{self.root}upload/{token}"
+        snippet = args.get("snippet_type")
+        self.files[file_id] = UploadedFile(
+            file_id,
+            str(args["filename"]),
+            length,
+            alt if isinstance(alt, str) else None,
+            snippet if isinstance(snippet, str) else None,
+            url,
+        )
+        self._upload_urls[token] = file_id
+        return {"ok": True, "upload_url": url, "file_id": file_id}
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        """A POST of the file's bytes to its upload URL (raw, or a multipart file part)."""
+        token = request.match_info["token"]
+        if request.content_type == "multipart/form-data":
+            form = await request.post()
+            parts = [v for v in form.values() if isinstance(v, web.FileField)]
+            data = parts[0].file.read() if parts else b""
+        else:
+            data = await request.read()
+        call = Call(FILE_UPLOAD, {"length": len(data)}, at=self.clock())
+        call.url = f"{self.root}upload/{token}"
+        self.received.append(call)
+        uploaded = self.files.get(self._upload_urls.pop(token, ""))
+        if uploaded is None or uploaded.data is not None:
+            call.error = "not_found"
+            self.refused.append(call)
+            return web.Response(status=404, text="Not Found")
+        if len(data) != uploaded.length:
+            # The URL is spent all the same: Slack's upload service takes one POST per ticket.
+            call.error = "length_mismatch"
+            self.refused.append(call)
+            return web.Response(status=400, text=f"expected {uploaded.length} bytes")
+        uploaded.data = data
+        self._settle(call, {"ok": True})
+        return web.Response(text=f"OK - {len(data)}")
+
+    def _complete_upload(self, call: Call) -> dict[str, Any]:
+        args = call.args
+        raw = args.get("files")
+        try:
+            listed = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
+            listed = None
+        if (
+            not isinstance(listed, list)
+            or not listed
+            or not all(isinstance(f, dict) and isinstance(f.get("id"), str) for f in listed)
+        ):
+            return _refusal_body("invalid_arguments", ["files must be an array of {id, title}"])
+        uploads = [self.files.get(f["id"]) for f in listed]
+        ready = [u for u in uploads if u is not None and u.data is not None and not u.completed]
+        if len(ready) != len(listed):
+            return _refusal_body("file_not_found")
+        targets = [str(args["channel_id"])] if args.get("channel_id") else []
+        targets += [c.strip() for c in str(args.get("channels") or "").split(",") if c.strip()]
+        thread = args.get("thread_ts") or None
+        for target in targets:
+            refused = self._channel_error(target, posting=True)
+            if refused:
+                return refused
+            if thread is not None:
+                refused = self._thread_error(target, thread)
+                if refused:
+                    return refused
+        for entry, uploaded in zip(listed, ready, strict=True):
+            uploaded.completed = True
+            uploaded.title = str(entry.get("title") or uploaded.filename)
+        comment = str(args.get("initial_comment") or "")
+        for target in targets:
+            ts = self._new_ts()
+            message = Message(target, ts, comment, [], call, thread_ts=thread, files=ready)
+            self.messages[(target, ts)] = message
+            for uploaded in ready:
+                uploaded.shares.append((target, ts))
+            call.ts, call.channel = call.ts or ts, call.channel or target
+            self._published(call, message)
+        return {"ok": True, "files": [{"id": u.id, "title": u.title} for u in ready]}
 
     # --- response URLs ----------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ its message, a command as "thinking…", which is always resolved). The Outbox i
 the table layer (:mod:`bot.table`) through :class:`DiscordPlatform`'s primitives: the press on a
 panel, the card or the prompt updates that message (``UPDATE_MESSAGE``); everything else is a
 post, an edit or a delete in the channel, the game's thread or a DM, each on its own, so a part
-Discord refuses is logged and the others still go.
+Discord refuses is logged and the others still go. A private answer's files (the whole rules page)
+are attached to it; where the bot may not attach files (no Attach Files in that channel) they
+come by DM, and the answer says so.
 """
 
 from __future__ import annotations
@@ -85,14 +87,27 @@ CANNOT_POST_WHY = (
 )
 POSTING = {**REQUIRED, "send_messages_in_threads": "Send Messages in Threads"}
 """What posting in a game's channel and its thread needs."""
-PERMISSIONS = {**POSTING, "create_public_threads": "Create Public Threads"}
+PERMISSIONS = {
+    **POSTING,
+    "create_public_threads": "Create Public Threads",
+    "attach_files": "Attach Files",
+}
 """Every channel permission the bot uses, with the names Discord's settings show: see the
 channel, post (cards, boards, logs, turn notices; editing and deleting its own messages need
-nothing more) with embeds, start a game's thread from its card and post in it. Interaction
-responses, ephemeral replies and DMs need none; the bot reads no messages and uploads no files.
+nothing more) with embeds, start a game's thread from its card and post in it, and attach files
+(`rules all` sends the rules page as one; without it the page comes by DM). Interaction
+responses, ephemeral replies and DMs need nothing more; the bot reads no messages.
 The invite asks for exactly these (:data:`INVITE_PERMISSIONS`)."""
 INVITE_PERMISSIONS = discord.Permissions(**dict.fromkeys(PERMISSIONS, True))
 """The permissions ``boardroom discord invite`` asks for: :data:`PERMISSIONS`."""
+FILES_IN_DM = (
+    "I can't attach files in this channel (I'm missing the Attach Files permission), so "
+    "{files} came to you by direct message."
+)
+FILES_NOWHERE = (
+    "I can't attach {files} here (I'm missing the Attach Files permission in this channel) "
+    "and {why}. A server admin can allow Attach Files for Boardroom here."
+)
 
 _Work = Callable[[], Awaitable[list[Outbox]]]
 
@@ -285,7 +300,7 @@ class DiscordAdapter:
         if out.form is not None and interaction is not None:
             await self._open_form(interaction, out.form)
             return True
-        answer = _Answer(interaction) if interaction is not None else None
+        answer = _Answer(interaction, self.platform) if interaction is not None else None
         delivered = await self.table.deliver(out, answer)
         if delivered.refused and interaction is not None:
             perms = interaction.app_permissions
@@ -337,7 +352,7 @@ class DiscordPlatform:
     ) -> Shown:
         where = place.thread or place.channel
         rendered = render(message, game, None if where == place.channel else place.channel)
-        kwargs = _kwargs(rendered)
+        kwargs = _kwargs(rendered, files=True)
         if mention:
             names = " ".join(f"<@{int(user)}>" for user in mention)
             kwargs["content"] = f"{names} {rendered.content or ''}".strip()
@@ -360,6 +375,8 @@ class DiscordPlatform:
         channel: str,
         surface: str = "post",
     ) -> None:
+        # (An edit keeps the files the message was posted with: none of the table's edited
+        # surfaces carries one yet.)
         rendered = render(message, game, None if shown.where == channel else channel)
         kwargs = _kwargs(rendered)
         kwargs.setdefault("view", None)  # an edit without components removes the old ones
@@ -377,7 +394,7 @@ class DiscordPlatform:
     async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
         try:
             dm = await self.client.create_dm(discord.Object(int(user)))
-            sent = await dm.send(**_kwargs(render(message, game, channel)))
+            sent = await dm.send(**_kwargs(render(message, game, channel), files=True))
         except discord.Forbidden as error:
             if error.code != CLOSED_DMS:
                 log.warning("DM to %s refused: %s", user, error)
@@ -402,8 +419,9 @@ class DiscordPlatform:
 class _Answer:
     """The interaction being answered: its pressed message and its private replies."""
 
-    def __init__(self, interaction: discord.Interaction[Any]) -> None:
+    def __init__(self, interaction: discord.Interaction[Any], platform: DiscordPlatform) -> None:
         self.interaction = interaction
+        self.platform = platform
         self.user = str(interaction.user.id)
         message = interaction.message
         self.pressed = (
@@ -413,9 +431,13 @@ class _Answer:
             interaction.guild_id is None or message.flags.ephemeral
         )
 
-    def _render(self, message: ui.Message, game: str, channel: str) -> dict[str, Any]:
+    def _rendered(self, message: ui.Message, game: str, channel: str) -> Rendered:
         here = str(self.interaction.channel_id) == channel
-        return _kwargs(render(message, game, None if here else channel))
+        limit = self.interaction.filesize_limit
+        return render(message, game, None if here else channel, file_limit=limit)
+
+    def _render(self, message: ui.Message, game: str, channel: str) -> dict[str, Any]:
+        return _kwargs(self._rendered(message, game, channel))
 
     async def update(self, message: ui.Message, game: str, channel: str) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
@@ -450,12 +472,32 @@ class _Answer:
             await interaction.response.defer(ephemeral=True, thinking=True)
 
     async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
-        kwargs = self._render(message, game, channel)
-        if self.interaction.response.is_done():
-            await self.interaction.followup.send(ephemeral=True, **kwargs)
+        """An ephemeral answer (a followup once the interaction was answered), with the
+        message's files attached; where the bot may not attach them, they come by DM."""
+        interaction = self.interaction
+        may_attach = interaction.guild_id is None or interaction.app_permissions.attach_files
+        if message.files and not may_attach:
+            message = await self._files_by_dm(message, game, channel)
+        kwargs = _kwargs(self._rendered(message, game, channel), files=True)
+        if interaction.response.is_done():
+            await interaction.followup.send(ephemeral=True, **kwargs)
         else:
-            await self.interaction.response.send_message(ephemeral=True, **kwargs)
+            await interaction.response.send_message(ephemeral=True, **kwargs)
         return True
+
+    async def _files_by_dm(self, message: ui.Message, game: str, channel: str) -> ui.Message:
+        """Send ``message`` with its files by DM; what to answer here instead (a line saying
+        where they went, or the text and why the files could not come)."""
+        names = markup.escape(join([f.name for f in message.files]))
+        try:
+            await self.platform.dm(self.user, message, game, channel)
+        except (Closed, discord.HTTPException) as error:
+            log.info("the files of a reply to %s could not go by DM: %s", self.user, error)
+            why = "your DMs are closed" if isinstance(error, Closed) else "my DM to you failed"
+            note = FILES_NOWHERE.format(files=names, why=why)
+            text = f"{message.text}\n\n{note}".strip()
+            return message.model_copy(update={"files": [], "text": text})
+        return ui.Message(text=FILES_IN_DM.format(files=names))
 
 
 def _thinking(interaction: discord.Interaction[Any]) -> bool:
@@ -464,7 +506,9 @@ def _thinking(interaction: discord.Interaction[Any]) -> bool:
     return interaction.response.type == deferred
 
 
-def _kwargs(rendered: Rendered) -> dict[str, Any]:
+def _kwargs(rendered: Rendered, files: bool = False) -> dict[str, Any]:
+    """Keyword arguments for discord.py; ``files``: with the message's files (a send, not an
+    edit, which would take them as ``attachments`` replacing the old ones)."""
     kwargs: dict[str, Any] = {
         "content": rendered.content,
         "embeds": rendered.embeds,
@@ -472,6 +516,8 @@ def _kwargs(rendered: Rendered) -> dict[str, Any]:
     }
     if rendered.view is not None:
         kwargs["view"] = rendered.view
+    if files and rendered.files:
+        kwargs["files"] = rendered.attachments()
     return kwargs
 
 

@@ -5,7 +5,10 @@ content, 4096 in an embed description, 25 fields, 5 action rows of 5 buttons, 25
 80-character button labels and 100-character custom ids, unique within a message
 (:class:`~bot.commands.codec.MessageIds`). Long text is cut with an ellipsis (the full text is
 always one `/<game> status` or `rules` away); components that do not fit are left out and logged,
-as are ids that the codec cannot fit in 100 characters.
+as are ids that the codec cannot fit in 100 characters. Files (:class:`core.ui.File`) become
+attachments with their description (alt text, at most 1,024 characters); one larger than the
+upload limit (10 MiB by default; an interaction says its own) is left out, logged and said in
+the text, so that the message never promises a file it does not carry.
 
 Text arrives as Boardroom markup (:mod:`core.text`) and leaves as Discord markdown: escaped
 characters stay escaped (a backslash, or a zero-width space after ``@`` so that nothing reads as
@@ -15,6 +18,7 @@ carries ``allowed_mentions`` that notify nobody (:data:`NO_MENTIONS`).
 
 from __future__ import annotations
 
+import io
 import logging
 from dataclasses import dataclass, field
 
@@ -25,7 +29,7 @@ from bot.commands import codec
 from core import text as markup
 from core import ui
 
-__all__ = ["NO_MENTIONS", "Rendered", "markdown", "render"]
+__all__ = ["FILE_LIMIT", "NO_MENTIONS", "Rendered", "markdown", "render"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,9 @@ LABEL_LIMIT = 80
 OPTION_LIMIT = 100
 MAX_OPTIONS = 25
 PLACEHOLDER_LIMIT = 150
+FILE_LIMIT = 10 * 1024 * 1024
+"""Bytes per uploaded file where nothing says otherwise (Discord's default since 2025)."""
+FILE_DESCRIPTION_LIMIT = 1024
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
     "secondary": discord.ButtonStyle.secondary,
@@ -66,11 +73,24 @@ def markdown(text: str) -> str:
 
 @dataclass
 class Rendered:
-    """Keyword arguments for ``send``/``edit``: content, embeds and a view (or none)."""
+    """Keyword arguments for ``send``/``edit``: content, embeds and a view (or none), and the
+    files that fit the upload limit (sent by the primitives that can carry them)."""
 
     content: str | None = None
     embeds: list[discord.Embed] = field(default_factory=list)
     view: discord.ui.View | None = None
+    files: list[ui.File] = field(default_factory=list)
+
+    def attachments(self) -> list[discord.File]:
+        """The files as discord.py uploads them (new objects each time: a send reads them)."""
+        return [
+            discord.File(
+                io.BytesIO(f.data),
+                filename=f.name,
+                description=cut(f.alt, FILE_DESCRIPTION_LIMIT) or None,
+            )
+            for f in self.files
+        ]
 
 
 def cut(text: str, limit: int) -> str:
@@ -78,11 +98,22 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def render(message: ui.Message, game: str, channel: str | None = None) -> Rendered:
+def render(
+    message: ui.Message, game: str, channel: str | None = None, file_limit: int = FILE_LIMIT
+) -> Rendered:
     """Render ``message`` of ``game``; ``channel`` is the game's channel when the message is
-    shown anywhere else (a DM), so that its components act on that channel's game."""
+    shown anywhere else (a DM), so that its components act on that channel's game.
+    ``file_limit``: bytes per file where it is shown (an interaction's own limit)."""
     rendered = Rendered()
     text = markdown(message.text)
+    for attached in message.files:
+        if len(attached.data) <= file_limit:
+            rendered.files.append(attached)
+            continue
+        log.warning("the file %s of %s is over %d bytes; left out", attached.name, game, file_limit)
+        mib = file_limit / 2**20
+        note = f"({attached.name} is too large to attach here: Discord takes {mib:g} MiB a file.)"
+        text = f"{text}\n\n{markdown(markup.escape(note))}".strip()
     if message.deadline is not None:
         # A timestamp every client shows as a live countdown ("in 45 seconds"), in any zone.
         text = f"{text}\n⏳ Ends <t:{int(message.deadline)}:R>.".strip()

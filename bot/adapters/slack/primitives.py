@@ -14,6 +14,11 @@ into one Slack call and Slack's refusals into the table's :class:`~bot.table.Gon
   names the channel already.
 - Mentions notify in Slack whenever they are written as ``<@U…>``: a mention that must not ping
   is written as the user's display name (escaped, so it formats and mentions nothing).
+- Files: an ephemeral message cannot carry one, so a private answer with files goes to the
+  reader's DM as an upload (slack_sdk's ``files_upload_v2``: ``files.getUploadURLExternal``,
+  the bytes to its URL, ``files.completeUploadExternal`` with the answer's text as the initial
+  comment), and the answer where they asked says it is there. A DM with files is the message,
+  then the files shared below it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
@@ -39,8 +44,12 @@ from bot.adapters.slack.render import (
 )
 from core import text as markup
 from core import ui
+from core.text import join
 
 __all__ = [
+    "FILES_IN_DM",
+    "FILES_NOT_SENT",
+    "MAX_FILE_BYTES",
     "NOT_IN_CHANNEL",
     "PLATFORM",
     "Pressed",
@@ -80,6 +89,16 @@ _DM_CLOSED = {
     *_REFUSALS,
 }
 """Errors of ``conversations.open`` or of a post in a DM meaning the user cannot be DMed."""
+MAX_FILE_BYTES = 1024**3
+"""Bytes per uploaded file (Slack takes files up to 1 GB); a larger one is left out and said."""
+FILES_IN_DM = "I sent you {files} by direct message."
+FILES_NOT_SENT = "I couldn't send you {files}: {why}."
+_NO_DM = "I can't send you direct messages, and Slack can't attach files to a private answer"
+_NO_SCOPE = (
+    "this workspace's Boardroom app lacks the files:write scope (an admin can reinstall it "
+    "from slack-manifest.json)"
+)
+_REFUSED = "Slack refused the upload"
 
 Names = Callable[[str], Awaitable[str]]
 """Looks up how Slack shows a user (their display name)."""
@@ -205,7 +224,42 @@ class SlackPlatform:
                 self._dms.pop(user, None)
                 raise table.Closed(_code(error)) from error
             raise
+        if message.files:
+            try:
+                await self.share(conversation, message, None)
+            except (SlackApiError, SlackRequestError) as error:
+                log.warning("the files of a DM to %s could not be shared: %s", user, error)
         return table.Shown(where=conversation, id=response["ts"])
+
+    async def share(self, conversation: str, message: ui.Message, comment: str | None) -> None:
+        """Upload ``message``'s files into ``conversation`` (Slack's external upload flow),
+        with ``comment`` (mrkdwn) as the text above them; one over :data:`MAX_FILE_BYTES` is
+        left out and said in the comment."""
+        uploads: list[dict[str, Any]] = []
+        left_out: list[str] = []
+        for attached in message.files:
+            if len(attached.data) > MAX_FILE_BYTES:
+                left_out.append(attached.name)
+                continue
+            upload: dict[str, Any] = {
+                "file": attached.data,
+                "filename": attached.name,
+                "title": attached.alt or attached.name,
+            }
+            if attached.mime.startswith("image/") and attached.alt:
+                upload["alt_txt"] = attached.alt  # a screen reader's description of a picture
+            uploads.append(upload)
+        if left_out:
+            log.warning("files over %d bytes left out: %s", MAX_FILE_BYTES, left_out)
+            note = mrkdwn(markup.escape(f"({join(left_out)} is too large for Slack.)"))
+            comment = f"{comment}\n\n{note}" if comment else note
+        if not uploads:
+            if comment:
+                await self.client.chat_postMessage(channel=conversation, text=comment)
+            return
+        await self.client.files_upload_v2(
+            file_uploads=uploads, channel=conversation, initial_comment=comment
+        )
 
     async def start_thread(self, channel: str, card: table.Shown, name: str) -> str | None:
         return card.id  # the card's ts is the thread's: its first reply starts it
@@ -243,6 +297,10 @@ class SlackPlatform:
     def _thread(self, channel: str, thread: str | None) -> bool:
         """Whether to post in ``thread`` (there is one, and it is not known to be gone)."""
         return bool(thread) and (channel, thread or "") not in self._lost
+
+    async def open_dm(self, user: str) -> str:
+        """The DM conversation with ``user`` (raises :class:`~bot.table.Closed` if none)."""
+        return await self._open(user)
 
     async def _open(self, user: str) -> str:
         conversation = self._dms.get(user)
@@ -341,7 +399,9 @@ class SlackAnswer:
         """A private answer where the request came from: ephemeral in the game's channel (in
         the thread of the pressed message); in a DM, a DM message when it offers choices (a
         hand asked for there stays), else ephemeral in that DM (a refusal or a stale press
-        leaves no message in it for good)."""
+        leaves no message in it for good). With files, see :meth:`_with_files`."""
+        if message.files:
+            return await self._with_files(message, game, channel)
         try:
             origin = self.origin
             if origin is not None and origin != channel and is_dm(origin):
@@ -358,3 +418,31 @@ class SlackAnswer:
             log.warning("a private answer to %s in %s failed: %s", self.user, channel, error)
             return False
         return True
+
+    async def _with_files(self, message: ui.Message, game: str, channel: str) -> bool:
+        """An answer with files: uploaded to the reader's DM with the answer's text, and, when
+        they asked elsewhere, a private line there saying where it is. If the DM or the
+        upload fails, the text comes where they asked, with why the files did not."""
+        names = markup.escape(join([f.name for f in message.files]))
+        why = ""
+        try:
+            conversation = await self.platform.open_dm(self.user)
+            await self.platform.share(conversation, message, fallback_text(message))
+        except table.Closed:
+            why = _NO_DM
+        except SlackApiError as error:
+            log.warning("the files of an answer to %s were refused: %s", self.user, error)
+            why = _NO_SCOPE if _code(error) == "missing_scope" else _REFUSED
+        except SlackRequestError as error:  # the upload URL refused the bytes
+            log.warning("the files of an answer to %s failed: %s", self.user, error)
+            why = _REFUSED
+        if not why:
+            if self.origin is not None and self.origin == conversation:
+                return True  # asked in that DM: the upload is the answer
+            note = FILES_IN_DM.format(files=names)
+            return await self.reply(ui.Message(text=note), game, channel)
+        note = FILES_NOT_SENT.format(files=names, why=why)
+        text = f"{message.text}\n\n{note}".strip()
+        return await self.reply(
+            message.model_copy(update={"text": text, "files": []}), game, channel
+        )

@@ -581,6 +581,89 @@ async def test_multipart_bodies_are_validated_and_files_count(fake: FakeDiscord)
     ]
 
 
+async def upload(
+    fake: FakeDiscord,
+    path: str,
+    payload: dict[str, Any],
+    files: dict[str, tuple[str | None, bytes]],
+    method: str = "POST",
+) -> tuple[int, Any]:
+    """A raw multipart request: ``payload_json`` and one ``files[n]`` part per ``files`` entry
+    (``n`` -> (filename, bytes); a None filename sends the part as a plain field)."""
+    form = aiohttp.FormData()
+    form.add_field("payload_json", json.dumps(payload), content_type="application/json")
+    for index, (filename, data) in files.items():
+        if filename is None:
+            form.add_field(f"files[{index}]", data.decode())
+        else:
+            form.add_field(f"files[{index}]", data, filename=filename)
+    async with (
+        aiohttp.ClientSession() as session,
+        session.request(method, fake.api_url + path, data=form) as response,
+    ):
+        text = await response.text()
+        return response.status, json.loads(text) if text else None
+
+
+async def test_uploads_need_a_part_with_a_filename_for_every_attachment(fake: FakeDiscord) -> None:
+    path = f"/channels/{CHANNEL}/messages"
+    listed = {"content": "the page", "attachments": [{"id": 0, "filename": "rules.md"}]}
+    cases: list[dict[str, tuple[str | None, bytes]]] = [
+        {},
+        {"1": ("rules.md", b"# Rules")},  # the wrong index
+        {"0": (None, b"# Rules")},  # a part without a filename
+    ]
+    for files in cases:
+        status, answer = await upload(fake, path, listed, files)
+        assert (status, answer["code"]) == (400, 50035), files
+        assert codes(answer["errors"]) == [("attachments.0", "ATTACHMENT_NOT_FOUND")]
+    # In a callback, under its data.
+    async with raw_gateway(fake) as events:
+        command = await fake.slash(ALICE, CHANNEL, "businessgo", "rules")
+        await dispatched(events)
+        route = f"/interactions/{command.id}/{command.token}/callback"
+        status, answer = await upload(fake, route, {"type": 4, "data": listed}, {})
+        assert (status, answer["code"]) == (400, 50035)
+        assert codes(answer["errors"]) == [("data.attachments.0", "ATTACHMENT_NOT_FOUND")]
+        assert command.callback is None and command.answered.done()
+        private = {**listed, "flags": 64}
+        status, _ = await upload(fake, route, {"type": 4, "data": private}, {"0": ("r.md", b"#")})
+        assert status == 200
+    assert fake.public(CHANNEL) == []
+    [answer_message] = fake.private(ALICE)
+    [(attachment, data)] = fake.attached(answer_message)
+    assert (attachment["filename"], attachment["size"], data) == ("rules.md", 1, b"#")
+
+
+async def test_uploads_over_the_limit_too_many_or_not_allowed_are_refused(
+    fake: FakeDiscord,
+) -> None:
+    path = f"/channels/{CHANNEL}/messages"
+    one = {"attachments": [{"id": 0, "filename": "board.png"}]}
+    fake.attachment_size_limit = 1024
+    status, answer = await upload(fake, path, one, {"0": ("board.png", b"x" * 1025)})
+    assert (status, answer["code"]) == (413, 40005)
+    eleven = {"attachments": [{"id": i, "filename": f"{i}.png"} for i in range(11)]}
+    parts: dict[str, tuple[str | None, bytes]] = {str(i): (f"{i}.png", b"x") for i in range(11)}
+    status, answer = await upload(fake, path, eleven, parts)
+    assert (status, answer["code"]) == (400, 50035)
+    assert codes(answer["errors"]) == [("attachments", "BASE_TYPE_MAX_LENGTH")]
+    described = {"attachments": [{"id": 0, "filename": "a.png", "description": "d" * 1025}]}
+    status, answer = await upload(fake, path, described, {"0": ("a.png", b"x")})
+    assert codes(answer["errors"]) == [("attachments.0.description", "BASE_TYPE_MAX_LENGTH")]
+    fake.deny(CHANNEL, "attach_files")
+    status, answer = await upload(fake, path, one, {"0": ("board.png", b"x")})
+    assert (status, answer["code"]) == (403, 50013)
+    assert fake.public(CHANNEL) == [] and fake.files == {}
+    # A DM always lets the bot attach; the upload is kept with its content type.
+    status, dm = await rest(fake, "POST", "/users/@me/channels", {"recipient_id": str(BOB.id)})
+    status, sent = await upload(
+        fake, f"/channels/{dm['id']}/messages", one, {"0": ("board.png", b"x")}
+    )
+    assert status == 200 and sent["attachments"][0]["content_type"] == "image/png"
+    assert fake.attached(fake.private(BOB)[0])[0][1] == b"x"
+
+
 # --- rate limits ---------------------------------------------------------------------------------
 
 

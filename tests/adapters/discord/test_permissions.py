@@ -45,13 +45,17 @@ async def test_every_permission_of_the_invite_is_used(
         table = Table(fake, client, CHANNEL, USERS[:3], random.Random(5))
         await table.open(NO_DEADLINES)
         record = await table.record()
+        rules = await table.slash(USERS[1], "rules", {"topic": "all"})
     # Without it something of the game is refused, loses its embeds, leaves its thread or never
-    # starts (the host is told which permission is missing).
+    # starts (the host is told which permission is missing), or the rules page is not attached
+    # where it was asked for.
     as_designed = (
         record is not None
         and record.status == "playing"
         and not fake.refused
         and not fake.embeds_dropped
         and any(t.parent_id == CHANNEL for t in fake.threads.values())
+        and len(rules.messages) == 1
+        and bool(fake.attached(rules.messages[0]))
     )
     assert not as_designed, f"the game played as designed without {missing}"

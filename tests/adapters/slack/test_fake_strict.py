@@ -1107,3 +1107,102 @@ async def test_a_press_in_a_thread_says_so_in_its_container(
     assert "thread_ts" not in flat["container"]
     dm = payload_of(slack.action_body("UALICE", "DUALICE", {"action_id": "a1"}, "1.0"))
     assert dm["channel"] == {"id": "DUALICE", "name": "directmessage"}
+
+
+# --- file uploads: getUploadURLExternal, the upload URL, completeUploadExternal -------------------
+
+
+async def _ticket(client: AsyncWebClient, data: bytes, name: str = "rules.md") -> tuple[str, str]:
+    issued = await client.files_getUploadURLExternal(filename=name, length=len(data))
+    return str(issued["file_id"]), str(issued["upload_url"])
+
+
+async def _put(session: ClientSession, url: str, data: bytes) -> int:
+    async with session.post(url, data=data) as response:
+        return response.status
+
+
+async def test_an_upload_url_needs_a_name_and_a_length(
+    api: FakeSlackAPI, client: AsyncWebClient
+) -> None:
+    for params, code in (
+        ({"length": 5}, "invalid_arguments"),
+        ({"filename": "a.md"}, "invalid_arguments"),
+        ({"filename": "a.md", "length": "five"}, "invalid_arguments"),
+        ({"filename": "a.md", "length": 0}, "missing_argument"),
+        ({"filename": "a.png", "length": 5, "alt_txt": "x" * 1001}, "alt_txt_too_large"),
+    ):
+        error = await refusal(client.api_call("files.getUploadURLExternal", params=params))
+        assert error.response["error"] == code, params
+    file_id, url = await _ticket(client, b"hello")
+    assert file_id.startswith("F") and url.startswith(api.root)
+    assert api.files[file_id].data is None
+
+
+async def test_the_upload_url_takes_one_post_of_exactly_its_length(
+    api: FakeSlackAPI, client: AsyncWebClient, session: ClientSession
+) -> None:
+    _, short = await _ticket(client, b"hello")
+    assert await _put(session, short, b"hell") == 400
+    assert await _put(session, short, b"hello") == 404  # spent by the first POST
+    file_id, url = await _ticket(client, b"hello")
+    assert await _put(session, url, b"hello") == 200
+    assert await _put(session, url, b"hello") == 404
+    assert api.files[file_id].data == b"hello"
+    assert await _put(session, f"{api.root}upload/nothing", b"x") == 404
+    refused = [c.error for c in api.refused]
+    assert refused == ["length_mismatch", "not_found", "not_found", "not_found"]
+
+
+async def test_complete_needs_uploaded_files_and_a_channel_the_bot_may_post_in(
+    api: FakeSlackAPI, client: AsyncWebClient, session: ClientSession
+) -> None:
+    for files in (None, "not json", "[]", '[{"title": "no id"}]'):
+        params = {} if files is None else {"files": files}
+        error = await refusal(client.api_call("files.completeUploadExternal", params=params))
+        assert error.response["error"] == "invalid_arguments", files
+    waiting, url = await _ticket(client, b"page")
+    for unknown in ("F404", waiting):  # never issued; issued but not uploaded yet
+        error = await refusal(client.files_completeUploadExternal(files=[{"id": unknown}]))
+        assert error.response["error"] == "file_not_found"
+    assert await _put(session, url, b"page") == 200
+    error = await refusal(
+        client.files_completeUploadExternal(files=[{"id": waiting}], channel_id="DUALICE")
+    )
+    assert error.response["error"] == "channel_not_found"  # a DM nobody opened
+    api.not_in(OTHER)
+    error = await refusal(
+        client.files_completeUploadExternal(files=[{"id": waiting}], channel_id=OTHER)
+    )
+    assert error.response["error"] == "not_in_channel"
+    assert api.files[waiting].completed is False and api.channel_messages(OTHER) == []
+    dm = (await client.conversations_open(users="UALICE"))["channel"]["id"]
+    done = await client.files_completeUploadExternal(
+        files=[{"id": waiting, "title": "The rules"}],
+        channel_id=dm,
+        initial_comment="The whole page <!channel>",
+    )
+    assert done["files"] == [{"id": waiting, "title": "The rules"}]
+    [shared] = api.channel_messages(dm)
+    assert shared.text == "The whole page <!channel>" and shared.files[0].data == b"page"
+    assert api.notified("channel") == ["channel"]  # the comment is a message like any other
+    error = await refusal(client.files_completeUploadExternal(files=[{"id": waiting}]))
+    assert error.response["error"] == "file_not_found"  # completed once only
+
+
+async def test_files_upload_v2_runs_the_whole_flow(
+    api: FakeSlackAPI, client: AsyncWebClient
+) -> None:
+    dm = (await client.conversations_open(users="UBOB"))["channel"]["id"]
+    page = "# Rules\n\nÜber alles.\n".encode()
+    done = await client.files_upload_v2(
+        file=page, filename="rules.md", title="Rules", channel=dm, initial_comment="Here"
+    )
+    assert done["file"]["title"] == "Rules"
+    [shared] = api.channel_messages(dm)
+    assert [(f.filename, f.data) for f in shared.files] == [("rules.md", page)]
+    assert [c.method for c in api.calls[-3:]] == [
+        "files.getUploadURLExternal",
+        "upload_url",
+        "files.completeUploadExternal",
+    ]

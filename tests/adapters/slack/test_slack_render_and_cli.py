@@ -78,7 +78,8 @@ def test_manifest_has_every_game_and_only_the_scopes_used() -> None:
     commands = {c["command"] for c in manifest["features"]["slash_commands"]}
     assert commands == {f"/{g.name}" for g in all_games()}
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
-    assert scopes == {"commands", "chat:write", "chat:write.public", "im:write", "users:read"}
+    used = {"commands", "chat:write", "chat:write.public", "files:write", "im:write", "users:read"}
+    assert scopes == used
     assert manifest["settings"]["socket_mode_enabled"] is True
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
 
