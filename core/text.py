@@ -15,12 +15,16 @@ from collections.abc import Sequence
 
 __all__ = [
     "BOLD",
+    "ELLIPSIS",
     "PAGE_LIMIT",
     "SPECIAL",
+    "clip",
+    "clip_start",
     "escape",
     "join",
     "pages",
     "plain",
+    "plural",
     "tokens",
     "unescape",
     "valid",
@@ -29,6 +33,7 @@ __all__ = [
 SPECIAL = frozenset("\\*_~`|><@#[]")
 """Characters :func:`escape` protects: markdown, mrkdwn and mention syntax on either platform."""
 BOLD = "**"
+ELLIPSIS = "…"
 
 _TOKEN = re.compile(r"\\(.)|(\*\*)", re.DOTALL)
 _HEADING = re.compile(r"^#{1,6} +(.+?) *#*$", re.MULTILINE)
@@ -43,6 +48,51 @@ def join(words: Sequence[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 chit``, ``2 chits``; ``words`` for an irregular plural."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+_CLIP_REACH = 5
+"""A clip backs up to a space only within the last fifth of the room: a long word (a mention,
+a URL) is then cut rather than losing most of what fits."""
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: when too long, cut at a word boundary and ended
+    with an ellipsis. Cutting between words never splits a backslash escape of the markup (an
+    escaped character is never a space)."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return ELLIPSIS[:limit]
+    room = limit - len(ELLIPSIS)
+    space = text.rfind(" ", 0, room + 1)
+    head = text[:space] if space > room - room // _CLIP_REACH else text[:room]
+    return head.rstrip() + ELLIPSIS
+
+
+def clip_start(text: str, limit: int) -> str:
+    """The end of ``text`` in at most ``limit`` characters: when too long, whole lines from a
+    line break (else from a word boundary), after an ellipsis. For a story whose newest lines
+    matter most."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return ELLIPSIS[:limit]
+    room = limit - len(ELLIPSIS)
+    tail = text[len(text) - room :]
+    # At a break the cut falls just before the tail (its first line is whole); else drop the
+    # partial first line, or at least the partial first word.
+    if text[len(text) - room - 1] == "\n":
+        return ELLIPSIS + tail
+    for mark in ("\n", " "):
+        at = tail.find(mark)
+        if 0 <= at < len(tail) - 1 and (mark == "\n" or at < room // _CLIP_REACH):
+            return ELLIPSIS + tail[at + 1 :].lstrip()
+    return ELLIPSIS + tail
 
 
 def escape(typed: str) -> str:

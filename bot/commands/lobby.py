@@ -23,6 +23,7 @@ from bot.commands.record import GameRecord, Member, SeatInfo
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import ui
 from core.engine import Game
+from core.text import plural
 
 __all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "start"]
 
@@ -169,7 +170,7 @@ def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         for index in range(count):
             name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
             record.seats.append(SeatInfo(name=name))
-        out.card = lobby_message(game, record, f"{req.name} added {count} bot(s).")
+        out.card = lobby_message(game, record, f"{req.name} added {plural(count, 'bot')}.")
         return Change(record=record)
 
     return step

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.text import join
+from core.text import join, plural
 
 __all__ = ["Dollars", "join", "money", "parse_amount", "plural"]
 
@@ -14,11 +14,6 @@ def money(amount: Dollars) -> str:
     """``$1,250,000``; negative amounts as ``-$20,000``."""
     sign = "-" if amount < 0 else ""
     return f"{sign}${abs(amount):,}"
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 unit``, ``2 units``; ``words`` for an irregular plural."""
-    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def parse_amount(text: str) -> Dollars | None:
