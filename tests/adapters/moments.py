@@ -899,7 +899,7 @@ def _typed(game: Game[Any, Any], state: GameState, seat: int, rng: random.Random
     if not isinstance(state, BigIdeaState) or state.phase != "venture":
         return None
     mine = state.new_product_of(seat)
-    if mine is None or mine.pitch_done or rng.random() < 0.3:
+    if mine is None or mine.pitch is not None or rng.random() < 0.3:
         return None
     from core.games.bigidea.actions import PITCH_LIMIT
 

@@ -21,7 +21,6 @@ __all__ = [
     "MezzanineOpened",
     "PickChosen",
     "PicksRevealed",
-    "PitchDeclined",
     "Pitched",
     "PlayerPassed",
     "PlayerPicked",
@@ -92,14 +91,6 @@ class VentureOpened(Event):
     """The venture phase opens: owners may pitch, everyone points in secret."""
 
     kind: Literal["venture"] = "venture"
-
-
-class PitchDeclined(Event):
-    """An owner will not pitch their new product."""
-
-    kind: Literal["no_pitch"] = "no_pitch"
-    seat: Seat
-    product: int
 
 
 class Pitched(Event):

@@ -171,8 +171,8 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         events.append(
             VentureOpened(
                 text=(
-                    "Venture phase: owners may pitch; everyone points in secret at a player "
-                    "whose new product gets their chit, or at nobody."
+                    "Venture phase: everyone points in secret at a player whose new product "
+                    "gets their chit, or at nobody; owners may pitch until everyone has pointed."
                 ),
             )
         )

@@ -10,7 +10,6 @@ from core.games.bigidea.actions import (
     ACTIONS,
     PITCH_LIMIT,
     Invest,
-    NoPitch,
     Pass,
     Pick,
     Pitch,
@@ -22,7 +21,6 @@ from core.games.bigidea.events import (
     ChitInvested,
     ChitWithdrawn,
     PickChosen,
-    PitchDeclined,
     Pitched,
     PlayerPassed,
     PlayerPicked,
@@ -30,7 +28,7 @@ from core.games.bigidea.events import (
     TimedOut,
 )
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
-from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
+from core.games.bigidea.legal import can_pick, invest_cost, may_pitch, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
 from core.games.bigidea.text import card_list, join, money, product_label
 from core.text import escape
@@ -76,8 +74,8 @@ def apply_action(state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> lis
         raise IllegalAction("Only a seated player can do that.")
     if isinstance(action, Pick):
         return _pick(state, actor, action, rng)
-    if isinstance(action, Pitch | NoPitch):
-        return _pitch(state, actor, action, rng)
+    if isinstance(action, Pitch):
+        return _pitch(state, actor, action)
     if isinstance(action, Point):
         return _point(state, actor, action, rng)
     if isinstance(action, Invest | Withdraw | Pass):
@@ -128,34 +126,23 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
     return events
 
 
-def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -> list[Event]:
+def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
     product = state.new_product_of(seat) if state.phase == "venture" else None
     if product is None:
         raise IllegalAction(
-            "You can pitch only your own new product, after the reveal and before the "
-            "venture pointing is revealed."
+            "You can pitch only your own new product, after the reveal and until everyone has "
+            "pointed."
         )
-    if product.pitch is not None:
+    if not may_pitch(state, seat):
         raise IllegalAction(f"You have already pitched your {product_name(product.cards)}.")
-    if product.pitch_done:
-        raise IllegalAction("You said you would not pitch this round; the pointing goes on.")
-    product.pitch_done = True
-    if isinstance(action, NoPitch):
-        events: list[Event] = [
-            PitchDeclined(
-                text=f"{state.names[seat]} will not pitch.", seat=seat, product=product.id
-            )
-        ]
-        if not waiting_for(state):
-            resolve_votes(state, rng, events)
-        return events
     text = " ".join(action.text.split())
     if not text:
         raise IllegalAction("Your pitch is empty.")
     if len(text) > PITCH_LIMIT:
         raise IllegalAction(f"Your pitch has {len(text)} characters; the limit is {PITCH_LIMIT}.")
     product.pitch = text
-    events = [
+    # A pitch changes no phase: the pointing ends when everyone has pointed, pitches or not.
+    return [
         Pitched(
             text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{escape(text)}”",
             seat=seat,
@@ -164,9 +151,6 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -
             own=True,
         )
     ]
-    if not waiting_for(state):
-        resolve_votes(state, rng, events)
-    return events
 
 
 def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Event]:
@@ -283,13 +267,10 @@ def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> lis
         )
         reveal(state, rng, events)
     elif state.phase == "venture":
-        # Owners who pointed but did not pitch simply had their window close.
-        idle = [seat for seat in idle if seat not in state.votes]
-        names = join([state.names[s] for s in idle])
         for seat in idle:
             state.votes[seat] = None
         verb = "points" if len(idle) == 1 else "point"
-        text = f"Time is up: {names} {verb} at nobody." if idle else "Time is up: pitches close."
+        text = f"Time is up: {names} {verb} at nobody."
         events.append(TimedOut(text=text, phase="venture", seats=idle))
         resolve_votes(state, rng, events)
     else:

@@ -8,7 +8,6 @@ from core.games.bigidea.actions import (
     PITCH_LIMIT,
     Action,
     Invest,
-    NoPitch,
     Pass,
     Pick,
     Pitch,
@@ -121,23 +120,20 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             lines.append(
                 "You point at " + ("nobody" if target is None else state.names[target]) + "."
             )
-        mine = state.new_product_of(seat)
-        if mine is not None and not mine.pitch_done:
+        if may_pitch(state, seat):
+            # The pointing is revealed the moment the last player points, pitched or not: say
+            # so plainly, so that an owner who wants to pitch does it first.
+            when = (
+                "Pitches close as soon as everyone has pointed."
+                if own.voted
+                else "Pitch before you point: the pointing is revealed (and pitches close) as "
+                "soon as everyone has pointed."
+            )
             lines.append(
-                f"You may pitch your new product (up to {PITCH_LIMIT} characters) until the "
-                "pointing ends: press Pitch it, or type `/bigidea pitch <text>`; No pitch closes "
-                "your window (the pointing ends once everyone has pointed and every owner has "
-                "pitched or said no)."
+                f"You may pitch your new product to the table (up to {PITCH_LIMIT} characters): "
+                f"press Pitch it, or type `/bigidea pitch <text>`. {when}"
             )
             buttons.append(ui.Button(label="Pitch it…", style="primary", command="pitch", ask=True))
-            buttons.append(
-                ui.Button(
-                    label="No pitch",
-                    action=NoPitch().model_dump(mode="json"),
-                    version=state.version,
-                    seat=seat,
-                )
-            )
     elif state.phase == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
         # Too many choices for buttons: a menu per kind, Pass stays a button.
@@ -225,19 +221,17 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
         )
     )
     to_point = [state.names[s] for s in state.seats if s not in state.votes]
-    to_pitch = [state.names[s] for s in state.seats if s in state.votes and may_pitch(state, s)]
-    waiting = []
-    if to_point:
-        waiting.append(f"Waiting for {join(to_point)} to point.")
-    if to_pitch:
-        waiting.append(f"{join(to_pitch)} may still pitch (or press No pitch).")
-    lines = ["Point in secret at the player whose new product gets your chit."]
+    lines = [
+        "Point in secret at the player whose new product gets your chit. Owners may pitch "
+        "until everyone has pointed."
+    ]
     # Labels may be cut to fit a button, so the full products are spelled out here.
     lines += [
         f"• {state.names[p.owner]}: {product_sentence(p.cards)}" for p in state.products if p.new
     ]
     closed = "\n".join([*lines, "Pointing is over: everyone has pointed or time ran out."])
-    lines += waiting
+    if to_point:
+        lines.append(f"Waiting for {join(to_point)} to point.")
     return ui.Message(
         title="Venture phase",
         text="\n".join(lines),
@@ -255,8 +249,6 @@ def describe_action(state: BigIdeaState, action: Action) -> str:
         return "Point in secret"
     if isinstance(action, Pitch):
         return "Pitch"
-    if isinstance(action, NoPitch):
-        return "No pitch"
     if isinstance(action, Pass):
         return "Pass"
     if isinstance(action, Invest | Withdraw):
