@@ -93,10 +93,11 @@ def test_picks_are_secret_until_everyone_has_picked() -> None:
     state = new_game(HANDS)
     after, events = act(state, 0, Pick(cards=["cat", "frozen"]))
     check_public_events(state, after, events)
-    public = [e for e in events if e.audience.is_public]
-    assert kinds(public) == ["picked"]
+    # Nothing public is said: the board's waiting line shows who has yet to pick, never what.
+    assert [e for e in events if e.audience.is_public] == []
     assert [e.audience.seat for e in events if not e.audience.is_public] == [0]
     assert GAME.view(after, None).players[0].picked is True
+    assert "Waiting for Bob and Cy." in GAME.render_board(after).text
     assert own_view(after, 0).pick == ["cat", "frozen"]
     assert own_view(after, 1).pick is None
     assert "cat" in after.hands[0]  # cards stay in the hand until the reveal

@@ -165,3 +165,48 @@ async def test_an_owner_may_pitch_until_the_last_player_points(table: Table) -> 
     shown = await table.do("carol: click Point at nobody")
     assert (await table.state()).phase == "mezzanine" and table.clock.now == START
     assert "Everyone points at once." in public(shown)
+
+
+async def test_each_pick_and_point_is_said_once_and_never_stale(table: Table) -> None:
+    """A player's panel says their pick (or where they point) once, the story does not list
+    who has picked, and the last to pick or point, whose move reveals everything, is not told
+    that they may still change it."""
+    await _three_people(table, "pick_seconds=0 vote_seconds=0 turn_seconds=0")
+    shown = await table.do("alice: /bigidea pick " + " ".join(await _two_cards(table, "alice")))
+    alice = panels(shown, "alice")[-1]
+    assert alice.count("Your pick:") == 1, alice
+    assert alice.count("You may change it until everyone has picked.") == 1, alice
+    assert "has picked" not in public(shown)
+    board = next(s.text for s in shown if "· board" in s.label)
+    assert "Waiting for bob and carol." in board and "picked" not in board
+
+    await table.pick_product("bob")
+    shown = await table.do("carol: /bigidea pick " + " ".join(await _two_cards(table, "carol")))
+    assert "Everyone reveals at once." in public(shown)
+    carol = panels(shown, "carol")[-1]
+    assert "Your pick" not in carol and "until everyone has picked" not in carol, carol
+    assert (await table.state()).phase == "venture"  # bob's product, at least
+
+    shown = await table.do("alice: click Point at nobody")
+    alice = panels(shown, "alice")[-1]
+    assert alice.count("You point at nobody.") == 1, alice
+    assert alice.count("You may change it until everyone has pointed.") == 1, alice
+    # Nothing public but the prompt (the pressed message) and its waiting line: no line of the
+    # story per point, no board edit.
+    assert [s.label for s in shown if s.label.startswith("#")] == [
+        "#general › thread · pressed message, updated"
+    ]
+    assert "Waiting for bob and carol to point." in public(shown)
+    await table.do("bob: click Point at nobody")
+    shown = await table.do("carol: click Point at nobody")
+    carol = panels(shown, "carol")[-1]
+    assert "You point at" not in carol and "until everyone has pointed" not in carol, carol
+
+
+async def _two_cards(table: Table, user: str) -> list[str]:
+    """Two cards of ``user``'s hand: an item and a description when the hand has both."""
+    state = await table.state()
+    hand = state.hands[state.names.index(user)]
+    items = [c for c in hand if card(c).is_item]
+    others = [c for c in hand if not card(c).is_item]
+    return [items[0], others[0]] if items and others else hand[:2]

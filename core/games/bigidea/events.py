@@ -23,7 +23,6 @@ __all__ = [
     "PicksRevealed",
     "Pitched",
     "PlayerPassed",
-    "PlayerPicked",
     "PointChosen",
     "PointsRevealed",
     "ProductDiscarded",
@@ -68,13 +67,6 @@ class PickChosen(Event):
 
     kind: Literal["your_pick"] = "your_pick"
     cards: list[str]
-
-
-class PlayerPicked(Event):
-    """A player has picked (never what)."""
-
-    kind: Literal["picked"] = "picked"
-    seat: Seat
 
 
 class PicksRevealed(Event):

@@ -23,14 +23,20 @@ from core.games.bigidea.events import (
     PickChosen,
     Pitched,
     PlayerPassed,
-    PlayerPicked,
     PointChosen,
     TimedOut,
 )
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
 from core.games.bigidea.legal import can_pick, invest_cost, may_pitch, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
-from core.games.bigidea.text import card_list, join, money, product_label
+from core.games.bigidea.text import (
+    card_list,
+    join,
+    money,
+    pick_line,
+    point_line,
+    product_label,
+)
 from core.text import escape
 
 __all__ = ["apply_action", "new_state"]
@@ -109,20 +115,17 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
         raise IllegalAction(
             "You have already picked those cards; you may pick others until everyone has picked."
         )
-    first = state.picks[seat] is None
     state.picks[seat] = list(cards)
-    events: list[Event] = [
-        PickChosen(
-            text=f"Your pick: {card_list(cards)}. You may change it until everyone has picked.",
-            audience=Audience.only(seat),
-            cards=list(cards),
-        )
-    ]
-    if first:
-        # Public: that this seat has picked, never what.
-        events.append(PlayerPicked(text=f"{state.names[seat]} has picked.", seat=seat))
+    events: list[Event] = []
     if not waiting_for(state):
+        # The last pick: the reveal says what everyone picked, and a confirmation that it may
+        # still change would be out of date before anyone read it.
         reveal(state, rng, events)
+        return events
+    # That this seat has picked (never what) shows in the board's waiting line alone: a line
+    # of the story per pick would only repeat it. The confirmation is the panel's own line.
+    mine = list(cards)
+    events.append(PickChosen(text=pick_line(mine), audience=Audience.only(seat), cards=mine))
     return events
 
 
@@ -164,17 +167,14 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
             f"You already point at {whom}; you may change that until everyone has pointed."
         )
     state.votes[seat] = target
-    events: list[Event] = [
-        PointChosen(
-            text=f"You point at {whom}. You may change it until everyone has pointed.",
-            audience=Audience.only(seat),
-            seat=target,
-        )
-    ]
-    # That this seat has pointed (never at whom) shows on the pointing prompt alone: a line of
-    # the story per point would only repeat it.
+    events: list[Event] = []
     if not waiting_for(state):
+        # The last point: the reveal says where everyone points (see _pick).
         resolve_votes(state, rng, events)
+        return events
+    # That this seat has pointed (never at whom) shows on the pointing prompt alone: a line of
+    # the story per point would only repeat it. The confirmation is the panel's own line.
+    events.append(PointChosen(text=point_line(whom), audience=Audience.only(seat), seat=target))
     return events
 
 

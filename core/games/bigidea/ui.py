@@ -14,10 +14,10 @@ from core.games.bigidea.actions import (
     Point,
     Withdraw,
 )
-from core.games.bigidea.cards import is_product, product_name, product_sentence
+from core.games.bigidea.cards import product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_pitch
 from core.games.bigidea.state import BigIdeaState
-from core.games.bigidea.text import card_list, join, money
+from core.games.bigidea.text import join, money, pick_line, point_line
 from core.games.bigidea.view import BigIdeaView, seat_view, view
 from core.text import escape
 
@@ -67,14 +67,9 @@ def render_board(state: BigIdeaState) -> ui.Message:
     head.append(f"Deck: {public.deck_size} cards · Discards: {public.discard_size}")
     fields = []
     for p in public.players:
-        status = []
-        if p.picked:
-            status.append("picked")
-        if public.turn == p.seat:
-            status.append("to play")
         value = f"{p.money_text} · {p.chits} chits · {p.hand_size} cards"
-        if status:
-            value += " · " + ", ".join(status)
+        if public.turn == p.seat:
+            value += " · to play"
         fields.append(ui.Field_(name=p.name, value=value))
     return ui.Message(title="The Big Idea", text="\n".join(head), fields=fields)
 
@@ -93,7 +88,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     opts = state.options
     if state.phase == "pick" and legal:
         if own.pick:
-            lines.append("Your pick: " + _pick_summary(own.pick))
+            lines.append(pick_line(own.pick))
         wanted = (
             f"one item and up to {opts.max_pick - 1} descriptions"
             if opts.larger_products
@@ -117,9 +112,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     elif state.phase == "venture":
         if own.voted:
             target = own.vote
-            lines.append(
-                "You point at " + ("nobody" if target is None else state.names[target]) + "."
-            )
+            lines.append(point_line("nobody" if target is None else state.names[target]))
         if may_pitch(state, seat):
             # The pointing is revealed the moment the last player points, pitched or not: say
             # so plainly, so that an owner who wants to pitch does it first.
@@ -188,12 +181,6 @@ def _menus(state: BigIdeaState, seat: Seat, legal: list[Invest | Withdraw]) -> l
         action = {"type": kind.model_fields["type"].default}
         menus += ui.menus(placeholder, options, action, "product", state.version, seat)
     return menus
-
-
-def _pick_summary(card_ids: list[str]) -> str:
-    if is_product(card_ids):
-        return f"{product_name(card_ids)}: {product_sentence(card_ids)}"
-    return f"{card_list(card_ids)} (not a product: it will be discarded)"
 
 
 def render_prompt(state: BigIdeaState) -> ui.Message | None:
