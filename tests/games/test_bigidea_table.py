@@ -170,7 +170,8 @@ async def test_an_owner_may_pitch_until_the_last_player_points(table: Table) -> 
 async def test_each_pick_and_point_is_said_once_and_never_stale(table: Table) -> None:
     """A player's panel says their pick (or where they point) once, the story does not list
     who has picked, and the last to pick or point, whose move reveals everything, is not told
-    that they may still change it."""
+    that they may still change it. The round then ends with one-chit IPOs, said in the singular.
+    """
     await _three_people(table, "pick_seconds=0 vote_seconds=0 turn_seconds=0")
     shown = await table.do("alice: /bigidea pick " + " ".join(await _two_cards(table, "alice")))
     alice = panels(shown, "alice")[-1]
@@ -201,6 +202,11 @@ async def test_each_pick_and_point_is_said_once_and_never_stale(table: Table) ->
     shown = await table.do("carol: click Point at nobody")
     carol = panels(shown, "carol")[-1]
     assert "You point at" not in carol and "until everyone has pointed" not in carol, carol
+
+    for user in ("alice", "bob", "carol"):
+        await table.do(f"{user}: /bigidea pass")
+    told = "\n".join(table.written)
+    assert "(1 chit):" in told and "1 chits" not in told
 
 
 async def _two_cards(table: Table, user: str) -> list[str]:

@@ -34,6 +34,7 @@ from core.games.bigidea.text import (
     join,
     money,
     pick_line,
+    plural,
     point_line,
     product_label,
 )
@@ -142,7 +143,9 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
     if not text:
         raise IllegalAction("Your pitch is empty.")
     if len(text) > PITCH_LIMIT:
-        raise IllegalAction(f"Your pitch has {len(text)} characters; the limit is {PITCH_LIMIT}.")
+        raise IllegalAction(
+            f"Your pitch has {plural(len(text), 'character')}; the limit is {PITCH_LIMIT}."
+        )
     product.pitch = text
     # A pitch changes no phase: the pointing ends when everyone has pointed, pitches or not.
     return [

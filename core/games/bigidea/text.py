@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from core.games.bigidea.cards import card, is_product, product_name, product_sentence
 from core.games.bigidea.state import BigIdeaState, Product
-from core.text import join
+from core.text import join, plural
 
 __all__ = [
     "Cents",
@@ -14,6 +14,7 @@ __all__ = [
     "join",
     "money",
     "pick_line",
+    "plural",
     "point_line",
     "product_label",
 ]

@@ -17,7 +17,7 @@ from core.games.bigidea.actions import (
 from core.games.bigidea.cards import product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_pitch
 from core.games.bigidea.state import BigIdeaState
-from core.games.bigidea.text import join, money, pick_line, point_line
+from core.games.bigidea.text import join, money, pick_line, plural, point_line
 from core.games.bigidea.view import BigIdeaView, seat_view, view
 from core.text import escape
 
@@ -64,10 +64,13 @@ def render_board(state: BigIdeaState) -> ui.Message:
         head.append("Waiting for " + join([names[s] for s in public.waiting_for]) + ".")
     products = _product_lines(public)
     head.append("Products on the table:\n" + "\n".join(products) if products else "No products.")
-    head.append(f"Deck: {public.deck_size} cards · Discards: {public.discard_size}")
+    head.append(
+        f"Deck: {plural(public.deck_size, 'card')} · "
+        f"Discards: {plural(public.discard_size, 'card')}"
+    )
     fields = []
     for p in public.players:
-        value = f"{p.money_text} · {p.chits} chits · {p.hand_size} cards"
+        value = f"{p.money_text} · {plural(p.chits, 'chit')} · {plural(p.hand_size, 'card')}"
         if public.turn == p.seat:
             value += " · to play"
         fields.append(ui.Field_(name=p.name, value=value))
@@ -81,7 +84,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     hand = own.hand
     kinds = {1: "item", 2: "description"}
     lines = ["Your hand:"] + [f"• {c.name} ({kinds[c.type]}): {c.text}" for c in hand]
-    lines.append(f"You have {money(state.money[seat])} and {state.chits[seat]} chits.")
+    lines.append(f"You have {money(state.money[seat])} and {plural(state.chits[seat], 'chit')}.")
     legal = legal_actions(state, seat)
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []
@@ -231,7 +234,7 @@ def describe_action(state: BigIdeaState, action: Action) -> str:
     """A short label. Secret choices (pick, pointing) are described without their content,
     because labels may reach a public log."""
     if isinstance(action, Pick):
-        return f"Pick {len(action.cards)} cards"
+        return f"Pick {plural(len(action.cards), 'card')}"
     if isinstance(action, Point):
         return "Point in secret"
     if isinstance(action, Pitch):
