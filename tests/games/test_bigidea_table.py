@@ -146,7 +146,7 @@ async def test_the_pointing_is_revealed_the_moment_the_last_player_points(table:
 async def test_an_owner_may_pitch_until_the_last_player_points(table: Table) -> None:
     """Three people, three products. Alice points first and pitches after: in time, since the
     others have yet to point. Carol never pitches; her point, the last, reveals the pointing.
-    The pitch is a post of its own."""
+    The pitch is a post of its own, and the board only says that there is one."""
     await _three_people(table, "pick_seconds=0 vote_seconds=60 turn_seconds=0")
     for user in ("alice", "bob", "carol"):
         await table.pick_product(user)
@@ -156,6 +156,8 @@ async def test_an_owner_may_pitch_until_the_last_player_points(table: Table) -> 
     pitch = [s for s in shown if "pitches the" in s.text]
     assert len(pitch) == 1 and pitch[0].label == "#general › thread"
     assert "“It keeps your beer cold and your heart warm”" in pitch[0].text
+    board = next(s.text for s in reversed(shown) if "· board" in s.label)
+    assert "(new, pitched)" in board and "beer cold" not in board
     state = await table.state()
     assert state.phase == "venture" and state.products[0].pitch is not None
     carol = panels([_shown(e) for e in table.written], "carol")[-1]

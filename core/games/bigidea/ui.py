@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from core import ui
 from core.engine import Seat
 from core.games.bigidea.actions import (
@@ -18,8 +20,8 @@ from core.games.bigidea.cards import product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_pitch
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import join, money, pick_line, plural, point_line
-from core.games.bigidea.view import BigIdeaView, seat_view, view
-from core.text import escape
+from core.games.bigidea.view import BigIdeaView, ProductView, seat_view, view
+from core.text import clip
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -36,23 +38,65 @@ def _chit_owners(public: BigIdeaView, chits: list[int]) -> str:
     return ", ".join(f"{names[s]} {n}" for s, n in enumerate(chits) if n) or "none"
 
 
-def _product_lines(public: BigIdeaView) -> list[str]:
-    names = [p.name for p in public.players]
-    lines = []
-    for p in public.products:
-        tag = " (new)" if p.new else ""
-        line = (
-            f"#{p.id} {names[p.owner]}'s {p.name}{tag}: {p.sentence} "
-            f"Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
-        )
-        if p.pitch:
-            line += f" Pitch: “{escape(p.pitch)}”"
-        lines.append(line)
-    return lines
+_HEADING = "Products on the table:"
+
+
+def _product_line(public: BigIdeaView, p: ProductView, sentence: bool, owners: bool) -> str:
+    """One product on the board: its number, owner and name (a pitch is a post of its own, so
+    the board only says there is one), then at most its sentence and whose chits are on it."""
+    pitched = p.new and p.pitch is not None  # (an old pitch is old news)
+    tags = [tag for tag, shown in (("new", p.new), ("pitched", pitched)) if shown]
+    line = f"#{p.id} {public.players[p.owner].name}'s {p.name}"
+    line += f" ({', '.join(tags)})" if tags else ""
+    line += f": {p.sentence}" if sentence else ""
+    if owners:
+        return f"{line} Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
+    return f"{line} Chits {p.total_chits}."
+
+
+def _products(public: BigIdeaView, room: int) -> str:
+    """The products in at most ``room`` characters, whatever the names and however many.
+
+    Each step drops the least important detail left until the list fits: the sentences of the
+    older products (the story told them at their reveal), then every sentence (the pointing
+    prompt spells out the new ones), then whose chits are where (the invest buttons give the
+    prices). Failing all that (two dozen products of players with the longest names), the
+    oldest products are counted rather than listed.
+    """
+    if not public.products:
+        return "No products."
+    # (Which products show their sentence, whether chit owners are named.)
+    steps: list[tuple[Literal["all", "new", "none"], bool]] = [
+        ("all", True),
+        ("new", True),
+        ("none", True),
+        ("none", False),
+    ]
+    lines: list[str] = []
+    for sentences, owners in steps:
+        lines = [
+            _product_line(public, p, sentences == "all" or (sentences == "new" and p.new), owners)
+            for p in public.products
+        ]
+        text = "\n".join([_HEADING, *lines])
+        if len(text) <= room:
+            return text
+    # The newest products (this round's among them) matter most: keep those that fit.
+    kept: list[str] = []
+    for index, line in enumerate(reversed(lines)):
+        left = len(lines) - index  # this line and those older than it
+        older = [] if left == 1 else [f"… and {plural(left - 1, 'older product')}."]
+        if len("\n".join([_HEADING, *older, line, *kept])) > room:
+            # (The line before made sure that this count fits before it.)
+            kept.insert(0, f"… and {plural(left, 'older product')}.")
+            break
+        kept.insert(0, line)
+    return clip("\n".join([_HEADING, *kept]), room)
 
 
 def render_board(state: BigIdeaState) -> ui.Message:
-    """The live board, built from the public view only."""
+    """The live board, built from the public view only; its text fits :data:`ui.MAX_BOARD`
+    whatever the names, the pitches and the number of products."""
     public = view(state, None)
     names = [p.name for p in public.players]
     head = [f"Round {public.round} of {public.rounds} · Dealer: {names[public.dealer]}"]
@@ -62,19 +106,20 @@ def render_board(state: BigIdeaState) -> ui.Message:
     elif public.waiting_for and public.phase != "venture":
         # (While pointing, the pointing prompt says whom the phase waits for.)
         head.append("Waiting for " + join([names[s] for s in public.waiting_for]) + ".")
-    products = _product_lines(public)
-    head.append("Products on the table:\n" + "\n".join(products) if products else "No products.")
-    head.append(
+    foot = (
         f"Deck: {plural(public.deck_size, 'card')} · "
         f"Discards: {plural(public.discard_size, 'card')}"
     )
+    # Everything but the products is short by design (at most six names): they get the rest.
+    room = ui.MAX_BOARD - len("\n".join([*head, foot])) - 2
+    text = "\n".join([*head, _products(public, room), foot])
     fields = []
     for p in public.players:
         value = f"{p.money_text} · {plural(p.chits, 'chit')} · {plural(p.hand_size, 'card')}"
         if public.turn == p.seat:
             value += " · to play"
         fields.append(ui.Field_(name=p.name, value=value))
-    return ui.Message(title="The Big Idea", text="\n".join(head), fields=fields)
+    return ui.Message(title="The Big Idea", text=clip(text, ui.MAX_BOARD), fields=fields)
 
 
 def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
