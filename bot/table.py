@@ -48,6 +48,7 @@ from typing import Protocol, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from bot.commands.outbox import GAME_OVER, Outbox
+from core import text as markup
 from core import ui
 from storage import GameKey, GameStore, StorageUnavailable
 
@@ -95,6 +96,13 @@ NO_THREAD = (
 )
 CLOSED_NOTE = "I can't send you direct messages, so `/{game} hand` shows your hand."
 YOUR_MOVE = "**Your move.**"
+_NOTICE = f"{YOUR_MOVE}\n\n"
+"""What a turn notice puts above the board's text."""
+_LATEST = "\n\n**Latest**\n"
+"""What stands between the board's text and its tail of the story (the tail alone, without a
+board's text, drops the line breaks before it)."""
+_LATEST_AT_LEAST = 80
+"""Characters of room below which the board shows no tail of the story."""
 
 
 class Gone(Exception):
@@ -622,7 +630,7 @@ class Table:
             lines = [f"(… {skipped} earlier lines of play …)", *reversed(kept)]
         chunks: list[str] = []
         for line in lines:
-            line = line[:LOG_MESSAGE]
+            line = markup.clip(line, LOG_MESSAGE)
             if chunks and len(chunks[-1]) + len(line) + 1 <= LOG_MESSAGE:
                 chunks[-1] += "\n" + line
             else:
@@ -632,12 +640,17 @@ class Table:
             await self._post_below(run, ui.Message(text=chunk), "log")
 
     def _board_view(self, run: _Run, board: ui.Message) -> ui.Message:
+        """The board with the newest waiting lines of the story at its foot (**Latest**): as
+        many as fit beside the board's text (and a turn notice) in what every platform shows
+        whole, at most :data:`LOG_ON_BOARD` characters, cut between lines (or words)."""
         pending = "\n".join(run.refs.pending)
         if not pending:
             return board
-        if len(pending) > LOG_ON_BOARD:
-            pending = "…" + pending[-LOG_ON_BOARD:].split("\n", 1)[-1]
-        text = "\n\n".join(part for part in (board.text, f"**Latest**\n{pending}") if part)
+        room = ui.MAX_TEXT - len(board.text) - len(_NOTICE) - len(_LATEST)
+        room = min(LOG_ON_BOARD, room)
+        if room < _LATEST_AT_LEAST:
+            return board  # a board as long as it may be has no room: the log has the lines
+        text = f"{board.text}{_LATEST}{markup.clip_start(pending, room)}".strip()
         return board.model_copy(update={"text": text})
 
     async def _board(self, run: _Run, board: ui.Message, notify: list[str]) -> None:
@@ -657,7 +670,7 @@ class Table:
             # notice that waited for its player, with no press to answer, waits for a slot.)
             notify = []
         if notify:
-            view = view.model_copy(update={"text": f"{YOUR_MOVE}\n\n{view.text}".strip()})
+            view = view.model_copy(update={"text": f"{_NOTICE}{view.text}".strip()})
         if shown is not None and (scrolled or notify):
             old, refs.board = shown, None
             if await self._new_board(run, view, notify) is not None:

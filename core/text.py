@@ -15,9 +15,11 @@ from collections.abc import Sequence
 
 __all__ = [
     "BOLD",
+    "ELLIPSIS",
     "PAGE_LIMIT",
     "SPECIAL",
     "clip",
+    "clip_start",
     "escape",
     "join",
     "pages",
@@ -32,6 +34,7 @@ __all__ = [
 SPECIAL = frozenset("\\*_~`|><@#[]")
 """Characters :func:`escape` protects: markdown, mrkdwn and mention syntax on either platform."""
 BOLD = "**"
+ELLIPSIS = "…"
 
 _TOKEN = re.compile(r"\\(.)|(\*\*)", re.DOTALL)
 _HEADING = re.compile(r"^#{1,6} +(.+?) *#*$", re.MULTILINE)
@@ -60,6 +63,68 @@ def possessive(name: str) -> str:
     turn", not "Sharks's turn". ``name`` may be markup: escapes never end in a letter.
     """
     return f"{name}'" if name[-1:] in ("s", "S") else f"{name}'s"
+
+
+_CLIP_REACH = 5
+"""A clip backs up to a space only within the last fifth of the room: a long word (a mention,
+a URL) is then cut rather than losing most of what fits."""
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` (markup, or a platform's text made from it) in at most ``limit`` characters:
+    when too long, cut at a word boundary and ended with an ellipsis. A backslash escape is
+    never split and bold (``**``) stays paired, the closing marks counted in the limit."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return ELLIPSIS[:limit]
+    room = limit - len(ELLIPSIS)
+    head, opened = _head(text, room)
+    if opened:  # the closing marks need room of their own
+        head, opened = _head(text, room - len(BOLD))
+    space = head.rfind(" ")
+    if space > len(head) - len(head) // _CLIP_REACH:
+        head = head[:space]
+        opened = sum(1 for kind, _ in tokens(head) if kind == "bold") % 2 == 1
+    return head.rstrip() + ELLIPSIS + (BOLD if opened else "")
+
+
+def _head(text: str, room: int) -> tuple[str, bool]:
+    """The longest run of whole tokens of ``text`` within ``room`` characters (text tokens may
+    be cut), and whether a bold mark is left open."""
+    out: list[str] = []
+    used, opened = 0, False
+    for kind, value in tokens(text):
+        shown = "\\" + value if kind == "literal" else value
+        if used + len(shown) > room:
+            if kind == "text":
+                out.append(shown[: room - used])
+            break
+        out.append(shown)
+        used += len(shown)
+        opened = opened != (kind == "bold")
+    return "".join(out), opened
+
+
+def clip_start(text: str, limit: int) -> str:
+    """The end of ``text`` in at most ``limit`` characters: when too long, whole lines from a
+    line break (else from a word boundary), after an ellipsis. For a story whose newest lines
+    matter most."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return ELLIPSIS[:limit]
+    room = limit - len(ELLIPSIS)
+    tail = text[len(text) - room :]
+    # At a break the cut falls just before the tail (its first line is whole); else drop the
+    # partial first line, or at least the partial first word.
+    if text[len(text) - room - 1] == "\n":
+        return ELLIPSIS + tail
+    for mark in ("\n", " "):
+        at = tail.find(mark)
+        if 0 <= at < len(tail) - 1 and (mark == "\n" or at < room // _CLIP_REACH):
+            return ELLIPSIS + tail[at + 1 :].lstrip()
+    return ELLIPSIS + tail
 
 
 def escape(typed: str) -> str:
@@ -104,38 +169,6 @@ def tokens(markup: str) -> list[tuple[str, str]]:
     if last < len(markup):
         out.append(("text", markup[last:]))
     return out
-
-
-def clip(markup: str, limit: int) -> str:
-    """``markup`` in at most ``limit`` characters as a reader sees them (:func:`plain`), cut at
-    a word boundary with an ellipsis when too long; escapes stay whole and bold stays paired."""
-    parts = tokens(markup)
-    if sum(len(value) for kind, value in parts if kind != "bold") <= limit:
-        return markup
-    room = limit - 1  # for the ellipsis
-    out: list[str] = []
-    bold = False
-    for kind, value in parts:
-        if kind == "bold":
-            out.append(BOLD)
-            bold = not bold
-            continue
-        if room <= 0:
-            break
-        if kind == "literal":
-            out.append("\\" + value)
-            room -= 1
-        else:
-            out.append(value[:room])
-            room -= len(value[:room])
-    cut = "".join(out)
-    # Back to the last space when it is not too far, so no word is cut in half.
-    space = cut.rfind(" ")
-    if space >= len(cut) // 2 and not cut.endswith(" "):
-        cut = cut[:space]
-        bold = sum(1 for kind, _ in tokens(cut) if kind == "bold") % 2 == 1
-    cut = cut.rstrip() + "…"
-    return cut + (BOLD if bold else "")
 
 
 def unescape(markup: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Literal, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "MAX_BOARD",
     "MAX_BUTTONS",
     "MAX_FILE_ALT",
     "MAX_FILE_NAME",
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_LABEL",
     "MAX_OPTIONS",
     "MAX_ROWS",
+    "MAX_TEXT",
     "ROW",
     "Ask",
     "Button",
@@ -199,6 +201,13 @@ MAX_OPTIONS = 25
 """Options per menu (Discord's limit)."""
 MAX_LABEL = 75
 """Characters per button or option label (Slack's limit; Discord allows 80)."""
+MAX_TEXT = 4000
+"""Characters of a message's text that every platform shows whole: a Discord embed description
+holds 4,096 (less the countdown line its renderer adds; Boardroom markup is as long as the
+Discord markdown it becomes), Slack splits longer text into sections of 3,000."""
+MAX_BOARD = 3000
+"""Characters of a board's own text, by design: the table adds below it the newest lines of the
+story (``bot.table.LOG_ON_BOARD``, 900) and above it a turn notice, within :data:`MAX_TEXT`."""
 
 
 def idle(team: bool = False) -> str:

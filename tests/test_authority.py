@@ -581,9 +581,11 @@ async def test_the_card_shows_the_lobby_then_the_game_then_the_standings(
     assert began.begun and not began.ended and began.result is None
     assert began.log[0] == "Alice began the game. Good luck!"
 
-    # A move is told in the thread (log, board, panels); the card stays as it is.
+    # A move is told in the thread (a pick: on the board and the picker's panel); the card stays
+    # as it is.
     pick = await _pick_for(authority, began, "alice", random.Random(1))
-    assert pick.card is None and pick.board is not None and pick.log
+    assert pick.card is None and pick.board is not None and "alice" in pick.panels
+    assert "Waiting for Bob." in pick.board.text
 
     ended = await authority.command(req("alice"), "bigidea", "end")
     assert ended.ended and ended.card is not None

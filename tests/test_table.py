@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.commands.outbox import Outbox
-from bot.table import MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
+from bot.table import LOG_ON_BOARD, MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
 from core import ui
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
@@ -166,6 +166,38 @@ async def test_an_older_outbox_never_replaces_a_newer_board(store: GameStore) ->
     await table.deliver(_out(4, board=_board("four"), log=["an old line"]))
     (board,) = [i for i in platform.places[thread] if platform.texts[i].startswith("**Board**")]
     assert "five" in platform.texts[board] and "four" not in platform.texts[board]
+
+
+async def test_the_boards_latest_fits_beside_it_cut_between_lines_or_words(
+    store: GameStore,
+) -> None:
+    """The story's waiting lines show at the board's foot as far as they fit beside its text in
+    what every platform shows whole, cut between lines (a line too long alone: between words),
+    never mid-word."""
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    thread = await _begun(table, platform)
+    story = " ".join(f"w{n:03d}" for n in range(200))  # one line of 999 characters
+    await table.deliver(_out(3, board=_board("short"), log=[story]))
+    (board,) = [i for i in platform.places[thread] if platform.texts[i].startswith("**Board**")]
+    latest = platform.texts[board].split("**Latest**\n", 1)[1]
+    assert len(latest) <= LOG_ON_BOARD and latest.endswith("w199")
+    assert latest.startswith("…") and latest[1:].split(" ", 1)[0] in story.split()
+    # A longer board leaves the tail less room; the whole still fits.
+    long = " ".join(["word"] * ((ui.MAX_TEXT - 400) // 5))
+    await table.deliver(_out(4, board=_board(long)))
+    text = platform.texts[board].removeprefix("**Board**\n")
+    assert len(text) <= ui.MAX_TEXT - len("**Your move.**\n\n")
+    shorter = text.split("**Latest**\n", 1)[1]
+    assert len(shorter) < len(latest) and shorter.endswith("w199")
+    assert shorter.startswith("…") and shorter[1:].split(" ", 1)[0] in story.split()
+    # Given a line break, the tail keeps whole lines.
+    await table.deliver(_out(5, board=_board(long), log=["A new line."]))
+    assert platform.texts[board].endswith("**Latest**\n…A new line.")
+    # A board with no room left for the tail shows none (the log will tell it).
+    full = " ".join(["word"] * (ui.MAX_TEXT // 5))
+    await table.deliver(_out(6, board=_board(full)))
+    assert platform.texts[board] == f"**Board**\n{full}"
 
 
 async def test_a_turn_notice_rides_on_the_board_and_pings_only_whom_it_names(

@@ -42,7 +42,8 @@ from core.engine import Game, GameState
 from core.games.biggiebills.cards import ACQUIRE
 from core.games.biggiebills.flow import declare_turn
 from core.games.biggiebills.state import Active, BiggieBillsState
-from core.games.bigidea.state import BigIdeaState
+from core.games.bigidea.cards import catalogue
+from core.games.bigidea.state import BigIdeaState, Product
 from core.registry import all_games
 from storage import GameKey, GameStore
 from tests.authority_support import save_state
@@ -629,6 +630,8 @@ class _Driver:
         assert record is not None and record.status == "playing", self.table
         if game.name == "biggiebills" and not table.churn and len(table.seats) > game.min_players:
             await self._arrange_acquisition(record)
+        if game.name == "bigidea" and number == 1:
+            await self._arrange_crowded_table(record)
         if game.name not in self.read_rules:
             self.read_rules.add(game.name)
             for topic in ["", "all", *game.rule_topics(), "no-such-topic <@999999999999999999>"]:
@@ -697,6 +700,48 @@ class _Driver:
         state.decision_version = state.version
         declare_turn(state)
         await save_state(self.store, GameKey(self.platform.name, self.channel), record, state)
+
+    async def _arrange_crowded_table(self, record: GameRecord) -> None:
+        """Random play leaves a few products on The Big Idea's table, but its board must fit
+        with as many as the rules allow: before the first reveal, every card but two in each
+        hand (and those a player has picked) goes on the table as old products, owned in turn
+        by every seat and carrying all but one of each seat's chits, so that the board names
+        the most products and chit owners it can, beside the new products and their pitches
+        that play brings."""
+        assert record.state_json is not None
+        state = BigIdeaState.model_validate_json(record.state_json)
+        free = [*state.deck, *state.discard]
+        state.deck, state.discard = [], []
+        for seat, hand in enumerate(state.hands):
+            keep = list(state.picks[seat] or hand[:2])
+            free += [card for card in hand if card not in keep]
+            state.hands[seat] = keep
+        items = [c for c in free if catalogue()[c].is_item]
+        descriptions = [c for c in free if not catalogue()[c].is_item]
+        pairs = list(zip(items, descriptions, strict=False))
+        used = {card for pair in pairs for card in pair}
+        state.discard = [c for c in free if c not in used]
+        chits = [seat for seat in state.seats for _ in range(state.chits[seat] - 1)]
+        for seat in state.seats:
+            state.chits[seat] = 1
+        for index, cards in enumerate(pairs):
+            on = [0] * state.players
+            for seat in chits[index :: len(pairs)]:
+                on[seat] += 1
+            state.products.append(
+                Product(
+                    id=state.next_product_id,
+                    owner=index % state.players,
+                    cards=list(cards),
+                    chits=on,
+                    new=False,
+                )
+            )
+            state.next_product_id += 1
+        state.version += 1
+        state.decision_version = state.version
+        await save_state(self.store, GameKey(self.platform.name, self.channel), record, state)
+        self.coverage.phases[("bigidea", "crowded")] += 1
 
     async def _lobby(self, table: Table, seated: list[_Person]) -> AsyncIterator[Moment]:
         game = self.table_game
@@ -899,7 +944,7 @@ def _typed(game: Game[Any, Any], state: GameState, seat: int, rng: random.Random
     if not isinstance(state, BigIdeaState) or state.phase != "venture":
         return None
     mine = state.new_product_of(seat)
-    if mine is None or mine.pitch_done or rng.random() < 0.3:
+    if mine is None or mine.pitch is not None or rng.random() < 0.3:
         return None
     from core.games.bigidea.actions import PITCH_LIMIT
 

@@ -2,7 +2,9 @@
 
 The driver (:mod:`tests.adapters.moments`) plays every registered game at its largest tables
 (and a few of its smallest) with the longest and most hostile display names each platform
-allows, and delivers every Outbox through the real table layer (:mod:`bot.table`). Each message
+allows (and pitches of the full 200 characters, as hostile), one Big Idea table crowded with
+nearly every card on it, and delivers every Outbox through the real table layer
+(:mod:`bot.table`). Each message
 the table shows, on every surface (the card and its edits, the board with its "Latest" tail
 and the turn notice's mention, log messages of up to :data:`bot.table.LOG_MESSAGE` characters,
 players' posts, prompts open and closed, panels as DMs and their edits, ephemeral replies, the
@@ -12,7 +14,9 @@ there (``bot/adapters/discord/adapter.py``, ``bot/adapters/slack/primitives.py``
 - by the fake platform's validator of the documented limits (Discord's nested 50035 errors,
   Slack's ``invalid_blocks`` reasons);
 - that the renderer left nothing out: as many buttons and menus (and menu options) as the
-  neutral message holds (on Slack a disabled button is shown as text, so only live ones count);
+  neutral message holds (on Slack a disabled button is shown as text, so only live ones count),
+  and the whole text, title and fields, none cut to fit (a board must fit by design, whatever
+  the names and pitches: Discord's embed description holds 4,096 characters);
 - that nothing people typed mentions anyone: no unescaped ``@everyone``, ``@here``, ``<@id>``
   or ``<@&id>`` in Discord content, no ``<@U…>``, ``<!channel>``, ``<!here>``, ``<!everyone>``
   or ``<!subteam^…>`` in Slack mrkdwn or notification text (a mention of a person at the table
@@ -33,9 +37,10 @@ from typing import Any
 
 import pytest
 
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.render import render as discord_render
-from bot.adapters.slack.render import blocks as slack_blocks
-from bot.adapters.slack.render import fallback_text, mrkdwn
+from bot.adapters.slack.primitives import _rendered as slack_rendered
+from bot.adapters.slack.render import mrkdwn
 from bot.table import LOG_FLUSH
 from core import text as markup
 from core import ui
@@ -250,6 +255,27 @@ def _check_discord(
     live = _live_mentions(content or "", _DISCORD_MENTION, moment.users)
     if live:
         yield "discord: live mention in content", f"{live[:4]} in {content!r:.200}"
+    yield from _discord_cuts(message, rendered.content, rendered.embeds)
+
+
+def _discord_cuts(
+    message: ui.Message, content: str | None, embeds: list[Any]
+) -> Iterator[tuple[str, str]]:
+    """What the renderer had to cut to fit Discord's limits (it ends such text with "…")."""
+    text = markdown(message.text).strip()
+    shown = content if not embeds else embeds[0].description
+    # The renderer appends a countdown line after the text; nothing may go before it.
+    if text and not (shown or "").startswith(text):
+        yield "discord: text cut to fit", f"{len(text)} characters: …{text[-80:]!r}"
+    if not embeds:
+        return
+    embed = embeds[0]
+    if message.title and embed.title != markdown(message.title):
+        yield "discord: title cut to fit", repr(message.title[:120])
+    values = [(markdown(f.name) or "\u200b", markdown(f.value) or "\u200b") for f in message.fields]
+    got = [(f.name, f.value) for f in embed.fields]
+    if got != values:
+        yield "discord: fields cut to fit", f"{len(got)} of {len(values)} fields, or cut"
 
 
 def _mrkdwn(value: Any) -> Iterator[str]:
@@ -279,25 +305,11 @@ def _slack_options(control: dict[str, Any]) -> int:
     return len(control.get("options", [])) + sum(len(g.get("options", [])) for g in groups)
 
 
-def _with_head(text: str, built: list[dict[str, Any]], head: str) -> str:
-    """Slack's head of a message naming people, put where the adapter puts it: before the
-    fallback text and the first section's text (or in a section of its own)."""
-    for block in built:
-        if block["type"] == "section" and "text" in block:
-            block["text"]["text"] = f"{head} {block['text']['text']}"[:3000]
-            break
-    else:
-        built.insert(0, {"type": "section", "text": {"type": "mrkdwn", "text": head}})
-    return f"{head} {text}"[:3000]
-
-
 def _check_slack(
     moment: Moment, message: ui.Message, channel: str | None, head: str = ""
 ) -> Iterator[tuple[str, str]]:
-    text = fallback_text(message)
-    built = slack_blocks(message, moment.game, channel)
-    if head:
-        text = _with_head(text, built, head)
+    # As the adapter sends it: the head (who a notice names) before the text and the blocks.
+    text, built = slack_rendered(message, moment.game, channel, head)
     for error in slack_validate({"text": text, "blocks": built}):
         yield f"slack: {_generic(error)}", error
     controls = _slack_controls(built)
@@ -314,6 +326,31 @@ def _check_slack(
     live = [m for t in texts for m in _live_mentions(t, _SLACK_MENTION, moment.users)]
     if live:
         yield "slack: live mention in mrkdwn", f"{live[:4]} in {text!r:.200}"
+    yield from _slack_cuts(message, built, head)
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _slack_cuts(
+    message: ui.Message, built: list[dict[str, Any]], head: str
+) -> Iterator[tuple[str, str]]:
+    """What the renderer had to cut to fit Slack's limits: text split into sections keeps all
+    of it (only the breaks between sections may go), a header, field or 51st block does not."""
+    if any(b.get("type") == "context" and "(cut short)" in str(b) for b in built):
+        yield "slack: blocks cut short", f"{len(built)} blocks"
+    sections = [b["text"]["text"] for b in built if b["type"] == "section" and "text" in b]
+    joined = "".join(sections).removeprefix(head)
+    text = mrkdwn(message.text)
+    if text.strip() and _SPACE.sub("", text) not in _SPACE.sub("", joined):
+        yield "slack: text cut to fit", f"{len(text)} characters: …{text[-80:]!r}"
+    if message.title:
+        header = next((b for b in built if b["type"] == "header"), None)
+        if header is None or header["text"]["text"] != (markup.plain(message.title) or " "):
+            yield "slack: title cut to fit", repr(message.title[:120])
+    for f in message.fields:
+        if len(f"*{mrkdwn(f.name)}*\n{mrkdwn(f.value)}") > 2000:
+            yield "slack: field cut to fit", repr(f.name[:80])
 
 
 def _labels(message: ui.Message) -> str:
@@ -390,6 +427,11 @@ def test_the_driver_reaches_the_moments_that_matter(report: Report) -> None:
     assert coverage.twins[("businessgo", "travel")] > 0, "no Travel Agency with two menus"
     assert coverage.twins[("biggiebills", "return")] > 0, "no card return with two menus"
     assert coverage.phases[("biggiebills", "returns")] > 0, "no acquisition by a team"
+    # The Big Idea with (nearly) every card on the table, owned and backed by players with the
+    # longest names, beside new products and 200-character pitches: its board was drawn as
+    # long as a board may be, with the story's tail below it.
+    assert coverage.phases[("bigidea", "crowded")] > 0, "no crowded table of The Big Idea"
+    assert coverage.longest["board"] > ui.MAX_BOARD, coverage.longest
     # Every surface, posted and edited in place, was shown and so rendered.
     surfaces = set(coverage.surfaces)
     wanted = {

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from core.engine import Event, Seat
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import NoPitch, Pass, Pick, Point
+from core.games.bigidea.actions import Pass, Pick, Point
 from core.games.bigidea.cards import catalogue, deck_ids
 from core.games.bigidea.events import PicksRevealed
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
@@ -95,14 +95,8 @@ def pick_all(
 def point_all(
     state: BigIdeaState, votes: dict[Seat, Seat | None], rng: random.Random | None = None
 ) -> tuple[BigIdeaState, list[Event]]:
-    """Everyone in ``votes`` points; owners who have not pitched first say they will not
-    (the pointing ends only once every owner's pitch window is closed)."""
+    """Everyone in ``votes`` points, in that order (the last point reveals the pointing)."""
     events: list[Event] = []
-    for seat in votes:
-        product = state.new_product_of(seat) if state.phase == "venture" else None
-        if product is not None and not product.pitch_done:
-            state, new = act(state, seat, NoPitch(), rng)
-            events += new
     for seat, target in votes.items():
         state, new = act(state, seat, Point(seat=target), rng)
         events += new

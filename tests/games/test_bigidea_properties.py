@@ -15,7 +15,7 @@ import pytest
 
 from core.engine import Event, IllegalAction, Seat
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, NoPitch, Point, Withdraw
+from core.games.bigidea.actions import Invest, Point, Withdraw
 from core.games.bigidea.events import IpoHeld
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from testkit.conformance import play_random
@@ -36,11 +36,8 @@ def check_legal_is_complete(state: BigIdeaState) -> None:
             points = {Point(seat=s) for s in [*state.seats, None]}
             if seat in state.votes:
                 points.discard(Point(seat=state.votes[seat]))
-            product = state.new_product_of(seat)
-            # An owner whose pitch window is open may also say they will not pitch.
-            pitching = product is not None and not product.pitch_done
-            assert set(legal) == points | ({NoPitch()} if pitching else set())
-            assert seat not in state.votes or pitching  # else nothing is awaited of it
+            assert set(legal) == points  # a pitch is free text, never listed
+            assert seat not in state.votes  # the pointing waits for pointers alone
         else:
             # Every invest or withdraw is listed exactly when it applies (a sample of the
             # products keeps the suite quick; over many steps all kinds are met).

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from core.engine import Event, IllegalAction
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.actions import Invest, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.events import CardsDealt, IpoHeld, PlayerPassed, PointsRevealed
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState, Product
 from tests.games.bigidea_support import (
@@ -93,10 +93,11 @@ def test_picks_are_secret_until_everyone_has_picked() -> None:
     state = new_game(HANDS)
     after, events = act(state, 0, Pick(cards=["cat", "frozen"]))
     check_public_events(state, after, events)
-    public = [e for e in events if e.audience.is_public]
-    assert kinds(public) == ["picked"]
+    # Nothing public is said: the board's waiting line shows who has yet to pick, never what.
+    assert [e for e in events if e.audience.is_public] == []
     assert [e.audience.seat for e in events if not e.audience.is_public] == [0]
     assert GAME.view(after, None).players[0].picked is True
+    assert "Waiting for Bob and Cy." in GAME.render_board(after).text
     assert own_view(after, 0).pick == ["cat", "frozen"]
     assert own_view(after, 1).pick is None
     assert "cat" in after.hands[0]  # cards stay in the hand until the reveal
@@ -178,7 +179,9 @@ def test_pitch_is_public_trimmed_and_changes_no_phase() -> None:
     assert after.products[0].pitch == "Keeps your cat fresh!"
     assert "Keeps your cat fresh!" in events[0].text
     assert (after.phase, after.deadline, after.votes) == (state.phase, state.deadline, {})
-    assert "Keeps your cat fresh!" in GAME.render_board(after).plain_text()
+    # The pitch is a post of its own; the board only says there is one.
+    board = GAME.render_board(after).plain_text()
+    assert "Keeps your cat fresh!" not in board and "#1 Ann's frozen cat (new, pitched)" in board
 
 
 def test_pitch_limits() -> None:
@@ -189,7 +192,12 @@ def test_pitch_limits() -> None:
     pitched, _ = act(state, 0, Pitch(text="once"))
     refused(pitched, 0, Pitch(text="twice"), "already pitched")
     refused(new_game(HANDS), 0, Pitch(text="too early"), "only your own new product")
-    refused(in_mezzanine(), 0, Pitch(text="too late"), "only your own new product")
+    refused(in_mezzanine(), 0, Pitch(text="too late"), "until everyone has pointed")
+    # Pointing first leaves the pitch open while others still point; the last point closes it.
+    pointed, _ = act(state, 0, Point(seat=None))
+    act(pointed, 0, Pitch(text="still in time"))
+    revealed, _ = point_all(pointed, {1: None, 2: None})
+    refused(revealed, 0, Pitch(text="after the reveal"), "until everyone has pointed")
     no_product, _ = pick_all(new_game(HANDS), {0: ["cat", "hat"], 1: PICKS[1], 2: PICKS[2]})
     refused(no_product, 0, Pitch(text="nothing to sell"), "only your own new product")
 
@@ -211,15 +219,12 @@ def test_pointing_is_secret_until_all_have_pointed() -> None:
     assert view.own is None and "vote" not in view.model_dump(mode="json")
     assert own_view(after, 0).vote == 1
     assert own_view(after, 1).vote is None and own_view(after, 1).voted is False
-    # Ann has pointed, but her pitch window stays open until she pitches or says no.
-    assert GAME.waiting_for(after) == [0, 1, 2]
+    # Ann has pointed (her pitch may still come), so the game waits for the others alone.
+    assert GAME.waiting_for(after) == [1, 2]
     # Changing one's mind is private and leaves the public record unchanged.
     after2, events = act(after, 0, Point(seat=2))
     assert [e for e in events if e.audience.is_public] == []
     assert after2.votes == {0: 2}
-    closed, events = act(after2, 0, NoPitch())
-    assert GAME.waiting_for(closed) == [1, 2] and closed.phase == "venture"
-    assert kinds(events) == ["no_pitch"]
 
 
 def test_votes_revealed_at_once_and_chits_placed() -> None:
@@ -462,9 +467,7 @@ def play_round(state: BigIdeaState, rng: RiggedRandom | None = None) -> BigIdeaS
     for seat in list(GAME.waiting_for(state)):
         state, _ = act(state, seat, GAME.legal_actions(state, seat)[0], rng)
     while state.phase == "venture":
-        seat = GAME.waiting_for(state)[0]
-        move = NoPitch() if seat in state.votes else Point(seat=None)
-        state, _ = act(state, seat, move, rng)
+        state, _ = act(state, GAME.waiting_for(state)[0], Point(seat=None), rng)
     while state.phase == "mezzanine":
         state, _ = act(state, turn_of(state), Pass(), rng)
     return state

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.engine import SYSTEM, Timeout
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import NoPitch, Pass, Pick, Pitch, Point
+from core.games.bigidea.actions import Pass, Pick, Pitch, Point
 from core.games.bigidea.cards import is_product
 from core.games.bigidea.events import PointsRevealed, TimedOut
 from tests.games.bigidea_support import (
@@ -48,6 +48,7 @@ def test_every_decision_declares_a_deadline_with_its_own_key() -> None:
 def test_pitch_and_changed_votes_keep_the_deadline() -> None:
     state = in_venture()
     key = state.deadline
+    state, _ = act(state, 0, Pitch(text="Cool"))
     state, _ = act(state, 0, Point(seat=1))
     state, _ = act(state, 0, Point(seat=2))
     assert state.deadline == key
@@ -137,7 +138,7 @@ def test_decision_version_moves_only_when_a_new_decision_opens() -> None:
     opened = state.version
     state, _ = act(state, 0, Pitch(text="Cool"))
     state, _ = act(state, 1, Point(seat=0))
-    state, _ = act(state, 1, NoPitch())
+    state, _ = act(state, 1, Point(seat=2))
     assert state.decision_version == opened
     state, _ = point_all(state, {0: None, 2: None})
     assert state.phase == "mezzanine" and state.decision_version == state.version

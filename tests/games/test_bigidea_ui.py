@@ -13,7 +13,6 @@ from core.games.bigidea import GAME
 from core.games.bigidea.actions import (
     Action,
     Invest,
-    NoPitch,
     Pass,
     Pick,
     Pitch,
@@ -250,10 +249,6 @@ def test_bot_picks_three_cards_in_the_variant() -> None:
 
 def test_bot_points_at_the_most_backed_new_product() -> None:
     state = in_venture()
-    # A bot has no words for a pitch: it closes its window first, then points.
-    assert bot_choice(state, 0) == NoPitch()
-    for product in state.products:
-        product.pitch_done = True
     state.products[2].chits = [0, 0, 3]
     state.chits[2] = 2
     assert bot_choice(state, 0) == Point(seat=2)
@@ -305,9 +300,7 @@ def test_option_help_has_descriptions() -> None:
 
 def test_text_commands() -> None:
     state = new_game(HANDS)
-    assert set(GAME.text_commands) == {
-        *("pitch", "nopitch", "pick", "point", "invest", "withdraw", "pass")
-    }
+    assert set(GAME.text_commands) == {*("pitch", "pick", "point", "invest", "withdraw", "pass")}
     parse = GAME.parse_text
     assert parse(state, 0, "pick", "cat, Frozen") == Pick(cards=["cat", "frozen"])
     assert parse(state, 0, "pick", "crystal cyber- .com disposible") == Pick(
@@ -315,7 +308,6 @@ def test_text_commands() -> None:
     )
     assert parse(state, 0, "pick", "") is None
     assert parse(state, 0, "pitch", "  Buy it  ") == Pitch(text="Buy it")
-    assert GAME.parse_text(state, 0, "nopitch", "") == NoPitch()
     assert parse(state, 0, "pitch", " ") is None
     assert parse(state, 0, "point", "bob") == Point(seat=1)
     assert parse(state, 0, "point", "@C") == Point(seat=2)

@@ -94,8 +94,8 @@ class Rendered:
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` in at most ``limit`` characters, ending with an ellipsis when cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """``text`` in at most ``limit`` characters, cut between words with an ellipsis."""
+    return markup.clip(text, limit)
 
 
 def render(

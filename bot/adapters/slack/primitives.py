@@ -35,6 +35,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
 from bot.adapters.slack.render import (
+    MAX_BLOCKS,
     MAX_FALLBACK,
     MAX_SECTION_TEXT,
     Block,
@@ -121,16 +122,22 @@ def _refused(error: SlackApiError) -> Exception:
 def _rendered(
     message: ui.Message, game: str, channel: str | None, prefix: str = ""
 ) -> tuple[str, list[Block]]:
-    """The fallback text and blocks of ``message``, ``prefix`` (mrkdwn) at the head of both."""
+    """The fallback text and blocks of ``message``, ``prefix`` (mrkdwn) at the head of both:
+    in the first section when both fit in one, else in a section of its own before it (a full
+    section keeps all its text; a message of as many blocks as Slack takes keeps the prefix)."""
     text, built = fallback_text(message), blocks(message, game, channel)
     if not prefix:
         return text, built
-    for block in built:
-        if block["type"] == "section" and "text" in block:
-            block["text"]["text"] = f"{prefix} {block['text']['text']}"[:MAX_SECTION_TEXT]
-            break
+    head: Block = {"type": "section", "text": {"type": "mrkdwn", "text": prefix}}
+    at = next((i for i, b in enumerate(built) if b["type"] == "section" and "text" in b), None)
+    if at is None:
+        built.insert(0, head)
+    elif len(joined := f"{prefix} {built[at]['text']['text']}") <= MAX_SECTION_TEXT:
+        built[at]["text"]["text"] = joined
+    elif len(built) < MAX_BLOCKS:
+        built.insert(at, head)
     else:
-        built.insert(0, {"type": "section", "text": {"type": "mrkdwn", "text": prefix}})
+        built[at]["text"]["text"] = joined[:MAX_SECTION_TEXT]
     return f"{prefix} {text}"[:MAX_FALLBACK], built
 
 

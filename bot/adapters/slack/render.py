@@ -49,7 +49,8 @@ _MARKS = frozenset("*_~`")
 
 
 def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` in at most ``limit`` characters, cut between words with an ellipsis."""
+    return markup.clip(text, limit)
 
 
 def _entities(text: str) -> str:
@@ -74,13 +75,16 @@ def _plain(text: str, limit: int) -> Block:
 
 
 def _chunks(text: str, limit: int) -> list[str]:
-    """``text`` in pieces of at most ``limit`` characters, cut at line ends where possible."""
+    """``text`` in pieces of at most ``limit`` characters, cut at line ends where possible,
+    else between words (a mrkdwn entity such as ``&amp;`` holds no space, so none is split)."""
     pieces: list[str] = []
     while len(text) > limit:
         cut = text.rfind("\n", 0, limit)
+        if cut <= 0:
+            cut = text.rfind(" ", 0, limit)
         cut = cut if cut > 0 else limit
         pieces.append(text[:cut])
-        text = text[cut:].lstrip("\n")
+        text = text[cut:].lstrip("\n").removeprefix(" ")
     if text:
         pieces.append(text)
     return pieces

@@ -13,7 +13,6 @@ __all__ = [
     "PITCH_LIMIT",
     "Action",
     "Invest",
-    "NoPitch",
     "Pass",
     "Pick",
     "Pitch",
@@ -49,16 +48,11 @@ class Pick(_Action):
 
 
 class Pitch(_Action):
-    """A sales pitch for your new product, posted to the table."""
+    """Venture phase, until everyone has pointed: a sales pitch for your new product, posted
+    to the table."""
 
     type: Literal["pitch"] = "pitch"
     text: str
-
-
-class NoPitch(_Action):
-    """Venture phase: the owner of a new product will not pitch it this round."""
-
-    type: Literal["no_pitch"] = "no_pitch"
 
 
 class Point(_Action):
@@ -88,6 +82,6 @@ class Pass(_Action):
     type: Literal["pass"] = "pass"
 
 
-Action = Pick | Pitch | NoPitch | Point | Invest | Withdraw | Pass | Timeout
+Action = Pick | Pitch | Point | Invest | Withdraw | Pass | Timeout
 ACTIONS: ActionSet[Action] = ActionSet(Action)
 """The action union, declared once: the engine derives its validator and members."""

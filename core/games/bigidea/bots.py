@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.engine import Rng, Seat
-from core.games.bigidea.actions import Action, Invest, NoPitch, Pass, Pick, Point, Withdraw
+from core.games.bigidea.actions import Action, Invest, Pass, Pick, Point, Withdraw
 from core.games.bigidea.view import BigIdeaView, ProductView
 
 __all__ = ["RESERVE", "bot_action"]
@@ -19,9 +19,8 @@ def bot_action(view: BigIdeaView, legal: list[Action], rng: Rng) -> Action:
     if isinstance(legal[0], Pick):
         return _choose_pick(view, [a for a in legal if isinstance(a, Pick)], rng)
     if isinstance(legal[0], Point):
-        # A bot has no words for a pitch: it says so, which closes its pitch window.
-        no_pitch = next((a for a in legal if isinstance(a, NoPitch)), None)
-        return no_pitch or _choose_point(view, [a for a in legal if isinstance(a, Point)], rng)
+        # A bot has no words for a pitch (pitches are free text, never in ``legal``).
+        return _choose_point(view, [a for a in legal if isinstance(a, Point)], rng)
     return _choose_mezzanine(view, legal)
 
 

@@ -7,7 +7,6 @@ from core.games.bigidea.actions import (
     PITCH_LIMIT,
     Action,
     Invest,
-    NoPitch,
     Pass,
     Pick,
     Pitch,
@@ -22,7 +21,6 @@ __all__ = ["TEXT_COMMANDS", "parse_text"]
 
 TEXT_COMMANDS: dict[str, str] = {
     "pitch": f"pitch <text>: pitch your new product to the table (up to {PITCH_LIMIT} characters)",
-    "nopitch": "nopitch: you will not pitch your new product this round (the pointing may end)",
     "pick": "pick <card> <card>: pick the cards of your new product in secret",
     "point": "point <player|nobody>: point in secret in the venture phase",
     "invest": "invest <product #>: put a chit on a product on your mezzanine turn",
@@ -37,8 +35,6 @@ def parse_text(state: BigIdeaState, seat: Seat, word: str, rest: str) -> Action 
     rest = rest.strip()
     if word == "pass":
         return Pass()
-    if word == "nopitch":
-        return NoPitch()
     if not rest:
         return None
     if word == "pitch":

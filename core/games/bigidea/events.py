@@ -21,10 +21,8 @@ __all__ = [
     "MezzanineOpened",
     "PickChosen",
     "PicksRevealed",
-    "PitchDeclined",
     "Pitched",
     "PlayerPassed",
-    "PlayerPicked",
     "PointChosen",
     "PointsRevealed",
     "ProductDiscarded",
@@ -71,13 +69,6 @@ class PickChosen(Event):
     cards: list[str]
 
 
-class PlayerPicked(Event):
-    """A player has picked (never what)."""
-
-    kind: Literal["picked"] = "picked"
-    seat: Seat
-
-
 class PicksRevealed(Event):
     """Every pick is turned face up at once; products are made, the rest discarded."""
 
@@ -92,14 +83,6 @@ class VentureOpened(Event):
     """The venture phase opens: owners may pitch, everyone points in secret."""
 
     kind: Literal["venture"] = "venture"
-
-
-class PitchDeclined(Event):
-    """An owner will not pitch their new product."""
-
-    kind: Literal["no_pitch"] = "no_pitch"
-    seat: Seat
-    product: int
 
 
 class Pitched(Event):

@@ -23,7 +23,7 @@ from core.games.bigidea.events import (
 )
 from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
 from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Launch, Product
-from core.games.bigidea.text import card_list, join, money, product_label
+from core.games.bigidea.text import card_list, join, money, plural, product_label
 from core.turns import rotation
 
 __all__ = [
@@ -61,7 +61,10 @@ def _draw(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> lis
             rng.shuffle(state.deck)
             events.append(
                 DeckReshuffled(
-                    text=f"The discards are shuffled into a new deck of {len(state.deck)} cards.",
+                    text=(
+                        "The discards are shuffled into a new deck of "
+                        f"{plural(len(state.deck), 'card')}."
+                    ),
                     deck_size=len(state.deck),
                 )
             )
@@ -172,8 +175,8 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         events.append(
             VentureOpened(
                 text=(
-                    "Venture phase: owners may pitch; everyone points in secret at a player "
-                    "whose new product gets their chit, or at nobody."
+                    "Venture phase: everyone points in secret at a player whose new product "
+                    "gets their chit, or at nobody; owners may pitch until everyone has pointed."
                 ),
             )
         )
@@ -264,6 +267,7 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         roll = rng.randint(1, 6)
         chits = product.total_chits
         label = product_label(state, product)
+        backed = plural(chits, "chit")
         payouts = [0] * state.players
         if roll <= chits:
             each = chit_payout(state, product, roll)
@@ -282,11 +286,13 @@ def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
             state.discard.extend(product.cards)
             paid = join([f"{state.names[s]} {money(v)}" for s, v in enumerate(payouts) if v > 0])
             text = (
-                f"IPO of {label} ({chits} chits): rolled {roll}, a success! "
+                f"IPO of {label} ({backed}): rolled {roll}, a success! "
                 f"Each chit returns with {money(each)}: {paid}."
             )
         else:
-            text = f"IPO of {label} ({chits} chits): rolled {roll}, no offering; it stays."
+            text = (
+                f"IPO of {label} ({plural(chits, 'chit')}): rolled {roll}, no offering; it stays."
+            )
         events.append(
             IpoHeld(
                 text=text,

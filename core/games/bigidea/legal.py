@@ -10,7 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from core.engine import Seat
-from core.games.bigidea.actions import Invest, NoPitch, Pass, Pick, Point, Withdraw
+from core.games.bigidea.actions import Invest, Pass, Pick, Point, Withdraw
 from core.games.bigidea.state import BigIdeaState, Product
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "chit_payout",
     "invest_cost",
     "legal_actions",
+    "may_pitch",
     "mezzanine_options",
     "pick_options",
     "point_options",
@@ -47,9 +48,10 @@ def pick_options(state: BigIdeaState, seat: Seat) -> list[Pick]:
 
 
 def may_pitch(state: BigIdeaState, seat: Seat) -> bool:
-    """Whether ``seat`` owns a new product whose pitch window is still open."""
+    """Whether ``seat`` owns a new product it may still pitch: the pointing is not revealed yet
+    (it is as soon as everyone has pointed) and the product has no pitch."""
     product = state.new_product_of(seat) if state.phase == "venture" else None
-    return product is not None and not product.pitch_done
+    return product is not None and product.pitch is None
 
 
 def point_options(state: BigIdeaState, seat: Seat) -> list[Point]:
@@ -99,8 +101,7 @@ def legal_actions(state: BigIdeaState, seat: Seat) -> list[Any]:
     if state.phase == "pick":
         return list(pick_options(state, seat)) if can_pick(state, seat) else []
     if state.phase == "venture":
-        pitching = may_pitch(state, seat)
-        return [*point_options(state, seat), *([NoPitch()] if pitching else [])]
+        return list(point_options(state, seat))
     if state.phase == "mezzanine" and state.turn_seat == seat:
         return list(mezzanine_options(state, seat))
     return []
@@ -113,8 +114,9 @@ def waiting_for(state: BigIdeaState) -> list[Seat]:
     if state.phase == "pick":
         return [s for s in state.seats if can_pick(state, s) and state.picks[s] is None]
     if state.phase == "venture":
-        # Pointing ends when everyone has pointed and every owner has pitched (or said they
-        # will not), or at the deadline: a pitch may come until then.
-        return [s for s in state.seats if s not in state.votes or may_pitch(state, s)]
+        # Pointing ends as soon as everyone has pointed (or at the deadline). It does not wait
+        # for pitches: once everyone has pointed, the last pitch awaited would reveal the
+        # pointing at once, before anyone could act on it, so no pitch could matter any more.
+        return [s for s in state.seats if s not in state.votes]
     seat = state.turn_seat
     return [] if seat is None else [seat]

@@ -10,7 +10,6 @@ from core.games.bigidea.actions import (
     ACTIONS,
     PITCH_LIMIT,
     Invest,
-    NoPitch,
     Pass,
     Pick,
     Pitch,
@@ -22,17 +21,23 @@ from core.games.bigidea.events import (
     ChitInvested,
     ChitWithdrawn,
     PickChosen,
-    PitchDeclined,
     Pitched,
     PlayerPassed,
-    PlayerPicked,
     PointChosen,
     TimedOut,
 )
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
-from core.games.bigidea.legal import can_pick, invest_cost, pick_options, waiting_for
+from core.games.bigidea.legal import can_pick, invest_cost, may_pitch, pick_options, waiting_for
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
-from core.games.bigidea.text import card_list, join, money, product_label
+from core.games.bigidea.text import (
+    card_list,
+    join,
+    money,
+    pick_line,
+    plural,
+    point_line,
+    product_label,
+)
 from core.text import escape, possessive
 
 __all__ = ["apply_action", "new_state"]
@@ -76,8 +81,8 @@ def apply_action(state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> lis
         raise IllegalAction("Only a seated player can do that.")
     if isinstance(action, Pick):
         return _pick(state, actor, action, rng)
-    if isinstance(action, Pitch | NoPitch):
-        return _pitch(state, actor, action, rng)
+    if isinstance(action, Pitch):
+        return _pitch(state, actor, action)
     if isinstance(action, Point):
         return _point(state, actor, action, rng)
     if isinstance(action, Invest | Withdraw | Pass):
@@ -111,51 +116,39 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
         raise IllegalAction(
             "You have already picked those cards; you may pick others until everyone has picked."
         )
-    first = state.picks[seat] is None
     state.picks[seat] = list(cards)
-    events: list[Event] = [
-        PickChosen(
-            text=f"Your pick: {card_list(cards)}. You may change it until everyone has picked.",
-            audience=Audience.only(seat),
-            cards=list(cards),
-        )
-    ]
-    if first:
-        # Public: that this seat has picked, never what.
-        events.append(PlayerPicked(text=f"{state.names[seat]} has picked.", seat=seat))
+    events: list[Event] = []
     if not waiting_for(state):
+        # The last pick: the reveal says what everyone picked, and a confirmation that it may
+        # still change would be out of date before anyone read it.
         reveal(state, rng, events)
+        return events
+    # That this seat has picked (never what) shows in the board's waiting line alone: a line
+    # of the story per pick would only repeat it. The confirmation is the panel's own line.
+    mine = list(cards)
+    events.append(PickChosen(text=pick_line(mine), audience=Audience.only(seat), cards=mine))
     return events
 
 
-def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -> list[Event]:
+def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
     product = state.new_product_of(seat) if state.phase == "venture" else None
     if product is None:
         raise IllegalAction(
-            "You can pitch only your own new product, after the reveal and before the "
-            "venture pointing is revealed."
+            "You can pitch only your own new product, after the reveal and until everyone has "
+            "pointed."
         )
-    if product.pitch is not None:
+    if not may_pitch(state, seat):
         raise IllegalAction(f"You have already pitched your {product_name(product.cards)}.")
-    if product.pitch_done:
-        raise IllegalAction("You said you would not pitch this round; the pointing goes on.")
-    product.pitch_done = True
-    if isinstance(action, NoPitch):
-        events: list[Event] = [
-            PitchDeclined(
-                text=f"{state.names[seat]} will not pitch.", seat=seat, product=product.id
-            )
-        ]
-        if not waiting_for(state):
-            resolve_votes(state, rng, events)
-        return events
     text = " ".join(action.text.split())
     if not text:
         raise IllegalAction("Your pitch is empty.")
     if len(text) > PITCH_LIMIT:
-        raise IllegalAction(f"Your pitch has {len(text)} characters; the limit is {PITCH_LIMIT}.")
+        raise IllegalAction(
+            f"Your pitch has {plural(len(text), 'character')}; the limit is {PITCH_LIMIT}."
+        )
     product.pitch = text
-    events = [
+    # A pitch changes no phase: the pointing ends when everyone has pointed, pitches or not.
+    return [
         Pitched(
             text=f"{state.names[seat]} pitches the {product_name(product.cards)}: “{escape(text)}”",
             seat=seat,
@@ -164,9 +157,6 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch | NoPitch, rng: Rng) -
             own=True,
         )
     ]
-    if not waiting_for(state):
-        resolve_votes(state, rng, events)
-    return events
 
 
 def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Event]:
@@ -180,17 +170,14 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
             f"You already point at {whom}; you may change that until everyone has pointed."
         )
     state.votes[seat] = target
-    events: list[Event] = [
-        PointChosen(
-            text=f"You point at {whom}. You may change it until everyone has pointed.",
-            audience=Audience.only(seat),
-            seat=target,
-        )
-    ]
-    # That this seat has pointed (never at whom) shows on the pointing prompt alone: a line of
-    # the story per point would only repeat it.
+    events: list[Event] = []
     if not waiting_for(state):
+        # The last point: the reveal says where everyone points (see _pick).
         resolve_votes(state, rng, events)
+        return events
+    # That this seat has pointed (never at whom) shows on the pointing prompt alone: a line of
+    # the story per point would only repeat it. The confirmation is the panel's own line.
+    events.append(PointChosen(text=point_line(whom), audience=Audience.only(seat), seat=target))
     return events
 
 
@@ -283,13 +270,10 @@ def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> lis
         )
         reveal(state, rng, events)
     elif state.phase == "venture":
-        # Owners who pointed but did not pitch simply had their window close.
-        idle = [seat for seat in idle if seat not in state.votes]
-        names = join([state.names[s] for s in idle])
         for seat in idle:
             state.votes[seat] = None
         verb = "points" if len(idle) == 1 else "point"
-        text = f"Time is up: {names} {verb} at nobody." if idle else "Time is up: pitches close."
+        text = f"Time is up: {names} {verb} at nobody."
         events.append(TimedOut(text=text, phase="venture", seats=idle))
         resolve_votes(state, rng, events)
     else:

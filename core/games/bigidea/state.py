@@ -77,8 +77,7 @@ class Product(BaseModel):
     new: bool = True
     """Made this round; older products are the ones pushed to the centre."""
     pitch: str | None = None
-    pitch_done: bool = False
-    """The owner pitched it or said they will not: its pitch window is closed."""
+    """The owner's pitch, once made (one per product)."""
 
     @property
     def total_chits(self) -> int:

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from core import ui
 from core.engine import Seat
 from core.games.bigidea.actions import (
     PITCH_LIMIT,
     Action,
     Invest,
-    NoPitch,
     Pass,
     Pick,
     Pitch,
     Point,
     Withdraw,
 )
-from core.games.bigidea.cards import is_product, product_name, product_sentence
+from core.games.bigidea.cards import product_name, product_sentence
 from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_pitch
 from core.games.bigidea.state import BigIdeaState
-from core.games.bigidea.text import card_list, join, money
-from core.games.bigidea.view import BigIdeaView, seat_view, view
-from core.text import escape, possessive
+from core.games.bigidea.text import join, money, pick_line, plural, point_line
+from core.games.bigidea.view import BigIdeaView, ProductView, seat_view, view
+from core.text import clip, possessive
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -37,23 +38,65 @@ def _chit_owners(public: BigIdeaView, chits: list[int]) -> str:
     return ", ".join(f"{names[s]} {n}" for s, n in enumerate(chits) if n) or "none"
 
 
-def _product_lines(public: BigIdeaView) -> list[str]:
-    names = [p.name for p in public.players]
-    lines = []
-    for p in public.products:
-        tag = " (new)" if p.new else ""
-        line = (
-            f"#{p.id} {possessive(names[p.owner])} {p.name}{tag}: {p.sentence} "
-            f"Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
-        )
-        if p.pitch:
-            line += f" Pitch: “{escape(p.pitch)}”"
-        lines.append(line)
-    return lines
+_HEADING = "Products on the table:"
+
+
+def _product_line(public: BigIdeaView, p: ProductView, sentence: bool, owners: bool) -> str:
+    """One product on the board: its number, owner and name (a pitch is a post of its own, so
+    the board only says there is one), then at most its sentence and whose chits are on it."""
+    pitched = p.new and p.pitch is not None  # (an old pitch is old news)
+    tags = [tag for tag, shown in (("new", p.new), ("pitched", pitched)) if shown]
+    line = f"#{p.id} {possessive(public.players[p.owner].name)} {p.name}"
+    line += f" ({', '.join(tags)})" if tags else ""
+    line += f": {p.sentence}" if sentence else ""
+    if owners:
+        return f"{line} Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
+    return f"{line} Chits {p.total_chits}."
+
+
+def _products(public: BigIdeaView, room: int) -> str:
+    """The products in at most ``room`` characters, whatever the names and however many.
+
+    Each step drops the least important detail left until the list fits: the sentences of the
+    older products (the story told them at their reveal), then every sentence (the pointing
+    prompt spells out the new ones), then whose chits are where (the invest buttons give the
+    prices). Failing all that (two dozen products of players with the longest names), the
+    oldest products are counted rather than listed.
+    """
+    if not public.products:
+        return "No products."
+    # (Which products show their sentence, whether chit owners are named.)
+    steps: list[tuple[Literal["all", "new", "none"], bool]] = [
+        ("all", True),
+        ("new", True),
+        ("none", True),
+        ("none", False),
+    ]
+    lines: list[str] = []
+    for sentences, owners in steps:
+        lines = [
+            _product_line(public, p, sentences == "all" or (sentences == "new" and p.new), owners)
+            for p in public.products
+        ]
+        text = "\n".join([_HEADING, *lines])
+        if len(text) <= room:
+            return text
+    # The newest products (this round's among them) matter most: keep those that fit.
+    kept: list[str] = []
+    for index, line in enumerate(reversed(lines)):
+        left = len(lines) - index  # this line and those older than it
+        older = [] if left == 1 else [f"… and {plural(left - 1, 'older product')}."]
+        if len("\n".join([_HEADING, *older, line, *kept])) > room:
+            # (The line before made sure that this count fits before it.)
+            kept.insert(0, f"… and {plural(left, 'older product')}.")
+            break
+        kept.insert(0, line)
+    return clip("\n".join([_HEADING, *kept]), room)
 
 
 def render_board(state: BigIdeaState) -> ui.Message:
-    """The live board, built from the public view only."""
+    """The live board, built from the public view only; its text fits :data:`ui.MAX_BOARD`
+    whatever the names, the pitches and the number of products."""
     public = view(state, None)
     names = [p.name for p in public.players]
     head = [f"Round {public.round} of {public.rounds} · Dealer: {names[public.dealer]}"]
@@ -63,21 +106,20 @@ def render_board(state: BigIdeaState) -> ui.Message:
     elif public.waiting_for and public.phase != "venture":
         # (While pointing, the pointing prompt says whom the phase waits for.)
         head.append("Waiting for " + join([names[s] for s in public.waiting_for]) + ".")
-    products = _product_lines(public)
-    head.append("Products on the table:\n" + "\n".join(products) if products else "No products.")
-    head.append(f"Deck: {public.deck_size} cards · Discards: {public.discard_size}")
+    foot = (
+        f"Deck: {plural(public.deck_size, 'card')} · "
+        f"Discards: {plural(public.discard_size, 'card')}"
+    )
+    # Everything but the products is short by design (at most six names): they get the rest.
+    room = ui.MAX_BOARD - len("\n".join([*head, foot])) - 2
+    text = "\n".join([*head, _products(public, room), foot])
     fields = []
     for p in public.players:
-        status = []
-        if p.picked:
-            status.append("picked")
+        value = f"{p.money_text} · {plural(p.chits, 'chit')} · {plural(p.hand_size, 'card')}"
         if public.turn == p.seat:
-            status.append("to play")
-        value = f"{p.money_text} · {p.chits} chits · {p.hand_size} cards"
-        if status:
-            value += " · " + ", ".join(status)
+            value += " · to play"
         fields.append(ui.Field_(name=p.name, value=value))
-    return ui.Message(title="The Big Idea", text="\n".join(head), fields=fields)
+    return ui.Message(title="The Big Idea", text=clip(text, ui.MAX_BOARD), fields=fields)
 
 
 def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
@@ -87,14 +129,14 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     hand = own.hand
     kinds = {1: "item", 2: "description"}
     lines = ["Your hand:"] + [f"• {c.name} ({kinds[c.type]}): {c.text}" for c in hand]
-    lines.append(f"You have {money(state.money[seat])} and {state.chits[seat]} chits.")
+    lines.append(f"You have {money(state.money[seat])} and {plural(state.chits[seat], 'chit')}.")
     legal = legal_actions(state, seat)
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []
     opts = state.options
     if state.phase == "pick" and legal:
         if own.pick:
-            lines.append("Your pick: " + _pick_summary(own.pick))
+            lines.append(pick_line(own.pick))
         wanted = (
             f"one item and up to {opts.max_pick - 1} descriptions"
             if opts.larger_products
@@ -118,26 +160,21 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     elif state.phase == "venture":
         if own.voted:
             target = own.vote
-            lines.append(
-                "You point at " + ("nobody" if target is None else state.names[target]) + "."
+            lines.append(point_line("nobody" if target is None else state.names[target]))
+        if may_pitch(state, seat):
+            # The pointing is revealed the moment the last player points, pitched or not: say
+            # so plainly, so that an owner who wants to pitch does it first.
+            when = (
+                "Pitches close as soon as everyone has pointed."
+                if own.voted
+                else "Pitch before you point: the pointing is revealed (and pitches close) as "
+                "soon as everyone has pointed."
             )
-        mine = state.new_product_of(seat)
-        if mine is not None and not mine.pitch_done:
             lines.append(
-                f"You may pitch your new product (up to {PITCH_LIMIT} characters) until the "
-                "pointing ends: press Pitch it, or type `/bigidea pitch <text>`; No pitch closes "
-                "your window (the pointing ends once everyone has pointed and every owner has "
-                "pitched or said no)."
+                f"You may pitch your new product to the table (up to {PITCH_LIMIT} characters): "
+                f"press Pitch it, or type `/bigidea pitch <text>`. {when}"
             )
             buttons.append(ui.Button(label="Pitch it…", style="primary", command="pitch", ask=True))
-            buttons.append(
-                ui.Button(
-                    label="No pitch",
-                    action=NoPitch().model_dump(mode="json"),
-                    version=state.version,
-                    seat=seat,
-                )
-            )
     elif state.phase == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
         # Too many choices for buttons: a menu per kind, Pass stays a button.
@@ -194,12 +231,6 @@ def _menus(state: BigIdeaState, seat: Seat, legal: list[Invest | Withdraw]) -> l
     return menus
 
 
-def _pick_summary(card_ids: list[str]) -> str:
-    if is_product(card_ids):
-        return f"{product_name(card_ids)}: {product_sentence(card_ids)}"
-    return f"{card_list(card_ids)} (not a product: it will be discarded)"
-
-
 def render_prompt(state: BigIdeaState) -> ui.Message | None:
     """During the venture phase: one public message with a button per new product."""
     if state.phase != "venture":
@@ -225,19 +256,17 @@ def render_prompt(state: BigIdeaState) -> ui.Message | None:
         )
     )
     to_point = [state.names[s] for s in state.seats if s not in state.votes]
-    to_pitch = [state.names[s] for s in state.seats if s in state.votes and may_pitch(state, s)]
-    waiting = []
-    if to_point:
-        waiting.append(f"Waiting for {join(to_point)} to point.")
-    if to_pitch:
-        waiting.append(f"{join(to_pitch)} may still pitch (or press No pitch).")
-    lines = ["Point in secret at the player whose new product gets your chit."]
+    lines = [
+        "Point in secret at the player whose new product gets your chit. Owners may pitch "
+        "until everyone has pointed."
+    ]
     # Labels may be cut to fit a button, so the full products are spelled out here.
     lines += [
         f"• {state.names[p.owner]}: {product_sentence(p.cards)}" for p in state.products if p.new
     ]
     closed = "\n".join([*lines, "Pointing is over: everyone has pointed or time ran out."])
-    lines += waiting
+    if to_point:
+        lines.append(f"Waiting for {join(to_point)} to point.")
     return ui.Message(
         title="Venture phase",
         text="\n".join(lines),
@@ -250,13 +279,11 @@ def describe_action(state: BigIdeaState, action: Action) -> str:
     """A short label. Secret choices (pick, pointing) are described without their content,
     because labels may reach a public log."""
     if isinstance(action, Pick):
-        return f"Pick {len(action.cards)} cards"
+        return f"Pick {plural(len(action.cards), 'card')}"
     if isinstance(action, Point):
         return "Point in secret"
     if isinstance(action, Pitch):
         return "Pitch"
-    if isinstance(action, NoPitch):
-        return "No pitch"
     if isinstance(action, Pass):
         return "Pass"
     if isinstance(action, Invest | Withdraw):

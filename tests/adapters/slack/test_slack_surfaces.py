@@ -112,15 +112,6 @@ async def _to_venture(loop: Loopback, table: SlackTable) -> None:
     assert record is not None and (record.state or {})["phase"] == "venture"
 
 
-async def _no_pitches(loop: Loopback, table: SlackTable) -> None:
-    """Every owner of a new product says they will not pitch: only the pointing is left."""
-    record = await stored(loop)
-    assert record is not None and record.state is not None
-    for product in record.state["products"]:
-        if product["new"]:
-            await table.command(USERS[product["owner"]], "nopitch")
-
-
 def _thread_messages(loop: Loopback, thread: str, deleted: bool = False) -> list[Message]:
     return loop.api.replies(CHANNEL, thread, deleted)
 
@@ -330,7 +321,6 @@ async def test_the_public_prompt_loses_its_buttons_when_its_decision_is_over(
     assert thread is not None
     (prompt,) = [m for m in _thread_messages(loop, thread) if header(m) == "Venture phase"]
     assert _actions(prompt)
-    await _no_pitches(loop, table)  # so that the last vote ends the decision
     for number, user in enumerate(USERS):
         found = components_of(prompt.blocks, CHANNEL, prompt.ts, False)
         nobody = labelled(found, "Point at nobody")
@@ -457,7 +447,6 @@ async def test_two_workers_delivering_at_once_never_leave_two_boards(
     # Then both workers go on at once, a round of votes (all on the one prompt).
     carol = _menu(table, "UCAROL")
     await at_once([(other.slack, "UCAROL", carol, _product(carol))])
-    await _no_pitches(loop, table)
     (prompt,) = [m for m in _thread_messages(loop, thread) if header(m) == "Venture phase"]
     nobody = labelled(components_of(prompt.blocks, CHANNEL, prompt.ts, False), "Point at nobody")
     button = {"type": "button", "action_id": nobody.action_id, "block_id": "b"}
