@@ -212,8 +212,16 @@ def _pieces(text: str, limit: int) -> list[str]:
         if len(paragraph) <= limit:
             pieces.append(paragraph)
             continue
+        # Too long for one page: as many whole lines as fit go together, still one paragraph.
+        chunk = ""
         for line in paragraph.splitlines():
-            pieces.extend(line[i : i + limit] for i in range(0, max(len(line), 1), limit))
+            for part in (line[i : i + limit] for i in range(0, max(len(line), 1), limit)):
+                if chunk and len(chunk) + 1 + len(part) > limit:
+                    pieces.append(chunk)
+                    chunk = ""
+                chunk = f"{chunk}\n{part}" if chunk else part
+        if chunk:
+            pieces.append(chunk)
     return [piece for piece in pieces if piece.strip()]
 
 

@@ -29,24 +29,24 @@ SUBCOMMANDS: dict[str, str] = {
     "start": "open a lobby in this channel; you are the host (options: key=value ...)",
     "join": "take a seat in the lobby",
     "leave": "leave the lobby (in a running game a bot takes over your seat)",
-    "addbot": "add n bot seats to the lobby (host): addbot [n]",
+    "addbot": "addbot [n]: add n bot seats to the lobby (host; 1 if you leave n out)",
     "begin": "deal and start playing (host)",
     "end": "end the game (host, or anyone once nobody has played for a while)",
     "status": "show the board privately",
     "hand": "show your hand and your choices privately",
-    "rules": "the rules, or one topic of them: rules [topic]",
+    "rules": "rules [topic]: the rules, or one topic of them (`all`: the whole page, as a file)",
     "help": "this list",
 }
 
 
 TEAM_SUBCOMMANDS: dict[str, str] = {
-    "join": "join a team, or create it in the lobby: join [team] "
-    "(during play the team lets you in)",
+    "join": "join [team]: join a team, or create it in the lobby (during play the team lets "
+    "you in)",
     "leave": "leave your team (a bot plays a team its last member leaves); you can't join another",
     "admit": "admit <player>: let a player who asked join your team during play "
     "(`no` after: decline)",
-    "rename": "rename <change>: rename a team in the lobby (host), as `old name to new name`",
-    "move": "move <change>: move a player to another team (host), as `player to team`",
+    "rename": "rename <old> to <new>: rename a team in the lobby (host)",
+    "move": "move <player> to <team>: move a player to another team (host)",
     "remove": "remove <player>: take a player off their team (host)",
 }
 """In a team game (``Game.teams``) these replace or join the words above."""
@@ -209,7 +209,18 @@ def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:
     """The help text for one game: every subcommand and the start options."""
     seats = "teams" if game.teams else "players"
     lines = [f"**{game.title}** ({game.min_players}-{game.max_players} {seats}). Commands:"]
-    lines += [f"• `/{game.name} {word}` — {about}" for word, about in subcommands(game).items()]
-    lines += [f"• `/{game.name} {word}` — {about}" for word, about in (extra or {}).items()]
+    words = {**subcommands(game), **(extra or {})}
+    lines += [_usage_line(game, word, about) for word, about in words.items()]
+    lines.append("")  # the options are a paragraph of their own (help may come in parts)
     lines.append(options_help(game))
     return "\n".join(lines)
+
+
+def _usage_line(game: Game[Any, Any], word: str, about: str) -> str:
+    """``• `/game play <card>` — play a Growth card``: a move's help that starts with its own
+    form (``play <card>: play a Growth card``) shows that form once, in the command."""
+    form, sep, rest = about.partition(": ")
+    arguments = form.removeprefix(word)
+    if sep and (form == word or (arguments[:1] == " " and arguments.lstrip()[:1] in "<[")):
+        return f"• `/{game.name} {form}` — {rest}"
+    return f"• `/{game.name} {word}` — {about}"

@@ -38,7 +38,8 @@ def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
                     f"\nTeams playing now: {playing}. `/{game.name} join <team>` asks one of "
                     "them to let you in."
                 )
-        out.reply(req.user, text)
+        for page in markup.pages(text):  # every team's name may make it long
+            out.reply(req.user, page)
 
     return step
 
