@@ -186,6 +186,15 @@ async def test_the_host_may_answer_and_a_second_request_replaces_the_first(
     assert "Zed has no open request to join a team here." in private_text(unknown, "alice")
 
 
+async def test_an_answer_names_the_asker_whatever_width_or_invisible_marks_it_is_typed_with(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    await say(authority, "dave", "join Sharks")
+    yes = await say(authority, "carol", "admit Ｄａ\u200bｖｅ")
+    assert "Dave joined Sharks; Carol let them in." in yes.log
+
+
 async def test_a_pending_request_survives_a_restart_and_hand_shows_it_again(
     authority: Authority, store: GameStore
 ) -> None:

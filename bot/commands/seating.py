@@ -359,11 +359,12 @@ def _find_request(record: GameRecord, text: str) -> JoinRequest:
         return found[0]
     mention = _MENTION.match(typed)
     user = mention.group(1) if mention else typed.removeprefix("@")
-    shown = markup.escape(typed.removeprefix("@"))
+    wanted = teams.name_key(typed.removeprefix("@"))
+    shown = markup.escape(teams.normal(typed.removeprefix("@")))
     by_user = [r for r in record.requests if r.user == user]
     if by_user:
         return by_user[0]
-    by_name = [r for r in record.requests if r.name.casefold() == shown.casefold()]
+    by_name = [r for r in record.requests if teams.name_key(markup.plain(r.name)) == wanted]
     if len(by_name) == 1:
         return by_name[0]
     if by_name:
