@@ -239,3 +239,23 @@ def test_a_player_who_leaves_is_answered_and_their_panel_closes(tmp_path: Path) 
     # The closed panel has nothing left to press.
     closed = [r for r in records if r["user"] == "bob" and r["text"].startswith("You left this")]
     assert closed and not closed[0]["buttons"] and not closed[0]["selects"]
+
+
+def test_asking_a_team_twice_messages_its_members_once(tmp_path: Path) -> None:
+    """Through the console's table: a request to join a team is one DM to each answerer, and
+    asking the same team again sends none (before, the first copy was closed and another sent)."""
+    lines = [
+        "alice: /biggiebills start",
+        "alice: /biggiebills join Sharks",
+        "carol: /biggiebills join Owls",
+        "erin: /biggiebills join Whales",
+        "alice: /biggiebills begin",
+        "dave: /biggiebills join Owls",
+        "dave: /biggiebills join Owls",
+        "dave: /biggiebills join owls",
+    ]
+    stdout, _ = run_script(tmp_path, lines, "--seed", "5")
+    about = "a request to join Owls"
+    assert told(stdout, about) == {"carol · panel": 1, "alice · panel": 1}
+    assert told(stdout, "dave asked to join Owls.") == {}  # no copy closed
+    assert told(stdout, "is already waiting for a yes") == {"dave · private": 2}
