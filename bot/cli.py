@@ -27,7 +27,11 @@ def _parser() -> argparse.ArgumentParser:
 
     console = commands.add_parser("console", help="play in the terminal (the default)")
     console.add_argument(
-        "--script", type=argparse.FileType("r"), help="run `<user>: <input>` lines"
+        # UTF-8 whatever the locale (a byte order mark ignored); a byte that is not UTF-8 (a
+        # script saved in another encoding) reads as U+FFFD rather than stopping the run.
+        "--script",
+        type=argparse.FileType("r", encoding="utf-8-sig", errors="replace"),
+        help="run `<user>: <input>` lines (UTF-8)",
     )
     console.add_argument(
         "--transcript", type=argparse.FileType("w"), help="write every message as a JSON line"

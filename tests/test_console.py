@@ -19,11 +19,15 @@ from storage import GameStore
 
 
 def run_script(
-    tmp_path: Path, lines: list[str], *args: str, redis_url: str | None = None
+    tmp_path: Path, lines: list[str] | bytes, *args: str, redis_url: str | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
-    """Run ``lines`` through the real console (on the embedded store, or on ``redis_url``)."""
+    """Run ``lines`` (or a script file's raw bytes) through ``python -m bot console``, on the
+    embedded store or on ``redis_url``."""
     script = tmp_path / "game.txt"
-    script.write_text("\n".join(lines) + "\n")
+    if isinstance(lines, bytes):
+        script.write_bytes(lines)
+    else:
+        script.write_text("\n".join(lines) + "\n")
     transcript = tmp_path / "transcript.jsonl"
     result = subprocess.run(
         [
@@ -46,6 +50,7 @@ def run_script(
         check=False,
     )
     assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     return result.stdout, records
 
@@ -268,3 +273,70 @@ def test_rules_all_is_one_answer_naming_the_page_or_writing_it(tmp_path: Path) -
     stdout, _ = run_script(tmp_path, lines[:1], "--files", str(written))
     assert (written / "businessgo-rules.md").read_bytes() == page
     assert f"{about}, written to {written / 'businessgo-rules.md'})" in stdout
+
+
+def test_wait_takes_a_time_the_game_can_keep(tmp_path: Path) -> None:
+    """``wait`` moves the clock the game's record saves: no time at all (``inf``, ``nan``), a
+    clock going back, or further than a day at once is answered with a sentence, and the game
+    plays on as it was."""
+    lines = [
+        "alice: /bigidea start pick_seconds=60",
+        "alice: /bigidea addbot 2",
+        "alice: /bigidea begin",
+        "wait inf",
+        "wait nan",
+        "wait -5",
+        "wait 1e300",
+        "wait 86401",
+        "wait -inf",
+        "alice: /bigidea status",
+        "wait 86400",
+        "alice: /bigidea status",
+    ]
+    stdout, records = run_script(tmp_path, lines, "--seed", "3")
+    refusal = "(wait takes 0 to 86,400 seconds (a day) at a time, e.g. `wait 60`)"
+    assert stdout.splitlines().count(refusal) == 6
+    statuses = [r["text"] for r in records if r["audience"] == "ephemeral"]
+    # The first status is read before any deadline passed (60 s to pick); after a day, the
+    # game has moved on (its deadlines fired) and still reads.
+    assert len(statuses) == 2 and "(60 s left)" in stdout
+    assert statuses[0] != statuses[1]
+
+
+def test_a_script_that_is_not_utf8_runs_with_its_bad_bytes_replaced(tmp_path: Path) -> None:
+    """A script saved in another encoding (Latin-1 ``é``, stray bytes, a byte order mark) runs:
+    each byte that is not UTF-8 reads as U+FFFD, which the bot treats as any other text."""
+    script = (
+        b"\xef\xbb\xbfalice: /bigidea start\n"
+        b"alice: /bigidea addbot 2\n"
+        b"\xff\xfe: /bigidea join\n"
+        b"alice: /bigidea begin\n"
+        b"alice: /bigidea pitch caf\xe9 au lait\n"
+        b"alice: /bigidea status\n"
+    )
+    stdout, records = run_script(tmp_path, script, "--seed", "3")
+    # The byte order mark is not part of the first user's name.
+    assert "alice opened a game of The Big Idea." in stdout
+    # The undecodable user name plays as itself.
+    assert any("\ufffd\ufffd joined" in r["text"] for r in records if r["audience"] == "channel")
+    assert records[-1]["audience"] == "ephemeral" and records[-1]["user"] == "alice"
+
+
+def test_asking_a_team_twice_messages_its_members_once(tmp_path: Path) -> None:
+    """Through the console's table: a request to join a team is one DM to each answerer, and
+    asking the same team again sends none (before, the first copy was closed and another sent)."""
+    lines = [
+        "alice: /biggiebills start",
+        "alice: /biggiebills join Sharks",
+        "carol: /biggiebills join Owls",
+        "erin: /biggiebills join Whales",
+        "alice: /biggiebills begin",
+        "dave: /biggiebills join Owls",
+        "dave: /biggiebills join Owls",
+        "dave: /biggiebills join owls",
+    ]
+    stdout, _ = run_script(tmp_path, lines, "--seed", "5")
+    about = "a request to join Owls"
+    assert told(stdout, about) == {"carol · panel": 1, "alice · panel": 1}
+    assert told(stdout, "dave asked to join Owls.") == {}  # no copy closed
+    assert told(stdout, "is already waiting for a yes") == {"dave · private": 2}

@@ -8,7 +8,9 @@ with a moment arranged just before an acquisition completes, for the seats that 
 
 from __future__ import annotations
 
+import json
 import random
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
@@ -17,6 +19,7 @@ from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
+from bot.commands.seating import MAX_REQUESTS, REQUEST_WINDOW_S
 from bot.settings import Settings
 from core import registry, ui
 from core.games.biggiebills import GAME as BIGGIE
@@ -46,9 +49,11 @@ async def store() -> AsyncIterator[GameStore]:
     await store.close()
 
 
-def new_authority(store: GameStore) -> Authority:
+def new_authority(store: GameStore, clock: Clock | None = None) -> Authority:
     seeds = random.Random(5)
-    return Authority(store, Settings(), clock=Clock(), new_seed=lambda: seeds.getrandbits(63))
+    return Authority(
+        store, Settings(), clock=clock or Clock(), new_seed=lambda: seeds.getrandbits(63)
+    )
 
 
 @pytest.fixture
@@ -67,6 +72,20 @@ async def say(authority: Authority, user: str, text: str, game: str = NAME) -> O
 def notes(out: Outbox, user: str) -> list[ui.Message]:
     """The private messages to ``user`` (a reply, or a note sent to them as a DM)."""
     return [d.message for d in out.deliveries if d.user == user]
+
+
+def sent_to_others(out: Outbox, user: str) -> Counter[str]:
+    """The messages the bot sends people other than ``user`` (who asked): notes (DMs), and
+    the notes it closes (each an edit of every copy), by user or ``closed``."""
+    sent = Counter(d.user for d in out.deliveries if d.user is not None and d.user != user)
+    sent["closed"] += len(out.closed_notes)
+    return +sent
+
+
+def clock_of(authority: Authority) -> Clock:
+    clock = authority.clock
+    assert isinstance(clock, Clock)
+    return clock
 
 
 def private_text(out: Outbox, user: str) -> str:
@@ -186,6 +205,15 @@ async def test_the_host_may_answer_and_a_second_request_replaces_the_first(
     assert "Zed has no open request to join a team here." in private_text(unknown, "alice")
 
 
+async def test_an_answer_names_the_asker_whatever_width_or_invisible_marks_it_is_typed_with(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    await say(authority, "dave", "join Sharks")
+    yes = await say(authority, "carol", "admit Ｄａ\u200bｖｅ")
+    assert "Dave joined Sharks; Carol let them in." in yes.log
+
+
 async def test_a_pending_request_survives_a_restart_and_hand_shows_it_again(
     authority: Authority, store: GameStore
 ) -> None:
@@ -233,6 +261,128 @@ async def test_lobby_joins_need_no_yes_and_admit_is_only_for_play(
     bare = await say(authority, "alice", "admit")
     assert "Say whose request you answer" in private_text(bare, "alice")
     assert roster(await record(store)) == {"Alice": ["alice", "bob"]}
+
+
+# --- how often one person has the bot message a team -------------------------------------------
+
+
+async def test_a_request_messages_each_answerer_once_and_asking_again_sends_nothing(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    asked = await say(authority, "dave", "join Sharks")
+    # One note each for the Sharks' member and the host, and nothing closed.
+    assert sent_to_others(asked, "dave") == {"carol": 1, "alice": 1}
+    # Asking the same team again (typed, or its button pressed twice) sends nobody anything:
+    # no new copy, no copy closed; the asker hears that the request is waiting.
+    for _ in range(3):
+        again = await say(authority, "dave", "join  SHARKS")
+        assert sent_to_others(again, "dave") == {}
+        assert private_text(again, "dave") == (
+            "Your request to join Sharks is already waiting for a yes: its members (and the "
+            "host, Alice) have it privately, so asking again would only message them again "
+            "(`/relay leave` withdraws it)."
+        )
+    rec = await record(store)
+    assert [(r.user, r.seat) for r in rec.requests] == [("dave", 1)]
+    assert len(rec.asked) == 1
+    # The request as first sent is still the one to answer.
+    (note,) = notes(asked, "carol")
+    yes = await press(authority, "carol", button(note, "Accept"))
+    assert "Dave joined Sharks; Carol let them in." in yes.log
+
+
+async def test_one_person_asks_at_most_three_times_in_ten_minutes(
+    authority: Authority, store: GameStore
+) -> None:
+    assert (MAX_REQUESTS, REQUEST_WINDOW_S) == (3, 600.0)
+    await two_teams(authority)
+    clock = clock_of(authority)
+    start = clock.now
+    sent: Counter[str] = Counter()
+    # Withdrawn, replaced, asked again: each request is a note to every answerer, once.
+    for minute, line in [(0, "join Sharks"), (1, "leave"), (2, "join Sharks"), (4, "join Alice")]:
+        clock.now = start + 60 * minute
+        out = await say(authority, "dave", line)
+        sent += sent_to_others(out, "dave")
+        assert "I asked" in private_text(out, "dave") or line == "leave"
+    # Two requests to the Sharks (Carol, and the host), one to Alice (Alice and Bob): one note
+    # to each answerer per request, and each earlier request closed once.
+    assert sent == {"carol": 2, "alice": 3, "bob": 1, "closed": 2}
+
+    clock.now = start + 60 * 5
+    await say(authority, "dave", "leave")
+    fourth = await say(authority, "dave", "join Sharks")
+    assert private_text(fourth, "dave") == (
+        "You have asked to join a team 3 times in the last 10 minutes, and each request "
+        "messages the team's members; you can ask again in 5 minutes."
+    )
+    assert sent_to_others(fourth, "dave") == {} and not fourth.public
+    assert (await record(store)).requests == []
+    # Another worker (a new process on the same store) counts the same: it is in the record.
+    other = new_authority(store, clock)
+    clock.now = start + 60 * 9.5
+    still = await say(other, "dave", "join Sharks")
+    assert "you can ask again in 1 minute." in private_text(still, "dave")
+    # Ten minutes after the first request, one more may be made.
+    clock.now = start + REQUEST_WINDOW_S
+    fifth = await say(other, "dave", "join Sharks")
+    assert "I asked Sharks to let you in" in private_text(fifth, "dave")
+    assert sent_to_others(fifth, "dave") == {"carol": 1, "alice": 1}
+    # What is too old to count has left the record: it holds the last ten minutes only.
+    assert [a.asked_at - start for a in (await record(store)).asked] == [120, 240, 600]
+
+
+async def test_a_team_that_declined_is_not_asked_again_for_ten_minutes(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    clock = clock_of(authority)
+    start = clock.now
+    asked = await say(authority, "dave", "join Sharks")
+    clock.now = start + 90
+    no = await press(authority, "carol", button(notes(asked, "carol")[0], "Decline"))
+    assert private_text(no, "dave") == (
+        "Sharks declined your request to join it, so you are not on a team in this game; you "
+        "may ask Sharks again in 10 minutes."
+    )
+    clock.now = start + 200
+    refused = await say(authority, "dave", "join sharks")
+    assert private_text(refused, "dave") == (
+        "Sharks declined your request to join it; you can ask them again in 9 minutes."
+    )
+    assert sent_to_others(refused, "dave") == {} and (await record(store)).requests == []
+    # Another team may be asked meanwhile.
+    other = await say(authority, "dave", "join Alice")
+    assert "I asked Alice to let you in" in private_text(other, "dave")
+    await say(authority, "dave", "leave")
+    # Ten minutes after the decline (not after the request), the Sharks may be asked again.
+    clock.now = start + 90 + REQUEST_WINDOW_S - 1
+    assert "in 1 minute" in private_text(await say(authority, "dave", "join Sharks"), "dave")
+    clock.now = start + 90 + REQUEST_WINDOW_S
+    again = await say(authority, "dave", "join Sharks")
+    assert "I asked Sharks to let you in" in private_text(again, "dave")
+
+
+async def test_a_request_open_before_requests_were_counted_is_remembered_when_declined(
+    authority: Authority, store: GameStore
+) -> None:
+    await two_teams(authority)
+    asked = await say(authority, "dave", "join Sharks")
+    # The game as a bot that did not keep what was asked saved it: no `asked` in the record.
+    _, loaded = await store.load(KEY)
+    assert loaded is not None
+    data = json.loads(loaded.data)
+    del data["asked"]
+    saved = await store.save(
+        KEY, json.dumps(data), expected=loaded.version, version=loaded.version + 1, ttl_s=3600
+    )
+    assert saved and (await record(store)).asked == []
+    await press(authority, "carol", button(notes(asked, "carol")[0], "Decline"))
+    refused = await say(authority, "dave", "join Sharks")
+    assert "Sharks declined your request to join it; you can ask them again in 10 minutes." in (
+        private_text(refused, "dave")
+    )
 
 
 # --- a player who left -------------------------------------------------------------------------

@@ -152,6 +152,79 @@ async def test_a_team_name_with_underscores_reads_the_same_on_its_button(
     assert roster(await record(store))[seat.name] == ["bob", "carol"]
 
 
+async def test_look_alike_team_names_are_the_same_team(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Sharks")
+    # Fullwidth letters, a zero-width space, a right-to-left override, a byte order mark and
+    # a word joiner: each is the Sharks, not a second team beside them.
+    for user, typed in [
+        ("carol", "ＳＨＡＲＫＳ"),
+        ("dave", "Sha\u200brks"),
+        ("erin", "\u202eSharks\u202c"),
+        ("frank", "\ufeffsha\u2060rks\u200f"),
+    ]:
+        joined = await say(authority, user, f"join {typed}")
+        assert f"{user.title()} joined Sharks." in public_text(joined), typed
+    assert roster(await record(store)) == {
+        "Alice": ["alice"],
+        "Sharks": ["bob", "carol", "dave", "erin", "frank"],
+    }
+    # A new team's name is kept as it reads: NFKC, its invisible characters gone.
+    created = await say(authority, "gina", "join \u200dＯｗｌｓ\u202e")
+    assert "Gina joined as Owls." in public_text(created)
+    # Nothing but invisible characters is no name.
+    blank = await say(authority, "hal", "join \u200b\u2066\u3164")
+    assert private_text(blank, "hal") == "A team needs a name (of letters or digits you can see)."
+    # NFKC can make markup of a fullwidth character: it is refused as markup.
+    starred = await say(authority, "hal", "join ＊ＢＵＹ＊")
+    assert "can't hold a mention or formatting" in private_text(starred, "hal")
+    # Renaming to a look-alike of another team is a clash.
+    clash = await say(authority, "alice", "rename Owls to ｓｈａ\u200bｒｋｓ")
+    assert private_text(clash, "alice") == "There is already a team called Sharks."
+    assert list(roster(await record(store))) == ["Alice", "Sharks", "Owls"]
+
+
+async def test_a_word_mixing_look_alike_alphabets_is_refused_as_a_team_name(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "bob", "join Sharks")
+    cyrillic_a = await say(authority, "carol", "join Sh\u0430rks")  # Cyrillic а
+    assert private_text(cyrillic_a, "carol") == (
+        "Sh\u0430rks mixes Latin and Cyrillic letters in one word, so it could pass for another "
+        "team's name; write each word in one alphabet."
+    )
+    greek = await say(authority, "carol", "join \u03a9mega")  # Greek Ω
+    assert "mixes Latin and Greek letters in one word" in private_text(greek, "carol")
+    assert not cyrillic_a.public and not greek.public
+    # One alphabet per word is any name at all.
+    for name in ("Команда", "Team Ω", "Équipe Rouge", "東京チーム", "فريق"):
+        out = await say(authority, "carol", f"join {name}")
+        assert f"Carol joined as {name}." in public_text(out), name
+        await say(authority, "carol", "leave")
+    # A team named after a player drops what a typed name may not hold, look-alikes too.
+    sly = Request(platform="console", channel=CHANNEL, user="sly", name="Sha\u200brks")
+    await authority.command(sly, NAME, "join")
+    mixed = Request(platform="console", channel=CHANNEL, user="max", name="Sh\u0430rks")
+    await authority.command(mixed, NAME, "join")
+    assert list(roster(await record(store))) == ["Alice", "Sharks", "Sharks 2", "Team"]
+
+
+async def test_players_are_found_by_name_whatever_its_width_or_invisible_marks(
+    authority: Authority, store: GameStore
+) -> None:
+    await say(authority, "alice", "start")
+    await say(authority, "carol", "join Sharks")
+    moved = await say(authority, "alice", "move Ｃａｒｏｌ to Alice")
+    assert "Alice moved Carol to Alice." in public_text(moved)
+    removed = await say(authority, "alice", "remove car\u200bol")
+    assert "Alice took Carol off Alice." in public_text(removed)
+    nobody = await say(authority, "alice", "remove \u202eZed")
+    assert private_text(nobody, "alice") == "Nobody called Zed is on a team here."
+
+
 async def test_host_renames_moves_and_removes(authority: Authority, store: GameStore) -> None:
     await say(authority, "alice", "start")
     await say(authority, "bob", "join Sharks")

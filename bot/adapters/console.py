@@ -14,8 +14,9 @@ Every button and select option printed gets a number that stays valid for the se
   else's turn): a scripted player who does not mind what it plays. A number stays valid: one
   of a message since edited presses that button as it was, and the bot answers it is out of
   date or applies it if it still stands;
-- ``wait <seconds>`` moves the clock on and fires the deadlines that passed (scripts;
-  interactively the real clock runs them, and what they print is followed by the prompt again);
+- ``wait <seconds>`` moves the clock on (0 to a day at a time) and fires the deadlines that
+  passed (scripts; interactively the real clock runs them, and what they print is followed by
+  the prompt again);
 - ``help``, ``quit``.
 
 A message's files (``rules all``: the whole rules page) are named below it with their size;
@@ -25,7 +26,9 @@ started with ``--files DIR``, the console writes each there and prints its path.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import math
 import random
 import sys
 import time
@@ -42,14 +45,20 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from core import text as markup
 from core import ui
+from core.engine import MAX_SECONDS
 from core.registry import all_games, get_game
 from storage import GameKey, StorageUnavailable
 
-__all__ = ["Console", "VirtualClock"]
+__all__ = ["MAX_WAIT", "Console", "VirtualClock"]
 
 PLATFORM = "console"
 
 HELP = __doc__ or ""
+
+MAX_WAIT = MAX_SECONDS
+"""The longest ``wait``: a day, the longest deadline a game's options set. The clock's time is
+saved in the record (``updated_at``, deadlines), so it must stay a time the record can hold
+(``inf`` and ``nan`` are none) and go no further than a game could ever need at once."""
 
 _CONSOLE_WORDS = {"as", "click", "wait", "help", "quit"}
 """The console's own words, taken before a game's (a game's ``help`` is ``/<game> help``)."""
@@ -308,6 +317,10 @@ class Console:
         except ValueError:
             self.write("(wait how many seconds? e.g. `wait 60`)")
             return
+        if not (math.isfinite(seconds) and 0 <= seconds <= MAX_WAIT):
+            # (A clock that goes back, or to no time at all, would be saved in the record.)
+            self.write(f"(wait takes 0 to {MAX_WAIT:,} seconds (a day) at a time, e.g. `wait 60`)")
+            return
         self.clock.now += seconds
         for out in await self.authority.fire_due(PLATFORM):
             await self.deliver(out)
@@ -539,6 +552,9 @@ async def run_console(
         return
     from bot.commands.deadlines import run_deadlines
 
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # A byte that is no text (a paste in another encoding) is a U+FFFD, not a crash.
+        sys.stdin.reconfigure(errors="replace")
     stop = asyncio.Event()
     runner = asyncio.create_task(
         run_deadlines(authority, PLATFORM, console.deliver_async, poll_seconds, stop)

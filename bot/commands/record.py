@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["GameRecord", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
+__all__ = ["Asked", "GameRecord", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
 
 
 class Member(BaseModel):
@@ -63,6 +63,19 @@ class JoinRequest(BaseModel):
     asked_at: float
 
 
+class Asked(BaseModel):
+    """A request to join a team made during play, remembered for a while after it was made (or
+    declined) whatever became of it, so that nobody can have the bot message a team over and
+    over: see :func:`bot.commands.seating.join_running`."""
+
+    number: int
+    user: str
+    seat: int
+    asked_at: float
+    declined_at: float | None = None
+    """When the team (or the host) declined it; None: it was not declined."""
+
+
 OptionValue = str | int | float | bool | None
 """A table option as the game's options model dumps it (every option is one value)."""
 
@@ -107,6 +120,9 @@ class GameRecord(BaseModel):
     requests: list[JoinRequest] = Field(default_factory=list)
     """Open requests to join a team during play, oldest first (one per person at most)."""
     next_request: int = 1
+    asked: list[Asked] = Field(default_factory=list)
+    """The requests of the last few minutes, open or not, oldest first: what limits how often
+    one person may ask (and the ones older than that are dropped at the next request)."""
     departed: dict[str, int] = Field(default_factory=dict)
     """Players who left their team during play (or were removed from it), with that seat: they
     may join no other team in this game."""

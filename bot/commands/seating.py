@@ -7,6 +7,10 @@ A team's hand is its secret, so during play (:attr:`core.engine.Game.teams`):
   then sees the team's hand. A decline, or nobody answering, leaves them out. The request is
   kept in the record (:class:`~bot.commands.record.JoinRequest`) until it is answered, replaced
   by the asker's next request, withdrawn (``leave``) or its team is out of the game.
+- Each request messages every member of a team, so one person may ask at most
+  :data:`MAX_REQUESTS` times in :data:`REQUEST_WINDOW_S`, and not again to a team that declined
+  them within it; asking again the team already asked sends nothing. What they asked lately is
+  in the record (:class:`~bot.commands.record.Asked`), so every worker counts the same.
 - A team with nobody in it (a bot team) is taken over at once, as before requests existed.
 - A player who left a team during play joins no other team in that game (their own may take
   them back, with the same yes as anyone).
@@ -22,6 +26,7 @@ The lobby (before ``begin``) is :mod:`bot.commands.lobby`; leaving and the host'
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,13 +41,15 @@ from bot.commands.guards import (
     running_state,
 )
 from bot.commands.outbox import Outbox
-from bot.commands.record import GameRecord, JoinRequest, Member
+from bot.commands.record import Asked, GameRecord, JoinRequest, Member
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
 from core.engine import Game, GameState, Seat
 
 __all__ = [
+    "MAX_REQUESTS",
+    "REQUEST_WINDOW_S",
     "Moved",
     "absorb",
     "admit",
@@ -60,6 +67,13 @@ _NO = {"no", "decline", "deny", "refuse"}
 _YES = {"yes", "accept", "ok"}
 _NUMBER = re.compile(r"^#(\d+)$")
 _MENTION = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$")
+
+MAX_REQUESTS = 3
+"""How many requests to join a team one person may make within :data:`REQUEST_WINDOW_S`
+(answered, withdrawn and replaced ones count): each messages every member of the team asked."""
+REQUEST_WINDOW_S = 600.0
+"""Ten minutes: the window of :data:`MAX_REQUESTS`, and how long a team that declined someone
+is not asked by them again."""
 
 
 # --- which seats play --------------------------------------------------------------------------
@@ -168,6 +182,15 @@ def join_running(
     require_room(game, record, target)
     team = record.seats[target]
     earlier = record.request_of(req.user)
+    now = env.clock()
+    if not team.is_bot:
+        if earlier is not None and earlier.seat == target:
+            raise Refusal(
+                f"Your request to join {team.name} is already waiting for a yes: its members "
+                f"(and the host, {record.host_name}) have it privately, so asking again would "
+                f"only message them again (`/{game.name} leave` withdraws it)."
+            )
+        _limit(record, req.user, target, now)
     if earlier is not None:
         _settle(record, earlier, out, f"{earlier.name} withdrew this request.")
     if team.is_bot:
@@ -183,10 +206,11 @@ def join_running(
         user=req.user,
         name=req.name,
         seat=target,
-        asked_at=env.clock(),
+        asked_at=now,
     )
     record.next_request += 1
     record.requests.append(request)
+    record.asked.append(Asked(number=request.number, user=req.user, seat=target, asked_at=now))
     for user in _answerers(record, request):
         out.reply(user, _request_note(game, record, request, user), note=_note_key(request))
     replaced = (
@@ -203,6 +227,59 @@ def join_running(
         f"nothing of its hand (`/{game.name} leave` withdraws the request).",
     )
     return Change(record=record)
+
+
+def _limit(record: GameRecord, user: str, target: int, now: float) -> None:
+    """Refuses a request ``user`` may not make yet: to a team that declined them lately, or one
+    more than :data:`MAX_REQUESTS` in :data:`REQUEST_WINDOW_S`. Drops from the record what is
+    too old to count (the record is saved with the request that follows)."""
+    record.asked = [
+        asked
+        for asked in record.asked
+        if max(asked.asked_at, asked.declined_at or 0.0) + REQUEST_WINDOW_S > now
+    ]
+    mine = [asked for asked in record.asked if asked.user == user]
+    declined = [a.declined_at for a in mine if a.seat == target and a.declined_at is not None]
+    if declined:
+        raise Refusal(
+            f"{record.seats[target].name} declined your request to join it; you can ask them "
+            f"again {_after(max(declined) + REQUEST_WINDOW_S - now)}."
+        )
+    recent = sorted(a.asked_at for a in mine if a.asked_at + REQUEST_WINDOW_S > now)
+    if len(recent) >= MAX_REQUESTS:
+        # Asking is possible again once the oldest request that still counts is out.
+        free = recent[len(recent) - MAX_REQUESTS] + REQUEST_WINDOW_S
+        raise Refusal(
+            f"You have asked to join a team {markup.plural(len(recent), 'time')} in the last "
+            f"{_minutes(REQUEST_WINDOW_S)}, and each request messages the team's members; you "
+            f"can ask again {_after(free - now)}."
+        )
+
+
+def _minutes(seconds: float) -> str:
+    return markup.plural(max(1, math.ceil(seconds / 60)), "minute")
+
+
+def _after(seconds: float) -> str:
+    """``in 4 minutes`` (whole minutes, rounded up: never sooner than it is true)."""
+    return f"in {_minutes(seconds)}"
+
+
+def _declined(record: GameRecord, request: JoinRequest, now: float) -> None:
+    """Remember that ``request`` was declined (a request made before this was kept is added)."""
+    for asked in record.asked:
+        if asked.number == request.number:
+            asked.declined_at = now
+            return
+    record.asked.append(
+        Asked(
+            number=request.number,
+            user=request.user,
+            seat=request.seat,
+            asked_at=request.asked_at,
+            declined_at=now,
+        )
+    )
 
 
 def _home(
@@ -314,6 +391,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         running = game_of(record)
         state = running_state(record)
         if not yes:
+            _declined(record, request, env.clock())
             _settle(
                 record,
                 request,
@@ -325,7 +403,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             out.reply(
                 request.user,
                 f"{team.name} declined your request to join it, so you are not on a team in "
-                "this game.",
+                f"this game; you may ask {team.name} again {_after(REQUEST_WINDOW_S)}.",
             )
             return Change(record=record)
         require_open(running, record, state, request.seat)
@@ -359,11 +437,12 @@ def _find_request(record: GameRecord, text: str) -> JoinRequest:
         return found[0]
     mention = _MENTION.match(typed)
     user = mention.group(1) if mention else typed.removeprefix("@")
-    shown = markup.escape(typed.removeprefix("@"))
+    wanted = teams.name_key(typed.removeprefix("@"))
+    shown = markup.escape(teams.normal(typed.removeprefix("@")))
     by_user = [r for r in record.requests if r.user == user]
     if by_user:
         return by_user[0]
-    by_name = [r for r in record.requests if r.name.casefold() == shown.casefold()]
+    by_name = [r for r in record.requests if teams.name_key(markup.plain(r.name)) == wanted]
     if len(by_name) == 1:
         return by_name[0]
     if by_name:

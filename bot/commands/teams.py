@@ -10,6 +10,7 @@ These helpers read or edit a record only; the lobby and the roster (:mod:`bot.co
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from bot.commands.record import GameRecord, Member, SeatInfo
@@ -24,6 +25,8 @@ __all__ = [
     "find_player",
     "find_team",
     "free_name",
+    "name_key",
+    "normal",
     "remove_member",
     "split_to",
     "team_list",
@@ -44,17 +47,65 @@ class TeamError(Exception):
 _MARKUP = re.compile(r"[*`~|<>\\]|__|@(everyone|here)\b", re.IGNORECASE)
 """What would format a message or mention someone on Discord or Slack."""
 
+_BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+"""Letters and marks that show nothing (Hangul fillers, the blank Braille pattern, the combining
+grapheme joiner...): with the format characters, what makes a name look like another."""
+
+_LOOKALIKE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+"""Alphabets with many letters that look the same (Latin a, Cyrillic а, Greek α): one word
+that mixes them is a name made to pass for another."""
+
+
+def normal(text: str) -> str:
+    """``text`` (plain text) as a name is kept: NFKC (fullwidth ``ＳＨＡＲＫＳ`` is ``SHARKS``,
+    ``ﬁ`` is ``fi``), without format characters (Unicode category Cf: zero-width spaces and
+    joiners, the byte order mark, bidi marks, embeddings, overrides and isolates, soft hyphens)
+    or letters that show nothing, its spaces collapsed.
+
+    Invisible characters are dropped rather than refused: they are what a copied name or a
+    phone keyboard brings along unseen, and what someone adds to pass one name off as another;
+    either way the name a player sees is the name it is.
+    """
+    shown = unicodedata.normalize("NFKC", _visible(text))
+    return " ".join(_visible(shown).split())  # NFKC can make a space, never a format character
+
+
+def _visible(text: str) -> str:
+    return "".join(c for c in text if unicodedata.category(c) != "Cf" and c not in _BLANK)
+
+
+def name_key(text: str) -> str:
+    """What two names (plain text) are compared by: :func:`normal`, then casefolded, so that
+    ``Sharks``, ``ＳＨＡＲＫＳ``, ``sharks`` and ``Sha\u200brks`` are one team (or one player)."""
+    return unicodedata.normalize("NFKC", normal(text).casefold())
+
+
+def _mixed_script(name: str) -> list[str]:
+    """The look-alike alphabets that one word of ``name`` mixes (empty: none does)."""
+    for word in name.split():
+        scripts = {
+            script
+            for char in word
+            if char.isalpha()
+            and (script := unicodedata.name(char, "").partition(" ")[0]) in _LOOKALIKE_SCRIPTS
+        }
+        if len(scripts) > 1:
+            return sorted(scripts, key=_LOOKALIKE_SCRIPTS.index)
+    return []
+
 
 def clean_team_name(text: str) -> str:
     """A team name as typed, tidied and escaped as markup (see :mod:`core.text`).
 
     Refuses names that are empty, too long, or that are a mention or formatting: a team name is
-    shown in every message of the game and must read the same everywhere. ``text`` may be typed
-    or come back from a button (already escaped); both give the same name.
+    shown in every message of the game and must read the same everywhere. For the same reason
+    it is :func:`normal` (invisible characters dropped, NFKC), and a word that mixes Latin,
+    Greek and Cyrillic letters (a Cyrillic ``а`` in ``Shаrks``) is refused. ``text`` may be
+    typed or come back from a button (already escaped); both give the same name.
     """
-    name = " ".join(markup.unescape(text).split())
+    name = normal(markup.unescape(text))
     if not name:
-        raise TeamError("A team needs a name.")
+        raise TeamError("A team needs a name (of letters or digits you can see).")
     if len(name) > MAX_TEAM_NAME:
         shown = markup.escape(name)
         raise TeamError(f"Team names are at most {MAX_TEAM_NAME} characters; {shown} is longer.")
@@ -63,31 +114,41 @@ def clean_team_name(text: str) -> str:
             "A team name can't hold a mention or formatting (`*`, `_`, `~`, `|`, `<`, `>`, "
             "a backslash or a backtick); try a plain name like Sharks."
         )
+    mixed = _mixed_script(name)
+    if mixed:
+        raise TeamError(
+            f"{markup.escape(name)} mixes {markup.join([s.title() for s in mixed])} letters in "
+            "one word, so it could pass for another team's name; write each word in one "
+            "alphabet."
+        )
     return markup.escape(name)
 
 
 def find_team(record: GameRecord, name: str) -> int | None:
-    """The seat of the team called ``name`` (typed, or as markup; case and spacing ignored)."""
-    wanted = " ".join(markup.plain(name).split()).casefold()
+    """The seat of the team called ``name`` (typed, or as markup), compared by
+    :func:`name_key`: case, spacing, width and invisible characters ignored."""
+    wanted = name_key(markup.plain(name))
     for index, seat in enumerate(record.seats):
-        if markup.plain(seat.name).casefold() == wanted:
+        if name_key(markup.plain(seat.name)) == wanted:
             return index
     return None
 
 
 def find_player(record: GameRecord, text: str) -> tuple[int, Member]:
-    """The seat and member that ``text`` names: a mention, a user id or a display name."""
+    """The seat and member that ``text`` names: a mention, a user id or a display name
+    (compared by :func:`name_key`, as team names are)."""
     typed = text.strip()
     mention = _MENTION.match(typed)
     typed = typed.removeprefix("@")  # an unescaped mention (Slack without should_escape)
     user = mention.group(1) if mention else typed
-    typed = markup.escape(typed)  # stored names are markup
+    wanted = name_key(typed)
+    typed = markup.escape(normal(typed))  # as shown: stored names are markup
     by_name: list[tuple[int, Member]] = []
     for index, seat in enumerate(record.seats):
         for member in seat.members:
             if member.user == user:
                 return index, member
-            if member.name.casefold() == typed.casefold():
+            if wanted and name_key(markup.plain(member.name)) == wanted:
                 by_name.append((index, member))
     if len(by_name) == 1:
         return by_name[0]
@@ -135,8 +196,11 @@ def free_name(game: Game[Any, Any], record: GameRecord, wanted: str) -> str:
     """A player's own team is named after them, made unique (and short) if need be."""
     if not game.teams:
         return wanted
-    # A display name may hold what a team name may not (formatting, mentions): leave it out.
-    shown = "".join(c for c in markup.plain(wanted) if c not in markup.SPECIAL)
+    # A display name may hold what a team name may not (formatting, mentions, invisible
+    # characters): leave it out; one that mixes look-alike alphabets names no team.
+    shown = "".join(c for c in normal(markup.plain(wanted)) if c not in markup.SPECIAL)
+    if _mixed_script(shown):
+        shown = ""
     base = markup.escape(" ".join(shown.split())[: MAX_TEAM_NAME - 3].strip()) or "Team"
     name, number = base, 1
     while find_team(record, name) is not None:
