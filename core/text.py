@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Sequence
 
 __all__ = [
+    "BIDI_CONTROLS",
     "BOLD",
     "ELLIPSIS",
     "PAGE_LIMIT",
@@ -130,11 +131,14 @@ def clip_start(text: str, limit: int) -> str:
 def escape(typed: str) -> str:
     """``typed`` (a player's text) as literal markup: specials escaped, one line, valid unicode.
 
-    Line breaks and other control characters become spaces, so user text never breaks a
-    message's layout, and a lone surrogate (which no platform can send) becomes U+FFFD.
+    Line breaks and other control characters become spaces and text-direction controls go
+    (an override in a name would turn the rest of the line around), so user text never breaks
+    a message's layout; a lone surrogate (which no platform can send) becomes U+FFFD.
     """
     out = []
     for char in valid(typed):
+        if char in BIDI_CONTROLS:
+            continue
         if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
             out.append(" ")
         elif char in SPECIAL:
@@ -143,6 +147,12 @@ def escape(typed: str) -> str:
             out.append(char)
     return "".join(out)
 
+
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Unicode's explicit text-direction marks, embeddings, overrides and isolates: typed text loses
+them (letters keep their own direction, so right-to-left names still read right)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

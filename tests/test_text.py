@@ -23,8 +23,15 @@ def test_any_typed_text_round_trips_on_one_line(typed: str) -> None:
     escaped = text.escape(typed)
     shown = text.plain(escaped)
     assert "\n" not in shown and "\r" not in shown
-    assert len(shown) == len(typed)
+    assert not set(shown) & text.BIDI_CONTROLS  # nothing typed turns a line around
+    assert len(shown) == len([c for c in typed if c not in text.BIDI_CONTROLS])
     shown.encode("utf-8")  # no lone surrogate left: every platform can carry it
+
+
+def test_a_name_cannot_turn_the_rest_of_a_line_around() -> None:
+    name = text.escape("Bob\u202eevil\u2066x\u2069")
+    assert text.plain(f"**{name}** wins with $5") == "Bobevilx wins with $5"
+    assert text.plain(text.escape("דנה")) == "דנה"  # a right-to-left name reads as typed
 
 
 def test_discord_markdown_keeps_user_text_inert() -> None:
