@@ -10,6 +10,7 @@ import pytest
 
 from storage import GameStore
 from storage.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
+from tests.authority_support import Clock
 
 __all__ = ["RedisServer", "free_port"]
 
@@ -73,6 +74,21 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[GameStore]:
         game_store = GameStore.from_url(None)
     yield game_store
     await game_store.close()
+
+
+@pytest.fixture
+async def redis_store(redis_url: str) -> AsyncIterator[GameStore]:
+    """A clean GameStore on the real server only (a module's ``store`` may be just this)."""
+    game_store = GameStore.from_url(redis_url)
+    await game_store.client.flushdb()
+    yield game_store
+    await game_store.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """A clock the test moves by hand (``clock.now = ...``)."""
+    return Clock()
 
 
 @pytest.fixture(scope="session")

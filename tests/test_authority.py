@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -25,21 +24,15 @@ from core.registry import all_games
 from storage import GameKey, GameStore, StorageUnavailable
 from tests.authority_support import Clock
 
+
+@pytest.fixture
+def store(redis_store: GameStore) -> GameStore:
+    """These tests run on a real redis-server only."""
+    return redis_store
+
+
 CHANNEL = "table-1"
 KEY = GameKey("console", CHANNEL)
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    store = GameStore.from_url(redis_url)
-    await store.client.flushdb()
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture

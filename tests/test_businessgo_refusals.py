@@ -4,7 +4,6 @@ channel's game is rigged to a later moment, then people type and press as they w
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -19,19 +18,18 @@ from storage import GameKey, GameStore
 from tests.authority_support import Clock, public_text, save_state, stored_record
 from tests.games import businessgo_support as go
 
+
+@pytest.fixture
+def store(redis_store: GameStore) -> GameStore:
+    """These tests run on a real redis-server only."""
+    return redis_store
+
+
 CHANNEL = "go-table"
 KEY = GameKey("console", CHANNEL)
 PEOPLE = ["alice", "bob", "carol"]
 OPTIONS = {"turn_seconds": 0, "auto_moves": False}
 """The table's options, which a rigged state carries (no move is made for anyone)."""
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    store = GameStore.from_url(redis_url)
-    await store.client.flushdb()
-    yield store
-    await store.close()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ through the authority, against a real redis-server."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +19,15 @@ from storage import GameKey, GameStore
 from tests.authority_support import Clock, stored_record
 from tests.test_console import run_script
 
+
+@pytest.fixture
+def store(redis_store: GameStore) -> GameStore:
+    """These tests run on a real redis-server only."""
+    return redis_store
+
+
 BROKEN, OTHER = "broken-table", "other-table"
 SET_ASIDE = "The game in this channel could not be read (its saved record is damaged)"
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    store = GameStore.from_url(redis_url)
-    await store.client.flushdb()
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture

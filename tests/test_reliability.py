@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,20 +31,14 @@ from storage.local_server import LocalRedisServer
 from tests.authority_support import Clock
 from tests.test_authority import CHANNEL, KEY, lobby, record, reply_text, req
 
+
+@pytest.fixture
+def store(redis_store: GameStore) -> GameStore:
+    """These tests run on a real redis-server only."""
+    return redis_store
+
+
 FAST = "vote_seconds=20 turn_seconds=10 pick_seconds=30"
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    store = GameStore.from_url(redis_url)
-    await store.client.flushdb()
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 def _authority(store: GameStore, clock: Clock, seed: int = 7) -> Authority:

@@ -8,7 +8,6 @@ adapter tests.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -17,6 +16,13 @@ from bot.table import LOG_ON_BOARD, MAX_BELOW, MOVE_AT, Closed, Place, Shown, Ta
 from core import ui
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
+
+
+@pytest.fixture
+def store(redis_store: GameStore) -> GameStore:
+    """These tests run on a real redis-server only."""
+    return redis_store
+
 
 CHANNEL = "C1"
 
@@ -87,14 +93,6 @@ class Recorder:
     async def start_thread(self, channel: str, card: Shown, name: str) -> str | None:
         self.calls.append(("thread", ""))
         return f"T{card.id}"
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    game_store = GameStore.from_url(redis_url)
-    await game_store.client.flushdb()
-    yield game_store
-    await game_store.close()
 
 
 def _out(version: int, **surfaces: object) -> Outbox:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
@@ -25,6 +25,13 @@ from storage import GameKey, GameStore
 from tests.authority_support import Clock, public_text, roster, stored_record
 from tests.team_game import GAME, Relay, RelayState
 
+
+@pytest.fixture
+def store(redis_store: GameStore) -> GameStore:
+    """These tests run on a real redis-server only."""
+    return redis_store
+
+
 CHANNEL = "team-table"
 KEY = GameKey("console", CHANNEL)
 NAME = GAME.name
@@ -34,14 +41,6 @@ NAME = GAME.name
 def relay_registered() -> Iterator[None]:
     with registry.registered(GAME):
         yield
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    store = GameStore.from_url(redis_url)
-    await store.client.flushdb()
-    yield store
-    await store.close()
 
 
 @pytest.fixture

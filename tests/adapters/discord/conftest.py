@@ -46,11 +46,8 @@ async def fake(clock: VirtualClock) -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[GameStore]:
-    game_store = GameStore.from_url(redis_url)
-    await game_store.client.flushdb()
-    yield game_store
-    await game_store.close()
+def store(redis_store: GameStore) -> GameStore:
+    return redis_store
 
 
 @pytest.fixture
