@@ -41,8 +41,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
-import redis.asyncio as aioredis
-
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
@@ -53,6 +51,7 @@ from bot.simulate import percentile
 from core import ui
 from core.registry import get_game
 from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
+from storage.store import DEFAULT_TIMEOUT_S, StoreClient
 
 __all__ = ["CountingStore", "bench"]
 
@@ -87,8 +86,10 @@ return 1
 class CountingStore(GameStore):
     """A GameStore that counts each storage call (one call = one round trip) and blob sizes."""
 
-    def __init__(self, client: aioredis.Redis, *, embedded: bool = False) -> None:
-        super().__init__(client, embedded=embedded)
+    def __init__(
+        self, client: StoreClient, *, embedded: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
+        super().__init__(client, embedded=embedded, timeout_s=timeout_s)
         self.calls: Counter[str] = Counter()
         """Calls by operation: ``load``, ``load+dedupe``, ``save``, ``schedule``, ..."""
         self.loaded_bytes = 0

@@ -58,7 +58,11 @@ EMBEDDED_NOTICE = (
 def open_store(settings: Settings, caveat: str = "") -> GameStore:
     """The store REDIS_URL names (a Redis Cluster with REDIS_CLUSTER=true), or the embedded one
     (announced once on stderr). Connects on first use; see :func:`warn_about_policy`."""
-    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
+    store = GameStore.from_url(
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        timeout_s=settings.redis_timeout_seconds,
+    )
     if store.embedded:
         print(f"{EMBEDDED_NOTICE} {caveat}".strip(), file=sys.stderr)
     return store

@@ -17,6 +17,16 @@ class Settings(BaseSettings):
     """Redis to keep games in; unset or empty means the embedded in-process store."""
     redis_cluster: bool = Field(default=False, alias="REDIS_CLUSTER")
     """REDIS_URL names a node of a Redis Cluster (any one: the others are discovered from it)."""
+    redis_timeout_seconds: float = Field(default=2.0, gt=0, alias="BOARDROOM_REDIS_TIMEOUT_SECONDS")
+    """The longest one call to Redis may take, every retry and reconnect included, before the
+    player reads that storage is unavailable: a hung Redis (one that accepts connections and
+    answers nothing) must not hold an answer. A command makes at most two such waits (a save,
+    then reading it back), so it is answered within twice this."""
+    health_timeout_seconds: float = Field(
+        default=1.0, gt=0, alias="BOARDROOM_HEALTH_TIMEOUT_SECONDS"
+    )
+    """How long `GET /healthz` waits for Redis (never longer than the Redis timeout), so the
+    health check answers within a load balancer's own timeout even when Redis hangs."""
     game_ttl_hours: float = Field(default=72, alias="BOARDROOM_GAME_TTL_HOURS")
     """A game nobody touches for this long is deleted (abandoned games expire)."""
     finished_ttl_hours: float = Field(default=24, alias="BOARDROOM_FINISHED_TTL_HOURS")

@@ -56,7 +56,11 @@ async def simulate(
     variants = (
         {"": options} if options or not game.simulation_variants else game.simulation_variants
     )
-    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
+    store = GameStore.from_url(
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        timeout_s=settings.redis_timeout_seconds,
+    )
     status = 0
     try:
         for label, words in variants.items():

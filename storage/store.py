@@ -7,6 +7,7 @@ its log stream live in one slot; the Lua scripts below therefore run on Redis Cl
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import enum
 import functools
@@ -17,7 +18,7 @@ import time
 import zlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, ParamSpec, Self, TypeVar, cast
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -42,14 +43,29 @@ _PREFIX = "boardroom"
 # A game's log holds at most this many entries past its latest snapshot (see _SAVE_LUA).
 _SNAPSHOT_EVERY = 1000
 
-# Short timeouts: a chat interaction has about three seconds before the platform gives up, so a
-# hung Redis must fail fast rather than hold the interaction for redis-py's default 5 s per try.
-_SOCKET_TIMEOUT_S = 2.0
+DEFAULT_TIMEOUT_S = 2.0
+"""How long one store call may wait for Redis, whatever it takes inside (see ``GameStore``)."""
+# The socket timeouts (connecting, each read and write) are this share of a call's bound, so
+# that a read that hangs fails inside redis-py, which then does what a timeout calls for (its
+# cluster client marks the layout to be read again, from another node than the one that hung,
+# and tries again with what is left of the bound), rather than being cut short by the bound:
+# cut short, the cluster client would keep sending to a frozen master after its replica took
+# over, call after call.
+_SOCKET_SHARE = 0.75
 _HEALTH_CHECK_INTERVAL_S = 30
+# Tries again after a connection error only: one that fails at once (a connection the server
+# closed when it restarted, a refused connect), where the next try, on a fresh connection, works.
+# Never after a timeout: a Redis that did not answer within the timeout will not answer the next
+# try either, and redis-py nests its tries (a command's tries each reconnect with tries of their
+# own, and the health check PING before a command has its own), so retried timeouts multiplied
+# one 2 s timeout into 19 s of waiting with Redis frozen.
 _RETRIES = 2
+_RETRY_ON = (redis.exceptions.ConnectionError,)
 # On a cluster each retry first re-reads the cluster's layout (redis-py's RedisCluster); a
 # failover takes a few seconds, longer than an interaction can wait, so the store says
 # "unavailable" quickly and the next call, after the layout changed, finds the new master.
+# (The cluster client retries timeouts too, whatever its Retry says; the store's own bound on
+# each call ends those tries.)
 _CLUSTER_RETRIES = 2
 # redis-py's cluster client opens at most this many connections per node and then fails at once
 # (MaxConnectionsError) rather than waiting; the single-server pool has no limit, so this is far
@@ -253,30 +269,55 @@ _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
 
-def _outage_is_unavailable(
-    method: Callable[_P, Awaitable[_T]],
+def _storage_call(
+    method: Callable[_P, Awaitable[_T]], *, bounded: bool
 ) -> Callable[_P, Coroutine[Any, Any, _T]]:
     """Turn outages, cluster failovers and refusals by the server (out of memory, permissions)
     into StorageUnavailable or a subclass, keeping the cause chained (see ``_as_unavailable``);
-    a warning is logged (at most every few seconds per kind) for the operator."""
+    a warning is logged (at most every few seconds per kind) for the operator.
 
-    # Closing must not connect first.
-    ready_first = method.__name__ != "close"
+    ``bounded``: the whole call, redis-py's retries, reconnects and health-check PINGs and a
+    cluster's layout reads included, ends within the store's ``timeout_s``; a call still waiting
+    then is an outage. The socket timeout alone bounds one read, not what redis-py and its
+    cluster client make of it."""
 
     @functools.wraps(method)
     async def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        store = args[0] if args and isinstance(args[0], GameStore) else None
+        limit = store.timeout_s if bounded and store is not None else None
+        bound = asyncio.timeout(limit)
         try:
-            if ready_first and args and isinstance(args[0], GameStore):
-                await args[0]._ready()
-            return await method(*args, **kwargs)
+            async with bound:
+                if bounded and store is not None:
+                    await store._ready()
+                return await method(*args, **kwargs)
         except (_RE.RedisError, _RE.RedisClusterException, OSError, AttributeError) as exc:
-            mapped = _as_unavailable(exc)
+            cause: BaseException = exc
+            if bound.expired():  # whatever redis-py was doing then was cut short by the bound
+                cause = _RE.TimeoutError(f"Redis did not answer within {limit} s")
+            mapped = _as_unavailable(cause)
             if mapped is None:
                 raise
-            _log_failure(exc, mapped)
-            raise mapped from exc
+            _log_failure(cause, mapped)
+            raise mapped from cause
 
     return wrapper
+
+
+def _outage_is_unavailable(
+    method: Callable[_P, Awaitable[_T]],
+) -> Callable[_P, Coroutine[Any, Any, _T]]:
+    """A store call: errors mapped as ``_storage_call`` says, and bounded by ``timeout_s``."""
+    return _storage_call(method, bounded=True)
+
+
+def _outage_is_unavailable_unbounded(
+    method: Callable[_P, Awaitable[_T]],
+) -> Callable[_P, Coroutine[Any, Any, _T]]:
+    """A store call whose errors are mapped, but which bounds its own steps, and connects first
+    only if it must: closing (which must not connect), or asking every node of a cluster in turn
+    (where one that does not answer is skipped)."""
+    return _storage_call(method, bounded=False)
 
 
 # Game records are JSON of a few KB that compresses about 2.5 to 1; compressing them keeps a game
@@ -305,6 +346,11 @@ def _unpack(stored: str) -> str:
         return zlib.decompress(base64.b64decode(stored[len(_PACKED) :], validate=True)).decode()
     except (ValueError, zlib.error):  # binascii.Error and UnicodeDecodeError are ValueErrors
         return stored
+
+
+def _probe_key() -> str:
+    # Never written (see GameStore.probe).
+    return f"{_PREFIX}:health-probe"
 
 
 def _deadlines_key(platform: str) -> str:
@@ -463,9 +509,14 @@ class GameStore:
     that arms its deadline) the cluster path says what it does instead.
     """
 
-    def __init__(self, client: StoreClient, *, embedded: bool = False) -> None:
+    def __init__(
+        self, client: StoreClient, *, embedded: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
         self._client = client
         self.embedded = embedded
+        self.timeout_s = timeout_s
+        """The longest one call waits for Redis before it raises StorageUnavailable: a hung
+        Redis (one that accepts connections and answers nothing) costs a player this, once."""
         self.cluster = isinstance(client, RedisCluster)
         """Whether the store runs on Redis Cluster."""
         self._save_script = client.register_script(_SAVE_LUA)
@@ -480,19 +531,24 @@ class GameStore:
         self._memory_command = True
 
     @classmethod
-    def from_url(cls, url: str | None, cluster: bool = False) -> GameStore:
+    def from_url(
+        cls, url: str | None, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> Self:
         """A store on ``url``, or on an embedded in-process Redis when ``url`` is empty.
 
         ``cluster``: ``url`` names any node of a Redis Cluster (``redis://host:port``, database
         0), from which the client discovers the others; it keeps following the cluster's layout
         through failovers and resharding. Nothing is connected until the first call.
+        ``timeout_s``: the bound on each whole call (see :attr:`timeout_s`); the socket
+        timeouts are three quarters of it.
         """
+        socket_timeout = timeout_s * _SOCKET_SHARE
         if not url:
             import fakeredis  # only the embedded mode needs it
 
             # A private FakeServer: stores built separately must not share state.
             fake = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), decode_responses=True)
-            return cls(fake, embedded=True)
+            return cls(fake, embedded=True, timeout_s=timeout_s)
         if cluster:
             # The Retry only sets how many times a command is tried again (re-reading the layout
             # first) after a connection error, a timeout, CLUSTERDOWN or an uncovered slot:
@@ -506,21 +562,21 @@ class GameStore:
                 url,
                 decode_responses=True,
                 health_check_interval=_HEALTH_CHECK_INTERVAL_S,
-                socket_connect_timeout=_SOCKET_TIMEOUT_S,
-                socket_timeout=_SOCKET_TIMEOUT_S,
+                socket_connect_timeout=socket_timeout,
+                socket_timeout=socket_timeout,
                 retry=Retry(NoBackoff(), _CLUSTER_RETRIES),
                 max_connections=_CLUSTER_MAX_CONNECTIONS,
             )
-            return cls(cluster_client)
+            return cls(cluster_client, timeout_s=timeout_s)
         client = aioredis.Redis.from_url(
             url,
             decode_responses=True,
             health_check_interval=_HEALTH_CHECK_INTERVAL_S,
-            socket_connect_timeout=_SOCKET_TIMEOUT_S,
-            socket_timeout=_SOCKET_TIMEOUT_S,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), _RETRIES),
+            socket_connect_timeout=socket_timeout,
+            socket_timeout=socket_timeout,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), _RETRIES, _RETRY_ON),
         )
-        return cls(client)
+        return cls(client, timeout_s=timeout_s)
 
     async def _ready(self) -> None:
         """On a cluster, learn its layout (once, or again after redis-py dropped it) before any
@@ -535,7 +591,7 @@ class GameStore:
         """The underlying client, for tests and admin tools; the authority should not need it."""
         return self._client
 
-    @_outage_is_unavailable
+    @_outage_is_unavailable_unbounded
     async def close(self) -> None:
         await self._client.aclose()
 
@@ -544,6 +600,41 @@ class GameStore:
         await self._client.ping()
 
     @_outage_is_unavailable
+    async def _write_probe(self) -> None:
+        # SET ... XX on a key that never exists writes nothing, but Redis checks that it could
+        # write first: a full Redis (noeviction) refuses it with OOM as it refuses every move.
+        await self._client.set(_probe_key(), "", xx=True)
+
+    async def probe(self, timeout_s: float) -> str:
+        """What Redis can do for players now, found within ``timeout_s`` (health checks):
+
+        - ``"ok"``: it answers and accepts writes;
+        - ``"full"``: it answers reads but refuses writes (``maxmemory`` reached, ``noeviction``);
+        - ``"read-only"``: it answers reads but refuses writes for another reason its operator
+          must fix (a failing disk: MISCONF; an ACL that forbids writing);
+        - ``"refused"``: it refuses even a PING (authentication);
+        - ``"unreachable"``: no answer within ``timeout_s``, or no connection.
+
+        In the first three, players still get answers (status, hands, refusals that say why).
+        """
+        try:
+            async with asyncio.timeout(min(timeout_s, self.timeout_s)):
+                try:
+                    await self._write_probe()
+                    return "ok"
+                except StorageFull:
+                    return "full"
+                except StorageRefused:
+                    pass
+                try:
+                    await self.ping()
+                    return "read-only"
+                except StorageRefused:
+                    return "refused"
+        except (StorageUnavailable, TimeoutError):
+            return "unreachable"
+
+    @_outage_is_unavailable_unbounded
     async def check_policy(self) -> str | None:
         """A warning for the operator when Redis may evict keys once it is full (its
         ``maxmemory-policy`` is not ``noeviction``, on any node of a cluster), else None.
@@ -572,15 +663,18 @@ class GameStore:
 
     async def _memory_policies(self) -> list[str]:
         if not isinstance(self._client, RedisCluster):
-            reply = await self._client.config_get("maxmemory-policy")
+            async with asyncio.timeout(self.timeout_s):
+                reply = await self._client.config_get("maxmemory-policy")
             return [str(value) for value in reply.values()]
         # Every node, replicas too: a replica becomes a master in a failover. A node that does
-        # not answer is left out, unless none does.
-        await self._client.initialize()
+        # not answer (within the timeout, each) is left out, unless none does.
+        async with asyncio.timeout(self.timeout_s):
+            await self._client.initialize()
         policies, down = [], None
         for node in self._client.get_nodes():
             try:
-                reply = await self._client.config_get("maxmemory-policy", target_nodes=node)
+                async with asyncio.timeout(self.timeout_s):
+                    reply = await self._client.config_get("maxmemory-policy", target_nodes=node)
             except _OUTAGES as exc:
                 down = exc
                 continue
@@ -663,11 +757,14 @@ class GameStore:
             # an early deadline, which is harmless.
             await self._arm(self._client, key, due, lease)
             return SaveResult(int(await self._save_script(keys=keys, args=args)))
-        pipe = cast(aioredis.Redis, self._client).pipeline(transaction=False)
-        # Awaiting a script call on a pipeline queues it (redis-py's AsyncScript).
-        await self._arm(pipe, key, due, lease)
-        await self._save_script(keys=keys, args=args, client=pipe)
-        _armed, written = await pipe.execute()
+        # A pipeline with scripts first asks SCRIPT EXISTS on a connection of its own, which
+        # redis-py (8.1) returns to the pool only if that answers: leaving the block does it
+        # when the question times out.
+        async with cast(aioredis.Redis, self._client).pipeline(transaction=False) as pipe:
+            # Awaiting a script call on a pipeline queues it (redis-py's AsyncScript).
+            await self._arm(pipe, key, due, lease)
+            await self._save_script(keys=keys, args=args, client=pipe)
+            _armed, written = await pipe.execute()
         return SaveResult(int(written))
 
     async def _arm(self, client: Any, key: GameKey, due: float, lease: str | None) -> Any:

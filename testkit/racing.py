@@ -50,7 +50,7 @@ class RacingStore(GameStore):
     """
 
     def __init__(self, inner: GameStore) -> None:
-        super().__init__(inner.client, embedded=inner.embedded)
+        super().__init__(inner.client, embedded=inner.embedded, timeout_s=inner.timeout_s)
         self.inner = inner
         """The real store: competitors write through it, so they are never raced themselves."""
         self._competitor: Competitor = bump

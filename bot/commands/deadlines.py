@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from bot.commands.authority import Authority
 from bot.commands.outbox import Outbox
-from storage import StorageUnavailable
+from storage import StorageFull, StorageRefused, StorageUnavailable
 
 __all__ = ["LOOP_DIED", "MAX_BACKOFF_S", "Heartbeat", "Sink", "run_deadlines", "until_stopped"]
 
@@ -62,6 +62,12 @@ async def run_deadlines(
         outboxes: list[Outbox] = []
         try:
             outboxes = await authority.fire_due(platform)
+        except (StorageFull, StorageRefused):
+            # Redis answered and refused the claim (full, or a failing disk): the loop runs and
+            # fires what is due once Redis takes writes again (health reports Redis, not the
+            # loop); the store logs the refusal. Back off meanwhile, as for an outage.
+            beat.beat()
+            wait = min(MAX_BACKOFF_S, max(wait * 2, poll_seconds))
         except StorageUnavailable:
             if beat.failing_since is None:
                 beat.failing_since = time.monotonic()

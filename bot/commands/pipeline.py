@@ -38,7 +38,7 @@ from storage import (
     StorageUnavailable,
 )
 
-__all__ = ["BUSY", "CONFIRM_S", "MAX_ATTEMPTS", "UNAVAILABLE", "UNCERTAIN", "Pipeline"]
+__all__ = ["BUSY", "MAX_ATTEMPTS", "UNAVAILABLE", "UNCERTAIN", "Pipeline"]
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,6 @@ UNCERTAIN = (
     "`/{game} status` shows the game once storage is back; if your move isn't there, make it "
     "again."
 )
-CONFIRM_S = 3.0
-"""How long an ambiguous save failure is read back before the player is told it is uncertain."""
 BUSY = "The table was busy with other moves; please try again."
 
 
@@ -65,8 +63,10 @@ class Pipeline:
         self.store = store
         self.settings = settings
         self.clock = clock
-        self.confirm_s = CONFIRM_S
-        """How long an ambiguous save is read back before the player hears it is uncertain."""
+        self.confirm_s = settings.redis_timeout_seconds
+        """How long an ambiguous save is read back before the player hears it is uncertain: one
+        Redis timeout, so a hung Redis costs a command two of them at most (the save's, then
+        this one) and a brief one (a lost reply) is still read back."""
         self.damaged: dict[GameKey, str] = {}
         """Channels whose record this worker found unreadable and set aside, and why (shown by
         health checks)."""
