@@ -102,12 +102,20 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="several worker processes on a Redis the bench kills and restarts (20 games)",
     )
+    bench.add_argument(
+        "--frozen",
+        action="store_true",
+        help="one worker on a redis-server the bench freezes (SIGSTOP): how long answers take",
+    )
     bench.add_argument("--workers", type=int, default=None, help="with --faults: workers (3)")
     bench.add_argument(
         "--cluster", action="store_true", help="with --faults: on a local 3-master cluster"
     )
     bench.add_argument(
-        "--seconds", type=float, default=None, help="with --faults: how long to play (30)"
+        "--seconds",
+        type=float,
+        default=None,
+        help="with --faults: how long to play (30); with --frozen: how long Redis is frozen (20)",
     )
     return parser
 
@@ -153,6 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     seed=args.seed,
                 )
             )
+        if args.frozen:
+            from bench.frozen import frozen_bench
+
+            seconds = 20.0 if args.seconds is None else args.seconds
+            return asyncio.run(frozen_bench(settings, seconds=seconds))
         if args.workers is not None or args.cluster or args.seconds is not None:
             print("--workers, --cluster and --seconds go with --faults")
             return 2

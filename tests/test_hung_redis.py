@@ -29,6 +29,7 @@ import redis.asyncio as aioredis
 from aiohttp import ClientSession
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bench.frozen import frozen_bench
 from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands import codec
@@ -434,3 +435,31 @@ async def test_a_frozen_cluster_master_is_an_outage_within_the_bound_that_heals(
         assert len(await authority.fire_due("console")) == len(keys)  # every clock runs on
     finally:
         await store.close()
+
+
+# --- the bench ---------------------------------------------------------------------------------
+
+BENCH_KEYS = (
+    "freeze_s",
+    "status_max_s",
+    "move_max_s",
+    "healthz_max_s",
+    "healthz_frozen",
+    "resumed_s",
+    "deadline_resumed_s",
+    "lost",
+    "doubled",
+)
+
+
+async def test_the_frozen_bench_prints_what_players_waited(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = await frozen_bench(SETTINGS, seconds=1.0, tables=2)
+
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert code == 0, "\n".join(lines)
+    pairs = dict(word.split("=", 1) for word in lines[-1].split())
+    assert list(pairs) == list(BENCH_KEYS), lines[-1]
+    assert pairs["healthz_frozen"] == "503" and pairs["lost"] == pairs["doubled"] == "0"
+    assert all(float(pairs[key]) > 0 for key in BENCH_KEYS[:4]), lines[-1]
