@@ -174,7 +174,7 @@ async def _below_board(fake: FakeDiscord, store: GameStore, table: Table) -> int
     stored = await store.table_refs(GameKey("discord", str(CHANNEL)))
     if stored is None:
         return 0
-    refs = Refs.model_validate_json(stored)
+    refs = Refs.model_validate_json(stored[1])
     if refs.board is None:
         return 0
     messages = fake.public(int(refs.board.where))
@@ -237,7 +237,7 @@ async def _below_slack_board(loop: Loopback) -> int:
     stored = await loop.store.table_refs(GameKey("slack", SLACK_CHANNEL))
     if stored is None:
         return 0
-    refs = Refs.model_validate_json(stored)
+    refs = Refs.model_validate_json(stored[1])
     if refs.board is None:
         return 0
     if refs.thread is not None and not refs.threads_off:

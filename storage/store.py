@@ -372,16 +372,14 @@ def _log_key(key: GameKey) -> str:
 
 
 def _table_key(key: GameKey) -> str:
-    return f"{_PREFIX}:{{{key}}}:table"
+    # A hash: ``rev`` (rises by one per write) and ``data`` (the table layer's JSON). (Before
+    # the refs had a revision they were a string under ``:table``, which simply expires.)
+    return f"{_PREFIX}:{{{key}}}:refs"
 
 
 def _damaged_key(key: GameKey, part: str) -> str:
     # A record no one could read, and its log, kept aside for the operator for a while.
     return f"{_PREFIX}:{{{key}}}:damaged:{part}"
-
-
-def _table_lock_key(key: GameKey) -> str:
-    return f"{_PREFIX}:{{{key}}}:table:lock"
 
 
 def _dedupe_key(key: GameKey, delivery: str) -> str:
@@ -444,10 +442,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
-# The table's lock, released only by its holder (KEYS[1] = the lock, ARGV[1] = its token).
-_UNLOCK_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+# The table's refs, written only over the revision the writer read (KEYS[1] = the refs hash;
+# ARGV = that revision, 0 for none, the data and the ttl in ms). Returns the new revision, or -1
+# when another delivery wrote first.
+_REFS_LUA = """
+local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
+if rev ~= tonumber(ARGV[1]) then return -1 end
+redis.call('HSET', KEYS[1], 'rev', rev + 1, 'data', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return rev + 1
 """
 
 # Deadlines. KEYS[1] = the platform's sorted set (game -> due time), KEYS[2] = its leases
@@ -525,7 +528,7 @@ class GameStore:
         self._release_script = client.register_script(_RELEASE_LUA)
         self.snapshot_every = _SNAPSHOT_EVERY
         """Log entries after which a snapshot replaces them (tests make it small)."""
-        self._unlock_script = client.register_script(_UNLOCK_LUA)
+        self._refs_script = client.register_script(_REFS_LUA)
         self._quarantine_script = client.register_script(_QUARANTINE_LUA)
         # Some servers (the embedded one, locked-down managed Redis) refuse MEMORY USAGE.
         self._memory_command = True
@@ -795,22 +798,25 @@ class GameStore:
         await self._client.delete(_game_key(key), _log_key(key), _table_key(key))
 
     @_outage_is_unavailable
-    async def table_refs(self, key: GameKey) -> str | None:
-        """What the table layer last showed for the channel's game (its JSON), or None."""
-        return cast(str | None, await self._client.get(_table_key(key)))
+    async def table_refs(self, key: GameKey) -> tuple[int, str] | None:
+        """What the table layer last showed for the channel's game: its revision and JSON, or
+        None when nothing was shown."""
+        rev, data = cast(
+            list[str | None], await self._client.hmget(_table_key(key), ["rev", "data"])
+        )
+        if rev is None or data is None:
+            return None
+        return int(rev), _unpack(data)
 
     @_outage_is_unavailable
-    async def set_table_refs(self, key: GameKey, data: str, ttl_s: int) -> None:
-        await self._client.set(_table_key(key), data, ex=max(1, ttl_s))
-
-    @_outage_is_unavailable
-    async def lock_table(self, key: GameKey, token: str, ttl_ms: int) -> bool:
-        """Take the channel's table for ``ttl_ms`` (one delivery at a time, across workers)."""
-        return bool(await self._client.set(_table_lock_key(key), token, nx=True, px=ttl_ms))
-
-    @_outage_is_unavailable
-    async def unlock_table(self, key: GameKey, token: str) -> None:
-        await self._unlock_script(keys=[_table_lock_key(key)], args=[token])
+    async def set_table_refs(
+        self, key: GameKey, data: str, ttl_s: int, expected: int
+    ) -> int | None:
+        """Write the refs if their stored revision is still ``expected`` (0: there are none):
+        the new revision, or None when another delivery wrote first."""
+        args: list[str | int] = [expected, _pack(data), max(1, ttl_s) * 1000]
+        rev = int(await self._refs_script(keys=[_table_key(key)], args=args))
+        return None if rev < 0 else rev
 
     @_outage_is_unavailable
     async def read_log(self, key: GameKey) -> list[str]:

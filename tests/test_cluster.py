@@ -121,23 +121,17 @@ async def test_log_delete_and_memory(cluster_store: GameStore) -> None:
     assert cluster_store._memory_command  # MEMORY USAGE itself ran on the cluster
 
 
-async def test_table_refs_and_locks(cluster_store: GameStore) -> None:
+async def test_table_refs_on_the_cluster(cluster_store: GameStore) -> None:
     keys = _keys(8)
     for key in keys:
-        await cluster_store.set_table_refs(key, f'{{"card": "m-{key}"}}', ttl_s=60)
-        table = f"boardroom:{{{key}}}:table"
+        assert await cluster_store.set_table_refs(key, f'{{"card": "m-{key}"}}', 60, 0) == 1
+        table = f"boardroom:{{{key}}}:refs"
         assert 0 < await cluster_store.client.ttl(table) <= 60
         assert key_slot(table.encode()) == key_slot(_game_name(key).encode())
-        assert key_slot(f"{table}:lock".encode()) == key_slot(_game_name(key).encode())
-        assert await cluster_store.lock_table(key, "a", ttl_ms=30_000)
-        held = await asyncio.gather(*(cluster_store.lock_table(key, "b", 30_000) for _ in "xyz"))
-        assert not any(held)
-        await cluster_store.unlock_table(key, "b")  # not its holder
-        assert not await cluster_store.lock_table(key, "c", ttl_ms=30_000)
-        await cluster_store.unlock_table(key, "a")
-        assert await cluster_store.lock_table(key, "c", ttl_ms=30_000)
+        racing = [cluster_store.set_table_refs(key, "{}", 60, expected=1) for _ in "xyz"]
+        assert sorted(await asyncio.gather(*racing), key=lambda rev: rev or 0)[-1] == 2
     for key in keys:  # every channel kept its own refs
-        assert await cluster_store.table_refs(key) == f'{{"card": "m-{key}"}}'
+        assert await cluster_store.table_refs(key) == (2, "{}")
         await cluster_store.delete(key)
         assert await cluster_store.table_refs(key) is None
 
@@ -371,7 +365,7 @@ async def test_failover_mid_play_is_an_outage_that_heals(
             lambda: store.save(victim_key, "x", expected=1, version=2, ttl_s=TTL_S),
             lambda: store.read_log(victim_key),
             lambda: store.table_refs(victim_key),
-            lambda: store.lock_table(victim_key, "worker", 15_000),
+            lambda: store.set_table_refs(victim_key, "{}", 60, expected=0),
             lambda: store.memory_usage(victim_key),
             lambda: store.index_user("console", "zed", victim_key, True, TTL_S),
             lambda: store.ping(),
@@ -392,7 +386,7 @@ async def test_failover_mid_play_is_an_outage_that_heals(
             for key in keys:
                 try:
                     await store.load(key)
-                    await store.lock_table(key, f"probe:{time.monotonic()}", 1_000)
+                    await store.table_refs(key)
                     served.append(key)
                 except StorageUnavailable:
                     pass

@@ -199,7 +199,7 @@ async def test_nothing_of_a_finished_game_outlives_its_ttl(
     finished = int(Settings().finished_ttl_hours * 3600)
     stored = await everything_stored(store)
     games = {key: ttl for key, (_, ttl) in stored.items() if key.startswith("boardroom:{console:")}
-    assert {key.rsplit(":", 1)[-1] for key in games} >= {"game", "log", "table"}
+    assert {key.rsplit(":", 1)[-1] for key in games} >= {"game", "log", "refs"}
     assert all(0 < ttl <= finished for ttl in games.values()), games
 
 

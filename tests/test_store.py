@@ -405,9 +405,7 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
             lambda: store.games_of("discord", "alice"),
             lambda: store.memory_usage(KEY),
             lambda: store.table_refs(KEY),
-            lambda: store.set_table_refs(KEY, "{}", TTL_S),
-            lambda: store.lock_table(KEY, "w", 1000),
-            lambda: store.unlock_table(KEY, "w"),
+            lambda: store.set_table_refs(KEY, "{}", TTL_S, expected=0),
         ]
         # All at once: each waits out the client's retries on its own.
         results = await asyncio.gather(*(call() for call in calls), return_exceptions=True)
@@ -423,9 +421,7 @@ async def test_unavailable_then_recovers(spawn_redis: Callable[[int | None], Red
         await _armed(store, KEY, 1.0, version=2)
         assert await store.claim_due(KEY.platform, 10.0, 5.0, "w") == [KEY]
         assert await store.release(KEY, "w", None)
-        assert await store.lock_table(KEY, "w", 30_000)
-        await store.unlock_table(KEY, "w")
-        assert await store.lock_table(KEY, "v", 30_000)
+        assert await store.set_table_refs(KEY, "{}", TTL_S, expected=0) == 1
     finally:
         await store.close()
 
@@ -448,15 +444,15 @@ async def test_table_refs_round_trip_with_their_ttl_and_go_with_the_game(
 ) -> None:
     assert await store.table_refs(KEY) is None
     await _create(store)
-    await store.set_table_refs(KEY, '{"card": "m-1"}', ttl_s=TTL_S)
-    assert await store.table_refs(KEY) == '{"card": "m-1"}'
-    table = "boardroom:{discord:123456}:table"
+    assert await store.set_table_refs(KEY, '{"card": "m-1"}', TTL_S, expected=0) == 1
+    assert await store.table_refs(KEY) == (1, '{"card": "m-1"}')
+    table = "boardroom:{discord:123456}:refs"
     assert 0 < await store.client.ttl(table) <= TTL_S  # never kept longer than the game
     assert key_slot(table.encode()) == key_slot(b"boardroom:{discord:123456}:game")
-    await store.set_table_refs(KEY, '{"card": "m-2"}', ttl_s=60)  # each delivery replaces it
-    assert await store.table_refs(KEY) == '{"card": "m-2"}'
+    assert await store.set_table_refs(KEY, '{"card": "m-2"}', 60, expected=1) == 2
+    assert await store.table_refs(KEY) == (2, '{"card": "m-2"}')
     assert 0 < await store.client.ttl(table) <= 60
-    await store.set_table_refs(KEY, "{}", ttl_s=0)  # a TTL is always set, at least a second
+    assert await store.set_table_refs(KEY, "{}", 0, expected=2) == 3  # a TTL always: >= 1 s
     assert 0 < await store.client.pttl(table) <= 1000
     other = GameKey("discord", "654321")
     assert await store.table_refs(other) is None  # one channel's refs are its own
@@ -464,35 +460,23 @@ async def test_table_refs_round_trip_with_their_ttl_and_go_with_the_game(
     assert await store.table_refs(KEY) is None
 
 
-async def test_the_table_lock_is_exclusive_until_its_holder_unlocks_it(store: GameStore) -> None:
-    assert await store.lock_table(KEY, "worker-a", ttl_ms=30_000)
-    assert not await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
-    assert not await store.lock_table(KEY, "worker-a", ttl_ms=30_000)  # not re-entrant either
-    lock = "boardroom:{discord:123456}:table:lock"
-    assert key_slot(lock.encode()) == key_slot(b"boardroom:{discord:123456}:game")
-    assert 0 < await store.client.pttl(lock) <= 30_000
-    await store.unlock_table(KEY, "worker-b")  # not its holder: nothing happens
-    assert not await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
-    other = GameKey("discord", "654321")
-    assert await store.lock_table(other, "worker-b", ttl_ms=30_000)  # another channel's table
-    await store.unlock_table(KEY, "worker-a")
-    assert await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
-    await store.unlock_table(KEY, "worker-b")
-    # Many deliveries at once: one holds the table.
-    held = await asyncio.gather(*(store.lock_table(KEY, f"w-{n}", 30_000) for n in range(8)))
-    assert sum(held) == 1
-
-
-async def test_the_table_lock_of_a_dead_holder_expires(store: GameStore) -> None:
-    assert await store.lock_table(KEY, "dead-worker", ttl_ms=50)
-    assert not await store.lock_table(KEY, "worker-b", ttl_ms=30_000)
-    assert 0 < await store.client.pttl("boardroom:{discord:123456}:table:lock") <= 50
-    deadline = time.monotonic() + 5.0
-    while not await store.lock_table(KEY, "worker-b", ttl_ms=30_000):
-        assert time.monotonic() < deadline, "the lock never expired"
-        await asyncio.sleep(0.01)
-    await store.unlock_table(KEY, "dead-worker")  # too late: the lock is worker-b's now
-    assert not await store.lock_table(KEY, "worker-c", ttl_ms=30_000)
+async def test_table_refs_are_written_over_the_revision_read_or_not_at_all(
+    store: GameStore,
+) -> None:
+    """Two deliveries that read the same refs: the first write wins, the second is told so and
+    changes nothing (it plans again from the newer refs); a large one is packed."""
+    assert await store.set_table_refs(KEY, '{"card": "a"}', TTL_S, expected=0) == 1
+    assert await store.set_table_refs(KEY, '{"card": "b"}', TTL_S, expected=0) is None
+    assert await store.table_refs(KEY) == (1, '{"card": "a"}')
+    many = await asyncio.gather(
+        *(store.set_table_refs(KEY, f'{{"n": {n}}}', TTL_S, expected=1) for n in range(8))
+    )
+    assert sorted(many, key=lambda rev: rev or 0)[-1] == 2 and many.count(None) == 7
+    large = json.dumps({"pending": ["a line of the story"] * 200})
+    assert await store.set_table_refs(KEY, large, TTL_S, expected=2) == 3
+    assert await store.table_refs(KEY) == (3, large)
+    stored = await store.client.hget("boardroom:{discord:123456}:refs", "data")
+    assert stored is not None and len(stored) < len(large) / 4
 
 
 async def test_deadlines_from_before_leases_are_adopted(store: GameStore) -> None:

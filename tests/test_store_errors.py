@@ -84,8 +84,7 @@ async def test_a_full_redis_refuses_writes_with_a_sentence(server: LocalRedisSer
         writes: list[Callable[[], Awaitable[object]]] = [
             lambda: store.save(KEY, '{"n": 2}', expected=1, version=2, log="b", ttl_s=TTL_S),
             lambda: store.save(KEY, '{"n": 2}', expected=1, version=2, ttl_s=TTL_S, due=5.0),
-            lambda: store.set_table_refs(KEY, '{"card": "m-1"}', TTL_S),
-            lambda: store.lock_table(KEY, "worker-a", 15_000),
+            lambda: store.set_table_refs(KEY, '{"card": "m-1"}', TTL_S, expected=0),
             lambda: store.mark_handled(KEY, "console:d1", 60),
             lambda: store.index_user("console", "alice", KEY, True, TTL_S),
             lambda: store.arm(KEY, 10.0),

@@ -226,17 +226,34 @@ async def test_panels_are_one_dm_each_edited_in_place(store: GameStore) -> None:
     assert len(notes) == 1 and not platform.mentions
 
 
-class _NoLock(GameStore):
-    """The store with the table lock always granted: what two workers would do without it."""
+class _Racing(GameStore):
+    """The store taking a moment to answer a read of the table's refs, so that two deliveries
+    at once both read the same revision before either writes: the race, every time."""
 
-    async def lock_table(self, key: GameKey, token: str, ttl_ms: int) -> bool:
-        return True
+    async def table_refs(self, key: GameKey) -> tuple[int, str] | None:
+        stored = await super().table_refs(key)
+        await asyncio.sleep(0.02)
+        return stored
+
+
+class _NoCompare(_Racing):
+    """The racing store writing the table's refs whatever revision the writer read: what two
+    workers would do without the compare-and-set."""
+
+    async def set_table_refs(
+        self, key: GameKey, data: str, ttl_s: int, expected: int
+    ) -> int | None:
+        name = f"boardroom:{{{key}}}:refs"
+        rev = int(await self.client.hincrby(name, "rev", 1))
+        await self.client.hset(name, "data", data)
+        await self.client.expire(name, max(1, ttl_s))
+        return rev
 
 
 async def _two_workers(store: GameStore) -> tuple[Recorder, list[str]]:
-    """Two worker processes' tables (locks and pacers apart) on one platform whose calls take
-    a round trip, delivering at once: the game's start and a move, then moves in pairs. The
-    live boards at the end."""
+    """Two worker processes' tables (pacers apart) on one platform whose calls take a round
+    trip, delivering at once: the game's start and a move, then moves in pairs. The live
+    boards at the end."""
     platform = Recorder(latency_s=0.01)
     one, two = Table(store, platform, 60), Table(store, platform, 60)
     await one.deliver(_out(1, card=ui.Message(text="lobby")))
@@ -253,16 +270,24 @@ async def _two_workers(store: GameStore) -> tuple[Recorder, list[str]]:
     return platform, [i for i in live if platform.texts[i].startswith("**Board**")]
 
 
-async def test_two_workers_at_once_leave_one_board(store: GameStore) -> None:
-    _platform, boards = await _two_workers(store)
+async def test_two_workers_at_once_leave_one_board(redis_url: str) -> None:
+    """No lock: each delivery reserves what it posts in the refs, written over the revision
+    it read, and one that lost the race plans again from the newer refs."""
+    racing = _Racing.from_url(redis_url)
+    await racing.client.flushdb()
+    try:
+        platform, boards = await _two_workers(racing)
+        stored = await racing.table_refs(GameKey("test", CHANNEL))
+    finally:
+        await racing.close()
     assert len(boards) == 1, boards
-    stored = await store.table_refs(GameKey("test", CHANNEL))
-    assert stored is not None and f'"id":"{boards[0]}"' in stored
+    assert platform.texts[boards[0]].startswith("**Board**\n11\n")  # the newest state
+    assert stored is not None and f'"id":"{boards[0]}"' in stored[1]
 
 
-async def test_without_the_table_lock_the_same_run_leaves_two_boards(redis_url: str) -> None:
-    """The race the lock prevents is real in this run: the test above proves the lock."""
-    unlocked = _NoLock.from_url(redis_url)
+async def test_without_the_compare_and_set_the_same_run_leaves_two_boards(redis_url: str) -> None:
+    """The race the compare-and-set prevents is real in this run: the test above proves it."""
+    unlocked = _NoCompare.from_url(redis_url)
     await unlocked.client.flushdb()
     try:
         _platform, boards = await _two_workers(unlocked)

@@ -83,7 +83,7 @@ async def refs(store: GameStore, channel: int = CHANNEL) -> Refs:
     """What the table layer remembers having shown in the channel (kept in Redis)."""
     saved = await store.table_refs(GameKey("discord", str(channel)))
     assert saved is not None, "the table remembers nothing of this channel"
-    return Refs.model_validate_json(saved)
+    return Refs.model_validate_json(saved[1])
 
 
 def titled(message: FakeMessage, title: str) -> bool:

@@ -61,7 +61,7 @@ async def refs(loop: Loopback, channel: str = CHANNEL) -> Refs:
     """What the table layer remembers having shown in the channel (kept in Redis)."""
     saved = await loop.store.table_refs(GameKey("slack", channel))
     assert saved is not None, "the table remembers nothing of this channel"
-    return Refs.model_validate_json(saved)
+    return Refs.model_validate_json(saved[1])
 
 
 def header(message: Message) -> str:

@@ -1,0 +1,596 @@
+"""Carrying out a plan: the platform's calls, and the refs written with a compare-and-set.
+
+One delivery:
+
+1. reads the refs (one round trip; none when the Outbox brings the ones loaded with the game);
+2. plans (:func:`bot.table.plan.plan`) and, when the plan changes the refs, writes them with a
+   compare-and-set on their revision *before any platform call*: its reservations are then
+   everyone's to see. A delivery that finds the refs changed since it read them reads them again
+   and plans anew, so two deliveries never both post one surface, without any lock;
+3. runs the operations in order (posts paced within the platform's limit), handling what a
+   platform can answer (a message gone, DMs closed, no thread allowed, a refusal);
+4. writes what it learned (the real ids of what it posted) with a compare-and-set; when another
+   delivery wrote meanwhile, its results are merged into the newer refs, a surface that another
+   delivery wanted to show something newer is brought up to date, and a post whose reservation
+   someone else took over (it outlived :data:`~bot.table.plan.PENDING_S`) is deleted again.
+
+A worker that dies between 2 and 4 costs its reservations' :data:`~bot.table.plan.PENDING_S`:
+the next delivery then posts those surfaces itself. Within one process, deliveries to one
+channel go one at a time (an asyncio lock, held by nothing across processes), so they keep
+their order and rarely meet in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from pydantic import ValidationError
+
+from bot.commands.outbox import Outbox
+from bot.table.model import (
+    PENDING,
+    Answer,
+    Closed,
+    Delivered,
+    Gone,
+    Place,
+    Platform,
+    Refs,
+    Refused,
+    Shown,
+)
+from bot.table.model import digest as digest_of
+from bot.table.pacing import Clock, Pacer
+from bot.table.plan import (
+    NO_THREAD,
+    Context,
+    Delete,
+    Dm,
+    Edit,
+    Note,
+    Op,
+    Plan,
+    Post,
+    Reply,
+    StartThread,
+    Update,
+    closed_note,
+    plan,
+    slot_shown,
+    touches_table,
+)
+from core import ui
+from storage import GameKey, GameStore, StorageUnavailable
+
+__all__ = ["MAX_PLANS", "Table"]
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+MAX_PLANS = 5
+"""Plans one delivery makes at most when other deliveries keep writing the refs first."""
+MAX_SETTLES = 4
+"""Writes of its results one delivery tries at most (each after merging the newer refs)."""
+
+
+@dataclass
+class _Gone:
+    """A kept surface whose message someone deleted, to post anew with ``message``."""
+
+    slot: str
+    dead: str
+    """The id of the message that is gone."""
+    message: ui.Message
+    surface: str
+    claimed: str | None = None
+    """The reservation this delivery holds for the new message, once it has one."""
+    done: bool = False
+    """Another delivery posts it anew (or it is no longer kept)."""
+    catch_up: Shown | None = None
+    """Another delivery's new message, to edit to ``message`` (newer) once the refs say so."""
+
+
+@dataclass
+class _Run:
+    """One delivery: the Outbox, the requester's answer, and what happened."""
+
+    out: Outbox
+    answer: Answer | None
+    answered: bool = False
+    refused: list[str] = field(default_factory=list)
+    """What the platform refused the bot (missing permissions), to tell the requester."""
+    posted: dict[str, Shown | None] = field(default_factory=dict)
+    """Each reservation of this delivery: the message posted (None: it could not be)."""
+    threads: dict[str, str | None] = field(default_factory=dict)
+    """The thread reservation: the thread started (None: none could be)."""
+    gone: list[_Gone] = field(default_factory=list)
+    """Surfaces whose message was gone when edited: posted anew, under a reservation too."""
+    slots: dict[str, str] = field(default_factory=dict)
+    """The slot of each reservation (``board``, ``panel:<user>``, ``below``...)."""
+
+    def kept(self, pending: str) -> bool:
+        """Whether the reservation is of a surface there is one of (a story line is not)."""
+        slot = self.slots.get(pending, "")
+        return slot in ("card", "board", "prompt") or slot.startswith(("panel:", "note:"))
+
+    @property
+    def game(self) -> str:
+        return self.out.game or ""
+
+
+class Table:
+    """Delivers Outboxes as surfaces, through one platform's primitives."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        platform: Platform,
+        ttl_s: int,
+        clock: Clock | None = None,
+        finished_ttl_s: int | None = None,
+    ) -> None:
+        self.store = store
+        self.platform = platform
+        self.ttl_s = ttl_s
+        """How long a game's refs are kept while it lasts (the game's own TTL)."""
+        self.finished_ttl_s = finished_ttl_s if finished_ttl_s is not None else ttl_s
+        """How long the refs of a game that is over are kept: as long as the game's record
+        and log (what they name, final board and all, goes with them)."""
+        self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
+        self.clock: Callable[[], float] = time.time
+        """Unix time, for reservations (tests move it with their virtual clock)."""
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._token = secrets.token_hex(4)
+        self._deliveries = 0
+
+    # --- one delivery ------------------------------------------------------------------------
+
+    async def deliver(self, out: Outbox, answer: Answer | None = None) -> Delivered:
+        """Show ``out``. The result says whether the requester got an answer of their own (a
+        reply, or the pressed message updated: otherwise the adapter only acknowledges) and
+        what the platform refused the bot."""
+        if out.duplicate:
+            return Delivered()
+        run = _Run(out=out, answer=answer)
+        if not touches_table(out):
+            await self._execute(run, plan(Refs(table=out.table or ""), out, self._context(run)))
+            return Delivered(answered=run.answered, refused=run.refused)
+        key = GameKey(self.platform.name, out.channel)
+        async with self._locks.setdefault(out.channel, asyncio.Lock()):
+            planned = await self._reserve(key, run)
+            await self._execute(run, planned)
+            await self._settle(key, run, planned)
+        return Delivered(answered=run.answered, refused=run.refused)
+
+    def _context(self, run: _Run) -> Context:
+        self._deliveries += 1
+        answer = run.answer
+        return Context(
+            token=f"{self._token}.{self._deliveries}",
+            now=self.clock(),
+            free=self.pacer.room,
+            threads_share_limit=self.platform.threads_share_limit,
+            closed_hint=self.platform.closed_hint,
+            user=answer.user if answer is not None else None,
+            pressed=answer.pressed if answer is not None else None,
+            pressed_private=answer.pressed_private if answer is not None else False,
+        )
+
+    async def _reserve(self, key: GameKey, run: _Run) -> Plan:
+        """Plan from the newest refs and write the plan's refs before any platform call."""
+        ctx = self._context(run)
+        refs = await self._read(key, run.out)
+        for _ in range(MAX_PLANS):
+            planned = plan(refs, run.out, ctx)
+            if not _changed(refs, planned.refs):
+                planned.refs.rev = refs.rev
+                return planned
+            rev = await self._write(key, planned.refs, refs.rev)
+            if rev is not None:
+                planned.refs.rev = rev
+                return planned
+            refs = await self._read(key, run.out)  # another delivery wrote first: plan anew
+        log.warning(
+            "the table of %s kept changing under %d plans; delivering anyway", key, MAX_PLANS
+        )
+        planned.refs.rev = -1
+        return planned
+
+    async def _read(self, key: GameKey, out: Outbox) -> Refs:
+        try:
+            stored = await self.store.table_refs(key)
+        except StorageUnavailable:
+            stored = None
+        refs, rev = None, 0
+        if stored is not None:
+            rev, data = stored
+            with contextlib.suppress(ValidationError):
+                refs = Refs.model_validate_json(data)
+        if refs is None or (out.table and refs.table != out.table):
+            # A new game in the channel gets new messages (the old card stays as it ended).
+            refs = Refs(table=out.table or "", threads_off=not out.thread)
+        refs.rev = rev
+        return refs
+
+    async def _write(self, key: GameKey, refs: Refs, expected: int) -> int | None:
+        """Write ``refs`` if the stored revision is ``expected``: the new revision, or None
+        when another delivery wrote first. A store that cannot be reached counts as written
+        (the delivery goes on; the next one may post anew)."""
+        ttl = self.finished_ttl_s if refs.ended else self.ttl_s
+        try:
+            return await self.store.set_table_refs(key, refs.model_dump_json(), ttl, expected)
+        except StorageUnavailable:
+            log.warning("could not remember the table of %s; the next change may post anew", key)
+            return expected
+
+    # --- the platform's calls ----------------------------------------------------------------
+
+    async def _execute(self, run: _Run, planned: Plan) -> None:
+        run.slots = {op.id: op.slot for op in planned.ops if isinstance(op, Post | Dm)}
+        for op in planned.ops:
+            try:
+                await self._op(run, planned.refs, op)
+            except Exception as error:  # a part that fails stops only itself
+                log.warning(
+                    "delivering %s in %s failed: %s", type(op).__name__, run.out.channel, error
+                )
+        self._swap(run, planned.refs)
+
+    async def _op(self, run: _Run, refs: Refs, op: Op) -> None:
+        out, answer = run.out, run.answer
+        if isinstance(op, Reply):
+            await self._reply(run, op)
+        elif isinstance(op, Note):
+            with contextlib.suppress(Closed):
+                dm = self.platform.dm(op.user, op.message, run.game, out.channel)
+                await self._try(run, "a note", dm)
+        elif isinstance(op, Post):
+            run.posted[op.id] = await self._send(
+                run, self._place(run, op.place), op.message, op.surface, op.mention, op.ping
+            )
+        elif isinstance(op, StartThread):
+            await self._thread(run, refs, op)
+        elif isinstance(op, Update | Edit):
+            shown = self._real(run, op.shown)
+            if shown is None:
+                return
+            if isinstance(op, Update) and answer is not None:
+                if await self._try(
+                    run, "the pressed message", answer.update(op.message, run.game, out.channel)
+                ):
+                    run.answered = True
+                    return
+                if op.slot.startswith("pressed:"):
+                    return  # a private message the table does not keep: nothing to edit
+            await self._edit(run, refs, op.slot, shown, op.message, op.surface)
+        elif isinstance(op, Delete):
+            if op.after is not None and run.posted.get(op.after) is None:
+                refs.board = op.shown  # the new board could not be posted: the old one stays
+                return
+            shown = self._real(run, op.shown)
+            if shown is not None:
+                await self._try(run, "the old message", self.platform.delete(shown))
+        elif isinstance(op, Dm):
+            await self._dm(run, refs, op)
+
+    def _place(self, run: _Run, place: Place) -> Place:
+        """``place`` with this delivery's thread reservation resolved (no thread: the channel);
+        a thread another delivery is still starting is not there yet: the channel too."""
+        if place.thread is not None and place.thread in run.threads:
+            return Place(channel=place.channel, thread=run.threads[place.thread])
+        if place.thread is not None and place.thread.startswith(PENDING):
+            log.warning("the thread of %s is not there yet; posting in the channel", place.channel)
+            return Place(channel=place.channel)
+        return place
+
+    def _real(self, run: _Run, shown: Shown) -> Shown | None:
+        """The message behind one of this delivery's reservations (None if it could not be
+        posted), or ``shown`` itself."""
+        if shown.id in run.posted:
+            return run.posted[shown.id]
+        return shown
+
+    async def _reply(self, run: _Run, op: Reply) -> None:
+        answer, out = run.answer, run.out
+        if answer is None:
+            with contextlib.suppress(Closed):
+                await self._try(
+                    run, "a reply", self.platform.dm(op.user, op.message, run.game, out.channel)
+                )
+            return
+        if op.in_place and await self._try(
+            run, "the pressed message", answer.update(op.message, run.game, out.channel)
+        ):
+            run.answered = True
+            return
+        sent = await self._try(run, "a reply", answer.reply(op.message, run.game, out.channel))
+        run.answered = run.answered or bool(sent)
+
+    async def _thread(self, run: _Run, refs: Refs, op: StartThread) -> None:
+        card = self._real(run, op.card)
+        thread = None
+        if card is not None:
+            thread = await self._try(
+                run, "the thread", self.platform.start_thread(run.out.channel, card, op.name)
+            )
+        run.threads[op.id] = thread
+        if thread is None:
+            refs.threads_off = True
+            note = ui.Message(text=NO_THREAD)
+            await self._send(run, Place(channel=run.out.channel), note, "note")
+
+    async def _dm(self, run: _Run, refs: Refs, op: Dm) -> None:
+        out = run.out
+        try:
+            shown = await self.platform.dm(op.user, op.message, run.game, out.channel)
+        except Closed:
+            run.posted[op.id] = None
+            if not op.slot.startswith("panel:"):
+                return  # a note to someone whose DMs are closed: the game's place says enough
+            refs.closed.append(op.user)
+            await self._closed_panel(run, refs, op.user, op.message)
+            return
+        except Exception as error:
+            log.warning("the %s of %s in %s failed: %s", op.slot, op.user, out.channel, error)
+            run.posted[op.id] = None
+            return
+        shown.digest = digest_of(op.message)
+        run.posted[op.id] = shown
+
+    async def _closed_panel(self, run: _Run, refs: Refs, user: str, panel: ui.Message) -> None:
+        """DMs closed: the requester sees their panel privately where they are (and how to
+        open DMs, once); anyone else is told in the game's place, named but not pinged."""
+        answer = run.answer
+        if answer is not None and user == answer.user:
+            sent = await self._try(run, "a panel", answer.reply(panel, run.game, run.out.channel))
+            run.answered = run.answered or bool(sent)
+            hint = self.platform.closed_hint.format(game=run.game)
+            if hint and user not in refs.hinted:
+                refs.hinted.append(user)
+                await self._try(
+                    run,
+                    "the DM hint",
+                    answer.reply(ui.Message(text=hint), run.game, run.out.channel),
+                )
+            return
+        place = self._place(run, refs.place(run.out.channel))
+        note = closed_note(run.game)
+        posted = await self._send(run, place, note, "note", [user], ping=False)
+        board = refs.board
+        if (
+            posted is not None
+            and board is not None
+            and (not board.reserved or board.id in run.posted)
+        ):
+            refs.below.append(posted.id)  # (a board this delivery has yet to post comes after it)
+
+    async def _edit(
+        self, run: _Run, refs: Refs, slot: str, shown: Shown, message: ui.Message, surface: str
+    ) -> None:
+        """Edit ``shown``; when it is gone, the surface kept there is posted anew."""
+        try:
+            await self.platform.edit(shown, message, run.game, run.out.channel, surface)
+            return
+        except Gone:
+            log.info("the %s of %s is gone", surface, run.out.channel)
+        except Exception as error:
+            # Still there (a rate limit outlasted the retries, a hiccup): the next change edits
+            # it again; a second copy would be worse than a late one.
+            log.warning("editing the %s in %s failed: %s", surface, run.out.channel, error)
+            return
+        if slot in ("card", "board", "prompt") or slot.startswith("panel:"):
+            # Posted anew once the refs say so (another delivery may find it gone too).
+            run.gone.append(_Gone(slot, shown.id, message, surface))
+
+    async def _send(
+        self,
+        run: _Run,
+        place: Place,
+        message: ui.Message,
+        surface: str,
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> Shown | None:
+        """A post, within the place's post limit (waiting for a slot)."""
+        where = self._paced(place)
+        if run.answer is not None and not run.answered and not self.pacer.free(where):
+            # The post must wait for the place's limit: tell the platform the request arrived
+            # first (Discord wants an answer within 3 s), so the player is not kept waiting.
+            await self._try(run, "the acknowledgement", run.answer.acknowledge())
+        await self.pacer.slot(where)
+        try:
+            send = self.platform.post(place, message, run.game, surface, mention, ping)
+            posted = await self._try(run, f"the {surface}", send)
+        finally:
+            self.pacer.posted(where)
+        if posted is not None:
+            posted.digest = digest_of(message)
+        return posted
+
+    def _paced(self, place: Place) -> str:
+        """What a post in ``place`` counts against for the platform's post limit."""
+        if self.platform.threads_share_limit:
+            return place.channel
+        return place.thread or place.channel
+
+    async def _try(self, run: _Run, part: str, call: Awaitable[_T]) -> _T | None:
+        """One part of the delivery; a failure is logged and stops only this part."""
+        try:
+            return await call
+        except Refused as error:
+            log.warning("delivering %s in %s was refused: %s", part, run.out.channel, error)
+            run.refused.append(str(error))
+        except (Closed, Gone):
+            raise
+        except Exception as error:
+            log.warning("delivering %s in %s failed: %s", part, run.out.channel, error)
+        return None
+
+    # --- what the delivery learned -----------------------------------------------------------
+
+    def _swap(self, run: _Run, refs: Refs) -> None:
+        """The refs with this delivery's reservations replaced by what it posted."""
+        _replace(refs, run)
+
+    async def _settle(self, key: GameKey, run: _Run, planned: Plan) -> None:
+        """Write what the delivery learned; merge it into newer refs when another delivery
+        wrote meanwhile, bring up to date what that one wanted shown, delete what it posted
+        that another delivery has posted since, and post anew (under a reservation written
+        first, like every post) a surface it found deleted."""
+        refs = planned.refs
+        if refs.rev >= 0 and not (run.posted or run.threads or run.gone):
+            return  # edits only: the refs written before them say it all
+        for _ in range(MAX_SETTLES):
+            reposts = self._claim_gone(run, refs)
+            rev = await self._write(key, refs, refs.rev) if refs.rev >= 0 else None
+            if rev is None:
+                for gone in reposts:
+                    gone.claimed = None  # the newer refs decide again
+                refs = await self._read(key, run.out)
+                await self._merge(run, refs)
+                continue
+            refs.rev = rev
+            for gone in run.gone:
+                if gone.catch_up is not None:
+                    shown, gone.catch_up = gone.catch_up, None
+                    await self._edit(run, refs, gone.slot, shown, gone.message, gone.surface)
+            if not reposts:
+                return
+            for gone in reposts:
+                await self._repost(run, refs, gone)
+            _replace(refs, run)
+        log.warning("could not write what was shown in %s after %d tries", key, MAX_SETTLES)
+
+    def _claim_gone(self, run: _Run, refs: Refs) -> list[_Gone]:
+        """Reservations for the deleted surfaces that the refs still show as deleted. One that
+        another delivery is posting (or has posted) anew is theirs: this delivery, when it
+        drew the newest state, says what it must show instead (:attr:`Refs.wanted`, or an
+        edit once it is posted)."""
+        claimed = []
+        newest = run.out.version is None or run.out.version >= refs.version
+        for gone in run.gone:
+            if gone.claimed is not None or gone.done:
+                continue
+            shown = slot_shown(refs, gone.slot)
+            if shown is None:
+                gone.done = True
+                continue
+            if shown.id != gone.dead:
+                gone.done = True
+                if newest and shown.digest != digest_of(gone.message):
+                    shown.digest = digest_of(gone.message)
+                    if shown.reserved:
+                        refs.wanted[gone.slot] = gone.message
+                    else:
+                        gone.catch_up = shown
+                continue
+            self._deliveries += 1
+            pending = f"{PENDING}{self._token}.{self._deliveries}:g:{self.clock():.3f}"
+            gone.claimed = pending
+            gone.message = refs.wanted.pop(gone.slot, gone.message)
+            run.slots[pending] = gone.slot
+            _put(refs, gone.slot, Shown(where="", id=pending, digest=digest_of(gone.message)))
+            claimed.append(gone)
+        return claimed
+
+    async def _repost(self, run: _Run, refs: Refs, gone: _Gone) -> None:
+        assert gone.claimed is not None
+        out, anew = run.out, None
+        if gone.slot == "card":
+            anew = await self._send(run, Place(channel=out.channel), gone.message, "card")
+        elif gone.slot in ("board", "prompt"):
+            place = self._place(run, refs.place(out.channel))
+            anew = await self._send(run, place, gone.message, gone.surface)
+        else:
+            user = gone.slot.removeprefix("panel:")
+            with contextlib.suppress(Closed):
+                dm = self.platform.dm(user, gone.message, run.game, out.channel)
+                anew = await self._try(run, "a panel", dm)
+            if anew is not None:
+                anew.digest = digest_of(gone.message)
+        run.posted[gone.claimed] = anew
+
+    async def _merge(self, run: _Run, newer: Refs) -> None:
+        """This delivery's results into ``newer``: each reservation still there becomes its
+        message (edited to what is wanted now, if that changed); one no longer there was
+        taken over, and its message goes."""
+        found = _replace(newer, run)
+        for pending, shown in run.posted.items():
+            if shown is None or pending in found:
+                continue
+            if not run.kept(pending):
+                continue  # a story line or a post: nobody else posts it
+            await self._try(run, "a message posted twice", self.platform.delete(shown))
+        for slot, message in list(newer.wanted.items()):
+            shown = slot_shown(newer, slot)
+            if shown is None or shown.reserved or shown.id not in found.values():
+                continue
+            del newer.wanted[slot]
+            await self._edit(run, newer, slot, shown, message, slot.partition(":")[0])
+            shown.digest = digest_of(message)
+
+
+def _changed(before: Refs, after: Refs) -> bool:
+    return before.model_dump_json() != after.model_dump_json()
+
+
+def _put(refs: Refs, slot: str, shown: Shown) -> None:
+    """``shown`` as the message of ``slot`` (see :func:`~bot.table.plan.slot_shown`)."""
+    if slot in ("card", "board", "prompt"):
+        setattr(refs, slot, shown)
+        if slot == "board":
+            refs.below = []
+    elif slot.startswith("panel:"):
+        refs.panels[slot.removeprefix("panel:")] = shown
+
+
+def _replace(refs: Refs, run: _Run) -> dict[str, str]:
+    """Swap ``run``'s reservations in ``refs`` for what it posted (dropping those it could not
+    post); the reservations found, mapped to the real ids."""
+    found: dict[str, str] = {}
+
+    def real(shown: Shown | None) -> Shown | None:
+        if shown is None or shown.id not in run.posted:
+            return shown
+        posted = run.posted[shown.id]
+        if posted is None:
+            return None
+        found[shown.id] = posted.id
+        # The newest delivery's digest stands: it may want something newer shown.
+        return posted.model_copy(update={"digest": shown.digest})
+
+    refs.card, refs.board = real(refs.card), real(refs.board)
+    prompt = real(refs.prompt)
+    if prompt is None and refs.prompt is not None:
+        refs.prompt_id, refs.prompt_message = None, None  # it could not be posted
+    refs.prompt = prompt
+    refs.panels = {u: s for u, s in ((u, real(s)) for u, s in refs.panels.items()) if s is not None}
+    refs.notes = {
+        key: kept
+        for key, copies in refs.notes.items()
+        if (kept := {u: s for u, s in ((u, real(s)) for u, s in copies.items()) if s is not None})
+    }
+    below = []
+    for ident in refs.below:
+        if ident in run.posted:
+            posted = run.posted[ident]
+            if posted is not None:
+                found[ident] = posted.id
+                below.append(posted.id)
+        else:
+            below.append(ident)
+    refs.below = below
+    if refs.thread is not None and refs.thread in run.threads:
+        thread = run.threads[refs.thread]
+        found[refs.thread] = thread or ""
+        refs.thread = thread
+        refs.threads_off = refs.threads_off or thread is None
+    return found

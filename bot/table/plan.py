@@ -1,0 +1,686 @@
+"""What one delivery does to a game's surfaces, decided without touching any platform.
+
+:func:`plan` takes the refs (what the table last showed) and an Outbox (what each surface should
+show now) and returns the refs as they will be once the delivery is done, and the operations
+that get there, in order: posts, edits, updates of the pressed message, deletes, DMs, private
+replies and a thread. It is pure: the same refs, Outbox and context give the same plan, so every
+rule of the table is tested without a platform.
+
+A post it plans gets a *reservation* for an id (``pending:<token>:<n>:<since>``), written into
+the refs before anything is sent: another delivery that reads those refs sees the surface is
+being posted and does not post it again (if it wants it to show something newer, it says so in
+:attr:`~bot.table.model.Refs.wanted`). The executor (:mod:`bot.table.deliver`) swaps each
+reservation for the real message once posted.
+
+The surfaces (see ``ARCHITECTURE.md``, "Presentation: the table"):
+
+- the *card* is the game's one message in the channel: the lobby, edited as people join; the
+  summary while the game is played in its thread; the final standings. At the end the result
+  is posted in the channel (so the channel holds two messages per game);
+- the game plays in a thread started from the card (``thread=off``, or a channel where threads
+  are not allowed: in the channel itself, said once);
+- the *log* collects the story: lines wait (shown at the foot of the board) until they fill a
+  message (:data:`LOG_FLUSH` characters), a post must follow them, or the game ends, and are then
+  posted as one message; a player's own words (a pitch) are a post of their own;
+- the *board* is one message, edited in place; once :data:`MOVE_AT` messages are below it, its
+  next change posts it anew at the bottom and deletes the old one;
+- the *prompt* is the open public decision: a new decision is a new post, the previous one loses
+  its buttons;
+- each player's *panel* is one DM per game, edited in place (the press on it updates it);
+- a *note* to others about something open (a request to join) is kept, and once it is settled
+  (``closed_notes``) each copy is edited to say so, without its buttons;
+- the turn *notice* rides on the board: the board moves to the bottom with a mention of the
+  users to notify (and nobody else); the old board is deleted, so there is one notice at a time.
+
+Posts are paced within the platform's channel limit: what can wait (a log flush, a board move)
+waits for the next change when the place has no free slot (:attr:`Context.free`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.commands.outbox import GAME_OVER, Outbox
+from bot.table.model import PENDING, Place, Refs, Shown, digest
+from core import text as markup
+from core import ui
+
+__all__ = [
+    "CLOSED_NOTE",
+    "LOG_FLUSH",
+    "LOG_MESSAGE",
+    "LOG_ON_BOARD",
+    "MAX_BELOW",
+    "MAX_LOG_POSTS",
+    "MOVE_AT",
+    "NO_THREAD",
+    "PENDING_S",
+    "YOUR_MOVE",
+    "Context",
+    "Delete",
+    "Dm",
+    "Edit",
+    "Note",
+    "Op",
+    "Plan",
+    "Post",
+    "Reply",
+    "StartThread",
+    "Update",
+    "closed_note",
+    "plan",
+    "slot_shown",
+    "touches_table",
+]
+
+LOG_FLUSH = 1200
+"""Characters of waiting log lines that make a log message of their own."""
+LOG_MESSAGE = 1800
+"""At most this many characters in one log message."""
+MAX_LOG_POSTS = 2
+"""Log messages one delivery posts at most; a longer story keeps its end."""
+LOG_ON_BOARD = 900
+"""The tail of the waiting log shown at the foot of the board, in characters."""
+MOVE_AT = 3
+"""Messages below the board after which its next change moves it to the bottom."""
+MAX_BELOW = 5
+"""Messages below the board after which it moves even when the channel is busy (the post then
+waits for a slot): the board is never further up than this."""
+PENDING_S = 15.0
+"""How long a reservation stands: a delivery whose post has not landed by then (its worker
+died, or the platform hung) loses it, and the next delivery posts the surface itself."""
+NO_THREAD = (
+    "I can't start a thread here (I'm missing the Create Public Threads permission), so this "
+    "game plays in the channel."
+)
+CLOSED_NOTE = "I can't send you direct messages, so `/{game} hand` shows your hand."
+YOUR_MOVE = "**Your move.**"
+_NOTICE = f"{YOUR_MOVE}\n\n"
+"""What a turn notice puts above the board's text."""
+_LATEST = "\n\n**Latest**\n"
+"""What stands between the board's text and its tail of the story (the tail alone, without a
+board's text, drops the line breaks before it)."""
+_LATEST_AT_LEAST = 80
+"""Characters of room below which the board shows no tail of the story."""
+
+
+# --- operations ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Post:
+    """A new message in ``place``; ``id`` is its reservation, swapped for the real id."""
+
+    slot: str
+    place: Place
+    message: ui.Message
+    surface: str
+    id: str
+    mention: list[str] | None = None
+    ping: bool = True
+
+
+@dataclass
+class Edit:
+    """An edit of a message the bot posted (gone: posted anew, for the surfaces kept)."""
+
+    slot: str
+    shown: Shown
+    message: ui.Message
+    surface: str
+
+
+@dataclass
+class Update:
+    """The pressed message replaced, by the interaction's own answer (one call that also
+    answers the press); when that cannot be done, an edit."""
+
+    slot: str
+    shown: Shown
+    message: ui.Message
+    surface: str
+
+
+@dataclass
+class Delete:
+    """A message deleted; ``after``: only once the post with that reservation landed (a board
+    moved down keeps its old message when the new one could not be posted)."""
+
+    shown: Shown
+    after: str | None = None
+
+
+@dataclass
+class Dm:
+    """A new direct message kept in the refs (a panel, a note), under ``slot``."""
+
+    slot: str
+    user: str
+    message: ui.Message
+    id: str
+
+
+@dataclass
+class Reply:
+    """A private answer to the requester (``in_place``: replacing the private message they
+    pressed, when it can be)."""
+
+    user: str
+    message: ui.Message
+    in_place: bool = False
+
+
+@dataclass
+class Note:
+    """A direct message to someone else that nothing refers to again (DMs closed: dropped)."""
+
+    user: str
+    message: ui.Message
+
+
+@dataclass
+class StartThread:
+    """The game's thread, from its card; ``id`` is its reservation."""
+
+    card: Shown
+    name: str
+    id: str
+
+
+Op = Post | Edit | Update | Delete | Dm | Reply | Note | StartThread
+
+
+@dataclass
+class Context:
+    """What a plan reads besides the refs and the Outbox."""
+
+    token: str
+    """This delivery's own, in its reservations."""
+    now: float
+    """Unix time: reservations older than :data:`PENDING_S` are no one's any more."""
+    free: Callable[[str], int]
+    """Posts ``where`` may take now within the platform's limit (see :meth:`paced`)."""
+    threads_share_limit: bool = False
+    closed_hint: str = ""
+    user: str | None = None
+    """The requester being answered, if any (a deadline answers nobody)."""
+    pressed: tuple[str, str] | None = None
+    pressed_private: bool = False
+
+    def paced(self, place: Place) -> str:
+        """What a post in ``place`` counts against for the platform's post limit."""
+        if self.threads_share_limit:
+            return place.channel
+        return place.thread or place.channel
+
+
+@dataclass
+class Plan:
+    """The operations of one delivery, in order, and the refs once they are done."""
+
+    refs: Refs
+    ops: list[Op] = field(default_factory=list)
+    reserved: list[str] = field(default_factory=list)
+    """This delivery's reservations, in order."""
+
+    @property
+    def touches(self) -> bool:
+        """Whether the refs change (else no write is needed)."""
+        return bool(self.ops) or bool(self.reserved)
+
+
+def plan(refs: Refs, out: Outbox, ctx: Context) -> Plan:
+    """What ``out`` does to the table whose refs are ``refs`` (a copy is changed, not it)."""
+    return _Planner(refs.model_copy(deep=True), out, ctx).run()
+
+
+def closed_note(game: str) -> ui.Message:
+    """Told in the game's place (mentioning, not pinging) to a player whose DMs are closed."""
+    return ui.Message(
+        text=CLOSED_NOTE.format(game=game),
+        buttons=[[ui.Button(label="Show my hand", style="primary", command="hand")]],
+    )
+
+
+class _Planner:
+    def __init__(self, refs: Refs, out: Outbox, ctx: Context) -> None:
+        self.refs = refs
+        self.out = out
+        self.ctx = ctx
+        self.result = Plan(refs=refs)
+        self.planned: dict[str, int] = {}
+        """Posts planned per pacing key, against what it has free."""
+        self.updated = False
+        """The pressed message is already being replaced by an earlier operation."""
+
+    # --- the whole delivery ------------------------------------------------------------------
+
+    def run(self) -> Plan:
+        out, refs = self.out, self.refs
+        self._replies()
+        if not _touches_table(out):
+            return self.result
+        stale = out.version is not None and out.version < refs.version
+        if out.version is not None and not stale:
+            refs.version = out.version
+        refs.pending.extend(out.log)
+        # What a reservation was to show once posted only matters while it stands.
+        refs.wanted = {
+            slot: message
+            for slot, message in refs.wanted.items()
+            if (shown := slot_shown(refs, slot)) is not None and self._taken(shown)
+        }
+        for message in out.announcements:
+            self._post("announcement", Place(channel=out.channel), message, "announcement")
+        self._notes()
+        self._own_panel(stale)
+        if out.card is not None:
+            self._card(out.card)
+        if out.begun:
+            self._begin()
+        if out.posts:
+            self._flush(force=True)
+            for message in out.posts:
+                self._post_below(message, "post")
+        if out.board is not None and not stale:
+            self._prompt()
+        if out.ended or sum(len(line) + 1 for line in refs.pending) >= LOG_FLUSH:
+            self._flush(force=out.ended)
+        if not stale:
+            for user, panel in out.panels.items():
+                if user != self.ctx.user:
+                    self._panel(user, panel)
+        self._close_panels()
+        if out.board is not None and not stale:
+            self._board(out.board, out.notify or [])
+        elif stale and out.log and refs.board_source is not None and not out.ended:
+            # A newer state is drawn already; this delivery's lines still join its Latest.
+            self._board(refs.board_source, [])
+        elif not out.ended:
+            self._keep_board_in_view()
+        if out.ended and not refs.ended:
+            self._end()
+        return self.result
+
+    # --- building blocks ---------------------------------------------------------------------
+
+    def _reserve(self) -> str:
+        n = len(self.result.reserved) + 1
+        pending = f"{PENDING}{self.ctx.token}:{n}:{self.ctx.now:.3f}"
+        self.result.reserved.append(pending)
+        return pending
+
+    def _free(self, place: Place) -> bool:
+        key = self.ctx.paced(place)
+        return self.ctx.free(key) - self.planned.get(key, 0) > 0
+
+    def _post(
+        self,
+        slot: str,
+        place: Place,
+        message: ui.Message,
+        surface: str,
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> Shown:
+        key = self.ctx.paced(place)
+        self.planned[key] = self.planned.get(key, 0) + 1
+        pending = self._reserve()
+        self.result.ops.append(Post(slot, place, message, surface, pending, mention, ping))
+        return Shown(where=place.thread or place.channel, id=pending, digest=digest(message))
+
+    def _mine(self, shown: Shown) -> bool:
+        return shown.id in self.result.reserved
+
+    def _taken(self, shown: Shown) -> bool:
+        """Reserved by another delivery whose post may still land."""
+        if not shown.reserved or self._mine(shown):
+            return False
+        return self.ctx.now - shown.since() < PENDING_S
+
+    def _lost(self, shown: Shown | None) -> bool:
+        """A reservation of another delivery that never landed: the surface is no one's."""
+        return (
+            shown is not None
+            and shown.reserved
+            and not self._mine(shown)
+            and not self._taken(shown)
+        )
+
+    def _pressed(self, shown: Shown) -> bool:
+        return not self.updated and self.ctx.pressed == (shown.where, shown.id)
+
+    def _show(self, slot: str, shown: Shown, message: ui.Message, surface: str) -> None:
+        """``shown`` shows ``message`` from now on: the pressed message is updated by the
+        answer, another is edited; a reservation (another's or this delivery's own) gets the
+        newer content when it lands."""
+        new = digest(message)
+        if shown.digest == new:
+            return
+        shown.digest = new
+        if self._taken(shown):
+            self.refs.wanted[slot] = message
+            return
+        if self._mine(shown):
+            for op in self.result.ops:
+                if isinstance(op, Post | Dm) and op.id == shown.id:
+                    op.message = message
+            return
+        if self._pressed(shown):
+            self.updated = True
+            self.result.ops.append(Update(slot, shown, message, surface))
+            return
+        self.result.ops.append(Edit(slot, shown, message, surface))
+
+    # --- private answers ---------------------------------------------------------------------
+
+    def _replies(self) -> None:
+        """Private answers for the requester; with no interaction to answer (a reply for a
+        user who is not asking: their answer went astray), a DM. Notes kept for later are
+        the table's (:meth:`_notes`)."""
+        ctx = self.ctx
+        for delivery in self.out.deliveries:
+            if ctx.user is not None and delivery.user == ctx.user:
+                in_place = delivery.in_place and ctx.pressed is not None and ctx.pressed_private
+                self.updated = self.updated or in_place
+                self.result.ops.append(Reply(delivery.user, delivery.message, in_place))
+            elif delivery.user and delivery.note is None:
+                self.result.ops.append(Note(delivery.user, delivery.message))
+
+    def _notes(self) -> None:
+        """Close the DM notes of what is settled (all but the pressed one, which the answer
+        replaced), then send the new notes to others, keeping their DMs."""
+        refs, out, ctx = self.refs, self.out, self.ctx
+        for settled, message in out.closed_notes.items():
+            closed = message.model_copy(update={"buttons": [], "selects": []})
+            for reader, copy in refs.notes.pop(settled, {}).items():
+                if (copy.where, copy.id) != ctx.pressed and not self._taken(copy):
+                    self._show(f"note:{settled}:{reader}", copy, closed, "note")
+        for delivery in out.deliveries:
+            user, key = delivery.user, delivery.note
+            if key is None or user is None or user == ctx.user:
+                continue
+            pending = self._reserve()
+            slot = f"note:{key}:{user}"
+            self.result.ops.append(Dm(slot, user, delivery.message, pending))
+            refs.notes.setdefault(key, {})[user] = Shown(
+                where="", id=pending, digest=digest(delivery.message)
+            )
+
+    # --- the card and the thread -------------------------------------------------------------
+
+    def _card(self, card: ui.Message) -> None:
+        refs = self.refs
+        shown = refs.card
+        if shown is not None and not self._lost(shown):
+            self._show("card", shown, card, "card")
+            return
+        refs.card = self._post("card", Place(channel=self.out.channel), card, "card")
+
+    def _begin(self) -> None:
+        refs, out = self.refs, self.out
+        refs.board, refs.below, refs.prompt, refs.prompt_message = None, [], None, None
+        if not out.thread or refs.threads_off or refs.card is None:
+            refs.threads_off = True
+            return
+        name = (out.card.title if out.card and out.card.title else out.game or "game")[:90]
+        pending = self._reserve()
+        self.result.ops.append(StartThread(refs.card, name, pending))
+        refs.thread = pending
+
+    # --- posts below the board ---------------------------------------------------------------
+
+    def _post_below(
+        self,
+        message: ui.Message,
+        surface: str,
+        mention: list[str] | None = None,
+        ping: bool = True,
+    ) -> Shown:
+        """A post in the game's place; it counts as a message below the board (which moves
+        down first when it already has :data:`MAX_BELOW` under it)."""
+        refs = self.refs
+        if len(refs.below) >= MAX_BELOW:
+            self._keep_board_in_view()
+        posted = self._post("below", refs.place(self.out.channel), message, surface, mention, ping)
+        if refs.board is not None:
+            refs.below.append(posted.id)
+        return posted
+
+    def _flush(self, force: bool = False) -> None:
+        """Post the waiting log lines as log messages (unless the channel is at its limit and
+        they can wait: the board shows them meanwhile)."""
+        refs = self.refs
+        if not refs.pending:
+            return
+        if not force and not self._free(refs.place(self.out.channel)):
+            return
+        lines = refs.pending
+        if sum(len(line) + 1 for line in lines) > LOG_MESSAGE * MAX_LOG_POSTS:
+            # A long stretch of bot moves: its last part, and a line for the rest (the board
+            # shows where the game stands), rather than a flood of posts.
+            kept: list[str] = []
+            room = LOG_MESSAGE * MAX_LOG_POSTS - 200
+            for line in reversed(lines):
+                room -= len(line) + 1
+                if room < 0:
+                    break
+                kept.append(line)
+            skipped = len(lines) - len(kept)
+            lines = [f"(… {skipped} earlier lines of play …)", *reversed(kept)]
+        chunks: list[str] = []
+        for line in lines:
+            line = markup.clip(line, LOG_MESSAGE)
+            if chunks and len(chunks[-1]) + len(line) + 1 <= LOG_MESSAGE:
+                chunks[-1] += "\n" + line
+            else:
+                chunks.append(line)
+        refs.pending = []
+        for chunk in chunks:
+            self._post_below(ui.Message(text=chunk), "log")
+
+    # --- the board ---------------------------------------------------------------------------
+
+    def _board_view(self, board: ui.Message) -> ui.Message:
+        """The board with the newest waiting lines of the story at its foot (**Latest**): as
+        many as fit beside the board's text (and a turn notice) in what every platform shows
+        whole, at most :data:`LOG_ON_BOARD` characters, cut between lines (or words)."""
+        pending = "\n".join(self.refs.pending)
+        if not pending:
+            return board
+        room = ui.MAX_TEXT - len(board.text) - len(_NOTICE) - len(_LATEST)
+        room = min(LOG_ON_BOARD, room)
+        if room < _LATEST_AT_LEAST:
+            return board  # a board as long as it may be has no room: the log has the lines
+        text = f"{board.text}{_LATEST}{markup.clip_start(pending, room)}".strip()
+        return board.model_copy(update={"text": text})
+
+    def _board(self, board: ui.Message, notify: list[str]) -> None:
+        """Edit the board, or move it to the bottom: when it has scrolled up, and to notify
+        ``notify`` (the board is then the turn notice: one at a time, the old one deleted)."""
+        refs = self.refs
+        refs.board_source = board
+        view = self._board_view(board)
+        place = refs.place(self.out.channel)
+        shown = None if self._lost(refs.board) else refs.board
+        free = self._free(place)
+        below = len(refs.below)
+        scrolled = shown is not None and (below >= MAX_BELOW or (below >= MOVE_AT and free))
+        if shown is not None and not free and self.ctx.user is not None:
+            # The channel is at its post limit: the board (which says whom the game waits for)
+            # is edited in place, without a ping; a post now would hold up the press. (A turn
+            # notice that waited for its player, with no press to answer, waits for a slot.)
+            notify = []
+        if notify:
+            view = view.model_copy(update={"text": f"{_NOTICE}{view.text}".strip()})
+        if shown is not None and (scrolled or notify) and not shown.reserved:
+            self._move_board(shown, view, notify)
+            return
+        if shown is None:
+            self._new_board(view, notify)
+            return
+        if shown.digest == digest(view):
+            return
+        refs.board_message = view
+        self._show("board", shown, view, "board")
+
+    def _keep_board_in_view(self) -> None:
+        """Posts without a board change (notes, pitches) pushed the board up: move it down."""
+        refs = self.refs
+        shown, view = refs.board, refs.board_message
+        if shown is None or view is None or shown.reserved:
+            return
+        below = len(refs.below)
+        if below >= MAX_BELOW or (below >= MOVE_AT and self._free(refs.place(self.out.channel))):
+            self._move_board(shown, view, [])
+
+    def _move_board(self, old: Shown, view: ui.Message, notify: list[str]) -> None:
+        """The board posted anew at the bottom, then the old one deleted (kept if the new one
+        could not be posted)."""
+        posted = self._new_board(view, notify)
+        self.result.ops.append(Delete(old, after=posted.id))
+
+    def _new_board(self, view: ui.Message, notify: list[str] | None = None) -> Shown:
+        refs = self.refs
+        place = refs.place(self.out.channel)
+        posted = self._post("board", place, view, "board", notify or None)
+        refs.board, refs.below, refs.board_message = posted, [], view
+        return posted
+
+    # --- the prompt --------------------------------------------------------------------------
+
+    def _prompt(self) -> None:
+        refs, out = self.refs, self.out
+        prompt = out.prompt
+        shown = refs.prompt
+        if shown is not None and (prompt is None or refs.prompt_id != out.prompt_id):
+            self._close_prompt()
+            shown = None
+        if prompt is None:
+            return
+        if shown is not None and not self._lost(shown):
+            self._show("prompt", shown, prompt, "prompt")
+            refs.prompt_message = prompt  # (a press may have updated it already)
+            return
+        self._flush(force=True)  # the story up to the decision comes first
+        refs.prompt = self._post_below(prompt, "prompt")
+        refs.prompt_id, refs.prompt_message = out.prompt_id, prompt
+
+    def _close_prompt(self) -> None:
+        refs = self.refs
+        shown, message = refs.prompt, refs.prompt_message
+        refs.prompt, refs.prompt_id, refs.prompt_message = None, None, None
+        if shown is None or message is None or self._lost(shown):
+            return
+        closed = message.model_copy(
+            update={
+                "text": message.closed_text if message.closed_text is not None else message.text,
+                "buttons": [],
+                "selects": [],
+                "deadline": None,
+            }
+        )
+        self._show("prompt", shown, closed, "prompt")
+
+    # --- panels ------------------------------------------------------------------------------
+
+    def _own_panel(self, stale: bool) -> None:
+        """The requester's panel first: the press that changed it updates the message."""
+        ctx, out, refs = self.ctx, self.out, self.refs
+        user = ctx.user
+        if user is None or stale or user not in out.panels:
+            return
+        panel = out.panels[user]
+        shown = refs.panels.get(user)
+        if shown is not None and not self._lost(shown):
+            self._show(f"panel:{user}", shown, panel, "panel")
+            return
+        if ctx.pressed is not None and ctx.pressed_private and not self.updated:
+            # A private message that is not the DM panel (an ephemeral hand): update it too.
+            self.updated = True
+            pressed = Shown(where=ctx.pressed[0], id=ctx.pressed[1])
+            self.result.ops.append(Update(f"pressed:{user}", pressed, panel, "panel"))
+            if user in refs.closed:
+                return  # no DM panel to keep: the updated message is the panel
+        self._panel(user, panel)
+
+    def _panel(self, user: str, panel: ui.Message) -> None:
+        refs = self.refs
+        shown = refs.panels.get(user)
+        if shown is not None and not self._lost(shown):
+            self._show(f"panel:{user}", shown, panel, "panel")
+            return
+        if user in refs.closed:
+            self.closed_panel(user, panel)
+            return
+        pending = self._reserve()
+        self.result.ops.append(Dm(f"panel:{user}", user, panel, pending))
+        refs.panels[user] = Shown(where="", id=pending, digest=digest(panel))
+
+    def closed_panel(self, user: str, panel: ui.Message) -> None:
+        """A requester whose DMs are closed sees their panel privately where they are."""
+        if user != self.ctx.user:
+            return
+        self.result.ops.append(Reply(user, panel))
+        hint = self.ctx.closed_hint.format(game=self.out.game or "")
+        if hint and user not in self.refs.hinted:
+            self.refs.hinted.append(user)
+            self.result.ops.append(Reply(user, ui.Message(text=hint)))
+
+    def _close_panels(self) -> None:
+        """The panels of people no longer seated say so, lose their buttons and are let go."""
+        for user, message in self.out.closed_panels.items():
+            shown = self.refs.panels.pop(user, None)
+            if shown is not None and not shown.reserved:
+                closed = message.model_copy(update={"buttons": [], "selects": []})
+                self.result.ops.append(Edit(f"panel:{user}", shown, closed, "panel"))
+
+    # --- the end -----------------------------------------------------------------------------
+
+    def _end(self) -> None:
+        refs, out = self.refs, self.out
+        refs.ended = True
+        self._close_prompt()
+        over = ui.Message(text=GAME_OVER)
+        for user, shown in refs.panels.items():
+            if user not in out.panels and not self._lost(shown):
+                self._show(f"panel:{user}", shown, over, "panel")
+        if out.result is not None and not refs.threads_off and refs.thread is not None:
+            self._post("result", Place(channel=out.channel), out.result, "result")
+
+
+def slot_shown(refs: Refs, slot: str) -> Shown | None:
+    """The message of ``slot`` (``card``, ``board``, ``prompt``, ``panel:<user>``,
+    ``note:<key>:<user>``) in ``refs``, if any."""
+    if slot in ("card", "board", "prompt"):
+        shown: Shown | None = getattr(refs, slot)
+        return shown
+    kind, _, rest = slot.partition(":")
+    if kind == "panel":
+        return refs.panels.get(rest)
+    if kind == "note":
+        key, _, user = rest.rpartition(":")
+        return refs.notes.get(key, {}).get(user)
+    return None
+
+
+def touches_table(out: Outbox) -> bool:
+    """Whether ``out`` changes the table at all (else it is only private answers)."""
+    return _touches_table(out)
+
+
+def _touches_table(out: Outbox) -> bool:
+    return bool(
+        out.closed_notes
+        or any(d.note is not None for d in out.deliveries)
+        or out.card is not None
+        or out.board is not None
+        or out.log
+        or out.posts
+        or out.panels
+        or out.closed_panels
+        or out.announcements
+        or out.ended
+        or out.notify is not None
+    )

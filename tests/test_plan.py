@@ -1,0 +1,180 @@
+"""The table's plan on its own: what a delivery does to each surface, with no platform, no store
+and no clock but the one it is given (bot/table/plan.py is pure)."""
+
+from __future__ import annotations
+
+from bot.commands.outbox import GAME_OVER, Outbox
+from bot.table import MAX_BELOW, MOVE_AT, PENDING_S, YOUR_MOVE, Refs, Shown, digest, plan
+from bot.table.plan import Context, Delete, Dm, Edit, Plan, Post, Reply, StartThread, Update
+from core import ui
+
+CHANNEL = "C1"
+NOW = 1_000_000.0
+
+
+def out(version: int | None = 1, **surfaces: object) -> Outbox:
+    return Outbox.model_validate(
+        {"platform": "test", "channel": CHANNEL, "game": "g", "table": "g:0", "version": version}
+        | surfaces
+    )
+
+
+def ctx(room: int = 5, user: str | None = None, pressed: Shown | None = None) -> Context:
+    return Context(
+        token="t",
+        now=NOW,
+        free=lambda where: room,
+        user=user,
+        pressed=(pressed.where, pressed.id) if pressed is not None else None,
+    )
+
+
+def board(text: str) -> ui.Message:
+    return ui.Message(title="Board", text=text)
+
+
+def shown(ident: str, message: ui.Message | None = None, where: str = "T1") -> Shown:
+    return Shown(where=where, id=ident, digest=digest(message) if message is not None else "")
+
+
+def playing(below: int = 0, drawn: ui.Message | None = None) -> Refs:
+    """The refs of a game under way in thread T1: its card, and its board with ``below``
+    messages under it."""
+    drawn = drawn or board("0")
+    return Refs(
+        table="g:0",
+        version=1,
+        card=shown("c", ui.Message(text="playing"), where=CHANNEL),
+        thread="T1",
+        board=shown("b", drawn),
+        board_message=drawn,
+        board_source=drawn,
+        below=[f"m{n}" for n in range(below)],
+    )
+
+
+def kinds(planned: Plan) -> list[str]:
+    return [type(op).__name__ for op in planned.ops]
+
+
+def test_the_card_is_posted_once_then_edited_and_an_unchanged_one_costs_nothing() -> None:
+    first = plan(Refs(table="g:0"), out(card=ui.Message(text="lobby 1/4")), ctx())
+    (post,) = first.ops
+    assert isinstance(post, Post) and post.slot == "card"
+    card = first.refs.card
+    assert card is not None and card.reserved and card.id == first.reserved[0]
+    refs = first.refs.model_copy(update={"card": shown("c", ui.Message(text="lobby 1/4"))})
+    second = plan(refs, out(card=ui.Message(text="lobby 2/4")), ctx())
+    assert kinds(second) == ["Edit"]
+    again = plan(second.refs, out(card=ui.Message(text="lobby 2/4")), ctx())
+    assert again.ops == [] and not again.touches
+
+
+def test_the_game_begins_in_a_thread_started_from_the_card() -> None:
+    refs = Refs(table="g:0", card=shown("c", ui.Message(text="lobby"), where=CHANNEL))
+    begun = plan(refs, out(2, begun=True, card=ui.Message(text="playing"), board=board("0")), ctx())
+    assert kinds(begun) == ["Edit", "StartThread", "Post"]
+    thread, post = begun.ops[1], begun.ops[2]
+    assert isinstance(thread, StartThread) and isinstance(post, Post)
+    assert post.place.thread == thread.id == begun.refs.thread  # the board goes to the thread
+
+
+def test_a_press_on_the_panel_is_answered_by_updating_it() -> None:
+    panel = ui.Message(text="hand 1")
+    refs = playing()
+    refs.panels["bob"] = shown("p", panel, where="D1")
+    pressed = refs.panels["bob"]
+    planned = plan(
+        refs, out(2, panels={"bob": ui.Message(text="hand 2")}), ctx(user="bob", pressed=pressed)
+    )
+    assert kinds(planned) == ["Update"]
+    assert isinstance(planned.ops[0], Update) and planned.ops[0].slot == "panel:bob"
+
+
+def test_the_board_moves_down_after_three_below_when_the_place_is_free() -> None:
+    refs = playing(below=MOVE_AT)
+    moved = plan(refs, out(2, board=board("1")), ctx(room=5))
+    assert kinds(moved) == ["Post", "Delete"]
+    post, delete = moved.ops
+    assert isinstance(post, Post) and isinstance(delete, Delete) and delete.after == post.id
+    assert moved.refs.below == [] and moved.refs.board is not None and moved.refs.board.reserved
+    # At its post limit the move waits for a later change: edited in place meanwhile.
+    waits = plan(refs, out(2, board=board("1")), ctx(room=0))
+    assert kinds(waits) == ["Edit"]
+    # Never further up than MAX_BELOW, even when the post must wait for a slot.
+    far = plan(playing(below=MAX_BELOW), out(2, board=board("1")), ctx(room=0))
+    assert kinds(far) == ["Post", "Delete"]
+
+
+def test_a_turn_notice_is_the_board_posted_anew_mentioning_only_whom_it_names() -> None:
+    noticed = plan(playing(), out(2, board=board("bob's turn"), notify=["bob"]), ctx())
+    post = noticed.ops[0]
+    assert isinstance(post, Post) and post.mention == ["bob"] and post.ping
+    assert post.message.text.startswith(YOUR_MOVE)
+    # A press answered while the place is at its limit: no ping now, the board edited.
+    pressed = plan(
+        playing(), out(2, board=board("bob's turn"), notify=["bob"]), ctx(room=0, user="al")
+    )
+    assert kinds(pressed) == ["Edit"]
+
+
+def test_what_another_delivery_is_posting_is_not_posted_again() -> None:
+    """A board reserved by another delivery a moment ago: this one does not post or edit it,
+    it says what it must show once posted."""
+    refs = playing()
+    refs.board = Shown(where="T1", id=f"pending:other:1:{NOW - 1:.3f}", digest="x")
+    planned = plan(refs, out(2, board=board("newer")), ctx())
+    assert planned.ops == []
+    assert planned.refs.wanted["board"] == board("newer")
+    assert planned.refs.board is not None and planned.refs.board.digest == digest(board("newer"))
+
+
+def test_a_reservation_that_never_landed_is_nobody_s_after_a_while() -> None:
+    refs = playing()
+    refs.board = Shown(where="T1", id=f"pending:dead:1:{NOW - PENDING_S - 1:.3f}", digest="x")
+    refs.wanted["board"] = board("old")
+    planned = plan(refs, out(2, board=board("newer")), ctx())
+    assert kinds(planned) == ["Post"] and "board" not in planned.refs.wanted
+
+
+def test_an_older_delivery_leaves_the_board_alone_but_its_story_joins_the_latest() -> None:
+    refs = playing().model_copy(update={"version": 5})
+    late = plan(refs, out(4, board=board("4"), log=["a late line"]), ctx())
+    assert kinds(late) == ["Edit"]
+    edit = late.ops[0]
+    assert isinstance(edit, Edit) and edit.message.text.startswith("0")  # the newest board
+    assert "a late line" in edit.message.text and late.refs.version == 5
+
+
+def test_a_panel_is_a_dm_once_and_a_reply_for_a_requester_whose_dms_are_closed() -> None:
+    refs = playing()
+    first = plan(refs, out(2, panels={"bob": ui.Message(text="hand")}), ctx())
+    assert kinds(first) == ["Dm"] and isinstance(first.ops[0], Dm)
+    refs.closed.append("al")
+    closed = plan(refs, out(2, panels={"al": ui.Message(text="hand")}), ctx(user="al"))
+    assert kinds(closed) == ["Reply"]
+
+
+def test_the_end_closes_the_prompt_and_every_panel_and_posts_the_result() -> None:
+    prompt = ui.Message(text="Point!", buttons=[[ui.Button(label="Nobody", action={"t": 1})]])
+    refs = playing()
+    refs.prompt, refs.prompt_id, refs.prompt_message = shown("q", prompt), 1, prompt
+    refs.panels["bob"] = shown("p", ui.Message(text="hand"), where="D1")
+    ended = plan(refs, out(9, ended=True, result=ui.Message(text="Game over.")), ctx())
+    texts = {getattr(op, "slot", ""): getattr(op, "message", None) for op in ended.ops}
+    closed = texts["prompt"]
+    assert closed is not None and not closed.buttons
+    over = texts["panel:bob"]
+    assert over is not None and over.text == GAME_OVER
+    result = ended.ops[-1]
+    assert isinstance(result, Post) and result.slot == "result" and result.place.thread is None
+    assert ended.refs.ended
+
+
+def test_private_answers_come_first_and_a_deadline_s_go_by_dm() -> None:
+    answered = out(2, board=board("1"))
+    answered.reply("al", "Done.")
+    planned = plan(playing(), answered, ctx(user="al"))
+    assert isinstance(planned.ops[0], Reply)
+    by_clock = plan(playing(), answered, ctx())  # nobody asked: a DM (a note) instead
+    assert type(by_clock.ops[0]).__name__ == "Note"
