@@ -415,7 +415,7 @@ async def test_slack_without_its_socket_says_so_and_exits_1(
     [
         ("socket", signal.SIGTERM, "Slack Socket Mode: connected."),
         ("socket", signal.SIGINT, "Slack Socket Mode: connected."),
-        ("http", signal.SIGTERM, "Slack HTTP mode: listening on :"),
+        ("http", signal.SIGTERM, "Slack HTTP mode: listening on 127.0.0.1:"),
     ],
 )
 async def test_slack_starts_without_warnings_and_stops_on_a_signal(
