@@ -11,5 +11,8 @@ COPY bench bench
 COPY testkit testkit
 RUN pip install --no-cache-dir .
 RUN useradd --create-home boardroom
+# In a container the worker's own interface is what the host (a published port, the load
+# balancer) reaches: `boardroom slack --http` listens on every interface here, not loopback.
+ENV SLACK_HTTP_HOST=0.0.0.0
 USER boardroom
 ENTRYPOINT ["boardroom"]

@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     """Verifies HTTP-mode requests (`boardroom slack --http`)."""
     slack_api_url: str | None = Field(default=None, alias="SLACK_API_URL")
     """Web API base URL, e.g. a proxy or a government Slack host (default: Slack's own)."""
+    slack_http_host: str = Field(default="127.0.0.1", alias="SLACK_HTTP_HOST")
+    """The address `boardroom slack --http` listens on: loopback by default, so that nothing
+    but this machine (a reverse proxy on it) reaches the worker; `0.0.0.0` (every interface) in
+    a container or behind a load balancer. `--host` overrides it."""
 
     @property
     def guild_ids(self) -> list[int]:

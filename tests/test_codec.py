@@ -138,3 +138,21 @@ def test_a_slot_is_digits_only() -> None:
     good = codec.encode_button("bigidea", ui.Button(label="Join", command="join"), slot=2)
     assert codec.decode(good) is not None
     assert codec.decode(good.replace("|c2|", "|cx|")) is None
+
+
+@given(
+    depth=st.integers(min_value=0, max_value=20_000),
+    opening=st.sampled_from(["[", '{"a":', '["play",']),
+    kind=st.sampled_from(["a|bigidea||1||", "s|bigidea||1||cards|"]),
+)
+def test_an_id_nested_or_long_past_anything_made_here_decodes_to_nothing(
+    depth: int, opening: str, kind: str
+) -> None:
+    """A press carries whatever the sender wrote: reading it is bounded (the length, then the
+    depth), and json's recursion is never reached."""
+    closing = "}" if opening.startswith("{") else "]"
+    custom_id = f"br1|{kind}{opening * depth}1{closing * depth}"
+    press = codec.decode(custom_id)
+    if len(custom_id) > codec.MAX_DECODED_LENGTH or depth > codec.MAX_DEPTH:
+        assert press is None
+    assert codec.seat_of(custom_id) is None or custom_id.startswith("br1|")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import signal
 import subprocess
@@ -20,16 +21,17 @@ import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import discord
 import pytest
+from aiohttp import ClientSession
 
 from bot.adapters.discord.adapter import INVITE_PERMISSIONS
 from bot.adapters.discord.cli import TOKEN_REFUSED
 from storage.local_server import free_port
 from testkit.discord.fake import FakeDiscord
-from testkit.slack.fake import FakeSlackAPI
+from testkit.slack.fake import FakeSlackAPI, sign
 from tests.adapters.slack.socket_server import FakeSocketMode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -415,7 +417,7 @@ async def test_slack_without_its_socket_says_so_and_exits_1(
     [
         ("socket", signal.SIGTERM, "Slack Socket Mode: connected."),
         ("socket", signal.SIGINT, "Slack Socket Mode: connected."),
-        ("http", signal.SIGTERM, "Slack HTTP mode: listening on :"),
+        ("http", signal.SIGTERM, "Slack HTTP mode: listening on 127.0.0.1:"),
     ],
 )
 async def test_slack_starts_without_warnings_and_stops_on_a_signal(
@@ -437,3 +439,69 @@ async def test_slack_starts_without_warnings_and_stops_on_a_signal(
     assert not any("Traceback" in line for line in bot.lines), bot.lines
     assert [s for s in bot.sentences if connected not in s] == [STOPPED], bot.lines
     assert [c.method for c in api.calls][:1] == ["auth.test"]  # the bot token, checked first
+
+
+async def test_slack_http_answers_hostile_requests_in_a_few_short_log_lines(
+    run_bot: Callable[..., Any],
+    slack_fake: tuple[FakeSlackAPI, FakeSocketMode],
+    record_property: Callable[[str, object], None],
+) -> None:
+    """``boardroom slack --http`` as deployed, at its default log level: unsigned megabytes,
+    bodies that crashed the parser, signed payloads missing what the listeners read."""
+    api, _ = slack_fake
+    port = free_port()
+    args = ("--http", "--port", str(port))
+    async with run_bot("slack", *args, **SLACK_TOKENS, SLACK_API_URL=api.url) as bot:
+        await bot.said(f"Slack HTTP mode: listening on 127.0.0.1:{port}/")
+        before = sum(len(line.encode()) + 1 for line in bot.lines)
+        url = f"http://127.0.0.1:{port}/slack/events"
+        statuses: dict[str, list[int]] = {}
+        async with ClientSession() as session:
+
+            async def post(what: str, body: bytes, headers: dict[str, str]) -> None:
+                sent = {"Content-Type": "application/x-www-form-urlencoded", **headers}
+                async with session.post(url, data=body, headers=sent) as response:
+                    statuses.setdefault(what, []).append(response.status)
+
+            def signed(body: bytes) -> dict[str, str]:
+                now = int(time.time())
+                return {
+                    "X-Slack-Request-Timestamp": str(now),
+                    "X-Slack-Signature": sign(SLACK_TOKENS["SLACK_SIGNING_SECRET"], body, now),
+                }
+
+            for _ in range(50):
+                await post("unsigned 1 MB", b"x" * 1_000_000, {})
+            bad_ts = {"X-Slack-Signature": "v0=" + "0" * 64}
+            for what, body, headers in [
+                ("{ not JSON", b"{not json", {}),
+                ("payload= not JSON", b"payload=%7Bnope", {}),
+                ("not UTF-8", b"\xff\xfe\x80", {}),
+                ("a JSON array", b"[1]", {"Content-Type": "application/json"}),
+                ("200,000-deep", b"[" * 200_000 + b"]" * 200_000, {}),
+                ("timestamp abc", b"command=x", {**bad_ts, "X-Slack-Request-Timestamp": "abc"}),
+                (
+                    "400-digit timestamp",
+                    b"command=x",
+                    {**bad_ts, "X-Slack-Request-Timestamp": "9" * 400},
+                ),
+            ]:
+                await post(what, body, headers)
+            user = {"id": "UALICE", "name": "alice"}
+            for what, payload in [
+                ("a user that is a string", {"type": "block_actions", "user": "UALICE"}),
+                ("actions=[]", {"type": "block_actions", "user": user, "actions": []}),
+                ("a view that is a string", {"type": "view_submission", "user": user, "view": "x"}),
+            ]:
+                body = urlencode({"payload": json.dumps(payload)}).encode()
+                await post(what, body, signed(body))
+            command = urlencode({"command": "/bigidea", "user_id": "UALICE"}).encode()
+            await post("a command without channel_id", command, signed(command))
+        status, _ = await bot.stop()
+    grown = sum(len(line.encode()) + 1 for line in bot.lines) - before
+    record_property("log_bytes", grown)
+    assert status == 0
+    assert statuses.pop("unsigned 1 MB") == [401] * 50
+    assert all(400 <= s < 500 for codes in statuses.values() for s in codes), statuses
+    assert grown < 100_000, grown
+    assert not any("Traceback" in line for line in bot.lines), bot.lines[-20:]

@@ -24,6 +24,7 @@ from core import ui
 from core.registry import get_game
 
 __all__ = [
+    "MAX_DECODED_LENGTH",
     "MAX_ID_LENGTH",
     "MessageIds",
     "Press",
@@ -34,6 +35,12 @@ __all__ = [
 ]
 
 MAX_ID_LENGTH = 100
+MAX_DECODED_LENGTH = 255
+"""The longest id :func:`decode` reads: Slack's limit on an ``action_id`` (Discord's is 100), so
+nothing longer was made here; a press can carry anything, and this bounds the work of reading."""
+MAX_DEPTH = 4
+"""How deeply an id's action may nest: an action is a list or object of values, a value at most
+a list of strings (``["discard",["c_a","c_b"]]``); anything deeper was not made here."""
 _PREFIX = "br1"
 
 
@@ -225,9 +232,31 @@ def _long_channel(channel: str) -> str | None:
     return channel
 
 
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (a scalar: 0), counted without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:  # past it, the answer is known: refused
+                stack.extend((child, depth) for child in _children(node))
+    return deepest
+
+
+def _children(node: dict[str, Any] | list[Any]) -> list[Any]:
+    return list(node.values()) if isinstance(node, dict) else node
+
+
 def _action(game: str, text: str) -> dict[str, Any]:
     """The action of an id's JSON tail, in either form; ValueError when it is neither."""
-    loaded = json.loads(text)
+    try:
+        loaded = json.loads(text)
+    except RecursionError:  # not reachable within MAX_DECODED_LENGTH; a guard all the same
+        raise ValueError("nested too deep") from None
+    if _depth(loaded) > MAX_DEPTH:
+        raise ValueError("nested too deep")
     if isinstance(loaded, dict):
         return loaded
     if not isinstance(loaded, list) or not loaded:
@@ -245,11 +274,13 @@ def seat_of(custom_id: str) -> int | None:
     parts = custom_id.split("|", 6)
     if len(parts) < 7 or parts[0] != _PREFIX or parts[1][:1] not in ("a", "s"):
         return None
-    return int(parts[5]) if parts[5].isdigit() else None
+    return int(parts[5]) if parts[5].isascii() and parts[5].isdigit() else None
 
 
 def decode(custom_id: str, values: list[str] | None = None) -> Press | None:
     """Parse an id made by this module; anything else (or garbage) gives None."""
+    if len(custom_id) > MAX_DECODED_LENGTH:
+        return None
     head = custom_id.split("|", 4)
     if len(head) < 5 or head[0] != _PREFIX:
         return None

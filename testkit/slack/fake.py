@@ -1728,18 +1728,33 @@ class SignedClient:
         self, body: bytes, timestamp: int | None = None, secret: str | None = None, retry: int = 0
     ) -> int:
         """POST ``body`` signed with ``secret`` (default: the right one) at ``timestamp``."""
-        ts = int(time.time()) if timestamp is None else timestamp
-        headers = {
-            "Content-Type": "application/x-www-form-urlencoded",
-            "X-Slack-Request-Timestamp": str(ts),
-            "X-Slack-Signature": sign(secret or self.secret, body, ts),
-        }
+        headers = {}
         if retry:
             headers["X-Slack-Retry-Num"] = str(retry)
             headers["X-Slack-Retry-Reason"] = "http_timeout"
+        status, _ = await self.send(body, headers, timestamp=timestamp, secret=secret)
+        return status
+
+    async def send(
+        self,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+        *,
+        signed: bool = True,
+        timestamp: int | None = None,
+        secret: str | None = None,
+    ) -> tuple[int, bytes]:
+        """POST ``body`` as it is, with ``headers`` over the usual ones (a form's content type;
+        with ``signed``, Slack's signature headers for ``secret`` at ``timestamp``); the status
+        and the body of the answer. For requests Slack would never send."""
+        sent = {"Content-Type": "application/x-www-form-urlencoded"}
+        if signed:
+            ts = int(time.time()) if timestamp is None else timestamp
+            sent["X-Slack-Request-Timestamp"] = str(ts)
+            sent["X-Slack-Signature"] = sign(secret or self.secret, body, ts)
+        sent.update(headers or {})
         api = self.api
         # Slack waits for the acknowledgement in real time: the test's clock does not jump.
         with held(api.clock if api is not None else None):
-            async with self.session.post(self.endpoint, data=body, headers=headers) as response:
-                await response.read()
-                return response.status
+            async with self.session.post(self.endpoint, data=body, headers=sent) as response:
+                return response.status, await response.read()

@@ -25,6 +25,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from pydantic import ValidationError
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -35,8 +36,18 @@ from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
+from bot.adapters.slack.payloads import (
+    FORM_CALLBACK,
+    FORM_FIELD,
+    BlockActions,
+    SlashCommand,
+    Unreadable,
+    ViewSubmission,
+    unreadable,
+)
 from bot.adapters.slack.primitives import (
     NOT_IN_CHANNEL,
     PLATFORM,
@@ -57,6 +68,7 @@ __all__ = [
     "NOT_IN_CHANNEL",
     "PLATFORM",
     "RATE_LIMIT_RETRIES",
+    "UNREADABLE",
     "Pressed",
     "RetryAfterHandler",
     "SlackAdapter",
@@ -69,13 +81,13 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SORRY = "Something went wrong on my side; nothing more was done. Please try again."
+UNREADABLE = "I could not read that request; nothing was done."
+"""Said to whoever sent a request the app cannot read (a field missing, or of the wrong type)."""
 RATE_LIMIT_RETRIES = 5
 """How often one call is retried after ``429 ratelimited`` (each after its ``Retry-After``)."""
 MAX_JITTER_S = 0.25
 NAME_TTL_S = 3600.0
 """How long a looked-up display name is trusted."""
-FORM_CALLBACK = "boardroom_form"
-FORM_FIELD = "answer"
 MAX_MODAL_TITLE = 24
 _TOKEN_SKIPPED = DropRecords("As you gave `client` as well, `token` will be unused.")
 """Bolt reads SLACK_BOT_TOKEN from the environment by itself and warns, at every start, that
@@ -140,8 +152,10 @@ def delivery_id(kind: str, trigger_id: str | None, body: dict[str, Any]) -> str:
 class SlackAdapter:
     """Owns the Bolt app and shows Outboxes on Slack, through the table layer.
 
-    ``signing_secret=None`` turns signature checks off: Socket Mode requests come over a
-    websocket the app opened itself with its app token, so there is nothing to sign.
+    ``signing_secret`` is what HTTP mode's front door (:mod:`bot.adapters.slack.http`) checks
+    every request's signature with, on the raw body before anything reads it; Bolt's own check
+    is off, so that it never sees (nor logs) an unsigned request. None: Socket Mode, whose
+    requests come over a websocket the app opened itself with its app token (nothing to sign).
     """
 
     def __init__(
@@ -152,6 +166,7 @@ class SlackAdapter:
         ttl_s: int | None = None,
     ) -> None:
         self.authority = authority
+        self.signing_secret = signing_secret
         self.client = with_retries(client)
         self.platform = SlackPlatform(self.client, lambda user: self._display_name(user, user))
         ttl = ttl_s or int(authority.settings.game_ttl_hours * 3600)
@@ -163,7 +178,11 @@ class SlackAdapter:
         self.app = AsyncApp(
             client=client,
             signing_secret=signing_secret or "socket-mode",
-            request_verification_enabled=signing_secret is not None,
+            # The front door verified the request already (http.py), on the bytes; Bolt's check
+            # would log a refused request's whole body at INFO.
+            request_verification_enabled=False,
+            # The front door answers Slack's ssl_check (there is none in Socket Mode).
+            ssl_check_enabled=False,
             process_before_response=True,
         )
         for game in all_games():
@@ -182,24 +201,29 @@ class SlackAdapter:
     # --- listeners -------------------------------------------------------------------------
 
     async def _on_command(self, ack: Any, command: dict[str, Any]) -> None:
-        channel, user = command["channel_id"], command["user_id"]
+        try:
+            read = SlashCommand.model_validate(command)
+        except ValidationError:  # Socket Mode: over HTTP, the front door refused it already
+            await ack()
+            self.tell_unreadable(unreadable("command", command))
+            return
+        channel, user = read.channel_id, read.user_id
         req = Request(
             platform=PLATFORM,
             channel=channel,
             user=user,
-            name=command.get("user_name") or user,
-            delivery=delivery_id("cmd", command.get("trigger_id"), command),
+            name=read.user_name or user,
+            delivery=delivery_id("cmd", read.trigger_id, command),
         )
-        handle = command.get("user_name") or user
-        game = str(command["command"]).lstrip("/")
+        handle = read.user_name or user
+        game = read.command.lstrip("/")
         # Slack escapes &, < and > in what was typed; mentions (<@U1|bob>) arrive as real brackets.
-        text = str(command.get("text") or "")
-        text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        text = read.text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
         await ack()  # before any work: Slack shows an error after 3 seconds without it
 
         async def work() -> None:
             named = await self._named(req, handle)
-            if is_dm(channel, command.get("channel_name")) and parse(text).word == "hand":
+            if is_dm(channel, read.channel_name) and parse(text).word == "hand":
                 # DM hand management: every game the user sits in, each with its own buttons.
                 for out in await self.authority.hands(named):
                     await self.deliver(out, requester=user, origin=channel)
@@ -209,33 +233,34 @@ class SlackAdapter:
 
         self._start(req, work)
 
-    async def _on_action(self, ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
-        user = body["user"]
-        container = body.get("container") or {}
-        channel = (body.get("channel") or {}).get("id") or container["channel_id"]
-        trigger = body.get("trigger_id")
+    async def _on_action(self, ack: Any, body: dict[str, Any]) -> None:
+        try:
+            read = BlockActions.model_validate(body)
+        except ValidationError:  # Socket Mode: over HTTP, the front door refused it already
+            await ack()
+            self.tell_unreadable(unreadable("block_actions", body))
+            return
+        user, action, container = read.user, read.action, read.container
+        channel = read.channel_id
+        trigger = read.trigger_id
         req = Request(
             platform=PLATFORM,
             channel=channel,
-            user=user["id"],
-            name=user.get("name") or user.get("username") or user["id"],
-            delivery=delivery_id("act", trigger and f"{trigger}:{action.get('action_ts')}", body),
+            user=user.id,
+            name=user.handle,
+            delivery=delivery_id("act", trigger and f"{trigger}:{action.action_ts}", body),
         )
-        handle = user.get("name") or user.get("username") or user["id"]
-        custom_id = component_id(str(action.get("action_id", ""))) or ""
-        values: list[str] | None = None
-        if "selected_options" in action:
-            values = [o["value"] for o in action["selected_options"]]
-        elif action.get("selected_option"):
-            values = [action["selected_option"]["value"]]
+        handle = user.handle
+        custom_id = component_id(action.action_id) or ""
+        values = action.values
         pressed = None
-        if container.get("type") == "message" and container.get("message_ts"):
+        if container.type == "message" and container.message_ts:
             pressed = Pressed(
-                channel=str(container.get("channel_id") or channel),
-                ts=str(container["message_ts"]),
-                ephemeral=bool(container.get("is_ephemeral")),
-                thread=container.get("thread_ts"),
-                response_url=body.get("response_url"),
+                channel=container.channel_id or channel,
+                ts=container.message_ts,
+                ephemeral=container.is_ephemeral,
+                thread=container.thread_ts,
+                response_url=read.response_url,
                 trigger=trigger,
             )
         await ack()
@@ -308,28 +333,68 @@ class SlackAdapter:
         except SlackApiError as error:
             log.warning("opening the %s form failed: %s", form.command, _reason(error))
 
-    async def _on_form(self, ack: Any, body: dict[str, Any], view: dict[str, Any]) -> None:
+    async def _on_form(self, ack: Any, body: dict[str, Any]) -> None:
         """A submitted form: its answer completes the typed command, run as if typed."""
+        try:
+            read = ViewSubmission.model_validate(body)
+            meta = read.view.meta()
+        except ValidationError:  # Socket Mode: over HTTP, the front door refused it already
+            who = unreadable("view_submission", body)
+            if who.form:  # said under the form's field, the form left open
+                await ack(response_action="errors", errors={FORM_FIELD: UNREADABLE})
+            else:
+                await ack()
+                self.tell_unreadable(who)
+            return
         await ack()  # closes the modal; the answer follows in the channel
-        meta = json.loads(view.get("private_metadata") or "{}")
-        answer = str(view["state"]["values"][FORM_FIELD][FORM_FIELD].get("value") or "")
-        user = body["user"]
+        answer = read.view.answer
         req = Request(
             platform=PLATFORM,
-            channel=str(meta.get("c", "")),
-            user=user["id"],
-            name=user.get("name") or user.get("username") or user["id"],
-            delivery=delivery_id("form", view.get("id"), body),
+            channel=meta.c,
+            user=read.user.id,
+            name=read.user.handle,
+            delivery=delivery_id("form", read.view.id, body),
         )
         handle = req.name
 
         async def work() -> None:
             named = await self._named(req, handle)
-            command = f"{meta.get('w', '')} {answer}"
-            out = await self.authority.command(named, str(meta.get("g", "")), command)
+            command = f"{meta.w} {answer}"
+            out = await self.authority.command(named, meta.g, command)
             await self.deliver(out, requester=req.user)
 
         self._start(req, work)
+
+    def tell_unreadable(self, who: Unreadable) -> bool:
+        """Tell the sender of a request the app could not read, privately, that nothing was
+        done: ephemeral in its channel (by DM where the bot may not post), else through its
+        response URL. False when neither the sender nor a place to tell them can be read.
+
+        The request has been answered already; this runs after, like any work (so
+        :meth:`settled` waits for it too).
+        """
+        user, channel, url = who.user, who.channel, who.response_url
+        if user is None or (channel is None and url is None):
+            return False
+        req = Request(platform=PLATFORM, channel=channel or "", user=user, name=user)
+        say = ui.Message(text=UNREADABLE)
+
+        async def work() -> None:
+            if channel is not None:
+                await SlackAnswer(self.platform, user, channel).reply(say, "", channel)
+                return
+            hook = AsyncWebhookClient(str(url), session=self.client.session)
+            body = {"response_type": "ephemeral", "replace_original": False, "text": UNREADABLE}
+            response = await hook.send_dict(body)
+            if response.status_code != 200:
+                log.info(
+                    "telling %s their request was unreadable failed (%s)",
+                    user,
+                    response.status_code,
+                )
+
+        self._start(req, work)
+        return True
 
     def _start(self, req: Request, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` after the listener returns (the HTTP answer goes out meanwhile)."""

@@ -60,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve the Events and Interactivity endpoint (/slack/events) instead of Socket Mode",
     )
     parser.add_argument("--port", type=int, default=3000, help="the HTTP port with --http")
+    parser.add_argument(
+        "--host",
+        default=None,
+        help="the address to listen on with --http (default: SLACK_HTTP_HOST, 127.0.0.1; "
+        "0.0.0.0 behind a load balancer or in a container)",
+    )
 
 
 def _missing(settings: Settings, http: bool) -> list[str]:
@@ -84,7 +90,8 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return asyncio.run(_serve(settings, http, int(getattr(args, "port", 3000))))
+    host = getattr(args, "host", None) or settings.slack_http_host
+    return asyncio.run(_serve(settings, http, host, int(getattr(args, "port", 3000))))
 
 
 def api_url(settings: Settings) -> str:
@@ -93,13 +100,13 @@ def api_url(settings: Settings) -> str:
     return url if url.endswith("/") else url + "/"
 
 
-async def _serve(settings: Settings, http: bool, port: int) -> int:
+async def _serve(settings: Settings, http: bool, host: str, port: int) -> int:
     stop = stop_on_signals()
     store = open_store(settings)
     session = ClientSession()
     try:
         await step(warn_about_policy(store), stop)
-        return await _start_and_run(settings, store, session, stop, http, port)
+        return await _start_and_run(settings, store, session, stop, http, host, port)
     except StartFailed as failure:
         print(failure, file=sys.stderr)
         return failure.status
@@ -117,6 +124,7 @@ async def _start_and_run(
     session: ClientSession,
     stop: asyncio.Event,
     http: bool,
+    host: str,
     port: int,
 ) -> int:
     """Check the bot token, serve (HTTP) or connect (Socket Mode), then run the deadline loop
@@ -132,13 +140,16 @@ async def _start_and_run(
     if http:
         try:
             runner, bound = await serve_http(
-                adapter, "0.0.0.0", port, lambda: health(authority, heartbeat)
+                adapter, host, port, lambda: health(authority, heartbeat)
             )
         except OSError as error:
-            raise StartFailed(f"Cannot listen on port {port}: {unreachable(error)}.") from None
+            raise StartFailed(
+                f"Cannot listen on {host} port {port}: {unreachable(error)} (SLACK_HTTP_HOST or "
+                "--host sets the address)."
+            ) from None
         stopping: Callable[[], Awaitable[object]] = runner.cleanup
         print(
-            f"Slack HTTP mode: listening on :{bound}{EVENTS_PATH} (health: {HEALTH_PATH})",
+            f"Slack HTTP mode: listening on {host}:{bound}{EVENTS_PATH} (health: {HEALTH_PATH})",
             file=sys.stderr,
         )
     else:
