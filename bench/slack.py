@@ -37,8 +37,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.http import EVENTS_PATH, serve_http
-from bot.commands.authority import Authority, Request
+from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
+from bot.desk import Interaction as Asked
 from bot.runtime import bench_redis, freeze_startup
 from bot.settings import Settings
 from bot.simulate import percentile
@@ -72,12 +73,16 @@ async def _bot(redis_url: str, api_url: str, port: int, seed: int) -> None:
     adapter = SlackAdapter(authority, client, SECRET)
     pending: set[asyncio.Task[object]] = set()
 
-    def handled(req: Request) -> None:
-        task = asyncio.ensure_future(client.api_call(HANDLED, json={"user": req.user}))
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+    class Reporter:
+        """Tells the fake Slack each request the bot's front desk has answered."""
 
-    adapter.handled.append(handled)
+        def handled(self, asked: Asked) -> None:
+            call = client.api_call(HANDLED, json={"user": asked.request.user})
+            task = asyncio.ensure_future(call)
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+    adapter.desk.observers.append(Reporter())
     await serve_http(adapter, "127.0.0.1", port)
     freeze_startup()  # as `boardroom slack` does
     print(READY, flush=True)

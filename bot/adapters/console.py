@@ -41,8 +41,9 @@ from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import subcommands
-from bot.commands.outbox import Outbox
+from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
+from bot.desk import Desk, Interaction
 from core import text as markup
 from core import ui
 from core.engine import MAX_SECONDS
@@ -134,6 +135,8 @@ class Console:
         ttl = int(authority.settings.game_ttl_hours * 3600)
         finished = int(authority.settings.finished_ttl_hours * 3600)
         self.table = table.Table(authority.store, self.platform, ttl, finished_ttl_s=finished)
+        self.desk = Desk(authority, self.table)
+        """Every line's request: the authority, the table and the answer."""
         self.rng = rng or random.Random()
 
     # --- the terminal ----------------------------------------------------------------------
@@ -200,7 +203,9 @@ class Console:
         """``/<game> <text>``, or a word of the channel's game typed without ``/<game>``."""
         known = {g.name: g for g in all_games()}
         if word in known:
-            await self.deliver(await self.authority.command(self._request(), word, text))
+            await self._ask(
+                Interaction(request=self._request(), kind="command", game=word, text=text)
+            )
             return
         names = ", ".join(sorted(known))
         try:
@@ -231,7 +236,9 @@ class Console:
             )
             return
         line = f"{word} {text}".strip()
-        await self.deliver(await self.authority.command(self._request(), game.name, line))
+        await self._ask(
+            Interaction(request=self._request(), kind="command", game=game.name, text=line)
+        )
 
     async def _click(self, words: list[str]) -> None:
         if not words:
@@ -262,8 +269,13 @@ class Console:
             self.write("(choose options of one menu at a time)")
             return
         values = [c.value for c in chosen if c.value is not None]
-        out = await self.authority.press(self._request(), chosen[0].custom_id, values or None)
-        await self.deliver(out, chosen[0])
+        pressed = Interaction(
+            request=self._request(),
+            kind="press",
+            custom_id=chosen[0].custom_id,
+            values=values or None,
+        )
+        await self._ask(pressed, chosen[0])
 
     def _numbered(self, number: int) -> _Choice | None:
         return self.choices[number - 1] if 1 <= number <= len(self.choices) else None
@@ -332,14 +344,13 @@ class Console:
         await self.deliver(outbox)
         self.redraw()
 
-    async def deliver(self, outbox: Outbox, pressed: _Choice | None = None) -> None:
-        if outbox.form is not None:
-            # A terminal has no modal: the form's question, and the command that answers it.
-            ask = outbox.form.ask
-            self.write(f"[{self.user} · form] {ask.title}: {ask.label}")
-            self.write(f"  (type `/{outbox.form.game} {outbox.form.command} <answer>`)")
-        answer = _ConsoleAnswer(self, self.user, pressed)
-        await self.table.deliver(outbox, answer)
+    async def deliver(self, outbox: Outbox) -> None:
+        """An Outbox nobody asked for (a deadline fired)."""
+        await self.desk.deliver(outbox)
+
+    async def _ask(self, asked: Interaction, pressed: _Choice | None = None) -> None:
+        """One line's request, through the front desk, answered to the current user."""
+        await self.desk.handle(asked, _ConsoleAnswer(self, self.user, pressed))
 
     def show(
         self,
@@ -513,6 +524,19 @@ class _ConsoleAnswer:
 
     async def acknowledge(self) -> None:
         return None  # a terminal waits for its line anyway
+
+    async def open_form(self, form: Form) -> bool:
+        """A terminal has no modal: the form's question, and the command that answers it."""
+        ask = form.ask
+        self.console.write(f"[{self.user} · form] {ask.title}: {ask.label}")
+        self.console.write(f"  (type `/{form.game} {form.command} <answer>`)")
+        return True
+
+    def refusal(self, refused: list[str], game: str) -> str:
+        return " ".join(refused)
+
+    async def finish(self, answered: bool) -> None:
+        return None
 
     def __init__(self, console: Console, user: str, pressed: _Choice | None) -> None:
         self.console = console

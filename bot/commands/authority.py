@@ -219,6 +219,7 @@ class Authority:
                 continue
             there = req.model_copy(update={"channel": key.channel, "delivery": None})
             out = await self.command(there, record.game, "hand")
+            out.raise_panel = True  # asked in a DM: the panel there moves down, no copy
             if out.deliveries:
                 outboxes.append(out)
         if not outboxes:

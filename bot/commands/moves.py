@@ -66,11 +66,14 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
             )
         version = press.version if press.version is not None else -1
         if not _current(game, state, press) <= version <= state.version:
-            panel = game.render_private(state, seat)
-            stale = STALE + (" Your current choices:" if panel.buttons or panel.selects else "")
+            # Answered privately, and the pressed message is brought up to date with the
+            # answer (the table's), so that it cannot be pressed stale again.
+            out.stale_press = True
             if game.choices_on_board:
-                stale = STALE + " The board shows the choices now."
-            out.reply(req.user, panel.model_copy(update={"text": stale, "title": None}))
+                out.reply(req.user, STALE + " The board shows the choices now.")
+            else:
+                out.heal = game.render_private(state, seat)
+                out.reply(req.user, STALE + " The message you pressed shows your choices now.")
             return None
         action = game.parse_action(press.resolved_action() or {})
         return play(env, record, state, seat, action, req.user, out)

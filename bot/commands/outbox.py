@@ -103,6 +103,14 @@ class Outbox(BaseModel):
     closed_notes: dict[str, ui.Message] = Field(default_factory=dict)
     """Notes sent earlier about these (``request:7``) that are settled: each DM copy still
     standing now shows this message instead, without its buttons."""
+    raise_panel: bool = False
+    """The requester asked for their hand in a DM: the panel there is posted anew at the
+    bottom (the old one deleted) rather than a copy of it added."""
+    stale_press: bool = False
+    """This answers a press on a message of an earlier moment: the pressed message is brought
+    up to date with the answer, so it cannot be pressed stale again."""
+    heal: ui.Message | None = None
+    """With ``stale_press``: what a private pressed message shows now (the seat's panel)."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 

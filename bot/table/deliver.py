@@ -273,7 +273,7 @@ class Table:
             await self._edit(run, refs, op.slot, shown, op.message, op.surface)
         elif isinstance(op, Delete):
             if op.after is not None and run.posted.get(op.after) is None:
-                refs.board = op.shown  # the new board could not be posted: the old one stays
+                _put(refs, op.slot, op.shown)  # the new one could not be posted: the old stays
                 return
             shown = self._real(run, op.shown)
             if shown is not None:

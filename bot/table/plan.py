@@ -55,6 +55,7 @@ __all__ = [
     "MAX_LOG_POSTS",
     "MOVE_AT",
     "NO_THREAD",
+    "PANEL_MOVED",
     "PENDING_S",
     "YOUR_MOVE",
     "Context",
@@ -95,6 +96,7 @@ NO_THREAD = (
     "game plays in the channel."
 )
 CLOSED_NOTE = "I can't send you direct messages, so `/{game} hand` shows your hand."
+PANEL_MOVED = "Your hand is the newest message here, its buttons live; the old copy is gone."
 YOUR_MOVE = "**Your move.**"
 _NOTICE = f"{YOUR_MOVE}\n\n"
 """What a turn notice puts above the board's text."""
@@ -145,10 +147,12 @@ class Update:
 @dataclass
 class Delete:
     """A message deleted; ``after``: only once the post with that reservation landed (a board
-    moved down keeps its old message when the new one could not be posted)."""
+    or a panel moved down keeps its old message, in ``slot``, when the new one could not be
+    posted)."""
 
     shown: Shown
     after: str | None = None
+    slot: str = ""
 
 
 @dataclass
@@ -258,6 +262,8 @@ class _Planner:
 
     def run(self) -> Plan:
         out, refs = self.out, self.refs
+        if out.stale_press:
+            self._heal()
         self._replies()
         if not _touches_table(out):
             return self.result
@@ -373,20 +379,67 @@ class _Planner:
             return
         self.result.ops.append(Edit(slot, shown, message, surface))
 
+    # --- stale presses -----------------------------------------------------------------------
+
+    def _heal(self) -> None:
+        """A press on a message of an earlier moment: that message shows the game as it is
+        now (the board's, the prompt's or the panel's current content; a private copy of a
+        panel, the seat's panel now), so it cannot be pressed stale again. The answer that
+        says why comes after it (the update must be a press's first answer on Discord)."""
+        ctx, refs = self.ctx, self.refs
+        if ctx.pressed is None or ctx.user is None:
+            return
+        where, ident = ctx.pressed
+        current: dict[str, tuple[Shown | None, ui.Message | None]] = {
+            "board": (refs.board, refs.board_message),
+            "prompt": (refs.prompt, refs.prompt_message),
+            f"panel:{ctx.user}": (refs.panels.get(ctx.user), self.out.heal),
+        }
+        for slot, (shown, message) in current.items():
+            if shown is not None and (shown.where, shown.id) == (where, ident):
+                if message is not None:
+                    self.updated = True
+                    self.result.ops.append(Update(slot, shown, message, slot.partition(":")[0]))
+                return
+        if ctx.pressed_private and self.out.heal is not None:
+            self.updated = True
+            pressed = Shown(where=where, id=ident)
+            self.result.ops.append(Update(f"pressed:{ctx.user}", pressed, self.out.heal, "panel"))
+
     # --- private answers ---------------------------------------------------------------------
 
     def _replies(self) -> None:
         """Private answers for the requester; with no interaction to answer (a reply for a
         user who is not asking: their answer went astray), a DM. Notes kept for later are
-        the table's (:meth:`_notes`)."""
+        the table's (:meth:`_notes`). ``hand`` asked in a DM moves the one panel there down
+        to the bottom, instead of adding a copy of it."""
         ctx = self.ctx
         for delivery in self.out.deliveries:
+            if self.out.raise_panel and delivery.user == ctx.user and self._raise(delivery.message):
+                continue
             if ctx.user is not None and delivery.user == ctx.user:
                 in_place = delivery.in_place and ctx.pressed is not None and ctx.pressed_private
                 self.updated = self.updated or in_place
                 self.result.ops.append(Reply(delivery.user, delivery.message, in_place))
             elif delivery.user and delivery.note is None:
                 self.result.ops.append(Note(delivery.user, delivery.message))
+
+    def _raise(self, message: ui.Message) -> bool:
+        """The requester's DM panel posted anew (with ``message``, when it is their hand) and
+        the old one deleted; False when they have no DM panel to move (or this is not it)."""
+        user = self.ctx.user
+        shown = self.refs.panels.get(user) if user is not None else None
+        if user is None or shown is None or shown.reserved:
+            return False
+        if not (message.buttons or message.selects or message.title):
+            return False
+        pending = self._reserve()
+        slot = f"panel:{user}"
+        self.result.ops.append(Dm(slot, user, message, pending))
+        self.result.ops.append(Delete(shown, after=pending, slot=slot))
+        self.result.ops.append(Reply(user, ui.Message(text=PANEL_MOVED)))
+        self.refs.panels[user] = Shown(where="", id=pending, digest=digest(message))
+        return True
 
     def _notes(self) -> None:
         """Close the DM notes of what is settled (all but the pressed one, which the answer
@@ -539,7 +592,7 @@ class _Planner:
         """The board posted anew at the bottom, then the old one deleted (kept if the new one
         could not be posted)."""
         posted = self._new_board(view, notify)
-        self.result.ops.append(Delete(old, after=posted.id))
+        self.result.ops.append(Delete(old, after=posted.id, slot="board"))
 
     def _new_board(self, view: ui.Message, notify: list[str] | None = None) -> Shown:
         refs = self.refs
@@ -672,7 +725,9 @@ def touches_table(out: Outbox) -> bool:
 
 def _touches_table(out: Outbox) -> bool:
     return bool(
-        out.closed_notes
+        out.raise_panel
+        or out.stale_press
+        or out.closed_notes
         or any(d.note is not None for d in out.deliveries)
         or out.card is not None
         or out.board is not None

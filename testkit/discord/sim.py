@@ -22,6 +22,7 @@ from bot.adapters.discord.client import BoardroomClient, point_at
 from bot.commands import codec
 from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
+from bot.desk import Interaction as Asked
 from bot.settings import Settings
 from storage import GameKey
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
@@ -32,13 +33,15 @@ TRIES_PER_PANEL = 4
 
 
 class Watcher:
-    """Futures for interactions the bot has finished handling, by interaction id."""
+    """Futures for interactions the bot has finished handling, by interaction id: an observer
+    of the bot's front desk (:class:`bot.desk.Observer`)."""
 
     def __init__(self) -> None:
         self._done: set[int] = set()
         self._waiting: dict[int, asyncio.Future[None]] = {}
 
-    def handled(self, interaction_id: int) -> None:
+    def handled(self, asked: Asked) -> None:
+        interaction_id = int(asked.request.delivery or 0)
         waiter = self._waiting.pop(interaction_id, None)
         if waiter is None:
             self._done.add(interaction_id)
@@ -77,7 +80,7 @@ async def running_bot(
     if pace_window_s is not None:
         client.adapter.table.pacer.window_s = pace_window_s
     watcher = Watcher()
-    client.adapter.on_handled = watcher.handled
+    client.adapter.desk.observers.append(watcher)
     _WATCHERS[client] = watcher
     task = asyncio.create_task(client.start("fake-token"))
     ready = asyncio.create_task(client.wait_until_ready())

@@ -20,8 +20,8 @@ from typing import Any
 from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.render import component_id
 from bot.commands import codec
-from bot.commands.authority import Request
 from bot.commands.record import GameRecord
+from bot.desk import Interaction as Asked
 from storage import GameKey
 from testkit.clock import pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
@@ -201,9 +201,9 @@ class SlackTable:
         game: str,
         adapter: SlackAdapter | None = None,
     ) -> None:
-        """``adapter``: the in-process adapter whose ``handled`` hook says a request has been
-        answered; without one, the bot (in another process) reports it by calling the fake
-        API's ``boardroom.handled``."""
+        """``adapter``: the in-process adapter whose front desk this table observes (it says
+        when a request has been answered); without one, the bot (in another process) reports
+        it by calling the fake API's ``boardroom.handled``."""
         self.api = api
         self.slack = slack
         self.adapter = adapter
@@ -222,7 +222,7 @@ class SlackTable:
         """Each user's seat, as the game's card and board tell its players."""
         api.on_call.append(self._see)
         if adapter is not None:
-            adapter.handled.append(self._answered)
+            adapter.desk.observers.append(self)
 
     @classmethod
     def on(
@@ -234,14 +234,14 @@ class SlackTable:
     def detach(self) -> None:
         self.api.on_call.remove(self._see)
         if self.adapter is not None:
-            self.adapter.handled.remove(self._answered)
+            self.adapter.desk.observers.remove(self)
 
     def reattach(self, adapter: SlackAdapter) -> None:
         """Go on with ``adapter`` (a restarted bot) answering."""
         if self.adapter is not None:
-            self.adapter.handled.remove(self._answered)
+            self.adapter.desk.observers.remove(self)
         self.adapter = adapter
-        adapter.handled.append(self._answered)
+        adapter.desk.observers.append(self)
 
     # --- what the users see ----------------------------------------------------------------
 
@@ -276,7 +276,9 @@ class SlackTable:
             return True
         if call.method == "response_url":
             return not call.args.get("replace_original") and bool(message and message.ephemeral)
-        return call.method == "chat.postMessage" and channel == f"D{self._pressing}"
+        # (The presser's own DM: an answer, or the pressed panel brought up to date.)
+        mine = channel == f"D{self._pressing}"
+        return call.method in ("chat.postMessage", "chat.update") and mine
 
     def _viewers(self, message: Message) -> tuple[list[_Player], bool]:
         """Who sees ``message``, and whether it is private to them."""
@@ -318,8 +320,9 @@ class SlackTable:
         else:
             player.public = panel
 
-    def _answered(self, req: Request) -> None:
-        self._done(req.user)
+    def handled(self, asked: Asked) -> None:
+        """The bot's front desk has answered a request (this table observes it)."""
+        self._done(asked.request.user)
 
     def _done(self, user: str) -> None:
         waiter = self._waiting.pop(user, None)

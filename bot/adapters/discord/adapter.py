@@ -14,7 +14,6 @@ come by DM, and the answer says so.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -26,6 +25,7 @@ from bot.adapters.discord.components import form_id, submitted_text
 from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Form, Outbox
+from bot.desk import Desk, Interaction
 from bot.table import Closed, Gone, Place, Refused, Shown, Table
 from core import text as markup
 from core import ui
@@ -53,11 +53,8 @@ TEXT_INPUT_LIMIT = 4000
 MODAL_TIMEOUT_S = 900
 """A form left open longer than an interaction token lives is dropped (the answer would fail)."""
 MISSING_PERMISSIONS = 50013
-FAILED = (
-    "Something went wrong on my side while answering that; the game's `status` command shows "
-    "where the game stands."
-)
 DONE = "Done: the channel shows what happened."
+"""The answer to a command that had nothing private to say (Discord wants one)."""
 OPEN_DMS = (
     "I couldn't send you a direct message because your DMs are closed. To get your hand by DM, "
     "open this server's menu → Privacy Settings and turn on Direct Messages; meanwhile "
@@ -118,68 +115,58 @@ def missing_permissions(permissions: discord.Permissions) -> list[str]:
 
 
 class DiscordAdapter:
-    """Translates interactions into authority calls and delivers the Outboxes it returns."""
+    """Turns interactions into the front desk's requests (:class:`bot.desk.Desk`) and gives the
+    table Discord's primitives (:class:`DiscordPlatform`)."""
 
     def __init__(
         self, client: discord.Client, authority: Authority, ack_budget: float = ACK_BUDGET
     ) -> None:
         self.client = client
         self.authority = authority
-        self.ack_budget = ack_budget
-        """Seconds the authority may take before the interaction is deferred."""
         self.platform = DiscordPlatform(client)
-        finished = int(authority.settings.finished_ttl_hours * 3600)
-        self.table = Table(authority.store, self.platform, self._ttl, finished_ttl_s=finished)
-        self._busy = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self.on_handled: Callable[[int], None] | None = None
-        """Called with each interaction's id once everything it caused was sent (the tests and
-        the bench wait on it instead of sleeping)."""
-
-    @property
-    def _ttl(self) -> int:
-        return int(self.authority.settings.game_ttl_hours * 3600)
+        settings = authority.settings
+        self.table = Table(
+            authority.store,
+            self.platform,
+            int(settings.game_ttl_hours * 3600),
+            finished_ttl_s=int(settings.finished_ttl_hours * 3600),
+        )
+        self.desk = Desk(authority, self.table, ack_budget=ack_budget)
+        """Every interaction's life: the authority, the table, refusals, forms, the answer."""
 
     async def settled(self) -> None:
         """Wait until no interaction is being handled (tests and the bench use it)."""
-        await self._idle.wait()
+        await self.desk.settled()
 
     # --- entry points ----------------------------------------------------------------------
 
     async def on_command(self, interaction: discord.Interaction[Any], game: str, text: str) -> None:
         """``/<game> <text>``; ``hand`` in a DM lists every game the user sits in."""
+        answer = _Answer(interaction, self.platform)
         request = self._request(interaction)
-        word = text.split()[:1]
-        if interaction.guild_id is None and word == ["hand"]:
-            await self._handle(interaction, lambda: self.authority.hands(request))
-            return
+        dm = interaction.guild_id is None
+        asked = Interaction(request=request, kind="command", game=game, text=text, everywhere=dm)
         missing = missing_permissions(interaction.app_permissions)
-        if interaction.guild_id is not None and word == ["start"] and missing:
+        if not dm and text.split()[:1] == ["start"] and missing:
             # Refused before anything is applied: a game nobody can see is no game.
-            await self._tell(interaction, CANNOT_PLAY.format(missing=join(missing)))
-            self._handled(interaction)
+            await self.desk.refuse(asked, answer, CANNOT_PLAY.format(missing=join(missing)))
             return
-
-        async def work() -> list[Outbox]:
-            return [await self.authority.command(request, game, text)]
-
-        await self._handle(interaction, work)
+        await self.desk.handle(asked, answer)
 
     async def on_hand(self, interaction: discord.Interaction[Any]) -> None:
         """The top-level ``/hand``: every game the user sits in, with its buttons."""
-        request = self._request(interaction)
-        await self._handle(interaction, lambda: self.authority.hands(request))
+        asked = Interaction(
+            request=self._request(interaction), kind="command", text="hand", everywhere=True
+        )
+        await self.desk.handle(asked, _Answer(interaction, self.platform))
 
     async def on_component(
         self, interaction: discord.Interaction[Any], custom_id: str, values: list[str] | None
     ) -> None:
-        request = self._request(interaction)
-
-        async def work() -> list[Outbox]:
-            return [await self.authority.press(request, custom_id, values)]
-
-        await self._handle(interaction, work)
+        asked = Interaction(
+            request=self._request(interaction), kind="press", custom_id=custom_id, values=values
+        )
+        await self.desk.handle(asked, _Answer(interaction, self.platform))
 
     async def on_form(
         self, interaction: discord.Interaction[Any], game: str, channel: str, command: str
@@ -188,17 +175,12 @@ class DiscordAdapter:
         completes the typed command, run as if typed."""
         answer = submitted_text(cast(dict[str, Any], interaction.data or {}))
         request = self._request(interaction).model_copy(update={"channel": channel})
-
-        async def work() -> list[Outbox]:
-            return [await self.authority.command(request, game, f"{command} {answer}")]
-
-        await self._handle(interaction, work)
+        asked = Interaction(request=request, kind="form", game=game, text=f"{command} {answer}")
+        await self.desk.handle(asked, _Answer(interaction, self.platform))
 
     async def deliver(self, outbox: Outbox) -> None:
         """Deliver an Outbox that no interaction asked for (a deadline fired)."""
-        await self._deliver(outbox, None)
-
-    # --- handling --------------------------------------------------------------------------
+        await self.desk.deliver(outbox)
 
     def _request(self, interaction: discord.Interaction[Any]) -> Request:
         channel = interaction.channel
@@ -210,117 +192,6 @@ class DiscordAdapter:
             user=str(interaction.user.id),
             name=interaction.user.display_name,
             delivery=str(interaction.id),
-        )
-
-    def _handled(self, interaction: discord.Interaction[Any]) -> None:
-        if self.on_handled is not None:
-            self.on_handled(interaction.id)
-
-    async def _handle(self, interaction: discord.Interaction[Any], work: _Work) -> None:
-        self._busy += 1
-        self._idle.clear()
-        try:
-            task = asyncio.ensure_future(work())
-            done, _ = await asyncio.wait({task}, timeout=self.ack_budget)
-            pressed = interaction.type == discord.InteractionType.component
-            if not done:
-                # A press defers as an update of its message (which the answer then edits); a
-                # command shows "thinking…" to its sender, resolved below.
-                if pressed:
-                    await interaction.response.defer()
-                else:
-                    await interaction.response.defer(ephemeral=True, thinking=True)
-            try:
-                outboxes = await task
-            except Exception:
-                log.exception("handling interaction %s failed", interaction.id)
-                outboxes = [self._failure(interaction)]
-            answered = False
-            for outbox in outboxes:
-                answered = await self._deliver(outbox, interaction) or answered
-            if not interaction.response.is_done():
-                await self._silent_ack(interaction)
-            elif not answered and not pressed and _thinking(interaction):
-                # Deferred ("thinking…") and nothing private followed: resolve it all the same.
-                resolve = interaction.edit_original_response(content=DONE)
-                await self._part(f"{interaction.channel_id}", "the deferred answer", resolve)
-        except Exception:
-            # The bot must stay up whatever one interaction did; tell the user if we still can.
-            log.exception("delivering the answer to interaction %s failed", interaction.id)
-            await self._tell(interaction, FAILED)
-        finally:
-            self._handled(interaction)
-            self._busy -= 1
-            if self._busy == 0:
-                self._idle.set()
-
-    def _failure(self, interaction: discord.Interaction[Any]) -> Outbox:
-        out = Outbox(platform=PLATFORM, channel=str(interaction.channel_id))
-        out.reply(str(interaction.user.id), FAILED)
-        return out
-
-    async def _silent_ack(self, interaction: discord.Interaction[Any]) -> None:
-        # A duplicate delivery or a step with nothing to say: acknowledge without a message.
-        try:
-            if interaction.type == discord.InteractionType.component or interaction.message:
-                # (A form opened from a button: as quiet as the press would have been.)
-                await interaction.response.defer()
-            else:
-                await interaction.response.send_message("Done.", ephemeral=True)
-        except discord.HTTPException:
-            log.debug("interaction %s was already acknowledged", interaction.id)
-
-    async def _tell(self, interaction: discord.Interaction[Any], text: str) -> None:
-        try:
-            if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
-            else:
-                await interaction.response.send_message(
-                    text, ephemeral=True, allowed_mentions=NO_MENTIONS
-                )
-        except discord.HTTPException:
-            log.warning("could not tell the user of interaction %s about an error", interaction.id)
-
-    # --- delivery --------------------------------------------------------------------------
-
-    async def _part(self, where: str, part: str, send: Awaitable[Any]) -> bool:
-        """Deliver one part of an answer; a refusal is logged and stops only this part."""
-        try:
-            await send
-        except discord.HTTPException as error:
-            log.warning("delivering %s in %s failed: %s", part, where, error)
-            return False
-        return True
-
-    async def _deliver(self, out: Outbox, interaction: discord.Interaction[Any] | None) -> bool:
-        """Show ``out`` through the table; True when the requester got a message of their own
-        (a reply, or the pressed message updated), not only an acknowledgement."""
-        if out.duplicate:
-            return False
-        if out.form is not None and interaction is not None:
-            await self._open_form(interaction, out.form)
-            return True
-        answer = _Answer(interaction, self.platform) if interaction is not None else None
-        delivered = await self.table.deliver(out, answer)
-        if delivered.refused and interaction is not None:
-            perms = interaction.app_permissions
-            missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
-            game = out.game or "game"
-            told = CANNOT_POST.format(missing=join(missing), game=game) if missing else None
-            await self._tell(interaction, told or CANNOT_POST_WHY.format(game=game))
-            return True
-        return delivered.answered
-
-    async def _open_form(self, interaction: discord.Interaction[Any], form: Form) -> None:
-        """A modal, which must be the interaction's first answer; if the press was already
-        deferred (a slow moment), the player is told how to type it instead."""
-        if interaction.response.is_done():
-            typed = f"`/{form.game} {form.command} <answer>`"
-            await self._tell(interaction, f"Type {typed} to answer.")
-            return
-        modal = FormModal(form)
-        await self._part(
-            f"{interaction.channel_id}", "a form", interaction.response.send_modal(modal)
         )
 
 
@@ -470,6 +341,44 @@ class _Answer:
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
+
+    async def open_form(self, form: Form) -> bool:
+        """A modal, which must be the interaction's first answer (False once it was
+        acknowledged: the player is then told how to type it)."""
+        interaction = self.interaction
+        if interaction.response.is_done():
+            return False
+        try:
+            await interaction.response.send_modal(FormModal(form))
+        except discord.HTTPException as error:
+            log.warning("opening the %s form failed: %s", form.command, error)
+            return False
+        return True
+
+    def refusal(self, refused: list[str], game: str) -> str:
+        """Which permission the bot lacks where the game plays, when it can tell."""
+        perms = self.interaction.app_permissions
+        missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
+        if missing:
+            return CANNOT_POST.format(missing=join(missing), game=game)
+        return CANNOT_POST_WHY.format(game=game)
+
+    async def finish(self, answered: bool) -> None:
+        """Every interaction gets an answer: one with nothing to say is acknowledged quietly
+        (a press as an update of nothing, a command as "Done."); a "thinking…" nothing
+        private followed is resolved."""
+        interaction = self.interaction
+        try:
+            if not interaction.response.is_done():
+                if interaction.type == discord.InteractionType.component or interaction.message:
+                    # (A form opened from a button: as quiet as the press would have been.)
+                    await interaction.response.defer()
+                else:
+                    await interaction.response.send_message(DONE, ephemeral=True)
+            elif not answered and self.pressed is None and _thinking(interaction):
+                await interaction.edit_original_response(content=DONE)
+        except discord.HTTPException as error:
+            log.debug("finishing interaction %s: %s", interaction.id, error)
 
     async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
         """An ephemeral answer (a followup once the interaction was answered), with the

@@ -16,13 +16,13 @@ connection; the table paces posts at Slack's one a second per channel.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Coroutine
 from typing import Any
 
 from pydantic import ValidationError
@@ -58,8 +58,8 @@ from bot.adapters.slack.primitives import (
 )
 from bot.adapters.slack.render import ACTION_PATTERN, component_id
 from bot.commands.authority import Authority, Request
-from bot.commands.grammar import parse
 from bot.commands.outbox import Form, Outbox
+from bot.desk import Desk, Interaction
 from bot.runtime import DropRecords
 from core import ui
 from core.registry import all_games
@@ -189,13 +189,10 @@ class SlackAdapter:
             self.app.command(f"/{game.name}")(self._on_command)
         self.app.action(ACTION_PATTERN)(self._on_action)
         self.app.view(FORM_CALLBACK)(self._on_form)
-        self.handled: list[Callable[[Request], None]] = []
-        """Called with each request once its answer is delivered (bench, tests)."""
+        self.desk = Desk(authority, self.table)
+        """Every request's life (Bolt acknowledges each before any work begins)."""
         self._names: dict[str, tuple[float, str]] = {}
         """Display names looked up with users.info, with when they were."""
-        self._busy = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
         self._tasks: set[asyncio.Task[None]] = set()
 
     # --- listeners -------------------------------------------------------------------------
@@ -220,18 +217,12 @@ class SlackAdapter:
         # Slack escapes &, < and > in what was typed; mentions (<@U1|bob>) arrive as real brackets.
         text = read.text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
         await ack()  # before any work: Slack shows an error after 3 seconds without it
-
-        async def work() -> None:
-            named = await self._named(req, handle)
-            if is_dm(channel, read.channel_name) and parse(text).word == "hand":
-                # DM hand management: every game the user sits in, each with its own buttons.
-                for out in await self.authority.hands(named):
-                    await self.deliver(out, requester=user, origin=channel)
-            else:
-                out = await self.authority.command(named, game, text)
-                await self.deliver(out, requester=user, origin=channel)
-
-        self._start(req, work)
+        dm = is_dm(channel, read.channel_name)  # `hand` there: every game the user sits in
+        asked = Interaction(request=req, kind="command", game=game, text=text, everywhere=dm)
+        answer = SlackAnswer(
+            self.platform, user, channel, forms=self._open_form, response_url=read.response_url
+        )
+        self._start(asked, handle, answer)
 
     async def _on_action(self, ack: Any, body: dict[str, Any]) -> None:
         try:
@@ -264,13 +255,9 @@ class SlackAdapter:
                 trigger=trigger,
             )
         await ack()
-
-        async def work() -> None:
-            named = await self._named(req, handle)
-            out = await self.authority.press(named, custom_id, values)
-            await self.deliver(out, requester=req.user, origin=channel, pressed=pressed)
-
-        self._start(req, work)
+        asked = Interaction(request=req, kind="press", custom_id=custom_id, values=values)
+        answer = SlackAnswer(self.platform, req.user, channel, pressed, forms=self._open_form)
+        self._start(asked, handle, answer)
 
     async def _named(self, req: Request, handle: str) -> Request:
         """``req`` with the user's display name (validated, so escaped as markup)."""
@@ -299,8 +286,9 @@ class SlackAdapter:
         self._names[user] = (now, name)
         return name
 
-    async def _open_form(self, trigger: str, form: Form) -> None:
-        """A :class:`~bot.commands.outbox.Form` as a Slack modal (``views.open``)."""
+    async def _open_form(self, trigger: str, form: Form) -> bool:
+        """A :class:`~bot.commands.outbox.Form` as a Slack modal (``views.open``); False when
+        Slack would not open it (its trigger expired: the player is told to press again)."""
         ask = form.ask
         view = {
             "type": "modal",
@@ -332,6 +320,8 @@ class SlackAdapter:
             await self.client.views_open(trigger_id=trigger, view=view)
         except SlackApiError as error:
             log.warning("opening the %s form failed: %s", form.command, _reason(error))
+            return False
+        return True
 
     async def _on_form(self, ack: Any, body: dict[str, Any]) -> None:
         """A submitted form: its answer completes the typed command, run as if typed."""
@@ -355,15 +345,8 @@ class SlackAdapter:
             name=read.user.handle,
             delivery=delivery_id("form", read.view.id, body),
         )
-        handle = req.name
-
-        async def work() -> None:
-            named = await self._named(req, handle)
-            command = f"{meta.w} {answer}"
-            out = await self.authority.command(named, meta.g, command)
-            await self.deliver(out, requester=req.user)
-
-        self._start(req, work)
+        asked = Interaction(request=req, kind="form", game=meta.g, text=f"{meta.w} {answer}")
+        self._start(asked, req.name, SlackAnswer(self.platform, req.user))
 
     def tell_unreadable(self, who: Unreadable) -> bool:
         """Tell the sender of a request the app could not read, privately, that nothing was
@@ -393,77 +376,44 @@ class SlackAdapter:
                     response.status_code,
                 )
 
-        self._start(req, work)
+        asked = Interaction(request=req, kind="command")
+
+        async def told() -> None:
+            try:
+                await work()
+            finally:
+                for observer in self.desk.observers:
+                    observer.handled(asked)
+
+        self._run(told())
         return True
 
-    def _start(self, req: Request, work: Callable[[], Awaitable[None]]) -> None:
-        """Run ``work`` after the listener returns (the HTTP answer goes out meanwhile)."""
-        self._busy += 1  # in flight from now, so settled() never misses it
-        self._idle.clear()
+    def _start(self, asked: Interaction, handle: str, answer: SlackAnswer) -> None:
+        """Answer ``asked`` after the listener returns (the HTTP answer goes out meanwhile),
+        through the front desk, once the user's display name is known."""
 
-        async def run() -> None:
-            async with self._working(req):
-                await work()
+        async def work() -> None:
+            named = await self._named(asked.request, handle)
+            await self.desk.handle(dataclasses.replace(asked, request=named), answer)
 
-        task = asyncio.create_task(run())
+        self._run(work())
+
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)  # a task nobody references may be garbage-collected mid-way
         task.add_done_callback(self._tasks.discard)
 
-    @contextlib.asynccontextmanager
-    async def _working(self, req: Request) -> AsyncIterator[None]:
-        """Ends the request's time in flight (begun by :meth:`_start`); a failure becomes a
-        private apology, not silence."""
-        try:
-            yield
-        except Exception:
-            log.exception("request %s failed", req.delivery)
-            with contextlib.suppress(Exception):
-                answer = SlackAnswer(self.platform, req.user, req.channel)
-                await answer.reply(ui.Message(text=SORRY), "", req.channel)
-        finally:
-            self._busy -= 1
-            if not self._busy:
-                self._idle.set()
-            for listener in self.handled:
-                listener(req)
-
     async def settled(self) -> None:
         """Wait until no request is being handled (tests: every answer has been sent)."""
-        await self._idle.wait()
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self.desk.settled()
 
     # --- delivering ------------------------------------------------------------------------
 
-    async def deliver(
-        self,
-        out: Outbox,
-        requester: str | None = None,
-        origin: str | None = None,
-        pressed: Pressed | None = None,
-    ) -> None:
-        """Show one Outbox on the game's table (:class:`bot.table.Table`), answering
-        ``requester``'s request; None (a deadline) answers nobody.
-
-        ``origin`` is the conversation the request came from (from a DM, private answers go
-        back there); ``pressed`` the message whose component was pressed, which the answer
-        updates in place. A form opens as a modal, and is the whole answer.
-        """
-        if out.duplicate:
-            return  # a redelivery of something already answered
-        if out.form is not None:
-            if pressed is not None and pressed.trigger:
-                await self._open_form(pressed.trigger, out.form)
-            else:
-                log.warning("a %s form without a trigger cannot open", out.form.command)
-            return
-        answer = SlackAnswer(self.platform, requester, origin, pressed) if requester else None
-        delivered = await self.table.deliver(out, answer)
-        if requester is None:
-            return
-        for sentence in dict.fromkeys(delivered.refused):
-            # The bot may not post there, so not ephemerally either: a DM reaches the player.
-            note = ui.Message(text=sentence)
-            with contextlib.suppress(SlackApiError, table.Closed):
-                await self.platform.dm(requester, note, out.game or "", out.channel)
+    async def deliver(self, out: Outbox) -> None:
+        """Show an Outbox nobody asked for (a deadline fired)."""
+        await self.desk.deliver(out)
 
 
 def _reason(error: Exception) -> str:

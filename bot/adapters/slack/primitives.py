@@ -43,6 +43,7 @@ from bot.adapters.slack.render import (
     fallback_text,
     mrkdwn,
 )
+from bot.commands.outbox import Form
 from core import text as markup
 from core import ui
 from core.text import join
@@ -53,6 +54,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "NOT_IN_CHANNEL",
     "PLATFORM",
+    "PRESS_AGAIN",
     "Pressed",
     "SlackAnswer",
     "SlackPlatform",
@@ -90,6 +92,10 @@ _DM_CLOSED = {
     *_REFUSALS,
 }
 """Errors of ``conversations.open`` or of a post in a DM meaning the user cannot be DMed."""
+RESPONSE_URL_ANSWERS = 4
+"""Private answers sent through one request's response URL (Slack takes five; one is kept for
+replacing the pressed message)."""
+PRESS_AGAIN = "Slack did not let me open that form in time; please press the button again."
 MAX_FILE_BYTES = 1024**3
 """Bytes per uploaded file (Slack takes files up to 1 GB); a larger one is left out and said."""
 FILES_IN_DM = "I sent you {files} by direct message."
@@ -279,10 +285,12 @@ class SlackPlatform:
         game: str,
         thread: str | None = None,
         home: str | None = None,
+        instead: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         """A message only ``user`` sees in ``channel`` (in ``thread`` when set); where the bot
-        may not post, the same as a DM (raises :class:`~bot.table.Closed` if that fails).
-        ``home``: the game's channel, when ``channel`` is another (a DM): its buttons act there."""
+        may not post, ``instead`` (the request's response URL) or else the same as a DM
+        (raises :class:`~bot.table.Closed` if that fails). ``home``: the game's channel, when
+        ``channel`` is another (a DM): its buttons act there."""
         text, built = _rendered(message, game, home)
         args: dict[str, Any] = {"channel": channel, "user": user, "text": text, "blocks": built}
         if self._thread(channel, thread):
@@ -296,8 +304,9 @@ class SlackPlatform:
                 await self.ephemeral(channel, user, message, game, home=home)
             elif code in _REFUSALS or code == "user_not_in_channel":
                 # The bot (or the user) is not in that conversation: the private answer still
-                # reaches its reader.
-                await self.dm(user, message, game, home or channel)
+                # reaches its reader, where they asked if the request allows it.
+                if instead is None or not await instead():
+                    await self.dm(user, message, game, home or channel)
             else:
                 raise
 
@@ -360,13 +369,38 @@ class SlackAnswer:
         user: str,
         origin: str | None = None,
         pressed: Pressed | None = None,
+        forms: Callable[[str, Form], Awaitable[bool]] | None = None,
+        response_url: str | None = None,
     ) -> None:
         self.platform = platform
         self.user = user
         self.origin = origin
         self.press = pressed
+        self.response_url = response_url or (pressed.response_url if pressed else None)
+        """Where the request may be answered privately, even where the bot may not post (a
+        channel it is not in): Slack takes five answers there within half an hour."""
+        self._answers = 0
         self.pressed = (pressed.channel, pressed.ts) if pressed is not None else None
         self.pressed_private = pressed is not None and (pressed.ephemeral or is_dm(pressed.channel))
+        self.forms = forms
+        """Opens a modal from a trigger (the app's ``views.open``)."""
+
+    async def open_form(self, form: Form) -> bool:
+        """A modal from the press's trigger; when Slack will not open it (the trigger lived
+        three seconds), the player is told to press again."""
+        trigger = self.press.trigger if self.press is not None else None
+        if trigger is None or self.forms is None:
+            return False
+        if await self.forms(trigger, form):
+            return True
+        return await self.reply(ui.Message(text=PRESS_AGAIN), form.game, form.channel)
+
+    def refusal(self, refused: list[str], game: str) -> str:
+        """The platform's own sentences (they name what the bot may not do, and where)."""
+        return " ".join(refused)
+
+    async def finish(self, answered: bool) -> None:
+        return None  # Bolt acknowledged the request before any work began
 
     async def update(self, message: ui.Message, game: str, channel: str) -> bool:
         """Replace the pressed message: an ephemeral one through the response URL, any other
@@ -420,9 +454,40 @@ class SlackAnswer:
             else:
                 press = self.press
                 thread = press.thread if press is not None and press.channel == channel else None
-                await self.platform.ephemeral(channel, self.user, message, game, thread)
+
+                async def instead() -> bool:
+                    return await self._through_response_url(message, game, channel)
+
+                await self.platform.ephemeral(
+                    channel, self.user, message, game, thread, instead=instead
+                )
         except (SlackApiError, table.Closed) as error:
             log.warning("a private answer to %s in %s failed: %s", self.user, channel, error)
+            return False
+        return True
+
+    async def _through_response_url(self, message: ui.Message, game: str, channel: str) -> bool:
+        """An ephemeral answer through the request's response URL (False when there is none,
+        its answers are used up, or Slack refused it: then ``chat.postEphemeral``)."""
+        if self.response_url is None or self._answers >= RESPONSE_URL_ANSWERS:
+            return False
+        self._answers += 1
+        away = channel if self.origin is not None and self.origin != channel else None
+        text, built = _rendered(message, game, away)
+        hook = AsyncWebhookClient(
+            self.response_url,
+            session=self.platform.client.session,
+            retry_handlers=[AsyncConnectionErrorRetryHandler()],
+        )
+        body = {"response_type": "ephemeral", "replace_original": False, "text": text}
+        body["blocks"] = built
+        try:
+            response = await hook.send_dict(body)
+        except Exception as error:
+            log.info("answering through the response URL failed: %s", error)
+            return False
+        if response.status_code != 200:
+            log.info("answering through the response URL failed: %s", response.body)
             return False
         return True
 

@@ -8,6 +8,7 @@ from bot.commands import codec
 from bot.commands.authority import Authority
 from bot.settings import Settings
 from bot.table import MOVE_AT
+from bot.table.plan import PANEL_MOVED
 from testkit.discord.fake import FakeDiscord
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import (
@@ -100,9 +101,13 @@ async def test_hand_in_a_dm_lists_the_game_and_its_buttons_act_on_it(
         await table.open(FAST)
         bob = USERS[1]
         dm_channel = 900_000_000_000_000_001
+        before_dms = dm_posts(fake, bob)
         answer = await table.settle(await fake.slash(bob, dm_channel, "hand", "", dm=True))
-        panels = [m for m in answer.messages if m.components]
-        assert panels, [m.text for m in answer.messages]
+        # The one panel moves down (posted anew, the old one deleted): no copy of it is added.
+        assert [m.text for m in answer.messages] == [PANEL_MOVED]
+        assert [m.deleted for m in before_dms] == [True]
+        panels = [m for m in dm_posts(fake, bob) if not m.deleted and m.components]
+        assert len(panels) == 1, [m.text for m in panels]
         select = next(c for c in panels[0].components if c["custom_id"].startswith("br1|s|"))
         pressed = codec.decode(select["custom_id"])
         assert pressed is not None and pressed.channel == str(CHANNEL)  # names the game's channel

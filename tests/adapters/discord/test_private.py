@@ -233,7 +233,7 @@ async def test_slow_work_is_deferred_then_answered(
 ) -> None:
     slow = _GatedAuthority(authority.store, settings, clock=authority.clock)
     async with running_bot(fake, slow, settings) as client:
-        client.adapter.ack_budget = 0.05
+        client.adapter.desk.ack_budget = 0.05
         table = Table(fake, client, CHANNEL, USERS, random.Random(29))
         before = len(fake.interactions)
         task = asyncio.create_task(table.slash(USERS[0], "status"))
@@ -252,7 +252,7 @@ async def test_a_slow_public_only_answer_still_resolves_the_thinking_message(
         table = Table(fake, client, CHANNEL, USERS, random.Random(29))
         await table.slash(USERS[0], "start")
         slow.gate.clear()
-        client.adapter.ack_budget = 0.05
+        client.adapter.desk.ack_budget = 0.05
         # Joining answers only in public (the lobby card): nothing private for the joiner.
         before = len(fake.interactions)
         task = asyncio.create_task(table.slash(USERS[1], "join"))

@@ -261,7 +261,10 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
         assert stale.messages and all(m.audience == "ephemeral" for m in stale.messages)
         assert stale.messages[0].text.startswith(STALE)
         assert state_of(await table.record()) == after
-        assert _marks(fake) == marks and alice_panel.edits == alice_edits
+        # The pressed panel is brought up to date by the answer itself (it shows the current
+        # choices), so it cannot be pressed stale again; nothing else changes.
+        assert alice_panel.edits == alice_edits + 1 and alice_panel.data != alice_shown
+        assert _marks(fake) == marks  # (public messages: her panel is a DM)
 
         # No hand card was named in the channel; Carol never saw the Sharks' cards.
         seen.channel(fake, after)
@@ -410,10 +413,12 @@ async def test_late_game_choices_with_long_names_reach_every_member(
 
         in_channel = await table.slash(ALICE, "hand")
         bob_dm = 900_000_000_000_000_002
-        in_dm = await table.settle(await fake.slash(BOB, bob_dm, "hand", "", dm=True))
+        await table.settle(await fake.slash(BOB, bob_dm, "hand", "", dm=True))
+        # In the channel the hand is a private answer; in a DM, the panel there moved down.
+        in_dm = [m for m in dm_posts(fake, BOB) if not m.deleted]
         shown = {}
-        for who, answer in (("alice", in_channel), ("bob", in_dm)):
-            panel = next(m for m in answer.messages if _actions(m))
+        for who, messages in (("alice", in_channel.messages), ("bob", in_dm)):
+            panel = next(m for m in messages if _actions(m))
             got = [str(c.get("label") or c.get("placeholder")) for c in _actions(panel)]
             assert len(got) == wanted, (who, sorted(set(labels) - set(got)))
             shown[who] = panel

@@ -29,10 +29,14 @@ def _updated_for(loop: Loopback, user: str, since: int) -> list[str]:
 
 
 def _ephemeral_to(loop: Loopback, user: str, since: int) -> list[str]:
+    """What ``user`` was told privately since call ``since``: ephemerals (posted, or through
+    their request's response URL) and DMs."""
+    urls = {issued.url: issued.user for issued in loop.api.response_urls.values()}
     return [
         str(c.args.get("text", ""))
         for c in loop.api.calls[since:]
-        if c.method == "chat.postEphemeral" and c.args.get("user") == user
+        if (c.method == "chat.postEphemeral" and c.args.get("user") == user)
+        or (c.method == "response_url" and urls.get(c.url or "") == user)
     ] + [
         str(c.args.get("text", ""))
         for c in loop.api.calls[since:]
@@ -200,7 +204,8 @@ async def test_empty_or_unknown_text_gets_help(loop: Loopback) -> None:
 
 
 async def test_fallbacks_when_slack_refuses_a_call(loop: Loopback) -> None:
-    """Not in the channel: the private answer comes by DM. Board deleted: a new board is posted."""
+    """No ephemeral in the channel: the private answer comes through the command's response
+    URL, where it was asked. Board deleted: a new board is posted."""
     table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
     loop.api.fail["chat.postEphemeral"] = "channel_not_found"
     since = len(loop.api.calls)
@@ -275,12 +280,17 @@ async def test_typed_text_is_unescaped_and_mentions_name_players(loop: Loopback)
     ]
 
 
-async def test_a_channel_the_bot_is_not_in_is_explained_by_dm(loop: Loopback) -> None:
+async def test_a_channel_the_bot_is_not_in_is_explained_where_it_was_asked(
+    loop: Loopback,
+) -> None:
+    """The bot may post nothing there, not even an ephemeral: the command's response URL still
+    answers privately, in that channel (no DM)."""
     loop.api.not_in(CHANNEL)
     body = loop.slack.slash_body("/bigidea", "start", "UALICE", CHANNEL)
     assert await loop.slack.post(body) == 200
     await loop.adapter.settled()
-    assert [c.error for c in loop.api.refused] == ["not_in_channel"]
+    assert [c.error for c in loop.api.refused] == ["not_in_channel", "not_in_channel"]
+    assert not loop.api.called("chat.postMessage")  # no DM
     said = _ephemeral_to(loop, "UALICE", 0)
     assert said == [NOT_IN_CHANNEL], said
 

@@ -166,12 +166,14 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
     assert not [t for t in (texts(c) for c in _private(loop, BOB)) if "played for your team" in t]
     checked += _no_leak(loop, since, cards.hidden(after))
 
-    # Alice presses the same choice on her own panel: stale, privately; nothing changes.
+    # Alice presses the same choice on her own panel: stale, privately; nothing changes but
+    # the pressed panel, brought up to date by the answer (it cannot be pressed stale again).
     _, alice_found = panels[ALICE]
     same = next(c for c in alice_found if _press_of(c).action == _press_of(play).action)
     since = len(loop.api.calls)
     assert not await table.press(ALICE, same)
-    stale = [texts(c) for c in _private(loop, ALICE, since)]
+    healed, *stale = [texts(c) for c in _private(loop, ALICE, since)]
+    assert "Your team's hand" in healed and STALE not in healed
     assert stale and stale[0].startswith(STALE), stale
     assert not _public(loop, since)
     assert state_of(await stored(loop)) == after
