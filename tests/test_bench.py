@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pytest
 import redis.asyncio as aioredis
 
 from bench.authority import bench
+from bench.redismeter import CommandMeter, observer_store, script_names
+from bench.table import run_table_bench
 from bot.settings import Settings
+from storage import GameKey, GameStore
 
 KEYS = ("actions_per_s", "floor_ratio", "p50_ms", "p99_ms", "bytes_per_game")
 
@@ -36,3 +42,70 @@ async def test_bench_plays_every_game_and_prints_the_numbers(
         assert [key async for key in client.scan_iter("boardroom-bench:*:game")] == []
     finally:
         await client.aclose()
+
+
+# --- what the table costs Redis ---------------------------------------------------------------
+
+
+async def test_the_meter_counts_what_the_server_ran_scripts_once_and_not_the_benchs_reads(
+    redis_url: str,
+) -> None:
+    store = GameStore.from_url(redis_url)
+    observer = observer_store(redis_url)
+    script = store.client.register_script("redis.call('SET', KEYS[1], 1) return 1")
+
+    async def work() -> None:
+        await store.client.set("k", "v")
+        pipe = store.client.pipeline(transaction=True)
+        pipe.incr("a")
+        pipe.incr("b")
+        await pipe.execute()
+        await script(keys=["s"])  # runs SET inside: Redis's work, not a command sent
+        await observer.load(GameKey("bench", "c"))  # the bench's own read
+
+    try:
+        async with CommandMeter(redis_url) as meter:
+            await work()  # connects, and loads the script, before the window
+            async with meter.window() as counted:
+                await work()
+                async with meter.part(counted, "later"):
+                    await store.client.get("k")
+            await store.client.get("k")  # after the window
+    finally:
+        await store.close()
+        await observer.close()
+    expected = {"SET": 1, "MULTI": 1, "INCRBY": 2, "EXEC": 1, f"EVALSHA:{script.sha[:8]}": 1}
+    assert counted.parts[""] == Counter(expected)
+    assert counted.parts["later"] == Counter({"GET": 1})
+    assert counted.total == sum(counted.parts[""].values()) + 1
+    assert "save" in script_names().values()  # the store's own scripts are named
+
+
+def _figures(line: str) -> dict[str, str]:
+    return dict(word.split("=", 1) for word in line.split() if "=" in word)
+
+
+@pytest.mark.parametrize(("adapter", "game"), [("discord", "bigidea"), ("slack", "businessgo")])
+async def test_the_table_bench_counts_redis_commands_per_press(
+    capsys: pytest.CaptureFixture[str], adapter: str, game: str
+) -> None:
+    # No REDIS_URL: the bench starts a redis-server of its own and monitors it.
+    code = await run_table_bench(Settings(REDIS_URL=""), adapter, 3, 0.0, games=(game,))
+
+    lines = [line for line in capsys.readouterr().out.splitlines() if "=" in line]
+    assert code == 0, lines
+    played, breakdown, last = lines[-3], lines[-2], lines[-1]
+    assert played.startswith(f"{game}: ")
+    per_press = float(_figures(last)["redis_commands_per_press"])
+    assert per_press == float(_figures(played)["redis_commands_per_press"]) > 0
+    found = re.match(r"redis commands: (\d+) for (\d+) presses: (.*); of which (\d+) ", breakdown)
+    assert found, breakdown
+    total, presses = int(found.group(1)), int(found.group(2))
+    assert presses == int(_figures(played)["presses"]) > 0
+    by_name = {name: int(n) for name, n in (w.split("=") for w in found.group(3).split())}
+    assert sum(by_name.values()) == total and int(found.group(4)) <= total
+    assert round(total / presses, 2) == per_press
+    # Every press that changed the game saved it with one script; scripts' insides (HSET,
+    # XADD...) are not counted as commands.
+    assert 0 < by_name["EVALSHA:save"] <= presses
+    assert not {"HSET", "XADD", "PEXPIRE"} & set(by_name)

@@ -22,7 +22,7 @@ from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.authority import Request
 from bot.commands.record import GameRecord
-from storage import GameKey
+from storage import GameKey, GameStore
 from testkit.clock import pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
@@ -212,6 +212,9 @@ class SlackTable:
         self.rng = rng
         self.players = {u: _Player(u) for u in users}
         self.stats = TableStats()
+        self.observer: GameStore | None = None
+        """Where the users read the seats (the app's own store by default; a bench counting
+        the bot's Redis commands gives one of its own)."""
         self.changes = 0
         """Calls that changed what someone other than the presser sees, or a shown message
         (anything but a private reply): a press that caused one was applied."""
@@ -401,11 +404,13 @@ class SlackTable:
         )
 
     async def _seats(self) -> dict[str, int]:
-        """Each user's seat, as the game's card and board tell its players (read from the
-        store of the app this table plays against; none known without one)."""
-        if self.adapter is None:
+        """Each user's seat, as the game's card and board tell its players (read from
+        :attr:`observer`, else the store of the app this table plays against; none known
+        without either)."""
+        store = self.observer or (self.adapter.authority.store if self.adapter else None)
+        if store is None:
             return {}
-        _, loaded = await self.adapter.authority.store.load(GameKey("slack", self.channel))
+        _, loaded = await store.load(GameKey("slack", self.channel))
         if loaded is None:
             return {}
         record = GameRecord.model_validate_json(loaded.data)
