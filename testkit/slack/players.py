@@ -343,6 +343,21 @@ class SlackTable:
                 )
         return seen
 
+    def ever_shown(self, user: str) -> list[Component]:
+        """Every choice ``user`` was ever shown on a message still there: as it was posted and
+        as each edit left it (the screen of a client that lags behind, or a double click
+        landing after the first click's update), newest message first."""
+        seen = []
+        for message in reversed(list(self.api.messages.values())):
+            if message.deleted or not self._mine(message.channel):
+                continue
+            viewers, _ = self._viewers(message)
+            if user not in [p.user for p in viewers]:
+                continue
+            for shown in [message.posted, *message.edits]:
+                seen += components_of(shown.blocks, message.channel, message.ts, message.ephemeral)
+        return seen
+
     # --- acting ----------------------------------------------------------------------------
 
     async def _send(self, user: str, body: bytes) -> None:
