@@ -110,16 +110,18 @@ class CommandMeter:
         self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> CommandMeter:
-        connection = self._monitor.connection
-        if connection is None:  # connected on first use
-            await self._monitor.ping()
+        try:
+            await self._monitor.ping()  # connects
             connection = self._monitor.connection
-        assert connection is not None
-        await connection.send_command("MONITOR")
-        await connection.read_response()  # OK
-        self._reader = asyncio.create_task(self._read())
-        await self._marker.ping()  # names the marker connection before anything is counted
-        await self._await_marker("ready")
+            assert connection is not None
+            await connection.send_command("MONITOR")
+            await connection.read_response()  # OK, or raises (a server that refuses MONITOR)
+            self._reader = asyncio.create_task(self._read())
+            await self._marker.ping()  # names the marker connection before anything is counted
+            await self._await_marker("ready")
+        except BaseException:
+            await self.__aexit__()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -23,7 +23,8 @@ real redis-server, and counts what a channel's members would see:
   alone); the bench's own reads (the simulated players reading the record, the board's
   distance) go through a connection of its own and do not. A line before the last breaks the
   count down by command (``EVALSHA`` by script), and says which of them the firing cost. With
-  ``REDIS_URL`` set, everything that server runs meanwhile counts.
+  ``REDIS_URL`` set, everything that server runs meanwhile counts; a server that refuses
+  ``MONITOR`` (managed Redis often does) cannot be measured: the bench says so and stops.
 
 Simulated players press at once (``--think-ms`` to pause), faster than people: posts the
 channel limit would exceed are coalesced by the table, so at a person's pace there are more log
@@ -50,6 +51,8 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+
+import redis.exceptions
 
 from bench.redismeter import CommandMeter, breakdown, observer_store
 from bot.commands.authority import Authority
@@ -312,7 +315,11 @@ async def run_table_bench(
         if url is None:
             return 2
         # Before any connection of the bench's: the meter sees each one name itself.
-        meter = await stack.enter_async_context(CommandMeter(url))
+        try:
+            meter = await stack.enter_async_context(CommandMeter(url))
+        except (redis.exceptions.RedisError, OSError) as error:
+            print(f"cannot count the Redis commands: MONITOR on {url} failed ({error})")
+            return 2
         figures = []
         for game in games:
             result = await play(url, game, seed, think_ms / 1000, meter)
