@@ -8,7 +8,10 @@ and the answers, as Discord or Slack would hold deliveries.
 
 It then starts ``--workers`` processes (:mod:`bench.faultworker`), each a real
 :class:`~bot.commands.authority.Authority` with the real deadline loop and a short poll, serving
-deliveries from the queue through :meth:`Authority.press` and :meth:`Authority.command`.
+deliveries from the queue through :meth:`Authority.press` and :meth:`Authority.command`. Each
+worker also delivers every Outbox as the Slack bot does (the production table layer and Slack
+primitives) to a fake Slack Web API served by the bench (:class:`~testkit.slack.fake.FakeSlackAPI`,
+timing its log by the wall clock): the players' view of the games.
 
 Simulated people play ``--games`` tables (The Big Idea, BiggieBills$$$ and Busine$$ GO in turn,
 every deadline set to 2 s). Each reads its game's record from the store under test to know
@@ -24,17 +27,20 @@ platform delivering twice); one without an answer within a few seconds, or answe
 "unavailable", is delivered again with the same delivery id (a platform retry).
 
 Meanwhile the bench SIGKILLs a random worker every 2-4 s and starts a replacement. A kill comes
-at a random moment, or at one of the two moments a random kill almost never hits, which the
-worker meets and then SIGKILLs itself: right after it claimed due deadlines (it dies holding
-their leases) or right after the authority applied one of its presses (saved, never answered).
+at a random moment, or at one of the moments a random kill almost never hits, which the worker
+meets and then SIGKILLs itself: right after it claimed due deadlines (it dies holding their
+leases), right after the authority applied one of its presses (saved, never answered), or in
+the middle of a delivery, right after the Timeout of a deadline it fired was saved and before
+any platform call showed it.
 Kills aimed at the leases are spaced (:data:`LEASE_GAP_S`) and kept clear of the Redis restarts,
 so that a deadline meets one such crash at most: the lateness then says how fast one crash is
 recovered from (two in a row on the same deadlines cost a lease each).
 The bench also restarts Redis twice (the single server: SIGTERM, then SIGKILL the next time,
 down for a second each time; the cluster: a master is SIGKILLed, its replica takes over, and it
-comes back as a replica). After ``--seconds`` the faults stop, the people stop pressing, and the
-deadlines run on alone for a settle period (lease + poll + slack) with every worker alive and
-Redis up.
+comes back as a replica). After ``--seconds`` the faults stop and no new game begins; the people
+go on playing the games under way until each has finished (:data:`FINISH_S` at most), then stop
+pressing, and the deadlines run on alone for a settle period (lease + poll + slack) with every
+worker alive and Redis up, until the fake Slack has been quiet for a moment.
 
 Then everything is measured from Redis, against what the people did:
 
@@ -54,15 +60,27 @@ Then everything is measured from Redis, against what the people did:
   pending at the end, how overdue it is. Save times are the log's stream ids (Redis's clock at
   the save); due times are those the people saw in the records, or else the time of the save
   that set the deadline plus its seconds (later than the authority's own by the save's duration).
+  (The deadline loop delivers each fired Outbox before it fires anew, as in production, so a
+  slow delivery makes later deadlines late here too.)
+- ``max_visible_late_s``: the same lateness as players saw it: from a deadline's due time to the
+  first call in the fake Slack's log showing the save that ended it (choices built at its state
+  version or later, or the game's end: :mod:`bench.visible`); for a deadline still pending at
+  the end, how overdue it is;
+- ``deadlines_unseen``: deadlines whose ending save no call had shown when measured (a delivery
+  lost with its worker and never repaired); each counts in ``max_visible_late_s`` as late as the
+  measurement;
+- ``games_unfinished``: games not finished when measured.
 
 The last line printed is machine-readable (one line, wrapped here)::
 
     kills=<n> restarts=<n> actions=<n> lost=<n> doubled=<n> deadlines_lost=<n>
-    max_deadline_late_s=<x>
+    max_deadline_late_s=<x> max_visible_late_s=<x> deadlines_unseen=<n> games_unfinished=<n>
 
-The exit status is 0 when lost, doubled and deadlines_lost are 0 and the lateness is at most
-:data:`MAX_LATE_S` (and every log replays to its record, no logged move lacks a press, the
-authority never raised, no worker exited by itself, and something was played), else 1.
+The exit status is 0 when lost, doubled, deadlines_lost, deadlines_unseen and games_unfinished
+are 0 and both latenesses are at most :data:`MAX_LATE_S` (and every log replays to its record,
+no logged move lacks a press, the authority never raised, no worker exited by itself, and
+something was played), else 1. The fake Slack's log is written to the work directory
+(:data:`SLACK_LOG`), which is kept when the run fails.
 """
 
 from __future__ import annotations
@@ -89,6 +107,7 @@ import redis.exceptions
 
 from bench.authority import press_args
 from bench.faultworker import PLATFORM, SURFACES
+from bench.visible import Sightings
 from bot.commands import codec
 from bot.commands.actionlog import decode_action, encode_action
 from bot.commands.play import action_rng, load_state
@@ -101,6 +120,8 @@ from core.registry import get_game
 from storage import GameKey, GameStore, StorageUnavailable
 from storage.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
 from storage.store import _log_key
+from testkit.slack.fake import FakeSlackAPI
+from testkit.slack.players import components_of, texts
 
 __all__ = ["MAX_LATE_S", "Checked", "Sent", "Step", "faultbench", "match_moves"]
 
@@ -134,9 +155,19 @@ PRESSES_PER_DECISION = 4
 DOWN_S = 1.0
 """How long the single Redis stays down at a restart."""
 KILL_EVERY_S = (2.0, 4.0)
-KILLS = ("random", "lease", "ack")
-"""When a worker is killed: at a random moment, right after it claimed due deadlines, or right
-after the authority applied one of its presses (see :mod:`bench.faultworker`)."""
+KILLS = ("random", "lease", "ack", "deliver")
+"""When a worker is killed: at a random moment, right after it claimed due deadlines, right
+after the authority applied one of its presses, or in the middle of a delivery, right after the
+Timeout of a deadline it fired was saved and before any platform call showed it (see
+:mod:`bench.faultworker`)."""
+_DOOMS = {"lease": signal.SIGUSR1, "ack": signal.SIGUSR2, "deliver": signal.SIGHUP}
+FINISH_S = 120.0
+"""Once the faults stop, how long the games in play may take to finish (no new game begins)."""
+QUIET_S = 1.0
+QUIET_FOR_S = 3.0
+"""Before measuring, the fake Slack must have had no call for QUIET_S, so that the deliveries
+under way have landed; games still going on (their deadlines fire) are never quiet: it waits
+QUIET_FOR_S at most."""
 LEASE_GAP_S = 1.5
 """Kills that orphan deadline leases come at least this many leases apart. Closer, the same
 deadlines can be orphaned twice in a row: 2 x lease + poll late (10.8 s with the 5 s lease)."""
@@ -149,6 +180,8 @@ SETUP_S = 30.0
 DRAIN_S = 45.0
 """How long the people's last presses may take to be answered once the faults stop."""
 WORKER_CONCURRENCY = 4
+SLACK_LOG = "slack-calls.jsonl"
+"""The fake Slack's log, written into the work directory."""
 _QUEUE = "faultbench:requests"
 _RESULTS = "faultbench:results"
 
@@ -316,7 +349,8 @@ class Table:
         self.rng = random.Random(f"{bench.seed}:table:{index}")
         self.bot = index % 2 == 1
         team = self.game.teams
-        self.users = [f"t{index}u{n}" for n in range(4 if team else 3)]
+        # Slack's forms of ids (the workers deliver to a fake Slack as well).
+        self.users = [f"UT{index}X{n}" for n in range(4 if team else 3)]
         self.round = 0
         self.channel = ""
         self._deliveries = 0
@@ -361,10 +395,11 @@ class Table:
 
     async def _open(self) -> bool:
         self.round += 1
-        self.channel = f"t{self.index}g{self.round}"
+        self.channel = f"CT{self.index}G{self.round}"
         self._decided.clear()
         self._pressed.clear()
         self.bench.channels[self.channel] = self.game_name
+        self.bench.players[self.channel] = list(self.users)
         host, *others = self.users
         steps = [(host, f"start {OPTIONS[self.game_name]}")]
         steps += [(user, "join") for user in others[:2]]
@@ -378,10 +413,11 @@ class Table:
                 return False
         return True
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Play games until ``stop``; then wait for the presses still on their way."""
+    async def run(self, stop: asyncio.Event, no_new: asyncio.Event) -> None:
+        """Play games until ``stop``, beginning no new one once ``no_new`` is set; then wait for
+        the presses still on their way."""
         try:
-            while not stop.is_set() and self.round < 50:
+            while not stop.is_set() and not no_new.is_set() and self.round < 50:
                 began = await self._open()
                 self.opened.set()
                 if not began:
@@ -558,17 +594,20 @@ class Workers:
         platform_url: str,
         lease: float,
         events: list[tuple[float, str]],
+        slack_url: str | None = None,
     ) -> None:
         self.events = events
         self.workdir = workdir
         self.redis = redis
         self.platform_url = platform_url
+        self.slack_url = slack_url
         self.lease = lease
         self.alive: list[Worker] = []
         self.started = 0
         self.kills = 0
         self.kinds: Counter[str] = Counter()
-        """Kills by moment: ``random``, ``lease`` (after a claim), ``ack`` (before answering)."""
+        """Kills by moment: ``random``, ``lease`` (after a claim), ``ack`` (before answering),
+        ``deliver`` (after saving a Timeout, before showing it)."""
         self.died: list[str] = []
         """Workers that exited by themselves (a deadline loop that ended, a crash)."""
 
@@ -602,6 +641,8 @@ class Workers:
         ]
         if self.redis.cluster:
             command.append("--cluster")
+        if self.slack_url:
+            command += ["--slack-url", self.slack_url]
         output = (self.workdir / f"{name}.log").open("ab")
         proc = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
         self.alive.append(Worker(name, proc, output))
@@ -617,7 +658,7 @@ class Workers:
         if kind != "random" and not await platform.ready(worker.name):
             kind = "random"
         if kind != "random":
-            worker.proc.send_signal(signal.SIGUSR1 if kind == "lease" else signal.SIGUSR2)
+            worker.proc.send_signal(_DOOMS[kind])
             until = min(until, time.monotonic() + DOOM_WAIT_S)
             while worker.proc.poll() is None and time.monotonic() < until:
                 await asyncio.sleep(0.02)
@@ -630,7 +671,12 @@ class Workers:
         worker.output.close()
         self.kills += 1
         self.kinds[kind] += 1
-        moment = {"random": "", "lease": " holding leases", "ack": " before answering"}[kind]
+        moment = {
+            "random": "",
+            "lease": " holding leases",
+            "ack": " before answering",
+            "deliver": " before delivering a Timeout",
+        }[kind]
         self.events.append((time.time(), f"{worker.name} killed{moment}"))
         self.spawn()
         return kind
@@ -687,6 +733,20 @@ class Late:
     due: float
     ended: float
     by: str
+    version: int = 0
+    """The state version that save wrote (what a call must show to show its effect)."""
+    finished: bool = False
+    """That save ended the game."""
+
+
+@dataclass
+class Seen:
+    """How late one deadline was as players saw it: from its due time to the first platform
+    call showing the save that ended it (None: no call showed it)."""
+
+    late: Late
+    shown: float | None
+    seconds: float
 
 
 @dataclass
@@ -707,6 +767,13 @@ class Checked:
     due_seen: int = 0
     due_estimated: int = 0
     notes: list[str] = field(default_factory=list)
+    unfinished: int = 0
+    """Games that had not finished when measured (begun or not)."""
+    seen: list[Seen] = field(default_factory=list)
+    unseen: int = 0
+    """Deadlines whose ending save no platform call had shown when measured."""
+    in_flight: int = 0
+    """Such deadlines ended too recently to tell (their delivery may be under way)."""
 
 
 class FaultBench:
@@ -719,8 +786,10 @@ class FaultBench:
         seconds: float,
         seed: int,
         restarts: int,
+        finish_s: float = FINISH_S,
     ) -> None:
         self.settings = settings
+        self.finish_s = finish_s
         self.games = games
         self.workers_n = workers
         self.cluster = cluster
@@ -730,6 +799,8 @@ class FaultBench:
         self.lease = settings.deadline_lease_seconds
         self.rng = random.Random(f"{seed}:faults")
         self.channels: dict[str, str] = {}
+        self.players: dict[str, list[str]] = {}
+        """Each game's people, by channel."""
         self.seen_due: defaultdict[str, dict[tuple[int, str], float]] = defaultdict(dict)
         self.finished = 0
         self.restarts = 0
@@ -743,6 +814,7 @@ class FaultBench:
         self.platform: Platform
         self.probe: GameStore
         self.workers: Workers
+        self.slack: FakeSlackAPI
         self.redis: SingleRedis | ClusterRedis
 
     def _elapsed(self, wall: float) -> str:
@@ -773,8 +845,11 @@ class FaultBench:
             self._say(f"redis under test: {what} at {self.redis.url}")
             self.platform = Platform(platform_server.url, random.Random(f"{self.seed}:platform"))
             self.probe = GameStore.from_url(self.redis.url, cluster=self.cluster)
+            # The players' platform: its log's times are the wall clock's, as the due times.
+            self.slack = FakeSlackAPI(clock=time.time)
+            slack_url = await self.slack.start()
             self.workers = Workers(
-                workdir, self.redis, platform_server.url, self.lease, self.events
+                workdir, self.redis, platform_server.url, self.lease, self.events, slack_url
             )
             stack.callback(self.workers.stop)
             try:
@@ -783,6 +858,9 @@ class FaultBench:
                 await self.platform.close()
                 with contextlib.suppress(Exception):
                     await self.probe.close()
+                self.workers.stop()  # before the fake Slack they call goes
+                await self.slack.close()
+                _write_calls(workdir / SLACK_LOG, self.slack)
         return 1  # pragma: no cover (mypy: the ExitStack could swallow an exception)
 
     async def _run(self) -> int:
@@ -795,18 +873,27 @@ class FaultBench:
         reading = asyncio.Event()
         reader = asyncio.create_task(self.platform.read_answers(reading))
         stop_play = asyncio.Event()
+        no_new = asyncio.Event()
         tables = [Table(self, index) for index in range(self.games)]
-        playing = [asyncio.create_task(t.run(stop_play)) for t in tables]
+        playing = [asyncio.create_task(t.run(stop_play, no_new)) for t in tables]
         try:
             opening = asyncio.gather(*(table.opened.wait() for table in tables))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(opening, SETUP_S)
             self._say(f"{sum(t.round for t in tables)} games begun")
             await self._chaos(tables)
+            no_new.set()
+            self._say(
+                f"faults stopped; the games in play go on to their end (at most "
+                f"{self.finish_s:g} s), no new one begins"
+            )
+            if self.finish_s > 0:
+                _done, going = await asyncio.wait(playing, timeout=self.finish_s)
+                self._say(f"{len(playing) - len(going)}/{len(playing)} tables done")
             stop_play.set()
             settle = self.lease + POLL_S + SLACK_S
             self._say(
-                f"faults stopped; the deadlines run alone for {settle:.1f} s (lease + poll + "
+                f"the people stop; the deadlines run alone for {settle:.1f} s (lease + poll + "
                 "slack) while the last presses are answered"
             )
             settling = asyncio.create_task(asyncio.sleep(settle))
@@ -814,8 +901,10 @@ class FaultBench:
             for task in late:
                 task.cancel()
             await settling
+            await self._quiet()
             self.workers.check()
             checked = await self._check()
+            self._visible(checked)
         finally:
             reading.set()
             for task in playing:
@@ -888,6 +977,38 @@ class FaultBench:
 
     # --- measuring ---------------------------------------------------------------------------
 
+    async def _quiet(self) -> None:
+        """Until the fake Slack has had no call for QUIET_S (at most QUIET_FOR_S)."""
+        until = time.monotonic() + QUIET_FOR_S
+        while time.monotonic() < until:
+            last = self.slack.received[-1].at if self.slack.received else 0.0
+            if time.time() - last >= QUIET_S:
+                return
+            await asyncio.sleep(0.1)
+
+    def _visible(self, checked: Checked) -> None:
+        """Each deadline's lateness as players saw it (see :mod:`bench.visible`)."""
+        sightings = Sightings(self.slack.calls)
+        now = time.time()
+        for entry in checked.lateness:
+            if entry.by == "a move" and entry.ended < entry.due:
+                continue  # a move closed the decision in time: nothing was late
+            players = self.players.get(entry.channel, [])
+            shown = sightings.first(
+                entry.channel, entry.version, entry.finished, players, entry.ended - 1.0
+            )
+            if shown is None:
+                if now - entry.ended <= SLACK_S:
+                    checked.in_flight += 1
+                    continue
+                checked.unseen += 1
+                checked.notes.append(
+                    f"{entry.channel}: no platform call showed the end of {entry.key!r} "
+                    f"(version {entry.version}, by {entry.by})"
+                )
+            seconds = max(0.0, (shown if shown is not None else now) - entry.due)
+            checked.seen.append(Seen(entry, shown, seconds))
+
     async def _retrying(self, key: GameKey) -> tuple[GameRecord | None, list[Any]]:
         for _ in range(100):
             try:
@@ -917,9 +1038,12 @@ class FaultBench:
                 if any(s.applied for s in mine if s.kind == "command"):
                     checked.commands_lost += 1
                     checked.notes.append(f"{channel}: the game is gone from Redis")
+                checked.unfinished += 1
                 match_moves([], mine, checked, channel)
                 continue
             steps: list[Step] = []
+            if record.status != "finished":
+                checked.unfinished += 1
             if record.status != "lobby":
                 checked.games += 1
                 steps, state, instances = self._replay(game, record, entries, channel, checked)
@@ -1021,7 +1145,18 @@ class FaultBench:
                 high = before.version if before is not None else low
                 due = due_of(key, seconds, set_at, low, high)
                 by = "its Timeout" if first == [-1, "timeout", key] else "a move"
-                late.append(Late(max(0.0, at - due), channel, key, due, at, by))
+                late.append(
+                    Late(
+                        max(0.0, at - due),
+                        channel,
+                        key,
+                        due,
+                        at,
+                        by,
+                        state.version,
+                        state.finished,
+                    )
+                )
                 pending = None
             if after is not None and changed:
                 pending = (after.key, float(after.seconds), at, state.version)
@@ -1043,7 +1178,8 @@ class FaultBench:
         print(
             f"faults: {kills} workers SIGKILLed and replaced ({kinds['random']} at a random "
             f"moment, {kinds['lease']} holding deadline leases, {kinds['ack']} after applying a "
-            f"press, before answering it), {restarts} Redis restarts ({how})"
+            f"press, before answering it, {kinds['deliver']} after saving a Timeout, before "
+            f"delivering it), {restarts} Redis restarts ({how})"
         )
         for line in self.workers.died:
             print(f"  {line}")
@@ -1059,9 +1195,9 @@ class FaultBench:
             + ", ".join(f"{status} {n}" for status, n in sorted(finals.items()))
         )
         print(
-            f"logs: {checked.games} games ({self.finished} finished), {checked.human} human "
-            f"moves, {checked.fired} deadline firings; {checked.agree}/{checked.games} replay to "
-            f"their record"
+            f"logs: {checked.games} games ({self.finished} finished, {checked.unfinished} not), "
+            f"{checked.human} human moves, {checked.fired} deadline firings; "
+            f"{checked.agree}/{checked.games} replay to their record"
         )
         if late:
             p50, p99 = percentile(late, 0.5), percentile(late, 0.99)
@@ -1086,6 +1222,7 @@ class FaultBench:
                         or "no fault"
                     )
                 )
+        visible = self._report_visible(checked)
         errors = [a for s in sent for a in s.answers if a["status"] == "error"]
         for answer in errors[:3]:
             print(f"  the authority raised on {answer['id']}: {answer.get('text', '')}")
@@ -1105,6 +1242,9 @@ class FaultBench:
             and checked.commands_lost == 0
             and checked.agree == checked.games
             and worst <= MAX_LATE_S
+            and visible <= MAX_LATE_S
+            and checked.unseen == 0
+            and checked.unfinished == 0
             and actions > 0
             and not errors
             and not self.workers.died
@@ -1112,9 +1252,69 @@ class FaultBench:
         self.last_line = (
             f"kills={kills} restarts={restarts} actions={actions} lost={checked.lost} "
             f"doubled={checked.doubled} deadlines_lost={checked.deadlines_lost} "
-            f"max_deadline_late_s={worst:.2f}"
+            f"max_deadline_late_s={worst:.2f} max_visible_late_s={visible:.2f} "
+            f"deadlines_unseen={checked.unseen} games_unfinished={checked.unfinished}"
         )
         return 0 if ok else 1
+
+    def _report_visible(self, checked: Checked) -> float:
+        """Print the lateness as players saw it; returns its worst (a deadline still pending
+        at the end, shown by nothing, counts as overdue as it is)."""
+        seen = [entry.seconds for entry in checked.seen]
+        worst = max([*seen, checked.pending_late, 0.0])
+        calls = len(self.slack.calls)
+        refused = len(self.slack.refused) + len(self.slack.rate_limited)
+        if seen:
+            p50, p99 = percentile(seen, 0.5), percentile(seen, 0.99)
+            print(
+                f"as players saw it (the fake Slack's log: {calls} calls accepted, {refused} "
+                f"refused): {len(seen)} deadlines, lateness p50 {p50:.2f} s, p99 {p99:.2f} s, "
+                f"max {max(seen):.2f} s; {checked.unseen} never shown, {checked.in_flight} "
+                "ended too recently to tell"
+            )
+            latest = max(checked.seen, key=lambda entry: entry.seconds)
+            if latest.seconds > 1.0:
+                t, late = self._elapsed, latest.late
+                shown = t(latest.shown) if latest.shown is not None else "never"
+                print(
+                    f"  the latest seen: {late.channel} {late.key!r}, due at {t(late.due)}, "
+                    f"saved by {late.by} at {t(late.ended)} (version {late.version}), shown at "
+                    f"{shown}; meanwhile: "
+                    + (
+                        "; ".join(
+                            f"{t(when)} {what}"
+                            for when, what in self.events
+                            if late.due - 1.0 <= when <= (latest.shown or time.time())
+                        )
+                        or "no fault"
+                    )
+                )
+        return worst
+
+
+def _write_calls(path: Path, slack: FakeSlackAPI) -> None:
+    """The fake Slack's log, one call a line (kept with the workers' logs, to look into a
+    lateness): when, what, where, the versions its choices carry, and any refusal."""
+    with path.open("w") as out:
+        for call in slack.received:
+            where = str(call.channel or call.args.get("channel") or "")
+            found = components_of(call.blocks, where, call.ts or "", False)
+            versions = sorted(
+                {c.press.version for c in found if c.press and c.press.version is not None}
+            )
+            games = sorted({c.press.channel for c in found if c.press and c.press.channel})
+            line = {
+                "at": round(call.at, 3),
+                "method": call.method,
+                "channel": where,
+                "ts": call.ts,
+                "thread_ts": call.args.get("thread_ts"),
+                "versions": versions,
+                "games": games,
+                "error": call.error,
+                "text": texts(call)[:160],
+            }
+            out.write(json.dumps(line) + "\n")
 
 
 def match_moves(steps: list[Step], sent: list[Sent], checked: Checked, channel: str) -> None:
@@ -1199,21 +1399,23 @@ async def faultbench(
     seed: int = 1,
     restarts: int = 2,
     workdir: Path | None = None,
+    finish_s: float = FINISH_S,
 ) -> int:
     """Run the fault bench; 0 when the goals hold, 1 when not, 2 when it cannot run.
 
     ``workdir``: where the servers' data and every process's log go (kept); by default a
-    temporary directory, removed when the run meets its goals.
+    temporary directory, removed when the run meets its goals. ``finish_s``: how long the games
+    in play may take to finish once the faults stop.
     """
-    if games < 1 or workers < 1 or seconds <= 0 or restarts < 0:
-        print("need games >= 1, workers >= 1, seconds > 0 and restarts >= 0")
+    if games < 1 or workers < 1 or seconds <= 0 or restarts < 0 or finish_s < 0:
+        print("need games >= 1, workers >= 1, seconds > 0, restarts >= 0 and finish_s >= 0")
         return 2
     if settings.redis_url:
         print("REDIS_URL is ignored: the fault bench restarts Redis, so it starts its own")
     keep = workdir is not None
     where = workdir if workdir is not None else Path(tempfile.mkdtemp(prefix="boardroom-faults-"))
     where.mkdir(parents=True, exist_ok=True)
-    bench = FaultBench(settings, games, workers, cluster, seconds, seed, restarts)
+    bench = FaultBench(settings, games, workers, cluster, seconds, seed, restarts, finish_s)
     # The bench's own reads ride out the outages it causes: no warning per outage.
     quiet = logging.getLogger("storage")
     level = quiet.level

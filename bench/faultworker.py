@@ -18,11 +18,19 @@ returned, so "applied" means the authority reported the move saved. A worker kil
 leaves its deliveries unanswered; the bench then delivers them again with the same id, as a
 platform retries.
 
+With ``--slack-url``, every Outbox is also delivered as the Slack bot delivers it: through the
+production table layer and Slack primitives (:class:`~bot.adapters.slack.app.SlackAdapter`'s
+``deliver``) to the bench's fake Slack Web API, whose log of calls says when players saw what.
+The deadline loop's sink delivers each fired Outbox there before the next (as ``boardroom
+slack``'s does); a press's Outbox is delivered by a task of its own once it is answered (as
+the Bolt app acknowledges first and works after).
+
 Besides plain SIGKILLs at random moments, the bench can ask a worker to die (SIGKILL itself) at
-the two moments a random kill almost never hits: SIGUSR1, right after its next claim of due
+the moments a random kill almost never hits: SIGUSR1, right after its next claim of due
 deadlines (it dies holding their leases, before firing them); SIGUSR2, right after its next
 press that the authority applied, before answering it (the move is saved, the platform hears
-nothing and delivers it again).
+nothing and delivers it again); SIGHUP, in the middle of a delivery: right after the authority
+saved the Timeout of a deadline it fired, before any platform call shows it.
 """
 
 from __future__ import annotations
@@ -41,7 +49,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import redis.exceptions
+from aiohttp import ClientSession
+from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.adapters.slack.app import SlackAdapter, SlackAnswer
 from bot.commands.authority import Authority, Request
 from bot.commands.deadlines import run_deadlines, until_stopped
 from bot.commands.outbox import Outbox
@@ -83,7 +94,8 @@ return 1
 
 class DoomedStore(GameStore):
     """The production store, which can kill its process right after a claim of due deadlines
-    (``doom == "lease"``), as a crash at the worst moment for the deadline leases would."""
+    (``doom == "lease"``), as a crash at the worst moment for the deadline leases would.
+    (``doom`` is also where the worker reads its other moments: ``"ack"``, ``"deliver"``.)"""
 
     doom: str | None = None
 
@@ -185,6 +197,37 @@ async def _handle(
     return answer_of(out), out
 
 
+class Slack:
+    """Delivers Outboxes to the fake Slack as the Slack bot does (:class:`SlackAdapter`)."""
+
+    def __init__(self, authority: Authority, url: str) -> None:
+        self.session = ClientSession()
+        client = AsyncWebClient(token="xoxb-faultbench", base_url=url, session=self.session)
+        self.adapter = SlackAdapter(authority, client, None)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def deliver(self, out: Outbox, requester: str | None = None) -> None:
+        try:
+            if requester is None:
+                await self.adapter.deliver(out)
+            else:  # a press, answered to its presser (the front desk's part of it)
+                answer = SlackAnswer(self.adapter.platform, requester, out.channel)
+                await self.adapter.table.deliver(out, answer)
+        except Exception:  # as the adapter's own request handling: logged, the worker goes on
+            log.exception("delivering to Slack in %s failed", out.channel)
+
+    def deliver_later(self, out: Outbox, requester: str) -> None:
+        task = asyncio.create_task(self.deliver(out, requester))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.session.close()
+
+
 async def _consume(
     authority: Authority,
     store: DoomedStore,
@@ -193,6 +236,7 @@ async def _consume(
     results: str,
     name: str,
     stop: asyncio.Event,
+    slack: Slack | None = None,
 ) -> None:
     while not stop.is_set():
         try:
@@ -216,6 +260,8 @@ async def _consume(
                 break
             except (redis.exceptions.RedisError, OSError):
                 await asyncio.sleep(0.2)
+        if slack is not None and out is not None:
+            slack.deliver_later(out, item["user"])
 
 
 async def _orphaned(parent: int, stop: asyncio.Event) -> None:
@@ -246,19 +292,25 @@ async def serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGUSR1, setattr, store, "doom", "lease")
     loop.add_signal_handler(signal.SIGUSR2, setattr, store, "doom", "ack")
+    loop.add_signal_handler(signal.SIGHUP, setattr, store, "doom", "deliver")
+    slack = Slack(authority, args.slack_url) if args.slack_url else None
     fired = 0
 
     async def sink(out: Outbox) -> None:
         nonlocal fired
+        if store.doom == "deliver":
+            _die()  # the Timeout is saved; no platform call has shown it
         fired += 1
         await show(platform, out)
+        if slack is not None:
+            await slack.deliver(out)
 
     deadlines = asyncio.create_task(
         run_deadlines(authority, PLATFORM, sink, settings.deadline_poll_seconds, stop)
     )
     helpers = [
         asyncio.create_task(
-            _consume(authority, store, platform, args.queue, args.results, args.name, stop)
+            _consume(authority, store, platform, args.queue, args.results, args.name, stop, slack)
         )
         for _ in range(args.concurrency)
     ]
@@ -272,6 +324,9 @@ async def serve(args: argparse.Namespace) -> int:
         for task in [deadlines, *helpers]:
             task.cancel()
         await asyncio.gather(deadlines, *helpers, return_exceptions=True)
+        if slack is not None:
+            with contextlib.suppress(Exception):
+                await slack.close()
         with contextlib.suppress(Exception):
             await store.close()
         with contextlib.suppress(Exception):
@@ -293,6 +348,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lease", type=float, default=5.0)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--parent", type=int, default=os.getppid())
+    parser.add_argument(
+        "--slack-url", default=None, help="a (fake) Slack Web API to deliver every Outbox to"
+    )
     return parser
 
 

@@ -13,7 +13,18 @@ real redis-server, and counts what a channel's members would see:
   included, per human press;
 - ``max_posts_per_5s``: Discord, the most posts within 5 s in the channel or the thread (its
   limit: 5); ``max_posts_per_s``: Slack, the most posts within a second in the channel, thread
-  replies included (about 1 sustained).
+  replies included (about 1 sustained);
+- ``redis_commands_per_press``: the commands the bench's redis-server executed while the game
+  was played (from the first press after ``begin`` to the end), counted by the server itself
+  through ``MONITOR`` (:mod:`bench.redismeter`: a script is one ``EVALSHA``, each command of a
+  pipeline counts), per human press. The bot's every command counts, the deadline firings the
+  bench makes in the deadline loop's place included (a claim after each pause, whatever it
+  finds: the bot's own loop is slowed to :data:`POLL_S`, its polls paced by the real clock
+  alone); the bench's own reads (the simulated players reading the record, the board's
+  distance) go through a connection of its own and do not. A line before the last breaks the
+  count down by command (``EVALSHA`` by script), and says which of them the firing cost. With
+  ``REDIS_URL`` set, everything that server runs meanwhile counts; a server that refuses
+  ``MONITOR`` (managed Redis often does) cannot be measured: the bench says so and stops.
 
 Simulated players press at once (``--think-ms`` to pause), faster than people: posts the
 channel limit would exceed are coalesced by the table, so at a person's pace there are more log
@@ -26,9 +37,10 @@ the worst of the games, but for ``calls_per_press``: the mean over every press o
 games (the figure the goal names), then the worst game's::
 
     channel_posts=<x> thread_posts_per_decision=<x> board_distance_max=<x> dms_per_player=<x>
-    calls_per_press=<x> calls_per_press_worst=<x>
+    calls_per_press=<x> calls_per_press_worst=<x> redis_commands_per_press=<x>
 
-(on one line).
+(on one line; ``redis_commands_per_press`` is the total over the three games divided by
+their presses).
 """
 
 from __future__ import annotations
@@ -36,9 +48,13 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import redis.exceptions
+
+from bench.redismeter import CommandMeter, breakdown, observer_store
 from bot.commands.authority import Authority
 from bot.commands.outbox import Outbox
 from bot.runtime import bench_redis
@@ -59,6 +75,12 @@ GAMES = {
     "businessgo": "turn_seconds=0 compete_seconds=0 auction_seconds=0",
 }
 """Default options but the deadlines, which would only wait for simulated players."""
+DEADLINES = "deadlines"
+"""The part of the Redis count spent firing what fell due (see :func:`_fire_due`)."""
+POLL_S = 3600.0
+"""The bot's own deadline loop: it polls on the real clock, as often on a slow machine as on a
+fast one, so its claims would count the machine's speed rather than the presses; the bench
+fires what falls due after every pause in its place (:func:`_fire_due`)."""
 CHANNEL = 700_000_000_000_009_001
 USERS = [
     FakeUser(800_000_000_000_009_000 + i, name)
@@ -79,6 +101,14 @@ class Figures:
     seconds: float
     rate: str = "max_posts_per_5s"
     """What ``max_posts_per_5s`` counts (Slack's limit is per second)."""
+    commands: Counter[str] = field(default_factory=Counter)
+    """Redis commands executed while the game was played, by name."""
+    deadline_commands: Counter[str] = field(default_factory=Counter)
+    """Those of them run while the bench fired what was due, in the deadline loop's place."""
+
+    @property
+    def redis_per_press(self) -> float:
+        return sum(self.commands.values()) / max(1, self.presses)
 
     @property
     def per_decision(self) -> float:
@@ -94,22 +124,26 @@ class Figures:
             f"thread_posts_per_decision={self.per_decision:.2f} "
             f"board_distance_max={self.board_distance_max} "
             f"dms_per_player={self.dms_per_player:.1f} calls_per_press={self.per_press:.2f} "
-            f"{self.rate}={self.max_posts_per_5s} seconds={self.seconds:.1f}"
+            f"{self.rate}={self.max_posts_per_5s} "
+            f"redis_commands_per_press={self.redis_per_press:.2f} seconds={self.seconds:.1f}"
         )
 
 
-async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) -> Figures:
+async def _play_discord(
+    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter
+) -> Figures:
     store = GameStore.from_url(redis_url)
+    observer = observer_store(redis_url)
     clock = VirtualClock()
     fake = await FakeDiscord(clock=clock).start()
     try:
-        await store.client.flushdb()
+        await observer.client.flushdb()
         settings = Settings.model_validate(
             {
                 "DISCORD_GUILD_IDS": str(fake.guild_id),
                 "DISCORD_API_URL": fake.api_url,
                 "DISCORD_GATEWAY_URL": fake.gateway_url,
-                "BOARDROOM_DEADLINE_POLL_SECONDS": 0.05,
+                "BOARDROOM_DEADLINE_POLL_SECONDS": POLL_S,
             }
         )
         seeds = random.Random(seed)
@@ -119,20 +153,23 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
         started = time.monotonic()
         async with running_bot(fake, authority, settings) as client:
             table = Table(fake, client, CHANNEL, USERS, random.Random(seed), game=game)
+            table.observer = observer
             await table.open(GAMES[game])
             first_call = len(fake.calls)
             presses_before = table.presses
             distances = [0]
 
             async def measure() -> None:
-                distances.append(await _below_board(fake, store, table))
+                distances.append(await _below_board(fake, observer, table))
 
             async def fire() -> None:
-                await _fire_due(authority, "discord", client.adapter.deliver)
+                async with meter.part(counted, DEADLINES):
+                    await _fire_due(authority, "discord", client.adapter.deliver)
 
             table.before_press = measure
             table.after_think = fire
-            await table.play(think_s=think_s)
+            async with meter.window() as counted:
+                await table.play(think_s=think_s)
         presses = table.presses - presses_before
         calls = fake.calls[first_call:]
         threads = [t for t in fake.threads.values() if t.parent_id == CHANNEL]
@@ -155,10 +192,13 @@ async def _play_discord(redis_url: str, game: str, seed: int, think_s: float) ->
             calls=len(calls),
             max_posts_per_5s=busiest,
             seconds=time.monotonic() - started,
+            commands=counted.by_name,
+            deadline_commands=counted.parts.get(DEADLINES, Counter()),
         )
     finally:
         await fake.close()
         await store.close()
+        await observer.close()
 
 
 async def _fire_due(
@@ -187,12 +227,16 @@ SLACK_CHANNEL = "CTABLE1"
 SLACK_USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 
 
-async def _play_slack(redis_url: str, game: str, seed: int, think_s: float) -> Figures:
+async def _play_slack(
+    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter
+) -> Figures:
+    observer = observer_store(redis_url)
+    await observer.client.flushdb()
     loop = await Loopback.start(redis_url, seed, clock=VirtualClock())
     try:
-        await loop.store.client.flushdb()
         started = time.monotonic()
         table = SlackTable.on(loop, SLACK_CHANNEL, SLACK_USERS, random.Random(seed), game)
+        table.observer = observer
         await table.command(SLACK_USERS[0], f"start {GAMES[game]}")
         join = "Start a team" if game == "biggiebills" else "Join"
         for user in SLACK_USERS[1:]:
@@ -203,12 +247,15 @@ async def _play_slack(redis_url: str, game: str, seed: int, think_s: float) -> F
         distances = [0]
 
         async def measure() -> None:
-            distances.append(await _below_slack_board(loop))
+            distances.append(await _below_slack_board(loop, observer))
 
         async def fire() -> None:
-            await _fire_due(loop.authority, "slack", loop.adapter.deliver)
+            async with meter.part(counted, DEADLINES):
+                await _fire_due(loop.authority, "slack", loop.adapter.deliver)
 
-        await table.play(think_s=think_s, after_each=measure, before_each=fire)
+        async with meter.window() as counted:
+            await table.play(think_s=think_s, after_each=measure, before_each=fire)
+            await loop.adapter.settled()  # the last press's answer, delivered
         table.detach()
         presses = table.stats.presses - first_press
         top = loop.api.channel_messages(SLACK_CHANNEL, deleted=True)
@@ -228,13 +275,16 @@ async def _play_slack(redis_url: str, game: str, seed: int, think_s: float) -> F
             max_posts_per_5s=rate.peak,
             seconds=time.monotonic() - started,
             rate="max_posts_per_s",
+            commands=counted.by_name,
+            deadline_commands=counted.parts.get(DEADLINES, Counter()),
         )
     finally:
         await loop.close()
+        await observer.close()
 
 
-async def _below_slack_board(loop: Loopback) -> int:
-    stored = await loop.store.table_refs(GameKey("slack", SLACK_CHANNEL))
+async def _below_slack_board(loop: Loopback, observer: GameStore) -> int:
+    stored = await observer.table_refs(GameKey("slack", SLACK_CHANNEL))
     if stored is None:
         return 0
     refs = Refs.model_validate_json(stored[1])
@@ -248,8 +298,14 @@ async def _below_slack_board(loop: Loopback) -> int:
     return len(ids) - ids.index(refs.board.id) - 1 if refs.board.id in ids else 0
 
 
-async def run_table_bench(settings: Settings, adapter: str, seed: int, think_ms: float) -> int:
-    """Play a game of each game and print the figures; 0 when all finished."""
+async def run_table_bench(
+    settings: Settings,
+    adapter: str,
+    seed: int,
+    think_ms: float,
+    games: tuple[str, ...] = tuple(GAMES),
+) -> int:
+    """Play a game of each of ``games`` and print the figures; 0 when all finished."""
     if adapter not in ("discord", "slack"):
         print("--table goes with --adapter discord or --adapter slack")
         return 2
@@ -258,17 +314,33 @@ async def run_table_bench(settings: Settings, adapter: str, seed: int, think_ms:
         url = await bench_redis(stack, settings.redis_url)
         if url is None:
             return 2
+        # Before any connection of the bench's: the meter sees each one name itself.
+        try:
+            meter = await stack.enter_async_context(CommandMeter(url))
+        except (redis.exceptions.RedisError, OSError) as error:
+            print(f"cannot count the Redis commands: MONITOR on {url} failed ({error})")
+            return 2
         figures = []
-        for game in GAMES:
-            result = await play(url, game, seed, think_ms / 1000)
+        for game in games:
+            result = await play(url, game, seed, think_ms / 1000, meter)
             print(result.line(), flush=True)
             figures.append(result)
-    mean = sum(f.calls for f in figures) / max(1, sum(f.presses for f in figures))
+    presses = sum(f.presses for f in figures)
+    mean = sum(f.calls for f in figures) / max(1, presses)
+    commands: Counter[str] = sum((f.commands for f in figures), Counter())
+    firing: Counter[str] = sum((f.deadline_commands for f in figures), Counter())
+    total = sum(commands.values())
+    print(
+        f"redis commands: {total} for {presses} presses: {breakdown(commands)}; "
+        f"of which {sum(firing.values())} firing what was due after each pause: "
+        f"{breakdown(firing)}"
+    )
     print(
         f"channel_posts={max(f.channel_posts for f in figures)} "
         f"thread_posts_per_decision={max(f.per_decision for f in figures):.2f} "
         f"board_distance_max={max(f.board_distance_max for f in figures)} "
         f"dms_per_player={max(f.dms_per_player for f in figures):.1f} "
-        f"calls_per_press={mean:.2f} calls_per_press_worst={max(f.per_press for f in figures):.2f}"
+        f"calls_per_press={mean:.2f} calls_per_press_worst={max(f.per_press for f in figures):.2f} "
+        f"redis_commands_per_press={total / max(1, presses):.2f}"
     )
     return 0

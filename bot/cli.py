@@ -98,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
         help="with --adapter: whole games of each game, counting posts, DMs and calls per press",
     )
     bench.add_argument(
+        "--hostile",
+        action="store_true",
+        help="with --adapter slack: whole games of hostile players against a Slack answering "
+        "429s, counting DMs, dropped and refused calls",
+    )
+    bench.add_argument(
         "--faults",
         action="store_true",
         help="several worker processes on a Redis the bench kills and restarts (20 games)",
@@ -169,6 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.workers is not None or args.cluster or args.seconds is not None:
             print("--workers, --cluster and --seconds go with --faults")
             return 2
+        if args.hostile:
+            if args.adapter != "slack":
+                print("--hostile goes with --adapter slack")
+                return 2
+            from bench.hostile import run_hostile_bench
+
+            return asyncio.run(run_hostile_bench(settings, args.seed))
         if args.table:
             from bench.table import run_table_bench
 

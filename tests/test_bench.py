@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from typing import Any
+
 import pytest
 import redis.asyncio as aioredis
 
 from bench.authority import bench
+from bench.hostile import dropped, run_hostile_bench
+from bench.redismeter import CommandMeter, observer_store, script_names
+from bench.table import run_table_bench
+from bot.adapters.slack.render import blocks
 from bot.settings import Settings
+from core import ui
+from storage import GameKey, GameStore
+from testkit.slack.fake import Call
 
 KEYS = ("actions_per_s", "floor_ratio", "p50_ms", "p99_ms", "bytes_per_game")
 
@@ -36,3 +47,121 @@ async def test_bench_plays_every_game_and_prints_the_numbers(
         assert [key async for key in client.scan_iter("boardroom-bench:*:game")] == []
     finally:
         await client.aclose()
+
+
+# --- what the table costs Redis ---------------------------------------------------------------
+
+
+async def test_the_meter_counts_what_the_server_ran_scripts_once_and_not_the_benchs_reads(
+    redis_url: str,
+) -> None:
+    store = GameStore.from_url(redis_url)
+    observer = observer_store(redis_url)
+    script = store.client.register_script("redis.call('SET', KEYS[1], 1) return 1")
+
+    async def work() -> None:
+        await store.client.set("k", "v")
+        pipe = store.client.pipeline(transaction=True)
+        pipe.incr("a")
+        pipe.incr("b")
+        await pipe.execute()
+        await script(keys=["s"])  # runs SET inside: Redis's work, not a command sent
+        await observer.load(GameKey("bench", "c"))  # the bench's own read
+
+    try:
+        async with CommandMeter(redis_url) as meter:
+            await work()  # connects, and loads the script, before the window
+            async with meter.window() as counted:
+                await work()
+                async with meter.part(counted, "later"):
+                    await store.client.get("k")
+            await store.client.get("k")  # after the window
+    finally:
+        await store.close()
+        await observer.close()
+    expected = {"SET": 1, "MULTI": 1, "INCRBY": 2, "EXEC": 1, f"EVALSHA:{script.sha[:8]}": 1}
+    assert counted.parts[""] == Counter(expected)
+    assert counted.parts["later"] == Counter({"GET": 1})
+    assert counted.total == sum(counted.parts[""].values()) + 1
+    assert "save" in script_names().values()  # the store's own scripts are named
+
+
+def _figures(line: str) -> dict[str, str]:
+    return dict(word.split("=", 1) for word in line.split() if "=" in word)
+
+
+@pytest.mark.parametrize(("adapter", "game"), [("discord", "bigidea"), ("slack", "businessgo")])
+async def test_the_table_bench_counts_redis_commands_per_press(
+    capsys: pytest.CaptureFixture[str], adapter: str, game: str
+) -> None:
+    # No REDIS_URL: the bench starts a redis-server of its own and monitors it.
+    code = await run_table_bench(Settings(REDIS_URL=""), adapter, 3, 0.0, games=(game,))
+
+    lines = [line for line in capsys.readouterr().out.splitlines() if "=" in line]
+    assert code == 0, lines
+    played, breakdown, last = lines[-3], lines[-2], lines[-1]
+    assert played.startswith(f"{game}: ")
+    per_press = float(_figures(last)["redis_commands_per_press"])
+    assert per_press == float(_figures(played)["redis_commands_per_press"]) > 0
+    found = re.match(r"redis commands: (\d+) for (\d+) presses: (.*); of which (\d+) ", breakdown)
+    assert found, breakdown
+    total, presses = int(found.group(1)), int(found.group(2))
+    assert presses == int(_figures(played)["presses"]) > 0
+    by_name = {name: int(n) for name, n in (w.split("=") for w in found.group(3).split())}
+    assert sum(by_name.values()) == total and int(found.group(4)) <= total
+    assert round(total / presses, 2) == per_press
+    # Every press that changed the game saved it with one script; scripts' insides (HSET,
+    # XADD...) are not counted as commands.
+    assert 0 < by_name["EVALSHA:save"] <= presses
+    assert not {"HSET", "XADD", "PEXPIRE"} & set(by_name)
+
+
+# --- a Slack that pushes back -----------------------------------------------------------------
+
+
+def _slack_call(method: str, error: str | None = None, **args: Any) -> Call:
+    call = Call(method, dict(args), channel=str(args.get("channel", "")), ts=args.get("ts"))
+    call.error = error
+    return call
+
+
+def test_a_refused_call_is_dropped_unless_it_lands_or_is_superseded() -> None:
+    def choices(version: int, title: str | None = None) -> list[dict[str, Any]]:
+        vote = ui.Button(label="Vote", action={"type": "vote"}, version=version)
+        return blocks(ui.Message(title=title, text="choose", buttons=[[vote]]), "bigidea", None)
+
+    panel = blocks(ui.Message(title="The Big Idea: UALICE", text="hand"), "bigidea", "C")
+    log = {"channel": "C", "thread_ts": "1.0"}
+    received = [
+        _slack_call("chat.postMessage", "ratelimited", text="a", **log),
+        _slack_call("chat.postMessage", text="a", **log),  # the retry lands
+        _slack_call("chat.postMessage", "ratelimited", text="b", **log),  # never again: dropped
+        _slack_call("chat.update", "ratelimited", channel="C", ts="2.0", text="x"),
+        _slack_call("chat.update", channel="C", ts="2.0", text="y"),  # a newer state of it
+        _slack_call("chat.postEphemeral", "ratelimited", channel="C", user="U", blocks=choices(2)),
+        _slack_call("chat.postMessage", blocks=choices(3), **log),  # newer choices
+        _slack_call("chat.update", "ratelimited", channel="DUALICE", ts="3.0", blocks=panel),
+        _slack_call("chat.postMessage", channel="DUALICE", blocks=panel),  # the panel anew
+        _slack_call("chat.delete", "message_not_found", channel="C", ts="4.0"),  # dropped
+        _slack_call("users.info", "ratelimited", user="U"),  # shows nothing
+    ]
+    assert dropped(received) == [received[2], received[9]]
+
+
+async def test_the_hostile_slack_run_counts_dms_drops_and_refusals_from_the_fakes_log(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = await run_hostile_bench(Settings(REDIS_URL=""), 5, games=("biggiebills",))
+
+    lines = [line for line in capsys.readouterr().out.splitlines() if "=" in line]
+    played, last = _figures(lines[0]), _figures(lines[-1])
+    assert lines[0].startswith("biggiebills: ") and code in (0, 1)
+    per_player = re.search(r"dms_per_player_max=\d+ \(([^)]*)\)", lines[0])
+    assert per_player, lines[0]
+    dms = [int(word.split("=")[1]) for word in per_player.group(1).split()]
+    assert len(dms) == 4 and max(dms) == int(last["dms_per_player_max"]) > 0
+    for key in ("dropped", "refused", "rate_limited"):
+        assert played[key] == last[key], key
+    assert int(last["rate_limited"]) > 0  # the fake did push back
+    assert last["unfinished"] == ("0" if played["finished"] == "yes" else "1")
+    assert int(played["presses"]) > 0

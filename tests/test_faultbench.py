@@ -1,4 +1,5 @@
-"""``boardroom bench --faults``: one short run end to end, and its accounting on made-up logs."""
+"""``boardroom bench --faults``: one short run end to end, and its accounting on made-up logs
+(the moves' and what players saw on the platform)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ import redis.asyncio as aioredis
 
 from bench.faults import Checked, Platform, Sent, Step, faultbench, match_moves
 from bench.faultworker import SURFACES, show
-from bot.commands.outbox import Outbox
+from bench.visible import Sightings
+from bot.adapters.slack.render import blocks
+from bot.commands.outbox import GAME_OVER, Outbox
 from bot.settings import Settings
 from core import ui
+from testkit.slack.fake import Call
 
 LAST = re.compile(
     r"kills=(\d+) restarts=(\d+) actions=(\d+) lost=(\d+) doubled=(\d+) "
-    r"deadlines_lost=(\d+) max_deadline_late_s=(\d+\.\d+)"
+    r"deadlines_lost=(\d+) max_deadline_late_s=(\d+\.\d+) max_visible_late_s=(\d+\.\d+) "
+    r"deadlines_unseen=(\d+) games_unfinished=(\d+)"
 )
 
 
@@ -27,7 +32,9 @@ async def test_a_short_run_with_kills_and_a_redis_restart_loses_and_doubles_noth
     # A shorter lease than the default only shortens the final settle period.
     settings = Settings(BOARDROOM_DEADLINE_LEASE_SECONDS=1)
 
-    await faultbench(settings, games=4, workers=2, seconds=3, restarts=1, workdir=tmp_path)
+    await faultbench(
+        settings, games=4, workers=2, seconds=3, restarts=1, workdir=tmp_path, finish_s=0
+    )
 
     out = capsys.readouterr().out
     lines = out.strip().splitlines()
@@ -39,6 +46,26 @@ async def test_a_short_run_with_kills_and_a_redis_restart_loses_and_doubles_noth
     assert (lost, doubled, deadlines_lost) == (0, 0, 0), out
     replayed = re.search(r"(\d+)/(\d+) replay to their record", out)
     assert replayed and replayed.group(1) == replayed.group(2), out
+
+    # Lateness as players saw it, read from the fake Slack's log the workers delivered to.
+    late, visible = float(found.group(7)), float(found.group(8))
+    unseen, unfinished = int(found.group(9)), int(found.group(10))
+    seen = re.search(
+        r"as players saw it \(the fake Slack's log: (\d+) calls accepted, (\d+) refused\): "
+        r"(\d+) deadlines, .* max (\d+\.\d+) s; (\d+) never shown",
+        out,
+    )
+    assert seen, out
+    assert int(seen.group(1)) > 0 and int(seen.group(3)) > 0
+    assert float(seen.group(4)) <= visible and int(seen.group(5)) == unseen
+    ended = re.search(r"deadlines: (\d+) ended, .* max (\d+\.\d+) s", out)
+    assert ended and int(seen.group(3)) <= int(ended.group(1)) and float(ended.group(2)) <= late
+    log = (tmp_path / "slack-calls.jsonl").read_text().splitlines()
+    assert len(log) >= int(seen.group(1))
+    # The people stopped at once (no time to finish): every game begun and not finished counts.
+    games = re.search(r"logs: (\d+) games \((\d+) finished, (\d+) not\)", out)
+    assert games and int(games.group(3)) == unfinished
+    assert int(games.group(2)) + unfinished >= int(games.group(1))
 
 
 def _press(id: str, entry: list[object], version: int, applied_at: int | None) -> Sent:
@@ -121,3 +148,39 @@ async def test_workers_show_surfaces_and_an_older_outbox_never_replaces_a_newer_
         await client.delete(SURFACES + channel)
         await client.aclose()
         await platform.close()
+
+
+def _call(method: str, at: float, channel: str, message: ui.Message, **args: object) -> Call:
+    """A call as the fake Slack logs it, its blocks rendered by the Slack adapter's renderer
+    (a DM's choices name their game's channel)."""
+    home = "C1" if channel.startswith("D") else None
+    body = {"channel": channel, "text": message.text, "blocks": blocks(message, "bigidea", home)}
+    return Call(method, {**body, **args}, at=at, channel=channel, ts=f"{at}")
+
+
+def test_a_save_is_seen_at_the_first_call_showing_its_choices_or_the_end() -> None:
+    def choice(version: int) -> ui.Message:
+        vote = ui.Button(label="Vote", action={"type": "vote"}, version=version)
+        return ui.Message(text="choose", buttons=[[vote]])
+
+    limited = _call("chat.update", 4, "C1", choice(6))
+    limited.error = "ratelimited"
+    calls = [
+        _call("chat.postMessage", 1, "C1", ui.Message(text="the card")),
+        _call("chat.postMessage", 2, "C1", choice(3), thread_ts="1"),
+        _call("chat.update", 3, "DUALICE", choice(5)),
+        limited,  # refused: nobody saw it
+        _call("chat.postMessage", 5, "C1", ui.Message(text="time is up"), thread_ts="1"),
+        _call("chat.postMessage", 6, "C1", ui.Message(text="the result")),
+        _call("chat.update", 7, "DUBOB", ui.Message(text=GAME_OVER)),
+    ]
+    seen = Sightings(calls)
+    assert seen.first("C1", 3, False, [], 0) == 2
+    assert seen.first("C1", 2, False, [], 0) == 2  # a later state shows an earlier one's effect
+    assert seen.first("C1", 4, False, [], 0) == 3  # the DM's choices name their game
+    assert seen.first("C1", 6, False, [], 0) is None  # a story line is no choice to act on
+    assert seen.first("C1", 9, True, [], 0) == 6  # the result posted in the channel
+    # A game's end told in a player's DM, from the save on (not another game's end before).
+    assert seen.first("C2", 1, True, ["UBOB"], 6.5) == 7
+    assert seen.first("C2", 1, True, ["UBOB"], 7.5) is None
+    assert seen.first("C2", 1, True, ["UALICE"], 0) is None

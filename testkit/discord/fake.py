@@ -16,7 +16,9 @@ a filename for every new attachment the body lists, none over
 1,024 characters, and Attach Files where the bot uploads; what was uploaded is kept
 (:meth:`FakeDiscord.attached`). Every refused call is in :attr:`FakeDiscord.refused`. Faults Discord
 produces on its own can be injected: rate limits (:meth:`FakeDiscord.rate_limit`), closed DMs
-(:attr:`FakeDiscord.closed_dms`), a moderator deleting a message (:meth:`delete_message`).
+(:attr:`FakeDiscord.closed_dms`), a moderator deleting a message (:meth:`delete_message`), and
+Discord's cap on edits of messages older than an hour (:meth:`FakeDiscord.limit_old_edits`:
+429 with JSON code 30046).
 Notifications are counted as Discord computes them (:attr:`FakeDiscord.notifications`), every
 message keeps the body it was created with (:attr:`FakeMessage.created`) and every post, edit
 and deletion is in :attr:`FakeDiscord.history`, so a test can tell what a channel showed at
@@ -51,6 +53,7 @@ __all__ = [
     "BOT_PERMISSIONS",
     "DM_PERMISSIONS",
     "GUILD_ID",
+    "OLD_MESSAGE_S",
     "Call",
     "FakeDiscord",
     "FakeMessage",
@@ -103,6 +106,11 @@ MAX_ATTACHMENT_DESCRIPTION = 1024
 _FILE_PART = re.compile(r"files\[(\d+)\]")
 TOKEN_LIFETIME_S = 15 * 60.0
 RETRY_AFTER_S = 0.01
+OLD_MESSAGE_S = 3600.0
+"""Seconds (on the fake's clock) after which a message's edits count against
+:meth:`FakeDiscord.limit_old_edits`."""
+OLD_EDITS = 30046
+OLD_EDITS_MESSAGE = "Maximum number of edits to messages older than 1 hour reached. Try again later"
 
 Audience = Literal["channel", "ephemeral", "dm"]
 MentionKind = Literal["everyone", "here", "user", "role"]
@@ -802,6 +810,10 @@ class FakeMessage:
     created: dict[str, Any] = field(default_factory=dict)
     """The body the message was created with, as sent (its first content and its
     ``allowed_mentions``, which decided whom it notified)."""
+    created_at: float = 0.0
+    """When it was created, on the fake's clock."""
+    old_edits: int = 0
+    """Edits accepted since it was an hour old (see :meth:`FakeDiscord.limit_old_edits`)."""
 
     @property
     def content(self) -> str:
@@ -985,6 +997,7 @@ class FakeDiscord:
         self._post_times: dict[int, list[float]] = {}
         self._rate_ratio = 0.0
         self._rate_rng = random.Random(0)
+        self._old_edits: int | None = None
         self._retrying: set[str] = set()
         self._ids = itertools.count(1_000_000_000_000_000_000)
         self._sockets: list[tuple[web.WebSocketResponse, list[int]]] = []
@@ -1090,6 +1103,22 @@ class FakeDiscord:
         self._rate_ratio = ratio
         self._rate_rng = random.Random(seed)
         self._retrying.clear()
+
+    def limit_old_edits(self, edits: int | None = 0) -> None:
+        """Refuse edits of messages older than an hour (:data:`OLD_MESSAGE_S` on ``clock``) once
+        ``edits`` of them were accepted, per message (0: every one; None: no limit).
+
+        Discord caps how often a message older than an hour may be edited, and past the cap
+        answers ``PATCH /channels/{channel}/messages/{message}`` with a 429 whose JSON code is
+        30046 ("Maximum number of edits to messages older than 1 hour reached. Try again
+        later"; discord.py raises it as ``429 Too Many Requests (error code: 30046)`` once its
+        retries are spent: it takes the 429 for a rate limit, sleeps ``retry_after`` and tries
+        again, 5 times). Discord does not say how many edits it allows; here the cap is
+        ``edits`` and never resets, so a bot must post such a surface anew to go on showing it.
+        Edits through an interaction (a webhook, an UPDATE_MESSAGE callback) are not capped:
+        their tokens expire after 15 minutes anyway.
+        """
+        self._old_edits = edits
 
     def deny(self, channel_id: int, *permissions: str) -> None:
         """Take permissions (discord.Permissions names, e.g. "send_messages") from the bot there."""
@@ -1417,10 +1446,11 @@ class FakeDiscord:
         finally:
             self._request_uploads = {}
         call.status = response.status
+        if 400 <= response.status < 500:
+            call.reply = response.data if isinstance(response, _Reply) else None
         if response.status == 429:
             self.rate_limited.append(call)
         elif 400 <= response.status < 500:
-            call.reply = response.data if isinstance(response, _Reply) else None
             self.refused.append(call)
         return response
 
@@ -1547,6 +1577,44 @@ class FakeDiscord:
                 return self._thread(channel_id, data)
         return _json({"message": f"fake Discord has no route {method} {path}", "code": 0}, 404)
 
+    def _old(self, message: FakeMessage) -> bool:
+        return self.clock.now() - message.created_at > OLD_MESSAGE_S
+
+    def _old_edit_refusal(self, message: FakeMessage) -> web.Response | None:
+        """Discord's 429 / 30046 for an edit past :meth:`limit_old_edits`'s cap (None: allowed)."""
+        if self._old_edits is None or not self._old(message):
+            return None
+        if message.old_edits < self._old_edits:
+            return None
+        body = {
+            "message": OLD_EDITS_MESSAGE,
+            "code": OLD_EDITS,
+            "retry_after": self.retry_after,
+            "global": False,
+        }
+        route = f"PATCH /channels/{message.channel_id}/messages/{{id}}"
+        return self._too_many(body, hashlib.sha1(route.encode()).hexdigest()[:16])
+
+    def _too_many(self, body: dict[str, Any], bucket: str) -> web.Response:
+        """A 429 with Discord's headers (``Via`` among them: without it discord.py takes a 429
+        for a Cloudflare ban and raises at once)."""
+        after = float(body["retry_after"])
+        response = _json(body, 429)
+        response.headers.update(
+            {
+                "Retry-After": str(max(1, math.ceil(after))),
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{self.clock.wall() + after:.3f}",
+                "X-RateLimit-Reset-After": f"{after:.3f}",
+                "X-RateLimit-Bucket": bucket,
+                "X-RateLimit-Scope": "user",
+                # Discord's responses come through Google's front end; discord.py checks for it.
+                "Via": "1.1 google",
+            }
+        )
+        return response
+
     def _limited(self, method: str, path: str) -> web.Response | None:
         """A 429 for a message call, when :meth:`rate_limit` says so."""
         if self._rate_ratio <= 0 or method not in ("POST", "PATCH", "DELETE"):
@@ -1564,24 +1632,8 @@ class FakeDiscord:
         self._retrying.add(key)
         route = "/".join("{id}" if p.isdigit() or p.startswith("token-") else p for p in parts)
         bucket = hashlib.sha1(f"{method} {route}".encode()).hexdigest()[:16]
-        after = self.retry_after
-        response = _json(
-            {"message": "You are being rate limited.", "retry_after": after, "global": False}, 429
-        )
-        response.headers.update(
-            {
-                "Retry-After": str(max(1, math.ceil(after))),
-                "X-RateLimit-Limit": "5",
-                "X-RateLimit-Remaining": "0",
-                "X-RateLimit-Reset": f"{self.clock.wall() + after:.3f}",
-                "X-RateLimit-Reset-After": f"{after:.3f}",
-                "X-RateLimit-Bucket": bucket,
-                "X-RateLimit-Scope": "user",
-                # Discord's responses come through Google's front end; discord.py checks for it.
-                "Via": "1.1 google",
-            }
-        )
-        return response
+        body = {"message": "You are being rate limited.", "retry_after": self.retry_after}
+        return self._too_many(body | {"global": False}, bucket)
 
     # --- interactions ------------------------------------------------------------------------
 
@@ -1808,9 +1860,11 @@ class FakeDiscord:
             thread = self.threads.get(channel_id)
             if thread is not None and thread.archived:
                 return _error(400, 50083, "Thread is archived")
-            refusal = self._check_edit(message, body)
+            refusal = self._old_edit_refusal(message) or self._check_edit(message, body)
             if refusal is not None:
                 return refusal
+            if self._old_edits is not None and self._old(message):
+                message.old_edits += 1
             self._apply_edit(message, body, self.permissions(channel_id).embed_links)
             return _json(message.data)
         return _json(
@@ -1926,7 +1980,15 @@ class FakeDiscord:
             "edited_timestamp": None,
             "flags": flags,
         }
-        message = FakeMessage(message_id, channel_id, audience, user, data, created=dict(body))
+        message = FakeMessage(
+            message_id,
+            channel_id,
+            audience,
+            user,
+            data,
+            created=dict(body),
+            created_at=self.clock.now(),
+        )
         self._drop_embeds(message, embed_links)
         self.messages[message_id] = message
         self.history.append(("post", channel_id, message_id))

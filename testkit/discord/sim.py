@@ -24,7 +24,7 @@ from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
 from bot.settings import Settings
-from storage import GameKey
+from storage import GameKey, GameStore
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 
 __all__ = ["Table", "Watcher", "running_bot"]
@@ -110,10 +110,13 @@ class Table:
     """One channel of the fake server and the users sitting at it."""
 
     before_press: Callable[[], Awaitable[None]] | None = None
+    """Awaited before each press (the table bench measures the thread then)."""
     after_think: Callable[[], Awaitable[None]] | None = None
     """Run after each pause of :meth:`play`, before the next choice is made (what fell due
     meanwhile, fired as the bot's deadline loop would have)."""
-    """Awaited before each press (the table bench measures the thread then)."""
+    observer: GameStore | None = None
+    """Where the users read the game's record (who sits where, whether it is over): the bot's
+    own store by default; a bench counting the bot's Redis commands gives one of its own."""
 
     def __init__(
         self,
@@ -153,7 +156,8 @@ class Table:
         return GameKey("discord", str(self.channel_id))
 
     async def record(self) -> GameRecord | None:
-        _, loaded = await self.client.adapter.authority.store.load(self.key)
+        store = self.observer or self.client.adapter.authority.store
+        _, loaded = await store.load(self.key)
         return GameRecord.model_validate_json(loaded.data) if loaded else None
 
     async def settle(self, interaction: Interaction) -> Interaction:

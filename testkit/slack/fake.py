@@ -20,7 +20,10 @@ real Bolt app against it. It answers the methods the adapter uses the way Slack 
   (:meth:`FakeSlackAPI.close_dms`): the error given.
 - ``views.open`` without a fresh, unused ``trigger_id`` issued by :class:`SignedClient`.
 - Response URLs (:meth:`FakeSlackAPI.response_url`) used more than 5 times or after 30 minutes.
-- Rate limits on demand (:meth:`FakeSlackAPI.rate_limit`): HTTP 429 with ``Retry-After``.
+- Rate limits on demand (:meth:`FakeSlackAPI.rate_limit`): HTTP 429 with ``Retry-After``; and
+  Slack's per-conversation limit on posting (:meth:`FakeSlackAPI.post_limit`): a
+  ``chat.postMessage`` past one a second in a conversation (thread replies count against their
+  channel, each DM is its own) is answered 429 with ``Retry-After: 1``.
 - File uploads, Slack's external flow: ``files.getUploadURLExternal`` needs ``filename`` and an
   integer ``length`` (``invalid_arguments``; a length of 0: ``missing_argument``; ``alt_txt``
   over 1,000 characters: ``alt_txt_too_large``); its ``upload_url`` (on this server) takes one
@@ -865,6 +868,7 @@ class FakeSlackAPI:
         (channel, "") -> when each of the channel's own messages was; (channel, thread ts) ->
         when each reply of that thread was."""
         self._limit: tuple[float, random.Random, int] | None = None
+        self._post_limit: tuple[int, float] | None = None
         self._ts = itertools.count(1)
         self._view_ids = itertools.count(1)
         self._file_ids = itertools.count(1)
@@ -912,6 +916,26 @@ class FakeSlackAPI:
         (``Retry-After: retry_after``, ``{"ok": false, "error": "ratelimited"}``), chosen by a
         ``random.Random(seed)``; ``ratio=0`` stops it."""
         self._limit = (ratio, random.Random(seed), retry_after) if ratio > 0 else None
+
+    def post_limit(self, posts: int = 1, window_s: float = 1.0) -> None:
+        """Refuse ``chat.postMessage`` into a conversation that had ``posts`` messages posted
+        within the last ``window_s`` seconds of ``clock`` (thread replies count against their
+        channel; each DM is a conversation of its own): HTTP 429 ``ratelimited`` with
+        ``Retry-After: 1``, as Slack answers past its one message a second per channel (it
+        tolerates short bursts: ``posts`` above 1 allows them). ``posts=0`` turns it off."""
+        self._post_limit = (posts, window_s) if posts > 0 else None
+
+    def _over_post_limit(self, method: str, args: dict[str, Any]) -> bool:
+        if self._post_limit is None or method != "chat.postMessage":
+            return False
+        posts, window = self._post_limit
+        now = self.clock()
+        recent = 0
+        for at in reversed(self._posts.get((str(args.get("channel", "")), None), [])):
+            if now - at >= window:
+                break
+            recent += 1
+        return recent >= posts
 
     def delete(self, channel: str, ts: str) -> None:
         """Someone deleted the message ``ts`` in ``channel`` (a test's doing, not the bot's)."""
@@ -1087,6 +1111,10 @@ class FakeSlackAPI:
             self.rate_limited.append(call)
             body = {"ok": False, "error": "ratelimited"}
             return _json(body, 429, **{"Retry-After": str(self._limit[2])})
+        if self._over_post_limit(method, args):
+            call.error = "ratelimited"
+            self.rate_limited.append(call)
+            return _json({"ok": False, "error": "ratelimited"}, 429, **{"Retry-After": "1"})
         token = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         answer = self._auth_error(method, token or str(args.get("token", "")))
         if answer is None:

@@ -22,7 +22,7 @@ from bot.adapters.slack.render import component_id
 from bot.commands import codec
 from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
-from storage import GameKey
+from storage import GameKey, GameStore
 from testkit.clock import pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
@@ -212,6 +212,9 @@ class SlackTable:
         self.rng = rng
         self.players = {u: _Player(u) for u in users}
         self.stats = TableStats()
+        self.observer: GameStore | None = None
+        """Where the users read the seats (the app's own store by default; a bench counting
+        the bot's Redis commands gives one of its own)."""
         self.changes = 0
         """Calls that changed what someone other than the presser sees, or a shown message
         (anything but a private reply): a press that caused one was applied."""
@@ -343,6 +346,21 @@ class SlackTable:
                 )
         return seen
 
+    def ever_shown(self, user: str) -> list[Component]:
+        """Every choice ``user`` was ever shown on a message still there: as it was posted and
+        as each edit left it (the screen of a client that lags behind, or a double click
+        landing after the first click's update), newest message first."""
+        seen = []
+        for message in reversed(list(self.api.messages.values())):
+            if message.deleted or not self._mine(message.channel):
+                continue
+            viewers, _ = self._viewers(message)
+            if user not in [p.user for p in viewers]:
+                continue
+            for shown in [message.posted, *message.edits]:
+                seen += components_of(shown.blocks, message.channel, message.ts, message.ephemeral)
+        return seen
+
     # --- acting ----------------------------------------------------------------------------
 
     async def _send(self, user: str, body: bytes) -> None:
@@ -404,11 +422,13 @@ class SlackTable:
         )
 
     async def _seats(self) -> dict[str, int]:
-        """Each user's seat, as the game's card and board tell its players (read from the
-        store of the app this table plays against; none known without one)."""
-        if self.adapter is None:
+        """Each user's seat, as the game's card and board tell its players (read from
+        :attr:`observer`, else the store of the app this table plays against; none known
+        without either)."""
+        store = self.observer or (self.adapter.authority.store if self.adapter else None)
+        if store is None:
             return {}
-        _, loaded = await self.adapter.authority.store.load(GameKey("slack", self.channel))
+        _, loaded = await store.load(GameKey("slack", self.channel))
         if loaded is None:
             return {}
         record = GameRecord.model_validate_json(loaded.data)

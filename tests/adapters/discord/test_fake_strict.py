@@ -23,6 +23,7 @@ from testkit.discord.fake import (
     APP_ID,
     BOT_PERMISSIONS,
     DM_PERMISSIONS,
+    OLD_MESSAGE_S,
     FakeDiscord,
     FakeMessage,
     Interaction,
@@ -697,6 +698,50 @@ async def test_rate_limits_have_discords_shape(fake: FakeDiscord) -> None:
         await dispatched(events)
         status, _ = await callback(fake, interaction, {"type": 4, "data": {"content": "ok"}})
         assert status == 200 and len(fake.rate_limited) == 1
+
+
+async def test_edits_of_messages_older_than_an_hour_are_capped_with_30046(
+    fake: FakeDiscord,
+) -> None:
+    _, board = await post(fake, {"content": "board"})
+    path = f"/channels/{CHANNEL}/messages/{board['id']}"
+    fake.limit_old_edits(1)
+    # Under an hour old, edits do not count.
+    assert (await rest(fake, "PATCH", path, {"content": "board 2"}))[0] == 200
+    assert (await rest(fake, "PATCH", path, {"content": "board 3"}))[0] == 200
+
+    await fake.clock.sleep(OLD_MESSAGE_S + 1)  # the virtual clock jumps an hour
+    _, fresh = await post(fake, {"content": "fresh"})
+    assert (await rest(fake, "PATCH", path, {"content": "board 4"}))[0] == 200  # the one allowed
+    async with (
+        aiohttp.ClientSession() as session,
+        session.patch(fake.api_url + path, json={"content": "board 5"}) as response,
+    ):
+        assert response.status == 429
+        assert await response.json() == {
+            "message": "Maximum number of edits to messages older than 1 hour reached. "
+            "Try again later",
+            "code": 30046,
+            "retry_after": fake.retry_after,
+            "global": False,
+        }
+        assert response.headers["Via"] and response.headers["Retry-After"]
+    # A message under an hour old is not capped; the refused edit changed nothing.
+    fresh_path = f"/channels/{CHANNEL}/messages/{fresh['id']}"
+    assert (await rest(fake, "PATCH", fresh_path, {"content": "fresh 2"}))[0] == 200
+    assert [m.content for m in fake.public(CHANNEL)] == ["board 4", "fresh 2"]
+    assert [c.code for c in fake.rate_limited] == [30046] and fake.refused == []
+
+    # discord.py takes it for a rate limit: it waits and retries, then raises the 30046.
+    fake.limit_old_edits(0)
+    async with real_client(fake) as client:
+        message = client.get_partial_messageable(CHANNEL).get_partial_message(int(board["id"]))
+        with pytest.raises(discord.HTTPException) as raised:
+            await message.edit(content="board 6")
+    assert (raised.value.status, raised.value.code) == (429, 30046)
+    assert len(fake.rate_limited) == 1 + 5  # discord.py's five tries
+    fake.limit_old_edits(None)
+    assert (await rest(fake, "PATCH", path, {"content": "board 7"}))[0] == 200
 
 
 async def test_rate_limit_ratio_is_seeded(fake: FakeDiscord) -> None:

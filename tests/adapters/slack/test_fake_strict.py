@@ -547,6 +547,34 @@ async def test_slack_sdks_rate_limit_handler_retries_the_429(
     assert len(api.called("chat.postMessage")) == 1
 
 
+async def test_posts_past_one_a_second_in_a_conversation_answer_429(
+    api: FakeSlackAPI, client: AsyncWebClient, clock: Clock
+) -> None:
+    api.post_limit()
+    card = await client.chat_postMessage(channel=CHANNEL, text="card")
+    # A thread reply counts against its channel, as Slack's limit does.
+    error = await refusal(client.chat_postMessage(channel=CHANNEL, thread_ts=card["ts"], text="r"))
+    assert error.response.status_code == 429 and error.response.headers["Retry-After"] == "1"
+    assert error.response.data == {"ok": False, "error": "ratelimited"}
+    # Another conversation (a DM is one of its own) and edits are not limited.
+    dm = (await client.conversations_open(users="UALICE"))["channel"]["id"]
+    assert (await client.chat_postMessage(channel=dm, text="your hand"))["ok"]
+    assert (await client.chat_update(channel=CHANNEL, ts=card["ts"], text="card 2"))["ok"]
+    clock.advance(1.0)
+    assert (await client.chat_postMessage(channel=CHANNEL, thread_ts=card["ts"], text="r"))["ok"]
+    assert [c.args["text"] for c in api.rate_limited] == ["r"] and api.refused == []
+
+    api.post_limit(posts=2, window_s=1.0)  # a short burst tolerated
+    clock.advance(1.0)
+    for text in ("a", "b"):
+        assert (await client.chat_postMessage(channel=CHANNEL, text=text))["ok"]
+    assert (
+        await refusal(client.chat_postMessage(channel=CHANNEL, text="c"))
+    ).response.status_code == 429
+    api.post_limit(0)
+    assert (await client.chat_postMessage(channel=CHANNEL, text="c"))["ok"]
+
+
 def _first_limited_second_not(seed: int) -> bool:
     draws = random.Random(seed)
     return draws.random() < 0.5 <= draws.random()
