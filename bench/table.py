@@ -17,10 +17,12 @@ real redis-server, and counts what a channel's members would see:
 - ``redis_commands_per_press``: the commands the bench's redis-server executed while the game
   was played (from the first press after ``begin`` to the end), counted by the server itself
   through ``MONITOR`` (:mod:`bench.redismeter`: a script is one ``EVALSHA``, each command of a
-  pipeline counts), per human press. The bot's every command counts, the deadline firings the
-  bench makes in the deadline loop's place included (a claim after each pause, whatever it
-  finds: the bot's own loop is slowed to :data:`POLL_S`, its polls paced by the real clock
-  alone); the bench's own reads (the simulated players reading the record, the board's
+  pipeline counts), per human press: what a press costs, its load, save and table. The
+  deadline firings the bench makes in the deadline loop's place (a claim after each pause,
+  whatever it finds: the bot's own loop is slowed to :data:`POLL_S`, its polls paced by the real
+  clock alone) are counted apart, as ``deadline_commands_per_press`` on the line before the last:
+  they are the loop's polling, paid per poll (every half second a worker), not per press; the
+  bench's own reads (the simulated players reading the record, the board's
   distance) go through a connection of its own and do not. A line before the last breaks the
   count down by command (``EVALSHA`` by script), and says which of them the firing cost. With
   ``REDIS_URL`` set, everything that server runs meanwhile counts; a server that refuses
@@ -108,7 +110,9 @@ class Figures:
 
     @property
     def redis_per_press(self) -> float:
-        return sum(self.commands.values()) / max(1, self.presses)
+        """A press's own commands: the deadline loop's polling is counted apart."""
+        polled = sum(self.deadline_commands.values())
+        return (sum(self.commands.values()) - polled) / max(1, self.presses)
 
     @property
     def per_decision(self) -> float:
@@ -330,10 +334,11 @@ async def run_table_bench(
     commands: Counter[str] = sum((f.commands for f in figures), Counter())
     firing: Counter[str] = sum((f.deadline_commands for f in figures), Counter())
     total = sum(commands.values())
+    polled = sum(firing.values())
     print(
         f"redis commands: {total} for {presses} presses: {breakdown(commands)}; "
-        f"of which {sum(firing.values())} firing what was due after each pause: "
-        f"{breakdown(firing)}"
+        f"of which {polled} firing what was due after each pause: "
+        f"{breakdown(firing)} (deadline_commands_per_press={polled / max(1, presses):.2f})"
     )
     print(
         f"channel_posts={max(f.channel_posts for f in figures)} "
@@ -341,6 +346,6 @@ async def run_table_bench(
         f"board_distance_max={max(f.board_distance_max for f in figures)} "
         f"dms_per_player={max(f.dms_per_player for f in figures):.1f} "
         f"calls_per_press={mean:.2f} calls_per_press_worst={max(f.per_press for f in figures):.2f} "
-        f"redis_commands_per_press={total / max(1, presses):.2f}"
+        f"redis_commands_per_press={(total - polled) / max(1, presses):.2f}"
     )
     return 0

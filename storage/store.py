@@ -485,6 +485,34 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 """
 
+# A save that arms its deadline, on one Redis (not a cluster, where the deadlines live in another
+# slot): the save script and the arming script in one script and one round trip. KEYS =
+# deadlines, leases, then the save's keys; ARGV = the arming's three, then the save's. The save
+# runs first: Redis checks a script's first write against maxmemory and lets the rest through,
+# so the first write must be one a full Redis refuses (the arming's can be a mere HDEL).
+_SAVE_ARMED_LUA = (
+    "local function save()\n"
+    + re.sub(r"KEYS\[(\d)\]", lambda m: f"KEYS[{int(m.group(1)) + 2}]", _SAVE_LUA)
+    .replace("#KEYS >= 3", "#KEYS >= 5")
+    .replace("ARGV[", "ARGV[3+")
+    .strip()
+    + "\nend\nlocal written = save()\n"
+    + _ARM_LUA.replace("return 1", "return written").strip()
+)
+
+# Load what a delivery needs in one round trip: whether its delivery id was handled already
+# (KEYS[3], when given), the game (KEYS[1]) and the table's refs (KEYS[2]).
+_LOAD_LUA = """
+local seen = 0
+if #KEYS >= 3 then seen = redis.call('EXISTS', KEYS[3]) end
+local game = redis.call('HMGET', KEYS[1], 'v', 'data')
+local refs = redis.call('HMGET', KEYS[2], 'rev', 'data')
+return {seen, game[1] or false, game[2] or false, refs[1] or false, refs[2] or false}
+"""
+_LOAD_RO_LUA = "#!lua flags=no-writes\n" + _LOAD_LUA.lstrip()
+"""The same, declared read-only (Redis 7): a full Redis refuses every script that may write,
+and a delivery must still read its game there (the player is then told the store is full)."""
+
 # Release (ARGV = game, token, due or ''): the lease holder found nothing to fire; put the entry at
 # the game's real due time or remove it, unless someone armed the game since (the lease is gone).
 _RELEASE_LUA = """
@@ -525,6 +553,9 @@ class GameStore:
         self._save_script = client.register_script(_SAVE_LUA)
         self._claim_script = client.register_script(_CLAIM_LUA)
         self._arm_script = client.register_script(_ARM_LUA)
+        self._save_armed_script = client.register_script(_SAVE_ARMED_LUA)
+        # (The embedded store, and a Redis before 7, take no script flags: the plain one.)
+        self._load_script = client.register_script(_LOAD_LUA if embedded else _LOAD_RO_LUA)
         self._release_script = client.register_script(_RELEASE_LUA)
         self.snapshot_every = _SNAPSHOT_EVERY
         """Log entries after which a snapshot replaces them (tests make it small)."""
@@ -689,22 +720,35 @@ class GameStore:
     @_outage_is_unavailable
     async def load(self, key: GameKey, dedupe: str | None = None) -> tuple[bool, Loaded | None]:
         """Read the game and whether the delivery ``dedupe`` (when given) was handled already,
-        in one round trip.
+        in one round trip (see :meth:`load_table` for the table's refs with them).
 
         Returns ``(fresh, loaded)``: ``fresh`` is False when ``dedupe`` was handled before. A
         delivery counts as handled once its move is saved (``save(..., dedupe=...)``) or its
         answer given (:meth:`mark_handled`), so a retry after a failure is applied.
         """
-        pipe = self._client.pipeline(transaction=False)
+        fresh, loaded, _refs = await self.load_table(key, dedupe)
+        return fresh, loaded
+
+    @_outage_is_unavailable
+    async def load_table(
+        self, key: GameKey, dedupe: str | None = None
+    ) -> tuple[bool, Loaded | None, tuple[int, str] | None]:
+        """As :meth:`load`, and the table's refs as :meth:`table_refs` reads them: all that one
+        delivery reads, in one script."""
+        keys = [_game_key(key), _table_key(key)]
         if dedupe is not None:
-            pipe.exists(_dedupe_key(key, dedupe))
-        pipe.hmget(_game_key(key), ["v", "data"])
-        replies = await pipe.execute()
-        fresh = not replies[0] if dedupe is not None else True
-        version, data = replies[-1]
-        if version is None or data is None:
-            return fresh, None
-        return fresh, Loaded(int(version), _unpack(data))
+            keys.append(_dedupe_key(key, dedupe))
+        try:
+            seen, version, data, rev, refs = await self._load_script(keys=keys, args=[])
+        except redis.exceptions.ResponseError as error:
+            if "near '#'" not in str(error):
+                raise
+            self._load_script = self._client.register_script(_LOAD_LUA)  # a Redis before 7
+            seen, version, data, rev, refs = await self._load_script(keys=keys, args=[])
+        fresh = not int(seen)
+        loaded = Loaded(int(version), _unpack(data)) if version and data else None
+        table = (int(rev), _unpack(refs)) if rev and refs else None
+        return fresh, loaded, table
 
     @_outage_is_unavailable
     async def mark_handled(self, key: GameKey, dedupe: str, ttl_s: int) -> bool:
@@ -733,8 +777,9 @@ class GameStore:
         Appends ``log`` to the game's stream and refreshes both keys' TTL. On a version conflict
         (``CONFLICT``), or when the delivery ``dedupe`` was saved before (``DUPLICATE``), nothing
         is written; ``WRITTEN`` also records ``dedupe`` as handled. ``due``: the saved game's
-        deadline, armed in the same round trip just before the write (see ``_ARM_LUA``), so that
-        no save can leave its deadline unscheduled; ``lease``: the token of the claim being fired.
+        deadline, armed just before the write in the same script (see ``_ARM_LUA``; on a cluster
+        in a round trip of its own, first), so that no save can leave its deadline unscheduled;
+        ``lease``: the token of the claim being fired.
         ``fresh_log``: the save begins a new game in the channel, whose log starts empty.
         """
         args: list[str | int] = [
@@ -760,15 +805,11 @@ class GameStore:
             # an early deadline, which is harmless.
             await self._arm(self._client, key, due, lease)
             return SaveResult(int(await self._save_script(keys=keys, args=args)))
-        # A pipeline with scripts first asks SCRIPT EXISTS on a connection of its own, which
-        # redis-py (8.1) returns to the pool only if that answers: leaving the block does it
-        # when the question times out.
-        async with cast(aioredis.Redis, self._client).pipeline(transaction=False) as pipe:
-            # Awaiting a script call on a pipeline queues it (redis-py's AsyncScript).
-            await self._arm(pipe, key, due, lease)
-            await self._save_script(keys=keys, args=args, client=pipe)
-            _armed, written = await pipe.execute()
-        return SaveResult(int(written))
+        # One Redis: the arming and the save in one script (one round trip, and no pipeline of
+        # scripts, which redis-py precedes with a SCRIPT EXISTS of its own).
+        armed_keys = [_deadlines_key(key.platform), _leases_key(key.platform), *keys]
+        armed_args: list[str | int] = [str(key), repr(due), lease or "", *args]
+        return SaveResult(int(await self._save_armed_script(keys=armed_keys, args=armed_args)))
 
     async def _arm(self, client: Any, key: GameKey, due: float, lease: str | None) -> Any:
         keys = [_deadlines_key(key.platform), _leases_key(key.platform)]

@@ -46,7 +46,8 @@ async def bump(store: GameStore, key: GameKey, ttl_s: int = 3600) -> None:
 class RacingStore(GameStore):
     """The real store ``inner``, with competing writes and lost replies injected into saves.
 
-    Everything but :meth:`load` and :meth:`save` is the real store's own (the same client).
+    Everything but :meth:`load_table` (which :meth:`load` reads through) and :meth:`save` is the
+    real store's own (the same client).
     """
 
     def __init__(self, inner: GameStore) -> None:
@@ -76,8 +77,10 @@ class RacingStore(GameStore):
         self._lost = times
         self._how = how
 
-    async def load(self, key: GameKey, dedupe: str | None = None) -> tuple[bool, Loaded | None]:
-        found = await self.inner.load(key, dedupe=dedupe)
+    async def load_table(
+        self, key: GameKey, dedupe: str | None = None
+    ) -> tuple[bool, Loaded | None, tuple[int, str] | None]:
+        found = await self.inner.load_table(key, dedupe=dedupe)
         self._loaded.add(key)
         return found
 

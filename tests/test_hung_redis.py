@@ -289,8 +289,9 @@ async def test_moves_in_flight_when_redis_freezes_are_neither_lost_nor_doubled(
     retried = {where: await move(*where) for where in in_flight}
     for (_channel, user), out in retried.items():
         assert not out.unavailable and not _said(out, user), _said(out, user)
+    # (Saves sent to the frozen Redis ran as it thawed: their retries are recognised.)
     thawed = [where for where, out in retried.items() if out.duplicate]
-    assert thawed and all(channel in lobbies for channel, _user in thawed), thawed
+    assert thawed, retried
 
     for channel in tables:
         rec = await _record(store, channel)

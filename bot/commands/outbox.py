@@ -111,6 +111,9 @@ class Outbox(BaseModel):
     up to date with the answer, so it cannot be pressed stale again."""
     heal: ui.Message | None = None
     """With ``stale_press``: what a private pressed message shows now (the seat's panel)."""
+    refs_seen: tuple[int, str] | None = Field(default=None, exclude=True)
+    """The table's refs (revision and JSON; ``(0, "")``: none) as loaded with the game, so the
+    table need not read them again (it does when they turn out to have changed)."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 

@@ -90,12 +90,13 @@ class Pipeline:
             out = outbox_for(req, game)
             out.announcements = told
             try:
-                fresh, loaded = await self.store.load(key, dedupe=dedupe)
+                fresh, loaded, refs = await self.store.load_table(key, dedupe=dedupe)
             except StorageUnavailable as outage:
                 return self._unavailable(req, game, str(outage), told)
             if not fresh:
                 out.duplicate = True
                 return out
+            out.refs_seen = refs or (0, "")  # (none stored yet)
             try:
                 record = read_record(loaded.data) if loaded else None
                 if record is not None:

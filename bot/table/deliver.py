@@ -187,7 +187,7 @@ class Table:
     async def _reserve(self, key: GameKey, run: _Run) -> Plan:
         """Plan from the newest refs and write the plan's refs before any platform call."""
         ctx = self._context(run)
-        refs = await self._read(key, run.out)
+        refs = await self._read(key, run.out, run.out.refs_seen)
         for _ in range(MAX_PLANS):
             planned = plan(refs, run.out, ctx)
             if not _changed(refs, planned.refs):
@@ -204,13 +204,16 @@ class Table:
         planned.refs.rev = -1
         return planned
 
-    async def _read(self, key: GameKey, out: Outbox) -> Refs:
-        try:
-            stored = await self.store.table_refs(key)
-        except StorageUnavailable:
-            stored = None
+    async def _read(self, key: GameKey, out: Outbox, seen: tuple[int, str] | None = None) -> Refs:
+        """The refs of ``out``'s game: ``seen`` (as loaded with the game), else read now."""
+        stored = seen
+        if stored is None:
+            try:
+                stored = await self.store.table_refs(key)
+            except StorageUnavailable:
+                stored = None
         refs, rev = None, 0
-        if stored is not None:
+        if stored is not None and stored[1]:
             rev, data = stored
             with contextlib.suppress(ValidationError):
                 refs = Refs.model_validate_json(data)
