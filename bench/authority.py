@@ -45,13 +45,13 @@ from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
-from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.simulate import percentile
 from core import ui
 from core.registry import get_game
 from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
 from storage.store import DEFAULT_TIMEOUT_S, StoreClient
+from testkit.local_server import bench_redis
 
 __all__ = ["CountingStore", "bench"]
 

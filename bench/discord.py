@@ -30,7 +30,6 @@ import random
 import sys
 import time
 
-from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.simulate import percentile
 from storage import GameStore
@@ -42,6 +41,7 @@ from testkit.discord.remote import (
     WatchedDiscord,
     all_quiet,
 )
+from testkit.local_server import bench_redis
 
 __all__ = ["run_bench"]
 

@@ -118,8 +118,8 @@ from core import ui
 from core.engine import Game, GameState, IllegalAction
 from core.registry import get_game
 from storage import GameKey, GameStore, StorageUnavailable
-from storage.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
 from storage.store import _log_key
+from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
 from testkit.slack.fake import FakeSlackAPI
 from testkit.slack.players import components_of, texts
 

@@ -52,7 +52,7 @@ from bot.commands.record import GameRecord
 from bot.health import health
 from bot.settings import Settings
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
-from storage.local_server import LocalRedisServer
+from testkit.local_server import LocalRedisServer
 
 __all__ = ["frozen_bench"]
 

@@ -44,10 +44,10 @@ from dataclasses import dataclass
 from bench.redismeter import observer_store
 from bench.table import GAMES, SLACK_CHANNEL, SLACK_USERS, _fire_due
 from bot.commands.record import GameRecord
-from bot.runtime import bench_redis
 from bot.settings import Settings
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
+from testkit.local_server import bench_redis
 from testkit.slack.fake import Call, FakeSlackAPI
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, components_of

@@ -40,11 +40,11 @@ from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
-from bot.runtime import bench_redis, freeze_startup
+from bot.runtime import freeze_startup
 from bot.settings import Settings
 from bot.simulate import percentile
 from storage import GameKey, GameStore
-from storage.local_server import free_port
+from testkit.local_server import bench_redis, free_port
 from testkit.slack.fake import HANDLED, FakeSlackAPI, SignedClient
 from testkit.slack.players import SlackTable
 

@@ -59,13 +59,13 @@ import redis.exceptions
 from bench.redismeter import CommandMeter, breakdown, observer_store
 from bot.commands.authority import Authority
 from bot.commands.outbox import Outbox
-from bot.runtime import bench_redis
 from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeUser
 from testkit.discord.sim import Table, running_bot
+from testkit.local_server import bench_redis
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable
 

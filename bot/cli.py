@@ -6,9 +6,8 @@ import argparse
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TextIO
 
 from bot.settings import Settings
@@ -70,59 +69,10 @@ def _parser() -> argparse.ArgumentParser:
     discord_cli.add_arguments(commands.add_parser("discord", help="run the bot on Discord"))
     slack_cli.add_arguments(commands.add_parser("slack", help="run the bot on Slack"))
 
-    bench = commands.add_parser("bench", help="measure the authority against a real redis-server")
-    bench.add_argument(
-        "--adapter",
-        choices=["authority", "discord", "slack"],
-        default="authority",
-        help="authority (default): the authority and Redis; discord/slack: through the real SDK "
-        "and a fake platform server on 127.0.0.1",
-    )
-    bench.add_argument(
-        "--games", type=int, default=None, help="concurrent games (100; 50 with --adapter)"
-    )
-    bench.add_argument("--players", type=int, default=4)
-    bench.add_argument("--seed", type=int, default=1)
-    bench.add_argument(
-        "--think-ms",
-        type=float,
-        default=None,
-        help="mean pause between a game's presses (1000; 0 with --table)",
-    )
-    bench.add_argument(
-        "--pace-seconds", type=float, default=15.0, help="length of the latency part; 0 skips it"
-    )
-    bench.add_argument(
-        "--table",
-        action="store_true",
-        help="with --adapter: whole games of each game, counting posts, DMs and calls per press",
-    )
-    bench.add_argument(
-        "--hostile",
-        action="store_true",
-        help="with --adapter slack: whole games of hostile players against a Slack answering "
-        "429s, counting DMs, dropped and refused calls",
-    )
-    bench.add_argument(
-        "--faults",
-        action="store_true",
-        help="several worker processes on a Redis the bench kills and restarts (20 games)",
-    )
-    bench.add_argument(
-        "--frozen",
-        action="store_true",
-        help="one worker on a redis-server the bench freezes (SIGSTOP): how long answers take",
-    )
-    bench.add_argument("--workers", type=int, default=None, help="with --faults: workers (3)")
-    bench.add_argument(
-        "--cluster", action="store_true", help="with --faults: on a local 3-master cluster"
-    )
-    bench.add_argument(
-        "--seconds",
-        type=float,
-        default=None,
-        help="with --faults: how long to play (30); with --frozen: how long Redis is frozen (20)",
-    )
+    # Commands other installed packages add (the benchmarks: `bench` from bench/cli.py), found
+    # by their entry points so that nothing here imports them.
+    for extra in _extra_commands():
+        extra.add_arguments(commands.add_parser(extra.NAME, help=extra.HELP))
     return parser
 
 
@@ -153,56 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(
             simulate(settings, args.game, args.players, args.games, args.seed, args.option)
         )
-    if command == "bench":
-        if args.faults:
-            from bench.faults import faultbench
-
-            return asyncio.run(
-                faultbench(
-                    settings,
-                    games=args.games or 20,
-                    workers=3 if args.workers is None else args.workers,
-                    cluster=args.cluster,
-                    seconds=30.0 if args.seconds is None else args.seconds,
-                    seed=args.seed,
-                )
-            )
-        if args.frozen:
-            from bench.frozen import frozen_bench
-
-            seconds = 20.0 if args.seconds is None else args.seconds
-            return asyncio.run(frozen_bench(settings, seconds=seconds))
-        if args.workers is not None or args.cluster or args.seconds is not None:
-            print("--workers, --cluster and --seconds go with --faults")
-            return 2
-        if args.hostile:
-            if args.adapter != "slack":
-                print("--hostile goes with --adapter slack")
-                return 2
-            from bench.hostile import run_hostile_bench
-
-            return asyncio.run(run_hostile_bench(settings, args.seed))
-        if args.table:
-            from bench.table import run_table_bench
-
-            think = args.think_ms or 0.0
-            return asyncio.run(run_table_bench(settings, args.adapter, args.seed, think))
-        if args.adapter != "authority":
-            adapter_bench: Callable[[Settings, int, int], Coroutine[Any, Any, int]]
-            adapter_bench = _adapter_cli(args.adapter).bench
-            return asyncio.run(adapter_bench(settings, args.games or 50, args.seed))
-        from bench.authority import bench
-
-        return asyncio.run(
-            bench(
-                settings,
-                args.games or 100,
-                args.players,
-                args.seed,
-                1000.0 if args.think_ms is None else args.think_ms,
-                args.pace_seconds,
-            )
-        )
+    for extra in _extra_commands():
+        if command == extra.NAME:
+            result: int = extra.run(settings, args)
+            return result
     return 2
 
 
@@ -215,14 +119,12 @@ def _default_command(settings: Settings) -> str:
     return "console"
 
 
-def _adapter_cli(name: str) -> ModuleType:
-    if name == "discord":
-        from bot.adapters.discord import cli as discord_cli
+def _extra_commands() -> list[Any]:
+    """The modules of the ``boardroom.commands`` entry points: each has ``NAME``, ``HELP``,
+    ``add_arguments(parser)`` and ``run(settings, args) -> int``."""
+    from importlib.metadata import entry_points
 
-        return discord_cli
-    from bot.adapters.slack import cli as slack_cli
-
-    return slack_cli
+    return [point.load() for point in entry_points(group="boardroom.commands")]
 
 
 def _with_defaults(args: argparse.Namespace, command: str) -> argparse.Namespace:

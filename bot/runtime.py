@@ -21,7 +21,6 @@ import aiohttp
 
 from bot.settings import Settings
 from storage import GameStore, StorageUnavailable
-from storage.local_server import LocalRedisServer, RedisServerError
 
 __all__ = [
     "EMBEDDED_NOTICE",
@@ -31,7 +30,6 @@ __all__ = [
     "NoAnswer",
     "StartFailed",
     "Stopped",
-    "bench_redis",
     "freeze_startup",
     "open_store",
     "settle",
@@ -88,19 +86,6 @@ def freeze_startup() -> None:
     that stall every interaction in flight."""
     gc.collect()
     gc.freeze()
-
-
-async def bench_redis(stack: contextlib.AsyncExitStack, url: str | None) -> str | None:
-    """``url``, or a local redis-server started for a bench (stopped with ``stack``); None,
-    with a sentence printed, when none can be started."""
-    if url:
-        return url
-    try:
-        server = await stack.enter_async_context(LocalRedisServer())
-    except RedisServerError as exc:
-        print(f"cannot start a local redis-server: {exc}")
-        return None
-    return server.url
 
 
 # --- starting and stopping on a platform ----------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from storage import GameStore
-from storage.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
+from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
 from tests.authority_support import Clock
 
 __all__ = ["RedisServer", "free_port"]

@@ -23,7 +23,7 @@ from bot.commands.record import GameRecord
 from bot.runtime import open_store, warn_about_policy
 from bot.settings import Settings
 from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
-from storage.local_server import LocalRedisCluster
+from testkit.local_server import LocalRedisCluster
 from tests.authority_support import Clock
 
 TTL_S = 3600

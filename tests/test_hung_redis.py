@@ -43,7 +43,7 @@ from bot.health import health
 from bot.settings import Settings
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult, StorageFull
-from storage.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
+from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
 from tests.authority_support import Clock
 from tests.test_authority import panel, panel_select
 from tests.test_cluster import (

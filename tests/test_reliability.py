@@ -27,7 +27,7 @@ from bot.health import health
 from bot.settings import Settings
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
-from storage.local_server import LocalRedisServer
+from testkit.local_server import LocalRedisServer
 from tests.authority_support import Clock
 from tests.test_authority import CHANNEL, KEY, lobby, record, reply_text, req
 

@@ -29,8 +29,8 @@ from aiohttp import ClientSession
 
 from bot.adapters.discord.adapter import INVITE_PERMISSIONS
 from bot.adapters.discord.cli import TOKEN_REFUSED
-from storage.local_server import free_port
 from testkit.discord.fake import FakeDiscord
+from testkit.local_server import free_port
 from testkit.slack.fake import FakeSlackAPI, sign
 from tests.adapters.slack.socket_server import FakeSocketMode
 

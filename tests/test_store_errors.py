@@ -23,8 +23,8 @@ from storage import (
     StorageRefused,
     StorageUnavailable,
 )
-from storage.local_server import LocalRedisServer, RedisServerError
 from storage.store import _as_unavailable
+from testkit.local_server import LocalRedisServer, RedisServerError
 
 KEY = GameKey("console", "table-1")
 TTL_S = 3600

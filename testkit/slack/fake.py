@@ -60,8 +60,8 @@ from urllib.parse import parse_qsl, urlencode
 
 from aiohttp import ClientSession, web
 
-from storage.local_server import free_port
 from testkit.clock import RealClock, held, pause
+from testkit.local_server import free_port
 
 __all__ = [
     "FILE_UPLOAD",

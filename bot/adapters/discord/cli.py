@@ -35,7 +35,7 @@ from bot.runtime import (
 )
 from bot.settings import Settings
 
-__all__ = ["SCOPES", "add_arguments", "bench", "invite_url", "run"]
+__all__ = ["SCOPES", "add_arguments", "invite_url", "run"]
 
 log = logging.getLogger(__name__)
 
@@ -247,10 +247,3 @@ def _gateway_failure(error: BaseException | None, gateway: str | None) -> StartF
         f"Could not open Discord's gateway{where}: {why}. Check the network, or "
         "DISCORD_GATEWAY_URL.",
     )
-
-
-async def bench(settings: Settings, games: int, seed: int) -> int:
-    """``boardroom bench --adapter discord``; see bench/discord.py."""
-    from bench.discord import run_bench
-
-    return await run_bench(settings, games, seed)

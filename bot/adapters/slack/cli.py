@@ -35,7 +35,7 @@ from bot.runtime import (
 from bot.settings import Settings
 from storage import GameStore
 
-__all__ = ["add_arguments", "bench", "run"]
+__all__ = ["add_arguments", "run"]
 
 log = logging.getLogger(__name__)
 
@@ -254,10 +254,3 @@ def _refusal(code: str, setting: str) -> str:
         kind = TOKEN_KINDS.get(setting, "a Slack token")
         return f"Slack refused {setting} ({code}): it must be {kind} (docs/slack.md)."
     return f"Slack refused to start the bot ({code}): try again later, or see docs/slack.md."
-
-
-async def bench(settings: Settings, games: int, seed: int) -> int:
-    """``boardroom bench --adapter slack``; see :mod:`bench.slack`."""
-    from bench.slack import run_bench
-
-    return await run_bench(settings, games, seed)

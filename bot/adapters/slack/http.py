@@ -46,7 +46,6 @@ from bot.adapters.slack.payloads import (
     admit,
     read_body,
 )
-from storage.local_server import free_port
 
 __all__ = [
     "EVENTS_PATH",
@@ -283,8 +282,9 @@ async def serve_http(
         refused.flush()
 
     app.cleanup_ctx.append(counting)
-    port = port or free_port()
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_S)
     await runner.setup()
+    # Port 0: the system picks a free one, read back from the listening socket.
     await web.TCPSite(runner, host, port).start()
-    return runner, port
+    bound = runner.addresses[0][1] if port == 0 else port
+    return runner, int(bound)

@@ -576,3 +576,16 @@ def _cluster_nodes(client: redis.Redis) -> list[str]:
     raw = _call(client, "CLUSTER", "NODES")
     text = raw.decode() if isinstance(raw, bytes) else str(raw)
     return [line for line in text.splitlines() if line.strip()]
+
+
+async def bench_redis(stack: contextlib.AsyncExitStack, url: str | None) -> str | None:
+    """``url``, or a local redis-server started for a bench (stopped with ``stack``); None,
+    with a sentence printed, when none can be started."""
+    if url:
+        return url
+    try:
+        server = await stack.enter_async_context(LocalRedisServer())
+    except RedisServerError as exc:
+        print(f"cannot start a local redis-server: {exc}")
+        return None
+    return server.url
