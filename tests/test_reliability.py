@@ -185,6 +185,54 @@ async def test_the_deadline_loop_outlives_errors_and_reports_its_heartbeat(
         await store.close()
 
 
+async def test_a_stuck_channel_never_delays_another_channels_deadline(store: GameStore) -> None:
+    """Each fired Outbox is delivered in a task of its own: while one channel's delivery hangs
+    (a platform that does not answer), a deadline of another channel is delivered on time, and
+    the stuck channel's next Outbox waits behind its first (in order within a channel)."""
+    clock = Clock()
+    authority = _authority(store, clock)
+    stop = asyncio.Event()
+    stuck = asyncio.Event()
+    delivered: list[str] = []
+
+    async def sink(out: Any) -> None:
+        if out.channel == "slow" and "slow" not in delivered:
+            delivered.append("slow")
+            await stuck.wait()  # the first delivery of "slow" hangs until released
+            delivered.append("slow released")
+            return
+        delivered.append(out.channel)
+
+    await _bot_game(authority, "slow")
+    await _bot_game(authority, "fast")
+    loop = asyncio.create_task(run_deadlines(authority, "console", sink, 0.01, stop))
+    try:
+        clock.now += 3_600  # both games' deadlines are due
+        for _ in range(500):
+            if "fast" in delivered and "slow" in delivered:
+                break
+            await asyncio.sleep(0.01)
+        assert "slow" in delivered and "fast" in delivered and "slow released" not in delivered
+        clock.now += 3_600  # again: "fast" goes on, "slow" queues behind its stuck delivery
+        for _ in range(500):
+            if delivered.count("fast") >= 2:
+                break
+            await asyncio.sleep(0.01)
+        assert delivered.count("fast") >= 2 and delivered.count("slow") == 1
+        stuck.set()
+        for _ in range(500):
+            if delivered.count("slow") >= 2:
+                break
+            await asyncio.sleep(0.01)
+        assert delivered.index("slow released") < len(delivered) - 1
+        assert delivered[delivered.index("slow released") + 1 :].count("slow") >= 1
+    finally:
+        stuck.set()
+        stop.set()
+        await loop
+        await store.close()
+
+
 # --- truthful answers -------------------------------------------------------------------------
 
 

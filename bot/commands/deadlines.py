@@ -1,7 +1,9 @@
 """The deadline runner: any worker may run it; the store leases each due deadline to one worker.
 
 The loop never dies of one game or one Redis error: :meth:`Authority.fire_due` isolates games,
-a Redis error is logged and retried with backoff, and a failed delivery is logged. Its
+a Redis error is logged and retried with backoff, and a failed delivery is logged. Each fired
+Outbox is delivered in a task of its own, in order within its channel: one slow or stuck
+channel (a platform answering slowly, a rate limit) never delays another channel's deadlines. Its
 :class:`Heartbeat` tells health checks (``GET /healthz``) and the runtimes whether it runs.
 """
 
@@ -27,6 +29,8 @@ LOOP_DIED = 1
 """The exit status of a runtime whose deadline loop ended by itself: a supervisor restarts it."""
 MAX_BACKOFF_S = 5.0
 """Longest wait between two tries while Redis does not answer."""
+DRAIN_S = 5.0
+"""How long a stopping loop waits for the deliveries it started."""
 
 
 @dataclass
@@ -57,6 +61,57 @@ async def run_deadlines(
 ) -> None:
     """Fire due deadlines every ``poll_seconds`` until ``stop`` is set, delivering each Outbox."""
     beat = heartbeat or Heartbeat(poll_seconds)
+    deliveries = _Deliveries(sink)
+    try:
+        await _fire(authority, platform, deliveries, poll_seconds, stop, beat)
+    finally:
+        await deliveries.drain()
+
+
+class _Deliveries:
+    """The deliveries of fired Outboxes under way: one chain of tasks per channel."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.last: dict[str, asyncio.Task[None]] = {}
+
+    def start(self, outbox: Outbox) -> None:
+        before = self.last.get(outbox.channel)
+        task = asyncio.create_task(self._deliver(outbox, before))
+        self.last[outbox.channel] = task
+        task.add_done_callback(lambda done: self._forget(outbox.channel, done))
+
+    async def _deliver(self, outbox: Outbox, before: asyncio.Task[None] | None) -> None:
+        if before is not None:
+            await asyncio.wait({before})  # the channel's earlier Outbox first
+        try:
+            await self.sink(outbox)
+        except Exception:  # a failed delivery must not stop every other game's clock
+            log.exception("could not deliver the outbox of %s", outbox.channel)
+
+    def _forget(self, channel: str, done: asyncio.Task[None]) -> None:
+        if self.last.get(channel) is done:
+            del self.last[channel]
+
+    async def drain(self) -> None:
+        """Wait for the deliveries under way (a stopping worker finishes what it fired), at most
+        :data:`DRAIN_S`; what is still stuck then is cancelled (the next change of its game
+        shows the state anyway)."""
+        until = time.monotonic() + DRAIN_S
+        while self.last and (left := until - time.monotonic()) > 0:
+            await asyncio.wait(set(self.last.values()), timeout=left)
+        for task in list(self.last.values()):
+            task.cancel()
+
+
+async def _fire(
+    authority: Authority,
+    platform: str,
+    deliveries: _Deliveries,
+    poll_seconds: float,
+    stop: asyncio.Event,
+    beat: Heartbeat,
+) -> None:
     wait = poll_seconds
     while not stop.is_set():
         outboxes: list[Outbox] = []
@@ -82,10 +137,7 @@ async def run_deadlines(
             beat.beat()
             wait = poll_seconds
         for outbox in outboxes:
-            try:
-                await sink(outbox)
-            except Exception:  # a failed delivery must not stop every other game's clock
-                log.exception("could not deliver the outbox of %s", outbox.channel)
+            deliveries.start(outbox)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), wait)
 

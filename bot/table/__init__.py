@@ -24,6 +24,7 @@ from bot.table.model import (
     Refs,
     Refused,
     Shown,
+    Stuck,
     digest,
 )
 from bot.table.pacing import Clock, MonotonicClock, Pacer
@@ -62,6 +63,7 @@ __all__ = [
     "Refs",
     "Refused",
     "Shown",
+    "Stuck",
     "Table",
     "digest",
     "plan",

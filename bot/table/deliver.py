@@ -45,6 +45,7 @@ from bot.table.model import (
     Refs,
     Refused,
     Shown,
+    Stuck,
 )
 from bot.table.model import digest as digest_of
 from bot.table.pacing import Clock, Pacer
@@ -96,6 +97,8 @@ class _Gone:
     """Another delivery posts it anew (or it is no longer kept)."""
     catch_up: Shown | None = None
     """Another delivery's new message, to edit to ``message`` (newer) once the refs say so."""
+    stuck: Shown | None = None
+    """The old message when it is still there (:class:`Stuck`): deleted once posted anew."""
 
 
 @dataclass
@@ -382,8 +385,14 @@ class Table:
         try:
             await self.platform.edit(shown, message, run.game, run.out.channel, surface)
             return
+        except Stuck:
+            log.info(
+                "the %s of %s can no longer be edited: posting it anew", surface, run.out.channel
+            )
+            stuck: Shown | None = shown
         except Gone:
             log.info("the %s of %s is gone", surface, run.out.channel)
+            stuck = None
         except Exception as error:
             # Still there (a rate limit outlasted the retries, a hiccup): the next change edits
             # it again; a second copy would be worse than a late one.
@@ -391,7 +400,7 @@ class Table:
             return
         if slot in ("card", "board", "prompt") or slot.startswith("panel:"):
             # Posted anew once the refs say so (another delivery may find it gone too).
-            run.gone.append(_Gone(slot, shown.id, message, surface))
+            run.gone.append(_Gone(slot, shown.id, message, surface, stuck=stuck))
 
     async def _send(
         self,
@@ -520,6 +529,8 @@ class Table:
             if anew is not None:
                 anew.digest = digest_of(gone.message)
         run.posted[gone.claimed] = anew
+        if anew is not None and gone.stuck is not None:
+            await self._try(run, "a message posted anew", self.platform.delete(gone.stuck))
 
     async def _merge(self, run: _Run, newer: Refs) -> None:
         """This delivery's results into ``newer``: each reservation still there becomes its

@@ -23,6 +23,7 @@ __all__ = [
     "Refs",
     "Refused",
     "Shown",
+    "Stuck",
     "digest",
 ]
 
@@ -33,6 +34,12 @@ PENDING = "pending:"
 
 class Gone(Exception):
     """The message no longer exists (deleted by someone)."""
+
+
+class Stuck(Gone):
+    """The message is still there but can no longer be edited (Discord caps the edits of a
+    message older than an hour: error 30046). Like a gone one, the surface is posted anew at
+    the bottom; then the old message is deleted so that its buttons cannot be pressed."""
 
 
 class Closed(Exception):

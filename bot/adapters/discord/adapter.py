@@ -26,7 +26,7 @@ from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
-from bot.table import Closed, Gone, Place, Refused, Shown, Table
+from bot.table import Closed, Gone, Place, Refused, Shown, Stuck, Table
 from core import text as markup
 from core import ui
 from core.text import join
@@ -53,6 +53,8 @@ TEXT_INPUT_LIMIT = 4000
 MODAL_TIMEOUT_S = 900
 """A form left open longer than an interaction token lives is dropped (the answer would fail)."""
 MISSING_PERMISSIONS = 50013
+OLD_EDITS_CAPPED = 30046
+"""Discord's "Maximum number of edits to messages older than 1 hour reached"."""
 DONE = "Done: the channel shows what happened."
 """The answer to a command that had nothing private to say (Discord wants one)."""
 OPEN_DMS = (
@@ -247,7 +249,8 @@ class DiscordPlatform:
         surface: str = "post",
     ) -> None:
         # (An edit keeps the files the message was posted with: none of the table's edited
-        # surfaces carries one yet.)
+        # surfaces carries one yet.) A message older than an hour takes only so many edits
+        # (30046): the table posts it anew (Stuck).
         rendered = render(message, game, None if shown.where == channel else channel)
         kwargs = _kwargs(rendered)
         kwargs.setdefault("view", None)  # an edit without components removes the old ones
@@ -256,6 +259,10 @@ class DiscordPlatform:
             await partial.edit(**kwargs)
         except discord.NotFound as error:
             raise Gone(str(error)) from error
+        except discord.HTTPException as error:
+            if error.code == OLD_EDITS_CAPPED:
+                raise Stuck(str(error)) from error
+            raise
 
     async def delete(self, shown: Shown) -> None:
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))

@@ -92,6 +92,9 @@ MAX_MODAL_TITLE = 24
 _TOKEN_SKIPPED = DropRecords("As you gave `client` as well, `token` will be unused.")
 """Bolt reads SLACK_BOT_TOKEN from the environment by itself and warns, at every start, that
 the client given to it wins: that client carries the same token, so the warning is dropped."""
+_RETRY_NOTED = DropRecords("A retry handler found")
+"""slack_sdk logs every retry of a call at INFO (under a rate limit, one line per 429): the
+retries are routine; what is finally refused is logged by the bot."""
 
 
 class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
@@ -175,6 +178,7 @@ class SlackAdapter:
         """What each game's surfaces show (refs in Redis: any worker, or a restart, goes on
         editing the same messages)."""
         logging.getLogger("slack_bolt.AsyncApp").addFilter(_TOKEN_SKIPPED)
+        logging.getLogger("slack_sdk.web.async_base_client").addFilter(_RETRY_NOTED)
         self.app = AsyncApp(
             client=client,
             signing_secret=signing_secret or "socket-mode",

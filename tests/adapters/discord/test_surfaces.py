@@ -16,7 +16,7 @@ from bot.settings import Settings
 from bot.table import NO_THREAD
 from storage import GameStore
 from testkit.clock import VirtualClock
-from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
+from testkit.discord.fake import OLD_MESSAGE_S, FakeDiscord, FakeMessage, FakeUser, Interaction
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import (
     CHANNEL,
@@ -460,3 +460,42 @@ async def test_two_bot_processes_delivering_at_once_never_leave_two_boards(
     assert len(boards(fake, thread, BOARD)) == 2  # the deleted one and one new
     assert "Waiting for alice and dave." in lines(live)
     assert all(p.callback is not None and p.callback["type"] == 7 for p in presses)
+
+
+# --- Discord's cap on edits of old messages ----------------------------------------------------
+
+
+async def test_a_board_past_discords_cap_on_old_edits_is_posted_anew_once(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """Discord answers 429 / 30046 for edits of a message over an hour old past its cap: the
+    board (and a DM panel) is posted anew at the bottom, the old copy deleted, the game goes
+    on; the new message takes edits again."""
+    async with running_bot(fake, authority, settings) as client:
+        table = Table(fake, client, CHANNEL, USERS, random.Random(21))
+        await table.open(FAST)
+        thread = await thread_of(authority.store)
+        (old,) = live_boards(fake, thread, BOARD)
+        old_panel = _dm_panel(fake, USERS[1])
+        await fake.clock.sleep(OLD_MESSAGE_S + 1)  # the virtual clock jumps an hour
+        fake.limit_old_edits(0)  # no more edits of messages over an hour old
+
+        pressed = await _pick(table, USERS[1])
+        assert pressed.callback is not None and pressed.callback["type"] == 7
+        (board,) = live_boards(fake, thread, BOARD)
+        assert board.id != old.id and fake.message(old.id).deleted
+        assert boards(fake, thread, BOARD) == [old, board]  # posted anew once
+        (waiting,) = [line for line in lines([board]) if line.startswith("Waiting for")]
+        assert "alice" in waiting and "bob" not in waiting  # the press was applied
+        assert {c.code for c in fake.rate_limited} == {30046}
+
+        since, edits = len(fake.calls), board.edits
+        await _pick(table, USERS[2])  # the new board is young: edited in place again
+        assert _calls(fake, since, "POST", thread) == []
+        assert live_boards(fake, thread, BOARD) == [board] and board.edits == edits + 1
+        record = await table.record()
+        assert record is not None and record.state is not None
+        assert record.state["picks"][1] is not None and record.state["picks"][2] is not None
+    # The panel pressed was edited through the interaction (not capped): still the one panel.
+    assert _dm_panel(fake, USERS[1]).id == old_panel.id
+    assert_only_notices(fake)
