@@ -166,6 +166,36 @@ async def test_an_older_outbox_never_replaces_a_newer_board(store: GameStore) ->
     assert "five" in platform.texts[board] and "four" not in platform.texts[board]
 
 
+class _FailingEdits(Recorder):
+    """Edits fail (a rate limit that outlasted the retries) while ``failing`` is set."""
+
+    failing = False
+
+    async def edit(
+        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
+    ) -> None:
+        if self.failing:
+            self.calls.append(("refused edit", surface))
+            raise RuntimeError("429 ratelimited")
+        await super().edit(shown, message, game, channel, surface)
+
+
+async def test_a_failed_edit_is_made_again_by_the_next_delivery(store: GameStore) -> None:
+    """An edit the platform refused is not taken as shown: the next delivery of the same content
+    edits it (nothing is dropped because the refs believed it landed)."""
+    platform = _FailingEdits()
+    table = Table(store, platform, 60)
+    thread = await _begun(table, platform)
+    platform.failing = True
+    await table.deliver(_out(3, board=_board("three")))
+    platform.failing = False
+    (board,) = [i for i in platform.places[thread] if platform.texts[i].startswith("**Board**")]
+    assert "three" not in platform.texts[board]
+    await table.deliver(_out(3, board=_board("three")))  # the same content again
+    assert "three" in platform.texts[board], platform.calls
+    assert platform.calls[-2:] == [("refused edit", "board"), ("edit", "board")]
+
+
 async def test_the_boards_latest_fits_beside_it_cut_between_lines_or_words(
     store: GameStore,
 ) -> None:

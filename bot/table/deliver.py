@@ -118,6 +118,9 @@ class _Run:
     """Surfaces whose message was gone when edited: posted anew, under a reservation too."""
     slots: dict[str, str] = field(default_factory=dict)
     """The slot of each reservation (``board``, ``panel:<user>``, ``below``...)."""
+    failed_edits: list[tuple[str, str]] = field(default_factory=list)
+    """(slot, message id) of the edits the platform did not take: not shown, whatever the
+    refs written before them say."""
 
     def kept(self, pending: str) -> bool:
         """Whether the reservation is of a surface there is one of (a story line is not)."""
@@ -394,9 +397,12 @@ class Table:
             log.info("the %s of %s is gone", surface, run.out.channel)
             stuck = None
         except Exception as error:
-            # Still there (a rate limit outlasted the retries, a hiccup): the next change edits
-            # it again; a second copy would be worse than a late one.
+            # Still there (a rate limit outlasted the retries, a hiccup): a second copy would be
+            # worse than a late one. Its digest is forgotten, so the next delivery edits it to
+            # what is current then, even if that is what this edit tried to show.
             log.warning("editing the %s in %s failed: %s", surface, run.out.channel, error)
+            run.failed_edits.append((slot, shown.id))
+            _forget(refs, run)
             return
         if slot in ("card", "board", "prompt") or slot.startswith("panel:"):
             # Posted anew once the refs say so (another delivery may find it gone too).
@@ -458,8 +464,8 @@ class Table:
         that another delivery has posted since, and post anew (under a reservation written
         first, like every post) a surface it found deleted."""
         refs = planned.refs
-        if refs.rev >= 0 and not (run.posted or run.threads or run.gone):
-            return  # edits only: the refs written before them say it all
+        if refs.rev >= 0 and not (run.posted or run.threads or run.gone or run.failed_edits):
+            return  # edits only, all made: the refs written before them say it all
         for _ in range(MAX_SETTLES):
             reposts = self._claim_gone(run, refs)
             rev = await self._write(key, refs, refs.rev) if refs.rev >= 0 else None
@@ -537,6 +543,7 @@ class Table:
         message (edited to what is wanted now, if that changed); one no longer there was
         taken over, and its message goes."""
         found = _replace(newer, run)
+        _forget(newer, run)
         for pending, shown in run.posted.items():
             if shown is None or pending in found:
                 continue
@@ -550,6 +557,15 @@ class Table:
             del newer.wanted[slot]
             await self._edit(run, newer, slot, shown, message, slot.partition(":")[0])
             shown.digest = digest_of(message)
+
+
+def _forget(refs: Refs, run: _Run) -> None:
+    """The digests of the messages ``run`` failed to edit, forgotten in ``refs``: the next
+    delivery edits them to what is current then, even if that is what the failed edit showed."""
+    for slot, message_id in run.failed_edits:
+        kept = slot_shown(refs, slot)
+        if kept is not None and kept.id == message_id:
+            kept.digest = ""
 
 
 def _changed(before: Refs, after: Refs) -> bool:

@@ -83,9 +83,18 @@ log = logging.getLogger(__name__)
 SORRY = "Something went wrong on my side; nothing more was done. Please try again."
 UNREADABLE = "I could not read that request; nothing was done."
 """Said to whoever sent a request the app cannot read (a field missing, or of the wrong type)."""
-RATE_LIMIT_RETRIES = 5
-"""How often one call is retried after ``429 ratelimited`` (each after its ``Retry-After``)."""
+RATE_LIMIT_PATIENCE_S = 60.0
+"""How long, in all, one call waits out ``429 ratelimited`` (each wait its ``Retry-After``)
+before it is given up: every call the table makes can wait (a newer state of its surface is
+drawn by the next delivery anyway), so it is retried until it lands."""
+TRIGGER_PATIENCE_S = 2.0
+"""The same for ``views.open``, whose trigger expires 3 s after the press (then the player is
+asked to press again)."""
+RATE_LIMIT_RETRIES = 100
+"""A bound on the tries of one call besides the patience (slack_sdk counts them)."""
 MAX_JITTER_S = 0.25
+WAITED = "boardroom_rate_limited_s"
+"""Where a call's retry state keeps how long it has waited out rate limits."""
 NAME_TTL_S = 3600.0
 """How long a looked-up display name is trusted."""
 MAX_MODAL_TITLE = 24
@@ -108,6 +117,24 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
     clock: table.Clock = table.MonotonicClock()
     """What the wait is waited on (tests give the table's virtual clock)."""
 
+    async def can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if not await super().can_retry_async(
+            state=state, request=request, response=response, error=error
+        ):
+            return False
+        waited = float((state.custom_values or {}).get(WAITED, 0.0))
+        patience = (
+            TRIGGER_PATIENCE_S if request.url.endswith("/views.open") else RATE_LIMIT_PATIENCE_S
+        )
+        return waited < patience
+
     async def prepare_for_next_attempt_async(
         self,
         *,
@@ -126,7 +153,11 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
             wait = max(0.0, float(values[0][0])) if values else 1.0
         except (TypeError, ValueError):
             wait = 1.0
-        await self.clock.sleep(wait + random.uniform(0, min(MAX_JITTER_S, wait / 10 + 0.01)))
+        wait += random.uniform(0, min(MAX_JITTER_S, wait / 10 + 0.01))
+        if state.custom_values is None:
+            state.custom_values = {}
+        state.custom_values[WAITED] = float(state.custom_values.get(WAITED, 0.0)) + wait
+        await self.clock.sleep(wait)
         state.increment_current_attempt()
 
 
