@@ -88,9 +88,11 @@ MOVE_AT = 3
 MAX_BELOW = 5
 """Messages below the board after which it moves even when the channel is busy (the post then
 waits for a slot): the board is never further up than this."""
-PENDING_S = 15.0
+PENDING_S = 6.0
 """How long a reservation stands: a delivery whose post has not landed by then (its worker
-died, or the platform hung) loses it, and the next delivery posts the surface itself."""
+died, or the platform hung) loses it, and the next delivery posts the surface itself. About a
+deadline's lease (5 s): a crash costs a channel no more than that. A post that is only slow (a
+long rate limit) and lands after it finds its reservation taken over and deletes itself."""
 NO_THREAD = (
     "I can't start a thread here (I'm missing the Create Public Threads permission), so this "
     "game plays in the channel."
