@@ -972,3 +972,28 @@ class GameStore:
         entries = cast(_StreamEntries, replies[1])
         total = len(data.encode()) if data is not None else 0
         return total + sum(len(fields["a"].encode()) for _id, fields in entries)
+
+    @_outage_is_unavailable
+    async def memory_by_key(
+        self, key: GameKey, deliveries: list[str] | tuple[str, ...] = ()
+    ) -> dict[str, tuple[int, int]]:
+        """What the game holds in Redis by kind of key, as ``(keys, bytes)`` by ``MEMORY USAGE``:
+        ``record`` (the game hash), ``log`` (its action log), ``refs`` (the table's refs) and
+        ``dedupe`` (those of the delivery ids ``deliveries`` still stored). For benches and
+        operators; the server must allow ``MEMORY USAGE``."""
+        named = {
+            "record": [_game_key(key)],
+            "log": [_log_key(key)],
+            "refs": [_table_key(key)],
+            "dedupe": [_dedupe_key(key, delivery) for delivery in deliveries],
+        }
+        pipe = self._client.pipeline(transaction=False)
+        for keys in named.values():
+            for name in keys:
+                pipe.memory_usage(name, samples=0)
+        sizes = iter(await pipe.execute())
+        found: dict[str, tuple[int, int]] = {}
+        for part, keys in named.items():
+            held = [int(size) for size in (next(sizes) for _ in keys) if size is not None]
+            found[part] = (len(held), sum(held))
+        return found
