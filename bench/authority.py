@@ -210,12 +210,16 @@ _LABELS = {
 # --- simulated people ------------------------------------------------------------------------
 
 
-def _choices(message: ui.Message) -> list[ui.Button | ui.Select]:
-    """What a person could press on ``message``: game buttons and selects (no lobby commands)."""
+def _choices(message: ui.Message, seat: int | None = None) -> list[ui.Button | ui.Select]:
+    """What a person (at ``seat``, when known) could press on ``message``: game buttons and
+    selects (no lobby commands), but those only another seat may press."""
     buttons: list[ui.Button | ui.Select] = [
-        b for b in message.all_buttons() if b.action is not None and not b.disabled
+        b
+        for b in message.all_buttons()
+        if b.action is not None and not b.disabled and b.seat in (None, seat)
     ]
-    return buttons + [s for s in message.selects if s.options]
+    selects = [s for s in message.selects if s.options and s.seat in (None, seat)]
+    return buttons + selects
 
 
 @dataclass
@@ -249,9 +253,9 @@ class _Person:
         return [p for p in (self.private, self.public) if p is not None and not p.answered]
 
 
-def _panel(message: ui.Message | None) -> _Panel | None:
+def _panel(message: ui.Message | None, seat: int | None = None) -> _Panel | None:
     """A surface as a panel to press, or None when it shows nothing to press."""
-    choices = _choices(message) if message is not None else []
+    choices = _choices(message, seat) if message is not None else []
     return _Panel(choices) if choices else None
 
 
@@ -320,8 +324,22 @@ class _Table:
         self.rng = rng
         self.people = {f"u{i}": _Person(f"u{i}") for i in range(players)}
         self.result = _GameResult(index)
+        self.seats: dict[str, int] = {}
         self._deliveries = 0
         self._prompt_id: int | None = None
+
+    async def _learn_seats(self) -> None:
+        """Which seat each person sits at, as the table shows it to them (the bench's own read,
+        outside the counted store), so that each presses what the table lets them press."""
+        self.seats.clear()
+        _, loaded = await self.probe.load(self.key)
+        if loaded is None:
+            return
+        record = GameRecord.model_validate_json(loaded.data)
+        for user in self.people:
+            seat = record.seat_of(user)
+            if seat is not None:
+                self.seats[user] = seat
 
     def _delivery_ids(self) -> list[str]:
         return [f"{self.key.channel}:{n}" for n in range(1, self._deliveries + 1)]
@@ -345,27 +363,33 @@ class _Table:
         if out.board is not None:  # with a board, the prompt says what the public prompt shows
             same = out.prompt is not None and out.prompt_id == self._prompt_id
             self._prompt_id = out.prompt_id
+            # Without a prompt, the controls of the public surface are the board's own (Busine$$
+            # GO's turn); a person sees there the ones of their seat, or of anyone.
+            public = out.prompt if out.prompt is not None else out.board
             for person in self.people.values():
-                panel = _panel(out.prompt)
+                panel = _panel(public, self.seats.get(person.user))
                 if same and person.public is not None and panel is not None:
                     # The same decision, edited (someone voted): who answered it has answered.
                     panel.answered, panel.tries = person.public.answered, person.public.tries
                 person.public = panel
         for user, message in out.panels.items():
             if user in self.people:
-                self.people[user].private = _panel(message)
+                self.people[user].private = _panel(message, self.seats.get(user))
         for delivery in out.deliveries:
-            choices = _choices(delivery.message)
+            choices = _choices(delivery.message, self.seats.get(delivery.user))
             if choices and delivery.user in self.people:
                 self.people[delivery.user].private = _Panel(choices)
 
-    async def _command(self, user: str, text: str) -> bool:
+    async def _command(self, user: str, text: str, seated: bool = False) -> bool:
+        """Type ``text``; ``seated``: it seats everyone, so learn the seats before looking."""
         out = await self.authority.command(self._request(user), self.game, text)
         self.result.commands += 1
         if not _applied(out):
             said = "; ".join(d.message.text for d in out.deliveries) or "no answer"
             self.result.reason = f"`{text}` by {user} was refused: {said}"
             return False
+        if seated:
+            await self._learn_seats()
         self._receive(out)
         return True
 
@@ -389,7 +413,7 @@ class _Table:
             if not await self._command(user, "join"):
                 return
         # Lobby messages carry only command buttons, so panels start with the dealt game.
-        if not await self._command(users[0], "begin"):
+        if not await self._command(users[0], "begin", seated=True):
             return
         while result.presses < MAX_PRESSES_PER_GAME:
             if self.think_s:
@@ -504,9 +528,14 @@ async def bench(
     seed: int,
     think_ms: float = 1000.0,
     pace_seconds: float = 15.0,
-    bytes_games: int = BYTES_GAMES,
+    bytes_games: int | None = None,
 ) -> int:
-    """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input."""
+    """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input.
+
+    ``bytes_games``: finished games of each game whose stored bytes are measured (by default
+    ``games``, at most ``BYTES_GAMES``)."""
+    if bytes_games is None:
+        bytes_games = min(games, BYTES_GAMES)
     for name in OPTIONS:  # importing the games now keeps their start-up out of the timings
         if get_game(name) is None:
             print(f"the game {name!r} is not registered")
