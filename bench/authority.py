@@ -80,7 +80,7 @@ _COPY = "copy"
 copies' keys and arguments are exactly as long)."""
 _PARTS = {
     "record": "the game hash: version and packed record",
-    "log": "the action log stream",
+    "log": "the action log: a stream while the game runs, one packed string once it ended",
     "refs": "the table's refs hash",
     "dedupe": "delivery ids, each for the dedupe TTL",
 }
@@ -181,9 +181,9 @@ class CountingStore(GameStore):
         self.note(_Call("delete", (), (key,)))
         await super().delete(key)
 
-    async def read_history(self, key: GameKey) -> History:
+    async def _read_history(self, key: GameKey) -> History:
         self.note(_Call("read_history", (), (key,)))
-        return await super().read_history(key)
+        return await super()._read_history(key)
 
     async def games_of(self, platform: str, user: str) -> list[GameKey]:
         self.note(_Call("games_of", (), (platform, user)))
@@ -376,7 +376,8 @@ class _Table:
             if user in self.people:
                 self.people[user].private = _panel(message, self.seats.get(user))
         for delivery in out.deliveries:
-            choices = _choices(delivery.message, self.seats.get(delivery.user))
+            seat = self.seats.get(delivery.user) if delivery.user is not None else None
+            choices = _choices(delivery.message, seat)
             if choices and delivery.user in self.people:
                 self.people[delivery.user].private = _Panel(choices)
 
