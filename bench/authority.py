@@ -5,25 +5,34 @@ sees the table's surfaces of every Outbox (its own private panel, a private repl
 the public prompt such as the vote) and presses one random choice on a panel it has not answered
 yet. Every press is timed. A counting store records every storage call the authority made.
 
-The bench has three parts, in one run:
+The bench has four parts, in one run:
 
 1. **Throughput**: every game's players press back to back, with no pause, until every game has
-   ended. This gives ``actions_per_s`` and ``bytes_per_game`` (what Redis holds for a finished
-   game, its action log included).
-2. **The floor**: the same number of plain redis-py round trips (one pipeline per load, one
-   EVALSHA per save, one ZADD per schedule, ...) with blobs of the same average size and the same
-   concurrency, and no game work. ``floor_ratio`` is the authority's action rate over the floor's:
-   1.0 would mean the game work is free.
+   ended. This gives ``actions_per_s``. The counting store records each round trip (a script
+   with its exact keys and arguments, or a plain call with its arguments) of each game.
+2. **The floor**: those very round trips replayed, in order, on copies of the games (channel
+   names of the same length), from one task per game as the games ran, through the store's own
+   registered scripts, and no game work. ``floor_ratio`` is the authority's action rate over the
+   floor's: 1.0 would mean the game work is free. The simulated people's own CPU (choosing,
+   encoding a press, reading the answer) is timed apart and printed.
 3. **Latency**: the same number of games again, each pressing at a player's pace (one press per
    game every ``think_ms`` on average, uniformly between half and one and a half of it) for
    ``pace_seconds``. ``p50_ms`` and ``p99_ms`` are the press latencies of this part: what a player
    waits for while that many games are going on. In part 1 every press queues behind the presses
    of all the other games at once, which measures the queue, not the bot; its latencies are
    printed too. With ``pace_seconds=0`` the last line reports part 1's latencies instead.
+4. **Bytes**: what a finished game of each game keeps in Redis, by ``MEMORY USAGE`` of each key
+   it left (record, log, refs, dedupe ids): ``bytes_<game>`` is the record and the log (what the
+   game keeps for its retention; the dedupe ids, printed apart, go after their TTL), over the
+   first ``bytes_games`` games of part 1 for The Big Idea and as many more games of each other
+   game, played the same way after the timed parts. ``bytes_per_game`` is the largest of them.
 
 The last line printed is machine-readable::
 
     actions_per_s=<x> floor_ratio=<x> p50_ms=<x> p99_ms=<x> bytes_per_game=<n>
+    bytes_bigidea=<n> bytes_biggiebills=<n> bytes_businessgo=<n>
+
+(on one line).
 """
 
 from __future__ import annotations
