@@ -5,32 +5,43 @@ sees the table's surfaces of every Outbox (its own private panel, a private repl
 the public prompt such as the vote) and presses one random choice on a panel it has not answered
 yet. Every press is timed. A counting store records every storage call the authority made.
 
-The bench has three parts, in one run:
+The bench has four parts, in one run:
 
 1. **Throughput**: every game's players press back to back, with no pause, until every game has
-   ended. This gives ``actions_per_s`` and ``bytes_per_game`` (what Redis holds for a finished
-   game, its action log included).
-2. **The floor**: the same number of plain redis-py round trips (one pipeline per load, one
-   EVALSHA per save, one ZADD per schedule, ...) with blobs of the same average size and the same
-   concurrency, and no game work. ``floor_ratio`` is the authority's action rate over the floor's:
-   1.0 would mean the game work is free.
+   ended. This gives ``actions_per_s``. The counting store records each round trip (a script
+   with its exact keys and arguments, or a plain call with its arguments) of each game.
+2. **The floor**: those very round trips replayed, in order, on copies of the games (channel
+   names of the same length), from one task per game as the games ran, through the store's own
+   registered scripts, and no game work. ``floor_ratio`` is the authority's action rate over the
+   floor's: 1.0 would mean the game work is free. The simulated people's own CPU (choosing,
+   encoding a press, reading the answer) is timed apart and printed.
 3. **Latency**: the same number of games again, each pressing at a player's pace (one press per
    game every ``think_ms`` on average, uniformly between half and one and a half of it) for
    ``pace_seconds``. ``p50_ms`` and ``p99_ms`` are the press latencies of this part: what a player
    waits for while that many games are going on. In part 1 every press queues behind the presses
    of all the other games at once, which measures the queue, not the bot; its latencies are
    printed too. With ``pace_seconds=0`` the last line reports part 1's latencies instead.
+4. **Bytes**: what a finished game of each game keeps in Redis, by ``MEMORY USAGE`` of each key
+   it left (record, log, refs, dedupe ids): ``bytes_<game>`` is the record and the log (what the
+   game keeps for its retention; the dedupe ids, printed apart, go after their TTL), over the
+   first ``bytes_games`` games of part 1 for The Big Idea and as many more games of each other
+   game, played the same way after the timed parts. ``bytes_per_game`` is the largest of them.
 
 The last line printed is machine-readable::
 
     actions_per_s=<x> floor_ratio=<x> p50_ms=<x> p99_ms=<x> bytes_per_game=<n>
+    bytes_bigidea=<n> bytes_biggiebills=<n> bytes_businessgo=<n>
+
+(on one line).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
+import gc
 import logging
 import random
 import statistics
@@ -49,7 +60,7 @@ from bot.settings import Settings
 from bot.simulate import percentile
 from core import ui
 from core.registry import get_game
-from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
+from storage import GameKey, GameStore, History, Loaded, StorageUnavailable
 from storage.store import DEFAULT_TIMEOUT_S, StoreClient
 from testkit.local_server import bench_redis
 
@@ -65,82 +76,127 @@ MAX_PRESSES_PER_GAME = 5_000
 """A four-player game takes a few hundred presses; the bound stops a driver or game bug."""
 TRIES_PER_PANEL = 4
 """Presses of one panel that may be refused before the simulated user gives up on it."""
-_FLOOR_PREFIX = "boardroom-bench"
-_FLOOR_TTL_MS = 3_600_000
+OPTIONS = {
+    "bigidea": DEADLINES_OFF,
+    "biggiebills": "turn_seconds=0 block_seconds=0",
+    "businessgo": "turn_seconds=0 compete_seconds=0 auction_seconds=0",
+}
+"""Every game whose stored bytes are measured, with options that turn its deadlines off."""
+BYTES_GAMES = 20
+"""Finished games of each game whose stored bytes are measured."""
+_MEASURED = "game"
+_COPY = "copy"
+"""The channels of the timed games, and of the floor's copies of them (the same length, so the
+copies' keys and arguments are exactly as long)."""
+_PARTS = {
+    "record": "the game hash: version and packed record",
+    "log": "the action log: a stream while the game runs, one packed string once it ended",
+    "refs": "the table's refs hash",
+    "dedupe": "delivery ids, each for the dedupe TTL",
+}
 
-# The floor's save: compare-and-set the version, write the blob, append the log entry, refresh the
-# TTLs, like the store's own script, so the floor pays the same Redis-side work.
-_FLOOR_SAVE_LUA = """
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', 1000, '*', 'a', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return 1
-"""
+# --- counting (and recording) the authority's storage traffic ---------------------------------
+
+_TRACE: contextvars.ContextVar[list[_Call] | None] = contextvars.ContextVar("trace", default=None)
+"""The calls of the game being played in this task, when it is recorded for the floor."""
+
+_SCRIPTS = (
+    "_load_script",
+    "_save_script",
+    "_save_armed_script",
+    "_arm_script",
+    "_release_script",
+    "_claim_script",
+    "_refs_script",
+    "_quarantine_script",
+)
+"""The store's Lua scripts: one EVALSHA (one round trip) per call."""
 
 
-# --- counting the authority's storage traffic ------------------------------------------------
+@dataclass(frozen=True)
+class _Call:
+    """One round trip the authority's store made: a script with its exact keys and arguments
+    (packed records, log entries, dedupe ids), or a plain store call with its arguments."""
+
+    name: str
+    """A script's attribute on the store (``_save_armed_script``), or a store method."""
+    keys: tuple[Any, ...]
+    args: tuple[Any, ...]
+
+
+class _RecordedScript:
+    """Wraps one of the store's scripts: counts each call and records it for the floor."""
+
+    def __init__(self, store: CountingStore, name: str, script: Any) -> None:
+        self.store, self.name, self.script = store, name, script
+
+    async def __call__(
+        self, keys: list[str] | None = None, args: list[Any] | None = None, client: Any = None
+    ) -> Any:
+        self.store.note(_Call(self.name, tuple(keys or ()), tuple(args or ())))
+        if client is None:
+            return await self.script(keys=keys, args=args)
+        return await self.script(keys=keys, args=args, client=client)
 
 
 class CountingStore(GameStore):
-    """A GameStore that counts each storage call (one call = one round trip) and blob sizes."""
+    """A GameStore that counts each round trip it makes (a script or a plain call), and records
+    them, exact keys and arguments, for the game played in the current task when it asks
+    (``_TRACE``): the floor replays that record."""
 
     def __init__(
         self, client: StoreClient, *, embedded: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> None:
         super().__init__(client, embedded=embedded, timeout_s=timeout_s)
         self.calls: Counter[str] = Counter()
-        """Calls by operation: ``load``, ``load+dedupe``, ``save``, ``schedule``, ..."""
+        """Round trips by what they were: ``load`` (the load script: dedupe, record and refs),
+        ``save``, ``save+arm``, ``mark_handled``, ``index``, ..."""
         self.loaded_bytes = 0
         self.loaded_blobs = 0
         self.saved_bytes = 0
-        self.log_bytes = 0
-        self.logged = 0
+        """The records as stored (packed), loaded and saved."""
+        self.saves = 0
+        for name in _SCRIPTS:
+            setattr(self, name, _RecordedScript(self, name, getattr(self, name)))
 
-    async def load(self, key: GameKey, dedupe: str | None = None) -> tuple[bool, Loaded | None]:
-        self.calls["load+dedupe" if dedupe is not None else "load"] += 1
-        fresh, loaded = await super().load(key, dedupe)
+    def note(self, call: _Call) -> None:
+        self.calls[_LABELS.get(call.name, call.name)] += 1
+        if call.name in ("_save_script", "_save_armed_script"):
+            data = call.args[2 if call.name == "_save_script" else 5]
+            self.saved_bytes += len(str(data))
+            self.saves += 1
+        trace = _TRACE.get()
+        if trace is not None:
+            trace.append(call)
+
+    async def load_table(
+        self, key: GameKey, dedupe: str | None = None
+    ) -> tuple[bool, Loaded | None, tuple[int, str] | None]:
+        fresh, loaded, refs = await super().load_table(key, dedupe)
         if loaded is not None:
-            self.loaded_bytes += len(loaded.data.encode())
             self.loaded_blobs += 1
-        return fresh, loaded
+        return fresh, loaded, refs
 
-    async def save(self, key: GameKey, data: str, **kwargs: Any) -> SaveResult:
-        self.calls["save"] += 1
-        self.saved_bytes += len(data.encode())
-        log = kwargs.get("log")
-        if log is not None:
-            self.log_bytes += len(log.encode())
-            self.logged += 1
-        return await super().save(key, data, **kwargs)
-
-    async def release(self, key: GameKey, token: str, due: float | None) -> bool:
-        self.calls["release"] += 1
-        return await super().release(key, token, due)
+    async def mark_handled(self, key: GameKey, dedupe: str, ttl_s: int) -> bool:
+        self.note(_Call("mark_handled", (), (key, dedupe, ttl_s)))
+        return await super().mark_handled(key, dedupe, ttl_s)
 
     async def index_user(
         self, platform: str, user: str, key: GameKey, present: bool, ttl_s: int
     ) -> None:
-        self.calls["index" if present else "unindex"] += 1
+        self.note(_Call("index_user", (), (platform, user, key, present, ttl_s)))
         await super().index_user(platform, user, key, present, ttl_s)
 
-    async def claim_due(
-        self, platform: str, now: float, lease_s: float, token: str, limit: int = 100
-    ) -> list[GameKey]:
-        self.calls["claim_due"] += 1
-        return await super().claim_due(platform, now, lease_s, token, limit)
-
     async def delete(self, key: GameKey) -> None:
-        self.calls["delete"] += 1
+        self.note(_Call("delete", (), (key,)))
         await super().delete(key)
 
-    async def read_log(self, key: GameKey) -> list[str]:
-        self.calls["read_log"] += 1
-        return await super().read_log(key)
+    async def _read_history(self, key: GameKey) -> History:
+        self.note(_Call("read_history", (), (key,)))
+        return await super()._read_history(key)
 
     async def games_of(self, platform: str, user: str) -> list[GameKey]:
-        self.calls["games_of"] += 1
+        self.note(_Call("games_of", (), (platform, user)))
         return await super().games_of(platform, user)
 
     @property
@@ -148,15 +204,32 @@ class CountingStore(GameStore):
         return sum(self.calls.values())
 
 
+_LABELS = {
+    "_load_script": "load",
+    "_save_script": "save",
+    "_save_armed_script": "save+arm",
+    "_arm_script": "arm",
+    "_release_script": "release",
+    "_claim_script": "claim_due",
+    "_refs_script": "refs",
+    "_quarantine_script": "quarantine",
+    "index_user": "index",
+}
+
+
 # --- simulated people ------------------------------------------------------------------------
 
 
-def _choices(message: ui.Message) -> list[ui.Button | ui.Select]:
-    """What a person could press on ``message``: game buttons and selects (no lobby commands)."""
+def _choices(message: ui.Message, seat: int | None = None) -> list[ui.Button | ui.Select]:
+    """What a person (at ``seat``, when known) could press on ``message``: game buttons and
+    selects (no lobby commands), but those only another seat may press."""
     buttons: list[ui.Button | ui.Select] = [
-        b for b in message.all_buttons() if b.action is not None and not b.disabled
+        b
+        for b in message.all_buttons()
+        if b.action is not None and not b.disabled and b.seat in (None, seat)
     ]
-    return buttons + [s for s in message.selects if s.options]
+    selects = [s for s in message.selects if s.options and s.seat in (None, seat)]
+    return buttons + selects
 
 
 @dataclass
@@ -190,9 +263,9 @@ class _Person:
         return [p for p in (self.private, self.public) if p is not None and not p.answered]
 
 
-def _panel(message: ui.Message | None) -> _Panel | None:
+def _panel(message: ui.Message | None, seat: int | None = None) -> _Panel | None:
     """A surface as a panel to press, or None when it shows nothing to press."""
-    choices = _choices(message) if message is not None else []
+    choices = _choices(message, seat) if message is not None else []
     return _Panel(choices) if choices else None
 
 
@@ -225,7 +298,12 @@ class _GameResult:
     commands: int = 0
     latencies: list[float] = field(default_factory=list)
     """Seconds per press."""
+    driver_cpu: float = 0.0
+    """Process CPU seconds the simulated people spent choosing and pressing (not the bot's)."""
     bytes: int = 0
+    """What the finished game holds in Redis: its record and its log (``memory_usage``)."""
+    parts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Each kind of key the finished game left: (keys, bytes), by ``MEMORY USAGE``."""
     ended_at: float = 0.0
     paced_out: bool = False
     """The latency part's time window closed before the game ended (expected there)."""
@@ -244,7 +322,12 @@ class _Table:
         index: int,
         think_s: float = 0.0,
         until: float | None = None,
+        game: str = GAME,
+        trace: bool = False,
     ) -> None:
+        self.game = game
+        self.trace: list[_Call] | None = [] if trace else None
+        """Every round trip of this game's store calls, in order, for the floor to replay."""
         self.think_s = think_s
         self.until = until
         self.authority = authority
@@ -253,8 +336,25 @@ class _Table:
         self.rng = rng
         self.people = {f"u{i}": _Person(f"u{i}") for i in range(players)}
         self.result = _GameResult(index)
+        self.seats: dict[str, int] = {}
         self._deliveries = 0
         self._prompt_id: int | None = None
+
+    async def _learn_seats(self) -> None:
+        """Which seat each person sits at, as the table shows it to them (the bench's own read,
+        outside the counted store), so that each presses what the table lets them press."""
+        self.seats.clear()
+        _, loaded = await self.probe.load(self.key)
+        if loaded is None:
+            return
+        record = GameRecord.model_validate_json(loaded.data)
+        for user in self.people:
+            seat = record.seat_of(user)
+            if seat is not None:
+                self.seats[user] = seat
+
+    def _delivery_ids(self) -> list[str]:
+        return [f"{self.key.channel}:{n}" for n in range(1, self._deliveries + 1)]
 
     def _request(self, user: str) -> Request:
         self._deliveries += 1
@@ -275,31 +375,39 @@ class _Table:
         if out.board is not None:  # with a board, the prompt says what the public prompt shows
             same = out.prompt is not None and out.prompt_id == self._prompt_id
             self._prompt_id = out.prompt_id
+            # Without a prompt, the controls of the public surface are the board's own (Busine$$
+            # GO's turn); a person sees there the ones of their seat, or of anyone.
+            public = out.prompt if out.prompt is not None else out.board
             for person in self.people.values():
-                panel = _panel(out.prompt)
+                panel = _panel(public, self.seats.get(person.user))
                 if same and person.public is not None and panel is not None:
                     # The same decision, edited (someone voted): who answered it has answered.
                     panel.answered, panel.tries = person.public.answered, person.public.tries
                 person.public = panel
         for user, message in out.panels.items():
             if user in self.people:
-                self.people[user].private = _panel(message)
+                self.people[user].private = _panel(message, self.seats.get(user))
         for delivery in out.deliveries:
-            choices = _choices(delivery.message)
+            seat = self.seats.get(delivery.user) if delivery.user is not None else None
+            choices = _choices(delivery.message, seat)
             if choices and delivery.user in self.people:
                 self.people[delivery.user].private = _Panel(choices)
 
-    async def _command(self, user: str, text: str) -> bool:
-        out = await self.authority.command(self._request(user), GAME, text)
+    async def _command(self, user: str, text: str, seated: bool = False) -> bool:
+        """Type ``text``; ``seated``: it seats everyone, so learn the seats before looking."""
+        out = await self.authority.command(self._request(user), self.game, text)
         self.result.commands += 1
         if not _applied(out):
             said = "; ".join(d.message.text for d in out.deliveries) or "no answer"
             self.result.reason = f"`{text}` by {user} was refused: {said}"
             return False
+        if seated:
+            await self._learn_seats()
         self._receive(out)
         return True
 
     async def play(self) -> _GameResult:
+        _TRACE.set(self.trace)  # this task's own context: only this game's calls
         try:
             await self._play()
         except Exception as exc:
@@ -312,13 +420,13 @@ class _Table:
     async def _play(self) -> None:
         result = self.result
         users = list(self.people)
-        if not await self._command(users[0], f"start {DEADLINES_OFF}"):
+        if not await self._command(users[0], f"start {OPTIONS[self.game]}"):
             return
         for user in users[1:]:
             if not await self._command(user, "join"):
                 return
         # Lobby messages carry only command buttons, so panels start with the dealt game.
-        if not await self._command(users[0], "begin"):
+        if not await self._command(users[0], "begin", seated=True):
             return
         while result.presses < MAX_PRESSES_PER_GAME:
             if self.think_s:
@@ -326,19 +434,26 @@ class _Table:
             if self.until is not None and time.perf_counter() >= self.until:
                 result.paced_out = True
                 return
+            # The driver's own work (choosing, encoding the press, reading the answer) runs
+            # between awaits, so no other game runs meanwhile: its CPU time is its own.
+            driving = time.process_time()
             pending = [(p, panel) for p in self.people.values() for panel in p.pending()]
             if not pending:
+                result.driver_cpu += time.process_time() - driving
                 break
             person, panel = self.rng.choice(pending)
             choice = panel.pick(self.rng)
             if choice is None:
                 panel.answered = True
+                result.driver_cpu += time.process_time() - driving
                 continue
-            custom_id, values = press_args(GAME, choice, self.rng)
+            custom_id, values = press_args(self.game, choice, self.rng)
             request = self._request(person.user)
+            result.driver_cpu += time.process_time() - driving
             started = time.perf_counter()
             out = await self.authority.press(request, custom_id, values)
             result.latencies.append(time.perf_counter() - started)
+            driving = time.process_time()
             result.presses += 1
             if _applied(out):
                 result.actions += 1
@@ -349,12 +464,16 @@ class _Table:
                 if panel.tries >= TRIES_PER_PANEL:
                     panel.answered = True
             self._receive(out)
+            result.driver_cpu += time.process_time() - driving
         result.ended_at = time.perf_counter()
+        _TRACE.set(None)
         _, loaded = await self.probe.load(self.key)
         record = GameRecord.model_validate_json(loaded.data) if loaded else None
         if record is not None and record.status == "finished":
             result.finished = True
             result.bytes = await self.probe.memory_usage(self.key)
+            deliveries = [f"{self.key.platform}:{d}" for d in self._delivery_ids()]
+            result.parts = await self.probe.memory_by_key(self.key, deliveries)
         elif result.presses >= MAX_PRESSES_PER_GAME:
             result.reason = f"still running after {MAX_PRESSES_PER_GAME} presses"
         else:
@@ -364,84 +483,57 @@ class _Table:
 # --- the floor -------------------------------------------------------------------------------
 
 
-def _interleave(counts: Counter[str]) -> list[str]:
-    """Every counted operation once, spread evenly (load, save, load, save, ...)."""
-    slots = sorted(((k + 0.5) / n, name) for name, n in counts.items() for k in range(n))
-    return [name for _, name in slots]
+def _copy_key(text: str, run: str) -> str:
+    """``text`` (a key, an argument) naming the floor's copy of a game instead of the game."""
+    return text.replace(f"{run}-{_MEASURED}-", f"{run}-{_COPY}-")
+
+
+def _copied(value: Any, run: str) -> Any:
+    if isinstance(value, str):
+        return _copy_key(value, run)
+    if isinstance(value, GameKey):
+        return GameKey(value.platform, _copy_key(value.channel, run))
+    return value
 
 
 async def _floor(
-    url: str,
-    calls: Counter[str],
-    concurrency: int,
-    blob_size: int,
-    log_size: int,
-    dedupe_ttl: int,
-    run: str,
-    cluster: bool = False,
+    url: str, traces: list[list[_Call]], run: str, copies: list[GameKey], cluster: bool = False
 ) -> tuple[float, float]:
-    """Replay ``calls`` as plain round trips from ``concurrency`` tasks.
+    """Replay every game's recorded round trips, in order, on a copy of each game: the same
+    scripts with the same keys and arguments (the same packed records, log entries and dedupe
+    ids, under the copy's names), from one task per game as the games ran, and no game work.
 
     Returns the wall time and the process CPU time of the replay, in seconds.
     """
     floor_store = GameStore.from_url(url, cluster=cluster)
-    client = floor_store.client
-    if cluster:  # set the cluster client up before many tasks use it at once
-        await cast(Any, client).initialize()
-    save = client.register_script(_FLOOR_SAVE_LUA)
-    blob = "x" * blob_size
-    log_line = "x" * max(1, log_size)
-    ops = _interleave(calls)
-    zset = f"{_FLOOR_PREFIX}:{run}:deadlines"
+    replayed = [
+        [
+            _Call(
+                call.name,
+                tuple(_copied(k, run) for k in call.keys),
+                tuple(_copied(a, run) for a in call.args),
+            )
+            for call in trace
+        ]
+        for trace in traces
+    ]
 
-    def keys_of(task: int) -> tuple[str, str, str]:
-        """The task's game hash and log (one hash tag, like a real game) and its user set."""
-        tag = f"{_FLOOR_PREFIX}:{{{run}:{task}}}"
-        return f"{tag}:game", f"{tag}:log", f"{_FLOOR_PREFIX}:{run}:user:{task}"
-
-    async def prepare(task: int) -> None:
-        await client.hset(keys_of(task)[0], mapping={"v": "0", "data": blob})
-
-    async def replay(task: int, mine: Sequence[str]) -> None:
-        game, log_key, user = keys_of(task)
-        tag = f"{run}:{task}"
-        version = 0
-        for n, op in enumerate(mine):
-            if op in ("load", "load+dedupe"):
-                pipe = client.pipeline(transaction=False)
-                if op == "load+dedupe":
-                    pipe.set(f"{_FLOOR_PREFIX}:dedupe:{tag}:{n}", 1, nx=True, ex=dedupe_ttl)
-                pipe.hmget(game, ["v", "data"])
-                await pipe.execute()
-            elif op == "save":
-                args: list[str | int] = [
-                    str(version),
-                    str(version + 1),
-                    blob,
-                    _FLOOR_TTL_MS,
-                    log_line,
-                ]
-                if await save(keys=[game, log_key], args=args):
-                    version += 1
-            elif op == "schedule":
-                await client.zadd(zset, {tag: time.time()})
-            elif op == "unschedule":
-                await client.zrem(zset, tag)
-            elif op == "index":
-                await client.sadd(user, tag)
-            elif op == "unindex":
-                await client.srem(user, tag)
-            else:  # anything else the authority might call: one plain round trip
-                await client.ping()
+    async def replay(calls: Sequence[_Call]) -> None:
+        for call in calls:
+            if call.name in _SCRIPTS:
+                script = getattr(floor_store, call.name)
+                await script(keys=list(call.keys), args=list(call.args))
+            else:
+                await getattr(floor_store, call.name)(*call.args)
 
     try:
-        # Setting up opens the connections too, so the timed part starts with a warm pool.
-        await asyncio.gather(*(prepare(task) for task in range(concurrency)))
-        await client.script_load(_FLOOR_SAVE_LUA)
+        # Open the connections and load the scripts first, so the timed part starts warm.
+        await asyncio.gather(*(floor_store.ping() for _ in replayed))
+        for name in _SCRIPTS:
+            await floor_store.client.script_load(getattr(floor_store, name).script)
         cpu_started, started = time.process_time(), time.perf_counter()
-        await asyncio.gather(*(replay(task, ops[task::concurrency]) for task in range(concurrency)))
+        await asyncio.gather(*(replay(calls) for calls in replayed))
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-        await client.delete(zset, *(key for task in range(concurrency) for key in keys_of(task)))
     finally:
         await floor_store.close()
     return elapsed, cpu
@@ -457,13 +549,21 @@ async def bench(
     seed: int,
     think_ms: float = 1000.0,
     pace_seconds: float = 15.0,
+    bytes_games: int | None = None,
 ) -> int:
-    """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input."""
-    game = get_game(GAME)  # importing the game now keeps its start-up out of the timings
-    if game is None:
-        print(f"the game {GAME!r} is not registered")
-        return 2
-    if games < 1 or not game.min_players <= players <= game.max_players:
+    """Run the benchmark; 0 when every game finished, 1 when some did not, 2 on bad input.
+
+    ``bytes_games``: finished games of each game whose stored bytes are measured (by default
+    ``games``, at most ``BYTES_GAMES``)."""
+    if bytes_games is None:
+        bytes_games = min(games, BYTES_GAMES)
+    for name in OPTIONS:  # importing the games now keeps their start-up out of the timings
+        if get_game(name) is None:
+            print(f"the game {name!r} is not registered")
+            return 2
+    game = get_game(GAME)
+    assert game is not None
+    if games < 1 or bytes_games < 1 or not game.min_players <= players <= game.max_players:
         print(f"need games >= 1 and {game.min_players}-{game.max_players} players")
         return 2
     async with contextlib.AsyncExitStack() as stack:
@@ -478,7 +578,9 @@ async def bench(
         print(f"bench: {games} concurrent games of {game.title}, {players} players, seed {seed}")
         print(f"redis: {where}")
         pace = (think_ms / 1000, pace_seconds)
-        return await _run(settings, url, games, players, seed, pace, not settings.redis_url)
+        return await _run(
+            settings, url, (games, bytes_games), players, seed, pace, not settings.redis_url
+        )
     return 2  # pragma: no cover (mypy: the context manager could swallow an exception)
 
 
@@ -501,6 +603,7 @@ def _tables(
     players: int,
     seed: int,
     pace: tuple[float, float | None] = (0.0, None),
+    game: str = GAME,
 ) -> list[_Table]:
     """One table per game, each with its own seeded Authority and driver rng."""
     tables = []
@@ -510,19 +613,21 @@ def _tables(
         key = GameKey(PLATFORM, f"{run}-{part}-{index}")
         # Seeded by the bench seed and the part, not the run id, so runs repeat.
         rng = random.Random(f"{seed}:{part}:{index}")
-        tables.append(_Table(authority, probe, key, players, rng, index, *pace))
+        traced = part == _MEASURED
+        tables.append(_Table(authority, probe, key, players, rng, index, *pace, game, traced))
     return tables
 
 
 async def _run(
     settings: Settings,
     url: str,
-    games: int,
+    counts: tuple[int, int],
     players: int,
     seed: int,
     pace: tuple[float, float],
     own_server: bool,
 ) -> int:
+    games, bytes_games = counts
     store = CountingStore.from_url(url, cluster=settings.redis_cluster)
     assert isinstance(store, CountingStore)  # from_url builds ``cls``
     probe = GameStore.from_url(url, cluster=settings.redis_cluster)
@@ -534,8 +639,10 @@ async def _run(
         await probe.close()
         return 2
     run = f"{seed}-{time.time_ns()}"
-    tables = _tables(store, probe, settings, run, "throughput", games, players, seed)
+    tables = _tables(store, probe, settings, run, _MEASURED, games, players, seed)
     paced: list[_GameResult] = []
+    sized: dict[str, list[_GameResult]] = {}
+    copies = [GameKey(PLATFORM, _copy_key(t.key.channel, run)) for t in tables]
     try:
         cpu_started = time.process_time()
         started = time.perf_counter()
@@ -543,19 +650,15 @@ async def _run(
         wall = max(r.ended_at for r in results) - started
         cpu = time.process_time() - cpu_started
         calls = Counter(store.calls)
-        actions = sum(r.actions for r in results)
-        blob = store.loaded_bytes // max(1, store.loaded_blobs)
-        log_size = store.log_bytes // max(1, store.logged)
-        floor_times = await _floor(
-            url,
-            calls,
-            games,
-            blob,
-            log_size,
-            settings.dedupe_ttl_seconds,
-            run,
-            settings.redis_cluster,
-        )
+        blob = store.saved_bytes // max(1, store.saves)
+        traces = [table.trace or [] for table in tables]
+        floor_times = await _floor(url, traces, run, copies, settings.redis_cluster)
+        # The records of every call are the bench's, not the bot's: free them (and collect),
+        # so that they lengthen no garbage collection of the latency part.
+        for table in tables:
+            table.trace = None
+        del traces
+        gc.collect()
         think_s, window = pace
         if window > 0:
             until = time.perf_counter() + window
@@ -564,33 +667,69 @@ async def _run(
             )
             tables += paced_tables
             paced = list(await asyncio.gather(*(table.play() for table in paced_tables)))
+        # What a finished game of each game leaves in Redis: the measured games of The Big
+        # Idea, and as many of each other game (played the same way, after the timed parts).
+        sized[GAME] = results[:bytes_games]
+        for name in OPTIONS:
+            if name == GAME:
+                continue
+            more = _tables(
+                store, probe, settings, run, f"bytes-{name}", bytes_games, players, seed, game=name
+            )
+            tables += more
+            sized[name] = list(await asyncio.gather(*(table.play() for table in more)))
         if not own_server:
-            await _clean_up(probe, tables)
+            await _clean_up(probe, tables, copies)
     finally:
         await store.close()
         await probe.close()
-    _report(results, calls, actions, (wall, cpu), floor_times, blob, paced, pace)
+    _report(results, calls, (wall, cpu), floor_times, blob, paced, pace, sized)
     ok = all(r.finished for r in results) and all(r.finished or r.paced_out for r in paced)
-    return 0 if ok else 1
+    return 0 if ok and all(r.finished for rs in sized.values() for r in rs) else 1
 
 
-async def _clean_up(store: GameStore, tables: list[_Table]) -> None:
+async def _clean_up(store: GameStore, tables: list[_Table], copies: list[GameKey]) -> None:
     """On a shared Redis, remove the games and user index entries (dedupe keys expire)."""
     for table in tables:
         await store.delete(table.key)
         for user in table.people:
             await store.index_user(table.key.platform, user, table.key, False, 60)
+    for key in copies:
+        await store.delete(key)
+        for user in tables[0].people:
+            await store.index_user(key.platform, user, key, False, 60)
+
+
+def _sizes_line(name: str, results: list[_GameResult]) -> tuple[int, str]:
+    """The mean bytes a finished game of ``name`` holds, and a line saying what each key holds."""
+    finished = [r for r in results if r.finished]
+    title = cast(Any, get_game(name)).title
+    if not finished:
+        return 0, f"  {title}: no game finished"
+    mean = round(statistics.fmean(r.bytes for r in finished))
+    parts = []
+    for part, what in _PARTS.items():
+        keys = statistics.fmean(r.parts.get(part, (0, 0))[0] for r in finished)
+        size = statistics.fmean(r.parts.get(part, (0, 0))[1] for r in finished)
+        if keys:
+            count = f"{keys:.0f} keys, " if keys >= 1.5 else ""
+            parts.append(f"{part} {count}{size:.0f} B ({what})")
+    worst = max(r.bytes for r in finished)
+    return mean, (
+        f"  {title} ({len(finished)}/{len(results)} games): {mean} bytes, max {worst}; "
+        + "; ".join(parts)
+    )
 
 
 def _report(
     results: list[_GameResult],
     calls: Counter[str],
-    actions: int,
     run_times: tuple[float, float],
     floor_times: tuple[float, float],
     blob: int,
     paced: list[_GameResult],
     pace: tuple[float, float],
+    sized: dict[str, list[_GameResult]],
 ) -> None:
     """Print the human lines, then the machine-readable last line.
 
@@ -598,6 +737,7 @@ def _report(
     printed because, unlike wall time, they barely move when other processes share the machine.
     """
     (wall, cpu), (floor_wall, floor_cpu) = run_times, floor_times
+    actions = sum(r.actions for r in results)
     finished = [r for r in results if r.finished]
     presses = sum(r.presses for r in results)
     refusals = sum(r.refusals for r in results)
@@ -607,8 +747,6 @@ def _report(
     actions_per_s = actions / wall if wall > 0 else 0.0
     floor_per_s = actions / floor_wall if floor_wall > 0 else 0.0
     floor_ratio = actions_per_s / floor_per_s if floor_per_s > 0 else 0.0
-    sizes = [r.bytes for r in finished]
-    bytes_per_game = round(statistics.fmean(sizes)) if sizes else 0
     p50, p90, p99 = (percentile(latencies, f) for f in (0.5, 0.9, 0.99))
     per_action_ms = 1000 / max(1, actions)
 
@@ -622,7 +760,7 @@ def _report(
     detail = ", ".join(f"{name} {n}" for name, n in sorted(calls.items()))
     print(
         f"round trips: {round_trips} = {round_trips / max(1, actions):.2f} per action ({detail}); "
-        f"mean blob {blob} bytes"
+        f"mean record as saved {blob} bytes"
     )
     print(
         f"press latency ms with every game pressing back to back: p50 {p50:.2f}, p90 {p90:.2f}, "
@@ -642,17 +780,27 @@ def _report(
             f"max {max(paced_ms, default=0.0):.2f}"
         )
     print(
-        f"floor: the same {round_trips} round trips without game work took {floor_wall:.2f} s "
+        f"floor: the same {round_trips} round trips replayed (the same scripts, keys and "
+        f"arguments, from one task per game) without game work took {floor_wall:.2f} s "
         f"= {floor_per_s:.0f} actions/s; the authority reached {actions_per_s:.0f} actions/s"
     )
+    driver = sum(r.driver_cpu for r in results)
     print(
-        f"process CPU per action: {cpu * per_action_ms:.2f} ms with the games (driver included), "
-        f"{floor_cpu * per_action_ms:.2f} ms for the floor "
-        f"(CPU ratio {floor_cpu / cpu if cpu > 0 else 0.0:.3f})"
+        f"process CPU per action: {cpu * per_action_ms:.2f} ms with the games, of which "
+        f"{driver * per_action_ms:.2f} ms the simulated people's own (choosing, encoding presses, "
+        f"reading answers); {floor_cpu * per_action_ms:.2f} ms for the floor "
+        f"(CPU ratio {floor_cpu / cpu if cpu > 0 else 0.0:.3f}, "
+        f"{floor_cpu / (cpu - driver) if cpu > driver else 0.0:.3f} without the people's share)"
     )
-    if sizes:
-        print(f"stored per finished game: mean {bytes_per_game} bytes, max {max(sizes)} bytes")
+    print("stored per finished game (MEMORY USAGE of each key it left):")
+    means = {}
+    for name, sized_results in sized.items():
+        means[name], line = _sizes_line(name, sized_results)
+        print(line)
+        for r in [r for r in sized_results if not r.finished][:3]:
+            print(f"    game {r.index} did not finish: {r.reason}")
+    each = " ".join(f"bytes_{name}={size}" for name, size in means.items())
     print(
         f"actions_per_s={actions_per_s:.1f} floor_ratio={floor_ratio:.3f} "
-        f"p50_ms={p50:.2f} p99_ms={p99:.2f} bytes_per_game={bytes_per_game}"
+        f"p50_ms={p50:.2f} p99_ms={p99:.2f} bytes_per_game={max(means.values(), default=0)} " + each
     )

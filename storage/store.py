@@ -11,6 +11,7 @@ import asyncio
 import base64
 import enum
 import functools
+import json
 import logging
 import os
 import re
@@ -348,6 +349,28 @@ def _unpack(stored: str) -> str:
         return stored
 
 
+_LOG_PACKED = -2
+"""What the save script returns for a line added to a log packed already (see _SAVE_LUA)."""
+
+
+def _pack_history(history: History) -> str:
+    """A game's whole log as the one string a finished game keeps: the snapshot (if any) and the
+    lines, as JSON, packed like a record (a finished game's log of some 130 lines is about 3 KB of
+    JSON and 1 KB packed, where its stream held at least 4.7 KB)."""
+    return _pack(json.dumps({"snapshot": history.snapshot, "lines": history.lines}))
+
+
+def _unpack_history(packed: str) -> History:
+    """The inverse of :func:`_pack_history`. A log damaged in Redis reads as empty (the record
+    alone still shows the game; a replay then finds no ``begin``)."""
+    try:
+        kept = json.loads(_unpack(packed))
+        return History(snapshot=kept["snapshot"], lines=list(kept["lines"]))
+    except (ValueError, KeyError, TypeError):
+        log.warning("a packed game log could not be read")
+        return History()
+
+
 def _probe_key() -> str:
     # Never written (see GameStore.probe).
     return f"{_PREFIX}:health-probe"
@@ -395,13 +418,20 @@ def _user_key(platform: str, user: str) -> str:
 # de-duplication key: all carry the game's hash tag, so the script touches a single slot and is
 # valid on Redis Cluster. ARGV = expected version ('' means "only if absent"), new version, data,
 # ttl in ms, the log entry ('' for none), the de-duplication ttl in s, the log length at which
-# a snapshot replaces the log, and '1' when the save starts a new game (the channel's previous
-# log, another game's story with its players' words and ids, is dropped first).
+# a snapshot replaces the log, '1' when the save starts a new game (the channel's previous
+# log, another game's story with its players' words and ids, is dropped first), and the game's
+# whole log packed ('' for none) when the save ends the game (see _pack_history).
 # Returns 1 (written), 0 (version conflict) or -1 (this delivery was saved before). If a reply is
-# lost and the client retries, the re-run reports 0 or -1 rather than writing twice.
+# lost and the client retries, the re-run reports 0 or -1 rather than writing twice. -2: nothing
+# was written because the log is packed already (the game ended) and the save adds a line to it:
+# the store packs it again with the line and retries (see GameStore.save).
 # The log keeps every action of a game: when it reaches ARGV[7] entries, the record just written
 # (which holds the state after them all) goes in as a snapshot and the entries before it are
-# trimmed, so a game of any length replays from its snapshot and stays bounded in size.
+# trimmed, so a game of any length replays from its snapshot and stays bounded in size. While
+# the game runs the log is a stream (an append costs the same however long the game); the save
+# that ends it replaces the stream with one string, the same history packed, since a stream
+# costs at least one 4 KB node of Redis memory however short it is, and a finished game is kept
+# for hours.
 _SAVE_LUA = """
 if #KEYS >= 3 and redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 if ARGV[1] == '' then
@@ -409,9 +439,15 @@ if ARGV[1] == '' then
 elseif redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then
   return 0
 end
+if ARGV[5] ~= '' and ARGV[8] ~= '1' and ARGV[9] == ''
+    and redis.call('TYPE', KEYS[2])['ok'] == 'string' then
+  return -2
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 if ARGV[8] == '1' then redis.call('DEL', KEYS[2]) end
-if ARGV[5] ~= '' then
+if ARGV[9] ~= '' then
+  redis.call('SET', KEYS[2], ARGV[9])
+elseif ARGV[5] ~= '' then
   if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
     local id = redis.call('XADD', KEYS[2], '*', 's', ARGV[3])
     redis.call('XTRIM', KEYS[2], 'MINID', id)
@@ -771,6 +807,7 @@ class GameStore:
         dedupe: str | None = None,
         dedupe_ttl_s: int = 600,
         fresh_log: bool = False,
+        final: bool = False,
     ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
@@ -781,6 +818,9 @@ class GameStore:
         in a round trip of its own, first), so that no save can leave its deadline unscheduled;
         ``lease``: the token of the claim being fired.
         ``fresh_log``: the save begins a new game in the channel, whose log starts empty.
+        ``final``: the save ends the game: its log (read first, one more round trip, once a
+        game) is kept packed from now on, ``log`` included (:meth:`read_history` reads both).
+        Whoever saved in between made the version differ, so nothing is written then.
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
@@ -791,12 +831,33 @@ class GameStore:
             dedupe_ttl_s,
             self.snapshot_every,
             "1" if fresh_log else "",
+            await self._packed_history(key, log) if final and not fresh_log else "",
         ]
+        written = await self._save_once(key, args, due, lease, dedupe)
+        if written == _LOG_PACKED:  # a line for a log packed already: pack it again with it
+            args[8] = await self._packed_history(key, log)
+            written = await self._save_once(key, args, due, lease, dedupe)
+        return SaveResult(written)
+
+    async def _packed_history(self, key: GameKey, log: str | None) -> str:
+        history = await self._read_history(key)
+        if log:
+            history.lines.append(log)
+        return _pack_history(history)
+
+    async def _save_once(
+        self,
+        key: GameKey,
+        args: list[str | int],
+        due: float | None,
+        lease: str | None,
+        dedupe: str | None,
+    ) -> int:
         keys = [_game_key(key), _log_key(key)]
         if dedupe is not None:
             keys.append(_dedupe_key(key, dedupe))
         if due is None:
-            return SaveResult(int(await self._save_script(keys=keys, args=args)))
+            return int(await self._save_script(keys=keys, args=args))
         if self.cluster:
             # The deadlines and the game are in different slots, so on a cluster usually on
             # different nodes: redis-py's cluster pipeline would send both scripts at once, in no
@@ -804,12 +865,12 @@ class GameStore:
             # arming fails nothing is saved, and a save that then fails or conflicts leaves only
             # an early deadline, which is harmless.
             await self._arm(self._client, key, due, lease)
-            return SaveResult(int(await self._save_script(keys=keys, args=args)))
+            return int(await self._save_script(keys=keys, args=args))
         # One Redis: the arming and the save in one script (one round trip, and no pipeline of
         # scripts, which redis-py precedes with a SCRIPT EXISTS of its own).
         armed_keys = [_deadlines_key(key.platform), _leases_key(key.platform), *keys]
         armed_args: list[str | int] = [str(key), repr(due), lease or "", *args]
-        return SaveResult(int(await self._save_armed_script(keys=armed_keys, args=armed_args)))
+        return int(await self._save_armed_script(keys=armed_keys, args=armed_args))
 
     async def _arm(self, client: Any, key: GameKey, due: float, lease: str | None) -> Any:
         keys = [_deadlines_key(key.platform), _leases_key(key.platform)]
@@ -868,7 +929,17 @@ class GameStore:
     async def read_history(self, key: GameKey) -> History:
         """The game's latest snapshot (the record as saved then), if any, and the action lines
         logged after it: together they replay the game however long it ran."""
-        entries = cast(_StreamEntries, await self._client.xrange(_log_key(key)))
+        return await self._read_history(key)
+
+    async def _read_history(self, key: GameKey) -> History:
+        try:
+            entries = cast(_StreamEntries, await self._client.xrange(_log_key(key)))
+        except redis.exceptions.ResponseError as error:
+            if not str(error).startswith("WRONGTYPE"):
+                raise
+            # The game ended: its log is one string, packed (see _SAVE_LUA).
+            packed = cast(str | None, await self._client.get(_log_key(key)))
+            return _unpack_history(packed) if packed is not None else History()
         history = History()
         for _id, fields in entries:
             if "s" in fields:
@@ -964,11 +1035,33 @@ class GameStore:
             else:
                 return sum(int(size or 0) for size in sizes)
         # Fallback estimate: the payload bytes, which is what a quota cares about.
-        pipe = self._client.pipeline(transaction=False)
-        pipe.hget(game, "data")
-        pipe.xrange(log)
-        replies = await pipe.execute()
-        data = cast(str | None, replies[0])
-        entries = cast(_StreamEntries, replies[1])
+        data = cast(str | None, await self._client.hget(game, "data"))
+        history = await self._read_history(key)
         total = len(data.encode()) if data is not None else 0
-        return total + sum(len(fields["a"].encode()) for _id, fields in entries)
+        total += len((history.snapshot or "").encode())
+        return total + sum(len(line.encode()) for line in history.lines)
+
+    @_outage_is_unavailable
+    async def memory_by_key(
+        self, key: GameKey, deliveries: list[str] | tuple[str, ...] = ()
+    ) -> dict[str, tuple[int, int]]:
+        """What the game holds in Redis by kind of key, as ``(keys, bytes)`` by ``MEMORY USAGE``:
+        ``record`` (the game hash), ``log`` (its action log), ``refs`` (the table's refs) and
+        ``dedupe`` (those of the delivery ids ``deliveries`` still stored). For benches and
+        operators; the server must allow ``MEMORY USAGE``."""
+        named = {
+            "record": [_game_key(key)],
+            "log": [_log_key(key)],
+            "refs": [_table_key(key)],
+            "dedupe": [_dedupe_key(key, delivery) for delivery in deliveries],
+        }
+        pipe = self._client.pipeline(transaction=False)
+        for keys in named.values():
+            for name in keys:
+                pipe.memory_usage(name, samples=0)
+        sizes = iter(await pipe.execute())
+        found: dict[str, tuple[int, int]] = {}
+        for part, keys in named.items():
+            held = [int(size) for size in (next(sizes) for _ in keys) if size is not None]
+            found[part] = (len(held), sum(held))
+        return found

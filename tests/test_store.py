@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
-from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
+from storage import GameKey, GameStore, History, Loaded, SaveResult, StorageUnavailable
+from storage.store import _unpack
 from tests.conftest import RedisServer
 
 KEY = GameKey("discord", "123456")
@@ -335,6 +336,112 @@ async def test_a_log_longer_than_the_snapshot_interval_stays_bounded_and_whole(
     covered = int(history.snapshot[1:])
     assert history.lines == [f"m{v}" for v in range(covered + 1, 250)]
     assert await store.client.xlen(_log_name(KEY)) <= store.snapshot_every + 1
+
+
+# a finished game's log, packed
+
+
+async def _finished_after(store: GameStore, lines: int) -> None:
+    """A game logged ``lines`` moves and then ended (the last save is ``final``)."""
+    await _create(store)
+    for version in range(2, lines + 1):
+        log = f'[[{version % 4},"point",{version}]]'
+        assert await store.save(
+            KEY, f"v{version}", expected=version - 1, version=version, log=log, ttl_s=TTL_S
+        )
+    last = lines + 1
+    assert await store.save(
+        KEY, "over", expected=lines, version=last, log='[[0,"end"]]', ttl_s=TTL_S, final=True
+    )
+
+
+async def test_the_save_that_ends_a_game_packs_its_log_whole(store: GameStore) -> None:
+    await _finished_after(store, 130)
+    # One string now, not a stream, with every line in order, the last save's too.
+    assert await store.client.type(_log_name(KEY)) == "string"
+    history = await store.read_history(KEY)
+    expected = ["create", *(f'[[{v % 4},"point",{v}]]' for v in range(2, 131)), '[[0,"end"]]']
+    assert history.snapshot is None and history.lines == expected
+    assert await store.read_log(KEY) == expected
+    # It keeps the game's retention, and what it holds is what the game's memory counts.
+    assert 0 < await store.client.pttl(_log_name(KEY)) <= TTL_S * 1000
+    assert await store.load(KEY) == (True, Loaded(131, "over"))
+
+
+async def test_a_packed_log_takes_a_fraction_of_the_stream(redis_url: str) -> None:
+    store = GameStore.from_url(redis_url)
+    try:
+        await store.delete(KEY)
+        await _create(store)
+        for version in range(2, 131):
+            log = f'[[{version % 4},"point",{version}]]'
+            await store.save(KEY, "v", expected=version - 1, version=version, log=log, ttl_s=TTL_S)
+        streamed = await store.client.memory_usage(_log_name(KEY), samples=0)
+        await store.save(KEY, "v", expected=130, version=131, log="[]", ttl_s=TTL_S, final=True)
+        packed = await store.client.memory_usage(_log_name(KEY), samples=0)
+        assert streamed is not None and packed is not None
+        assert packed < streamed / 3, (packed, streamed)
+    finally:
+        await store.delete(KEY)
+        await store.close()
+
+
+async def test_a_final_save_that_loses_the_race_writes_nothing(store: GameStore) -> None:
+    await _create(store)
+    assert await store.save(KEY, "v2", expected=1, version=2, log="b", ttl_s=TTL_S)
+    lost = await store.save(KEY, "x", expected=1, version=2, log="end", ttl_s=TTL_S, final=True)
+    assert lost is SaveResult.CONFLICT
+    assert await store.client.type(_log_name(KEY)) == "stream"
+    assert await store.read_log(KEY) == ["create", "b"]
+
+
+async def test_a_line_after_the_end_is_packed_with_the_rest(store: GameStore) -> None:
+    await _finished_after(store, 3)
+    assert await store.save(KEY, "later", expected=4, version=5, log="late", ttl_s=TTL_S)
+    assert await store.client.type(_log_name(KEY)) == "string"
+    lines = await store.read_log(KEY)
+    assert lines[0] == "create" and lines[-2:] == ['[[0,"end"]]', "late"]
+    assert await store.load(KEY) == (True, Loaded(5, "later"))
+    # A save without a line leaves the packed log as it is.
+    assert await store.save(KEY, "quiet", expected=5, version=6, ttl_s=TTL_S)
+    assert await store.read_log(KEY) == lines
+
+
+async def test_the_next_game_in_the_channel_starts_a_fresh_stream(store: GameStore) -> None:
+    await _finished_after(store, 3)
+    assert await store.save(
+        KEY, "new", expected=4, version=5, log="begin", ttl_s=TTL_S, fresh_log=True
+    )
+    assert await store.client.type(_log_name(KEY)) == "stream"
+    assert await store.read_log(KEY) == ["begin"]
+
+
+async def test_a_finished_log_with_a_snapshot_keeps_it(store: GameStore) -> None:
+    store.snapshot_every = 10
+    await _finished_after(store, 25)
+    history = await store.read_history(KEY)
+    assert history.snapshot is not None
+    covered = int(history.snapshot[1:])
+    assert history.lines[-1] == '[[0,"end"]]'
+    assert history.lines[:-1] == [f'[[{v % 4},"point",{v}]]' for v in range(covered + 1, 26)]
+
+
+async def test_a_damaged_packed_log_reads_as_empty(store: GameStore) -> None:
+    await _finished_after(store, 3)
+    await store.client.set(_log_name(KEY), "z:not base64 at all")
+    assert await store.read_history(KEY) == History()
+
+
+async def test_quarantine_keeps_a_packed_log_for_the_operator(store: GameStore) -> None:
+    await _finished_after(store, 3)
+    lines = await store.read_log(KEY)
+    assert await store.quarantine(KEY, 4, '{"tomb": 1}', TTL_S, TTL_S)
+    damaged = f"boardroom:{{{KEY}}}:damaged:log"
+    assert await store.client.type(damaged) == "string"
+    assert await store.client.exists(_log_name(KEY)) == 0
+    kept = await store.client.get(damaged)
+    assert isinstance(kept, str)
+    assert json.loads(_unpack(kept))["lines"] == lines
 
 
 # key layout and size

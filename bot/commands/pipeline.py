@@ -148,6 +148,8 @@ class Pipeline:
                     dedupe=dedupe,
                     dedupe_ttl_s=self.settings.dedupe_ttl_seconds,
                     fresh_log=change.fresh_log,
+                    # The save that ends the game keeps its log packed from then on.
+                    final=change.record.status == "finished" and not was_finished,
                 )
             except (StorageFull, StorageRefused) as refused_by_redis:
                 # Redis refused the script outright: nothing of it was written.

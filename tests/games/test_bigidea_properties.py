@@ -17,6 +17,7 @@ from core.engine import Event, IllegalAction, Seat
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import Invest, Point, Withdraw
 from core.games.bigidea.events import IpoHeld
+from core.games.bigidea.legal import has_pick_option, pick_options
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from testkit.conformance import play_random
 from tests.games.bigidea_support import check_books
@@ -55,6 +56,8 @@ def check_legal_is_complete(state: BigIdeaState) -> None:
     for seat in state.seats:
         if seat not in GAME.waiting_for(state) and state.phase == "mezzanine":
             assert GAME.legal_actions(state, seat) == []
+        if state.phase == "pick":  # the panel's quick check says what the list would
+            assert has_pick_option(state, seat) == bool(pick_options(state, seat))
 
 
 class Books:

@@ -11,6 +11,7 @@ from core.engine import Event, IllegalAction
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import Invest, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.events import CardsDealt, IpoHeld, PlayerPassed, PointsRevealed
+from core.games.bigidea.legal import has_pick_option, pick_options
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState, Product
 from tests.games.bigidea_support import (
     HANDS,
@@ -592,3 +593,15 @@ def test_state_copies_are_deep_and_faithful() -> None:
     twin.votes[1] = 0
     assert "beer" not in state.hands[0]
     assert state.products[0].chits[1] == 0 and 1 not in state.votes
+
+
+def test_a_hand_of_exactly_one_pick_already_made_has_no_pick_left() -> None:
+    # Two cards left, the least a pick takes, and the seat picked them both: nothing to change.
+    state = new_game(HANDS)
+    state.hands[0] = state.hands[0][:2]
+    state.picks[0] = list(state.hands[0])
+    assert has_pick_option(state, 0) is False and pick_options(state, 0) == []
+    assert not GAME.render_private(state, 0).selects
+    state.picks[0] = None
+    assert has_pick_option(state, 0) is True
+    assert len(GAME.render_private(state, 0).selects) == 1

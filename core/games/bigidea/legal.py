@@ -47,6 +47,18 @@ def pick_options(state: BigIdeaState, seat: Seat) -> list[Pick]:
     ]
 
 
+def has_pick_option(state: BigIdeaState, seat: Seat) -> bool:
+    """Whether :func:`pick_options` lists anything for ``seat``, without building the list (a
+    panel drawn at every move only needs to know; a hand of eight has dozens of picks)."""
+    if not can_pick(state, seat):
+        return False
+    hand = state.hands[seat]
+    opts = state.options
+    current = set(state.picks[seat] or ())
+    sizes = range(opts.min_pick, min(opts.max_pick, len(hand)) + 1)
+    return any(set(combo) != current for size in sizes for combo in combinations(hand, size))
+
+
 def may_pitch(state: BigIdeaState, seat: Seat) -> bool:
     """Whether ``seat`` owns a new product it may still pitch: the pointing is not revealed yet
     (it is as soon as everyone has pointed) and the product has no pitch."""

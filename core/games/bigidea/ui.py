@@ -17,7 +17,13 @@ from core.games.bigidea.actions import (
     Withdraw,
 )
 from core.games.bigidea.cards import product_name, product_sentence
-from core.games.bigidea.legal import can_pick, invest_cost, legal_actions, may_pitch
+from core.games.bigidea.legal import (
+    can_pick,
+    has_pick_option,
+    invest_cost,
+    legal_actions,
+    may_pitch,
+)
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import join, money, pick_line, plural, point_line
 from core.games.bigidea.view import BigIdeaView, ProductView, seat_view, view
@@ -130,11 +136,11 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     kinds = {1: "item", 2: "description"}
     lines = ["Your hand:"] + [f"• {c.name} ({kinds[c.type]}): {c.text}" for c in hand]
     lines.append(f"You have {money(state.money[seat])} and {plural(state.chits[seat], 'chit')}.")
-    legal = legal_actions(state, seat)
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []
     opts = state.options
-    if state.phase == "pick" and legal:
+    legal = legal_actions(state, seat) if state.phase == "mezzanine" else []
+    if state.phase == "pick" and not state.finished and has_pick_option(state, seat):
         if own.pick:
             lines.append(pick_line(own.pick))
         wanted = (
