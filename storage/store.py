@@ -395,8 +395,10 @@ def _user_key(platform: str, user: str) -> str:
 # de-duplication key: all carry the game's hash tag, so the script touches a single slot and is
 # valid on Redis Cluster. ARGV = expected version ('' means "only if absent"), new version, data,
 # ttl in ms, the log entry ('' for none), the de-duplication ttl in s, the log length at which
-# a snapshot replaces the log, and '1' when the save starts a new game (the channel's previous
-# log, another game's story with its players' words and ids, is dropped first).
+# a snapshot replaces the log, '1' when the save starts a new game (the channel's previous
+# log, another game's story with its players' words and ids, is dropped first), and the result
+# of a game this save ends ('' for none): kept in the game's hash (field ``result``) until the
+# community's history has it (storage/history.py), so it is written once, with the game's end.
 # Returns 1 (written), 0 (version conflict) or -1 (this delivery was saved before). If a reply is
 # lost and the client retries, the re-run reports 0 or -1 rather than writing twice.
 # The log keeps every action of a game: when it reaches ARGV[7] entries, the record just written
@@ -410,6 +412,7 @@ elseif redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[9]) end
 if ARGV[8] == '1' then redis.call('DEL', KEYS[2]) end
 if ARGV[5] ~= '' then
   if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
@@ -771,6 +774,7 @@ class GameStore:
         dedupe: str | None = None,
         dedupe_ttl_s: int = 600,
         fresh_log: bool = False,
+        result: str | None = None,
     ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
@@ -781,6 +785,8 @@ class GameStore:
         in a round trip of its own, first), so that no save can leave its deadline unscheduled;
         ``lease``: the token of the claim being fired.
         ``fresh_log``: the save begins a new game in the channel, whose log starts empty.
+        ``result``: the save ends the game, whose result the community's history is to record
+        (kept in the game's hash until it is: see :mod:`storage.history`).
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
@@ -791,6 +797,7 @@ class GameStore:
             dedupe_ttl_s,
             self.snapshot_every,
             "1" if fresh_log else "",
+            _pack(result) if result else "",
         ]
         keys = [_game_key(key), _log_key(key)]
         if dedupe is not None:

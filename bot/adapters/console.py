@@ -40,6 +40,7 @@ from typing import TextIO
 from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
+from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.grammar import subcommands
 from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
@@ -53,6 +54,8 @@ from storage import GameKey, StorageUnavailable
 __all__ = ["MAX_WAIT", "Console", "VirtualClock"]
 
 PLATFORM = "console"
+COMMUNITY = "console"
+"""The console's one community: every game played in it is recorded there."""
 
 HELP = __doc__ or ""
 
@@ -197,12 +200,18 @@ class Console:
         return True
 
     def _request(self) -> Request:
-        return Request(platform=PLATFORM, channel=self.channel, user=self.user, name=self.user)
+        return Request(
+            platform=PLATFORM,
+            channel=self.channel,
+            user=self.user,
+            name=self.user,
+            community=COMMUNITY,
+        )
 
     async def _command(self, word: str, text: str) -> None:
         """``/<game> <text>``, or a word of the channel's game typed without ``/<game>``."""
         known = {g.name: g for g in all_games()}
-        if word in known:
+        if word in known or word == COMMUNITY_COMMAND:
             await self._ask(
                 Interaction(request=self._request(), kind="command", game=word, text=text)
             )

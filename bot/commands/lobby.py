@@ -58,6 +58,7 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             host_name=req.name,
             seats=[SeatInfo.player(req.user, req.name)],
             options=options.model_dump(mode="json"),
+            community=req.community,
             seed=env.new_seed(),
             created_at=now,
             updated_at=now,
