@@ -11,9 +11,9 @@ Every button and select option printed gets a number that stays valid for the se
   menu option shows its description after a dash), ``click <label>`` presses the newest button
   you can see whose label starts with it, ``click any`` makes a random choice from the newest
   message with choices that you can see and may make (not a board's buttons during someone
-  else's turn): a scripted player who does not mind what it plays. A number stays valid: one
-  of a message since edited presses that button as it was, and the bot answers it is out of
-  date or applies it if it still stands;
+  else's turn, nor the final card's Rematch): a scripted player who does not mind what it
+  plays. A number stays valid: one of a message since edited presses that button as it was,
+  and the bot answers it is out of date or applies it if it still stands;
 - ``wait <seconds>`` moves the clock on (0 to a day at a time) and fires the deadlines that
   passed (scripts; interactively the real clock runs them, and what they print is followed by
   the prompt again);
@@ -315,8 +315,13 @@ class Console:
 
     def _any(self, seat: int | None) -> list[_Choice]:
         """A random choice of the newest message with choices ``self.user`` may make (not
-        another seat's: the board's buttons during someone else's turn)."""
-        visible = [c for c in self.choices if c.live_for(self.user) and _mine(c, seat)]
+        another seat's: the board's buttons during someone else's turn; never the final
+        card's Rematch, which would start another game)."""
+        visible = [
+            c
+            for c in self.choices
+            if c.live_for(self.user) and _mine(c, seat) and not _starts_a_game(c)
+        ]
         if not visible:
             return []
         newest = max(c.message for c in visible)
@@ -613,3 +618,9 @@ def _draw_prompt(text: str) -> None:
 def _mine(choice: _Choice, seat: int | None) -> bool:
     owner = codec.seat_of(choice.custom_id)
     return owner is None or seat is None or owner == seat
+
+
+def _starts_a_game(choice: _Choice) -> bool:
+    """The final card's Rematch (``click any`` plays the game at hand, not another one)."""
+    press = codec.decode(choice.custom_id)
+    return press is not None and press.command == "rematch"

@@ -67,6 +67,7 @@ _COMMANDS: dict[str, StepMaker] = {
     "addbot": lobby.addbot,
     "begin": lobby.begin,
     "end": lobby.end,
+    "rematch": lobby.rematch,
 }
 _TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
