@@ -43,6 +43,7 @@ from storage.store import (
     _log_failure,
     _pack,
     _unpack,
+    _user_key,
 )
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "Recorded",
     "clear_pending",
     "forget",
+    "forget_index",
     "leaderboard",
     "pending_result",
     "person",
@@ -430,3 +432,9 @@ async def forget(
         args += [game_id, _pack(rec) if rec else "", _pack(rep) if rep else ""]
     script = _script(store, _FORGET_LUA)
     return bool(await _call(store, lambda: script(keys=keys, args=args)))
+
+
+async def forget_index(store: GameStore, platform: str, user: str) -> None:
+    """Drop the person's list of the games they sit in (it is named by their id)."""
+    client: Any = store.client
+    await _call(store, lambda: client.delete(_user_key(platform, user)))

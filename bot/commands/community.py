@@ -23,6 +23,7 @@ from typing import Any
 
 from bot.commands.actionlog import action_rng, decode_action
 from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
 from bot.commands.results import FORMER, GameResult, Rating, scrub, shown
 from bot.commands.step import Request
 from bot.settings import Settings
@@ -258,12 +259,30 @@ async def forget(store: GameStore, where: kept.Community, user: str) -> None:
         name = who.name or user
         rewritten: dict[str, tuple[str | None, str | None]] = {}
         for game_id, (rec, rep) in played.items():
-            new_rec = json.dumps(scrub(json.loads(rec), user, name)) if rec else None
+            new_rec = json.dumps(scrub(json.loads(rec), user, name, loose=True)) if rec else None
             new_rep = _scrub_replay(rep, user, name) if rep else None
             rewritten[game_id] = (new_rec, new_rep)
         if await kept.forget(store, where, user, games, rev, rewritten):
-            return
-    raise StorageUnavailable()
+            break
+    else:
+        raise StorageUnavailable()
+    # The finished games themselves, still kept in their channels for a while (status, the
+    # final card's Rematch), go too: they name their players.
+    for rec, _rep in played.values():
+        if rec is None:
+            continue
+        result = GameResult.model_validate_json(rec)
+        key = GameKey(result.platform, result.channel)
+        _, loaded = await store.load(key)
+        if loaded is None:
+            continue
+        try:
+            stored = GameRecord.model_validate_json(loaded.data)
+        except ValueError:
+            continue  # unreadable: the next command there sets it aside
+        if stored.status == "finished" and stored.first_version == result.first_version:
+            await store.delete(key)
+    await kept.forget_index(store, where.platform, user)
 
 
 def _scrub_replay(replay: str, user: str, name: str) -> str:

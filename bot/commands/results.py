@@ -279,16 +279,24 @@ class Recorder:
         return json.dumps({"snapshot": snapshot, "lines": history.lines}, separators=(",", ":"))
 
 
-def scrub(value: Any, user: str, name: str) -> Any:
+def scrub(value: Any, user: str, name: str, loose: bool = False) -> Any:
     """``value`` (parsed JSON) with the person gone: a ``user`` field that is ``user`` is
-    emptied, and every other string that is their id or name reads :data:`FORMER`."""
+    emptied, and every other string that is their id or name reads :data:`FORMER`; ``loose``:
+    within sentences too ("Carol wins with $18."), for texts that are only read, never
+    replayed (a log's values must stay whole: a card id may contain a name)."""
     if isinstance(value, str):
-        return FORMER if value in (user, name) else value
+        if value in (user, name):
+            return FORMER
+        if loose:
+            for gone in (user, name):
+                if len(gone) >= 2:
+                    value = value.replace(gone, FORMER)
+        return value
     if isinstance(value, list):
-        return [scrub(item, user, name) for item in value]
+        return [scrub(item, user, name, loose) for item in value]
     if isinstance(value, dict):
         return {
-            k: "" if k == "user" and item == user else scrub(item, user, name)
+            k: "" if k == "user" and item == user else scrub(item, user, name, loose)
             for k, item in value.items()
         }
     return value
