@@ -42,6 +42,7 @@ from storage.store import (
     _game_key,
     _log_failure,
     _pack,
+    _table_key,
     _unpack,
     _user_key,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "RatingRow",
     "Recorded",
     "clear_pending",
+    "drop_refs",
     "forget",
     "forget_index",
     "leaderboard",
@@ -62,6 +64,7 @@ __all__ = [
     "record",
     "replay_of",
     "results",
+    "ttl_of",
 ]
 
 _T = TypeVar("_T")
@@ -438,3 +441,16 @@ async def forget_index(store: GameStore, platform: str, user: str) -> None:
     """Drop the person's list of the games they sit in (it is named by their id)."""
     client: Any = store.client
     await _call(store, lambda: client.delete(_user_key(platform, user)))
+
+
+async def ttl_of(store: GameStore, key: GameKey) -> int:
+    """Seconds the game's record has left (0 when it has no expiry or is gone)."""
+    client: Any = store.client
+    left = int(await _call(store, lambda: client.ttl(_game_key(key))))
+    return max(0, left)
+
+
+async def drop_refs(store: GameStore, key: GameKey) -> None:
+    """Forget what the table showed of the channel's game (its refs name its players' panels)."""
+    client: Any = store.client
+    await _call(store, lambda: client.delete(_table_key(key)))

@@ -31,7 +31,7 @@ from core import text as markup
 from core import ui
 from core.engine import Game, GameState
 from core.registry import all_games, get_game
-from storage import GameKey, GameStore, StorageUnavailable
+from storage import GameKey, GameStore, SaveResult, StorageUnavailable
 from storage import history as kept
 
 __all__ = ["COMMAND", "Community"]
@@ -259,7 +259,7 @@ async def forget(store: GameStore, where: kept.Community, user: str) -> None:
         name = who.name or user
         rewritten: dict[str, tuple[str | None, str | None]] = {}
         for game_id, (rec, rep) in played.items():
-            new_rec = json.dumps(scrub(json.loads(rec), user, name, loose=True)) if rec else None
+            new_rec = json.dumps(scrub(json.loads(rec), user, name)) if rec else None
             new_rep = _scrub_replay(rep, user, name) if rep else None
             rewritten[game_id] = (new_rec, new_rep)
         if await kept.forget(store, where, user, games, rev, rewritten):
@@ -267,22 +267,41 @@ async def forget(store: GameStore, where: kept.Community, user: str) -> None:
     else:
         raise StorageUnavailable()
     # The finished games themselves, still kept in their channels for a while (status, the
-    # final card's Rematch), go too: they name their players.
+    # final card's Rematch), name their players too: rewritten without the person, their log
+    # dropped (it names the players), once each (a compare-and-set on the record's version).
     for rec, _rep in played.values():
-        if rec is None:
-            continue
-        result = GameResult.model_validate_json(rec)
-        key = GameKey(result.platform, result.channel)
+        if rec is not None:
+            await _forget_in_channel(store, GameResult.model_validate_json(rec), user, name)
+    await kept.forget_index(store, where.platform, user)
+
+
+async def _forget_in_channel(store: GameStore, result: GameResult, user: str, name: str) -> None:
+    key = GameKey(result.platform, result.channel)
+    for _attempt in range(MAX_ATTEMPTS):
         _, loaded = await store.load(key)
         if loaded is None:
-            continue
+            return
         try:
             stored = GameRecord.model_validate_json(loaded.data)
         except ValueError:
-            continue  # unreadable: the next command there sets it aside
-        if stored.status == "finished" and stored.first_version == result.first_version:
-            await store.delete(key)
-    await kept.forget_index(store, where.platform, user)
+            return  # unreadable: the next command there sets it aside
+        if stored.status != "finished" or stored.first_version != result.first_version:
+            return  # another game by now (a rematch names its people itself)
+        clean = GameRecord.model_validate(scrub(stored.model_dump(mode="json"), user, name))
+        if clean.state_json is not None:
+            clean.state_json = json.dumps(scrub(json.loads(clean.state_json), user, name))
+        ttl = await kept.ttl_of(store, key)
+        saved = await store.save(
+            key,
+            clean.model_dump_json(),
+            expected=loaded.version,
+            version=loaded.version + 1,
+            ttl_s=max(1, ttl),
+            fresh_log=True,
+        )
+        if saved is SaveResult.WRITTEN:
+            await kept.drop_refs(store, key)
+            return
 
 
 def _scrub_replay(replay: str, user: str, name: str) -> str:

@@ -87,7 +87,13 @@ def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             )
         now = env.clock()
         last = load_state(game, record.state_json).version if record.state_json else 0
-        seats = [seat.model_copy(deep=True) for seat in record.seats]
+        seats = []
+        for seat in record.seats:
+            # A person who asked to be forgotten (``/boardroom forget-me``) has no id here.
+            members = [m.model_copy() for m in seat.members if m.user]
+            if seat.members and not members:
+                continue
+            seats.append(seat.model_copy(update={"members": members}))
         new = GameRecord(
             game=game.name,
             host=req.user,

@@ -279,24 +279,27 @@ class Recorder:
         return json.dumps({"snapshot": snapshot, "lines": history.lines}, separators=(",", ":"))
 
 
-def scrub(value: Any, user: str, name: str, loose: bool = False) -> Any:
+def scrub(value: Any, user: str, name: str) -> Any:
     """``value`` (parsed JSON) with the person gone: a ``user`` field that is ``user`` is
-    emptied, and every other string that is their id or name reads :data:`FORMER`; ``loose``:
-    within sentences too ("Carol wins with $18."), for texts that are only read, never
-    replayed (a log's values must stay whole: a card id may contain a name)."""
+    emptied, every other string (or key) that is their id or name reads :data:`FORMER`, and
+    so does their name within a text ("Carol wins with $18.", "Carol's pants"). Only texts
+    with a space are searched: a single word (an id, a card) is replaced only when it is all
+    of the name, so a log still replays."""
     if isinstance(value, str):
         if value in (user, name):
             return FORMER
-        if loose:
+        if any(c.isspace() for c in value):
             for gone in (user, name):
                 if len(gone) >= 2:
                     value = value.replace(gone, FORMER)
         return value
     if isinstance(value, list):
-        return [scrub(item, user, name, loose) for item in value]
+        return [scrub(item, user, name) for item in value]
     if isinstance(value, dict):
         return {
-            k: "" if k == "user" and item == user else scrub(item, user, name, loose)
+            (FORMER if k in (user, name) else k): (
+                "" if k == "user" and item == user else scrub(item, user, name)
+            )
             for k, item in value.items()
         }
     return value
