@@ -206,6 +206,8 @@ for i = 8, #KEYS do
   local user, name, rating, shown = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[6])
+  -- the list goes the history's length after the person's last game (all of it old by then)
+  redis.call('EXPIRE', KEYS[i], math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[6])))
   redis.call('HSET', KEYS[7], user, name)
   if rating ~= '' then
     redis.call('HSET', KEYS[5], user, rating)

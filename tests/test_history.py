@@ -115,6 +115,9 @@ async def test_a_game_played_out_is_recorded_once_and_rates_its_three_people(
     assert set(ratings) == {u for u, _ in PEOPLE}
     assert all(r.games == 1 for r in ratings.values())
     assert sum(r.wins for r in ratings.values()) >= 1
+    # A person's list of games goes the history's length after their last game.
+    left = await store.client.ttl(WHERE.key(f"played:{PEOPLE[0][0]}"))
+    assert 89 * 86400 < left <= 90 * 86400
     # Recorded: nothing is left pending in the game, and the reminder finds nothing to do.
     assert await kept.pending_result(store, KEY) is None
     clock.now += REMINDER_S
