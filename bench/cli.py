@@ -63,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--cluster", action="store_true", help="with --faults: on a local 3-master cluster"
     )
     parser.add_argument(
+        "--history",
+        action="store_true",
+        help="only what a community's memory costs: record_ms, leaderboard_ms (10,000 people)",
+    )
+    parser.add_argument(
         "--seconds",
         type=float,
         default=None,
@@ -92,6 +97,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.workers is not None or args.cluster or args.seconds is not None:
         print("--workers, --cluster and --seconds go with --faults")
         return 2
+    if args.history:
+        from bench.history import history_bench
+
+        return asyncio.run(history_bench(settings, args.seed))
     if args.hostile:
         if args.adapter != "slack":
             print("--hostile goes with --adapter slack")
@@ -111,8 +120,9 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             from bench.slack import run_bench
         return asyncio.run(run_bench(settings, args.games or 50, args.seed))
     from bench.authority import bench
+    from bench.history import history_bench
 
-    return asyncio.run(
+    code = asyncio.run(
         bench(
             settings,
             args.games or 100,
@@ -122,3 +132,4 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             args.pace_seconds,
         )
     )
+    return max(code, asyncio.run(history_bench(settings, args.seed)))

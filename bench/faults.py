@@ -69,12 +69,17 @@ Then everything is measured from Redis, against what the people did:
 - ``deadlines_unseen``: deadlines whose ending save no call had shown when measured (a delivery
   lost with its worker and never repaired); each counts in ``max_visible_late_s`` as late as the
   measurement;
-- ``games_unfinished``: games not finished when measured.
+- ``games_unfinished``: games not finished when measured;
+- ``results``, ``results_pending``, ``results_missing``, ``results_doubled``: of the games
+  played out, those whose result the community's history holds, those whose result is still in
+  the game for its reminder deadline to record, those lost (neither), and people whose rating
+  counts more games than the history holds of them (a result recorded twice).
 
 The last line printed is machine-readable (one line, wrapped here)::
 
     kills=<n> restarts=<n> actions=<n> lost=<n> doubled=<n> deadlines_lost=<n>
     max_deadline_late_s=<x> max_visible_late_s=<x> deadlines_unseen=<n> games_unfinished=<n>
+    results=<n> results_pending=<n> results_missing=<n> results_doubled=<n>
 
 The exit status is 0 when lost, doubled, deadlines_lost, deadlines_unseen and games_unfinished
 are 0 and both latenesses are at most :data:`MAX_LATE_S` (and every log replays to its record,
@@ -108,7 +113,7 @@ import redis.exceptions
 from bench.authority import press_args
 from bench.faultworker import PLATFORM, SURFACES
 from bench.visible import Sightings
-from bot.commands import codec
+from bot.commands import codec, results
 from bot.commands.actionlog import decode_action, encode_action
 from bot.commands.play import action_rng, load_state
 from bot.commands.record import GameRecord
@@ -118,6 +123,7 @@ from core import ui
 from core.engine import Game, GameState, IllegalAction
 from core.registry import get_game
 from storage import GameKey, GameStore, StorageUnavailable
+from storage import history as kept
 from storage.store import _log_key
 from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
 from testkit.slack.fake import FakeSlackAPI
@@ -769,6 +775,14 @@ class Checked:
     notes: list[str] = field(default_factory=list)
     unfinished: int = 0
     """Games that had not finished when measured (begun or not)."""
+    results: int = 0
+    """Games played out whose result the community's history holds."""
+    results_pending: int = 0
+    """Games played out whose result is still in the game, for its reminder to record."""
+    results_missing: int = 0
+    """Games played out whose result is neither recorded nor pending (lost)."""
+    results_doubled: int = 0
+    """People whose rating counts more games than the history holds of them."""
     seen: list[Seen] = field(default_factory=list)
     unseen: int = 0
     """Deadlines whose ending save no platform call had shown when measured."""
@@ -1063,7 +1077,47 @@ class FaultBench:
                 elif await self._unscheduled(key):
                     checked.deadlines_lost += 1
                     checked.notes.append(f"{channel}: its deadline is not in the deadline set")
+            if record.status == "finished":
+                await self._check_result(key, record, checked)
         return checked
+
+    async def _check_result(self, key: GameKey, record: GameRecord, checked: Checked) -> None:
+        """A game played out is in its community's history exactly once (or still pending,
+        for its reminder), and its people's ratings count it once."""
+        game = get_game(record.game)
+        if game is None or record.state_json is None:
+            return
+        if load_state(game, record.state_json).outcome is None:
+            return  # ended early by its host: not recorded
+        where = kept.Community(key.platform, results.community_of(record))
+        gid = results.game_id(key, record.first_version)
+        found = await kept.results(self.probe, where, [gid])
+        if gid not in found:
+            if await kept.pending_result(self.probe, key) is not None:
+                checked.results_pending += 1
+            else:
+                checked.results_missing += 1
+                checked.notes.append(f"{key.channel}: its result was never recorded")
+            return
+        checked.results += 1
+        recorded = results.GameResult.model_validate_json(found[gid])
+        ids = await kept.recent(self.probe, where, 0.0, 10_000)
+        everything = await kept.results(self.probe, where, ids)
+        for person in recorded.people:
+            who = await kept.person(self.probe, where, person.user, [record.game], 0.0, 10_000)
+            if record.game not in who.ratings:
+                continue
+            rating = results.Rating.model_validate_json(who.ratings[record.game])
+            rated = sum(
+                1
+                for text in everything.values()
+                if (other := results.GameResult.model_validate_json(text)).rated
+                and other.game == record.game
+                and person.user in [p.user for p in other.people]
+            )
+            if rating.games > rated:
+                checked.results_doubled += 1
+                checked.notes.append(f"{key.channel}: {person.user} rated {rating.games} times")
 
     async def _unscheduled(self, key: GameKey) -> bool:
         for _ in range(50):
@@ -1245,6 +1299,8 @@ class FaultBench:
             and visible <= MAX_LATE_S
             and checked.unseen == 0
             and checked.unfinished == 0
+            and checked.results_missing == 0
+            and checked.results_doubled == 0
             and actions > 0
             and not errors
             and not self.workers.died
@@ -1253,7 +1309,10 @@ class FaultBench:
             f"kills={kills} restarts={restarts} actions={actions} lost={checked.lost} "
             f"doubled={checked.doubled} deadlines_lost={checked.deadlines_lost} "
             f"max_deadline_late_s={worst:.2f} max_visible_late_s={visible:.2f} "
-            f"deadlines_unseen={checked.unseen} games_unfinished={checked.unfinished}"
+            f"deadlines_unseen={checked.unseen} games_unfinished={checked.unfinished} "
+            f"results={checked.results} results_pending={checked.results_pending} "
+            f"results_missing={checked.results_missing} "
+            f"results_doubled={checked.results_doubled}"
         )
         return 0 if ok else 1
 

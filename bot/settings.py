@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     """A game nobody touches for this long is deleted (abandoned games expire)."""
     finished_ttl_hours: float = Field(default=24, alias="BOARDROOM_FINISHED_TTL_HOURS")
     """A finished game stays readable (status, log) this long."""
+    history_days: float = Field(default=90, gt=0, alias="BOARDROOM_HISTORY_DAYS")
+    """How long a community keeps a finished game's result and replay (ratings are kept until
+    the person's `/boardroom forget-me`)."""
     idle_end_minutes: float = Field(default=30, alias="BOARDROOM_IDLE_END_MINUTES")
     """After this long without an action anyone may end the game, not only the host."""
     dedupe_ttl_seconds: int = Field(default=600, alias="BOARDROOM_DEDUPE_TTL_SECONDS")

@@ -419,8 +419,11 @@ def _user_key(platform: str, user: str) -> str:
 # valid on Redis Cluster. ARGV = expected version ('' means "only if absent"), new version, data,
 # ttl in ms, the log entry ('' for none), the de-duplication ttl in s, the log length at which
 # a snapshot replaces the log, '1' when the save starts a new game (the channel's previous
-# log, another game's story with its players' words and ids, is dropped first), and the game's
-# whole log packed ('' for none) when the save ends the game (see _pack_history).
+# log, another game's story with its players' words and ids, is dropped first), the game's
+# whole log packed ('' for none) when the save ends the game (see _pack_history), and the
+# result of a game this save ends ('' for none): kept in the game's hash (field ``result``)
+# until the community's history has it (storage/history.py), so it is written once, with
+# the game's end.
 # Returns 1 (written), 0 (version conflict) or -1 (this delivery was saved before). If a reply is
 # lost and the client retries, the re-run reports 0 or -1 rather than writing twice. -2: nothing
 # was written because the log is packed already (the game ended) and the save adds a line to it:
@@ -444,6 +447,7 @@ if ARGV[5] ~= '' and ARGV[8] ~= '1' and ARGV[9] == ''
   return -2
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+if ARGV[10] and ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[10]) end
 if ARGV[8] == '1' then redis.call('DEL', KEYS[2]) end
 if ARGV[9] ~= '' then
   redis.call('SET', KEYS[2], ARGV[9])
@@ -808,6 +812,7 @@ class GameStore:
         dedupe_ttl_s: int = 600,
         fresh_log: bool = False,
         final: bool = False,
+        result: str | None = None,
     ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
@@ -821,6 +826,8 @@ class GameStore:
         ``final``: the save ends the game: its log (read first, one more round trip, once a
         game) is kept packed from now on, ``log`` included (:meth:`read_history` reads both).
         Whoever saved in between made the version differ, so nothing is written then.
+        ``result``: the save ends the game, whose result the community's history is to record
+        (kept in the game's hash until it is: see :mod:`storage.history`).
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
@@ -832,6 +839,7 @@ class GameStore:
             self.snapshot_every,
             "1" if fresh_log else "",
             await self._packed_history(key, log) if final and not fresh_log else "",
+            _pack(result) if result else "",
         ]
         written = await self._save_once(key, args, due, lease, dedupe)
         if written == _LOG_PACKED:  # a line for a log packed already: pack it again with it

@@ -191,3 +191,15 @@ async def test_the_hostile_slack_run_counts_dms_drops_and_refusals_from_the_fake
     assert int(last["rate_limited"]) > 0  # the fake did push back
     assert last["unfinished"] == ("0" if played["finished"] == "yes" else "1")
     assert int(played["presses"]) > 0
+
+
+async def test_history_bench_prints_record_and_leaderboard_costs(
+    redis_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.history import history_bench
+
+    settings = Settings(REDIS_URL=redis_url)
+    assert await history_bench(settings, seed=2, games=20) in (0, 1)
+    printed = capsys.readouterr().out
+    assert "a community of 10000 rated people" in printed
+    assert re.search(r"record_ms_p99=\d+\.\d\d .*leaderboard_ms_p99=\d+\.\d\d", printed)

@@ -87,7 +87,9 @@ def final_card(records: list[dict[str, Any]], title: str) -> dict[str, Any]:
     lines = card["text"].splitlines()
     assert lines[0] == f"**{title}**", lines[0]
     assert max(len(line) for line in lines) <= 200, max(lines, key=len)
-    assert not card["buttons"] and not card["selects"]
+    # Its one control: Rematch (a new lobby with the same options and people).
+    assert card["buttons"] == ["Rematch"], card["buttons"]
+    assert not card["selects"]
     return card
 
 

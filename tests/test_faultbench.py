@@ -22,7 +22,8 @@ from testkit.slack.fake import Call
 LAST = re.compile(
     r"kills=(\d+) restarts=(\d+) actions=(\d+) lost=(\d+) doubled=(\d+) "
     r"deadlines_lost=(\d+) max_deadline_late_s=(\d+\.\d+) max_visible_late_s=(\d+\.\d+) "
-    r"deadlines_unseen=(\d+) games_unfinished=(\d+)"
+    r"deadlines_unseen=(\d+) games_unfinished=(\d+) "
+    r"results=(\d+) results_pending=(\d+) results_missing=(\d+) results_doubled=(\d+)"
 )
 
 
@@ -44,6 +45,8 @@ async def test_a_short_run_with_kills_and_a_redis_restart_loses_and_doubles_noth
     assert kills >= 1 and restarts == 1, out
     assert actions > 0, out
     assert (lost, doubled, deadlines_lost) == (0, 0, 0), out
+    missing, results_doubled = map(int, found.groups()[12:])
+    assert (missing, results_doubled) == (0, 0), out
     replayed = re.search(r"(\d+)/(\d+) replay to their record", out)
     assert replayed and replayed.group(1) == replayed.group(2), out
 

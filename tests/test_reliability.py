@@ -23,6 +23,7 @@ from bot.commands.actionlog import replay_history
 from bot.commands.authority import PARK_AFTER, UNAVAILABLE, Authority, Request
 from bot.commands.deadlines import LOOP_DIED, Heartbeat, run_deadlines, until_stopped
 from bot.commands.record import GameRecord
+from bot.commands.results import REMINDER_S
 from bot.health import health
 from bot.settings import Settings
 from core.games.bigidea import GAME
@@ -426,5 +427,10 @@ async def test_a_game_that_ends_on_a_timeout_leaves_no_deadline_or_lease(
     authority = _authority(store, clock)
     await _bot_game(authority, CHANNEL)
     await _play_out(authority, store, clock, KEY)
+    # The final save arms one reminder (to record the result should its worker die first);
+    # once it fires, with the result recorded, nothing is left.
+    assert await store.deadline_of(KEY) == clock.now + REMINDER_S
+    clock.now += REMINDER_S
+    await authority.fire_due(KEY.platform)
     assert await store.deadline_of(KEY) is None
     assert await store.client.hlen("boardroom:{deadlines:console}:lease") == 0

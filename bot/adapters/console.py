@@ -11,9 +11,9 @@ Every button and select option printed gets a number that stays valid for the se
   menu option shows its description after a dash), ``click <label>`` presses the newest button
   you can see whose label starts with it, ``click any`` makes a random choice from the newest
   message with choices that you can see and may make (not a board's buttons during someone
-  else's turn): a scripted player who does not mind what it plays. A number stays valid: one
-  of a message since edited presses that button as it was, and the bot answers it is out of
-  date or applies it if it still stands;
+  else's turn, nor the final card's Rematch): a scripted player who does not mind what it
+  plays. A number stays valid: one of a message since edited presses that button as it was,
+  and the bot answers it is out of date or applies it if it still stands;
 - ``wait <seconds>`` moves the clock on (0 to a day at a time) and fires the deadlines that
   passed (scripts; interactively the real clock runs them, and what they print is followed by
   the prompt again);
@@ -40,6 +40,7 @@ from typing import TextIO
 from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
+from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.grammar import subcommands
 from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
@@ -53,6 +54,8 @@ from storage import GameKey, StorageUnavailable
 __all__ = ["MAX_WAIT", "Console", "VirtualClock"]
 
 PLATFORM = "console"
+COMMUNITY = "console"
+"""The console's one community: every game played in it is recorded there."""
 
 HELP = __doc__ or ""
 
@@ -197,12 +200,18 @@ class Console:
         return True
 
     def _request(self) -> Request:
-        return Request(platform=PLATFORM, channel=self.channel, user=self.user, name=self.user)
+        return Request(
+            platform=PLATFORM,
+            channel=self.channel,
+            user=self.user,
+            name=self.user,
+            community=COMMUNITY,
+        )
 
     async def _command(self, word: str, text: str) -> None:
         """``/<game> <text>``, or a word of the channel's game typed without ``/<game>``."""
         known = {g.name: g for g in all_games()}
-        if word in known:
+        if word in known or word == COMMUNITY_COMMAND:
             await self._ask(
                 Interaction(request=self._request(), kind="command", game=word, text=text)
             )
@@ -306,8 +315,13 @@ class Console:
 
     def _any(self, seat: int | None) -> list[_Choice]:
         """A random choice of the newest message with choices ``self.user`` may make (not
-        another seat's: the board's buttons during someone else's turn)."""
-        visible = [c for c in self.choices if c.live_for(self.user) and _mine(c, seat)]
+        another seat's: the board's buttons during someone else's turn; never the final
+        card's Rematch, which would start another game)."""
+        visible = [
+            c
+            for c in self.choices
+            if c.live_for(self.user) and _mine(c, seat) and not _starts_a_game(c)
+        ]
         if not visible:
             return []
         newest = max(c.message for c in visible)
@@ -604,3 +618,9 @@ def _draw_prompt(text: str) -> None:
 def _mine(choice: _Choice, seat: int | None) -> bool:
     owner = codec.seat_of(choice.custom_id)
     return owner is None or seat is None or owner == seat
+
+
+def _starts_a_game(choice: _Choice) -> bool:
+    """The final card's Rematch (``click any`` plays the game at hand, not another one)."""
+    press = codec.decode(choice.custom_id)
+    return press is not None and press.command == "rematch"

@@ -24,7 +24,7 @@ import secrets
 import time
 from collections.abc import Callable
 
-from bot.commands import codec, lobby, moves, readers, roster, seating, teams
+from bot.commands import codec, community, lobby, moves, readers, roster, seating, teams
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError, parse, usage
 from bot.commands.moves import STALE
@@ -67,6 +67,7 @@ _COMMANDS: dict[str, StepMaker] = {
     "addbot": lobby.addbot,
     "begin": lobby.begin,
     "end": lobby.end,
+    "rematch": lobby.rematch,
 }
 _TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
@@ -88,6 +89,8 @@ class Authority:
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
     ) -> None:
         self._pipeline = Pipeline(store, settings or Settings(), clock)
+        self.community = community.Community(store, self._pipeline.settings, clock)
+        """``/boardroom``: leaderboards, stats, history, replays and forget-me."""
         self.new_seed = new_seed
         """Where each game's secret seed comes from (simulations pass a seeded generator)."""
         self._failures: dict[GameKey, int] = {}
@@ -133,11 +136,17 @@ class Authority:
     async def command(self, req: Request, game_name: str, text: str) -> Outbox:
         """Handle ``/<game_name> <text>``."""
         text = markup.valid(text)  # typed text may hold anything, a lone surrogate included
+        if game_name == community.COMMAND:
+            return await self.community.command(req, text)
         game = get_game(game_name)
         if game is None:
             names = ", ".join(f"/{g.name}" for g in all_games())
             out = outbox_for(req)
-            out.reply(req.user, f"There is no game called `{game_name}`. Try {names}.")
+            out.reply(
+                req.user,
+                f"There is no game called `{markup.escape(game_name)}`. Try {names} "
+                f"(or /{community.COMMAND}).",
+            )
             return out
         parsed = parse(text)
         word, rest = parsed.word, parsed.rest
@@ -162,6 +171,8 @@ class Authority:
         """Handle a button or select press."""
         values = [markup.valid(value) for value in values] if values is not None else None
         press = codec.decode(markup.valid(custom_id), values)
+        if press is not None and press.game == community.COMMAND and press.command is not None:
+            return await self.community.command(req, press.command, pressed=True)
         game = get_game(press.game) if press is not None else None
         if press is None or game is None:
             out = outbox_for(req)

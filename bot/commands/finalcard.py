@@ -1,10 +1,11 @@
 """The card a game leaves in its channel once it is over: the one message the channel keeps.
 
 It is designed for reading at a glance, on a phone too: the result in one line, every seat's
-standing on a line of its own (rank, name, score, what the game says of it, and in a team game
-its people), then a few lines of how the game went, from the game's :meth:`~core.engine.Game.recap`
-and how long it was played. No line is longer than :data:`LINE_LIMIT` characters, whatever the
-names, so the card never turns into a wall of text.
+standing on a line of its own (rank, name, score, what the game says of it, and in a team game its
+people), then a few lines of how the game went, from the game's :meth:`~core.engine.Game.recap` and
+how long it was played, and a Rematch button (a new lobby with the same options and people). No line
+is longer than :data:`LINE_LIMIT` characters, whatever the names, so the card never turns into a
+wall of text.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def final_card(
     lines += ["", *(line for line in told if line)]
     text = "\n".join(markup.clip(line, LINE_LIMIT) for line in lines)
     title = f"{game.title}: {'final standings' if ended_by is None else 'ended early'}"
-    return ui.Message(title=title, text=text)
+    again = ui.Button(label="Rematch", style="primary", command="rematch")
+    return ui.Message(title=title, text=text, buttons=[[again]])
 
 
 def _standing(game: Game[Any, Any], record: GameRecord, standing: Standing) -> str:

@@ -27,7 +27,7 @@ from core import text as markup
 from core import ui
 from core.engine import Game
 
-__all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "start"]
+__all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "rematch", "start"]
 
 BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
 
@@ -58,6 +58,7 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             host_name=req.name,
             seats=[SeatInfo.player(req.user, req.name)],
             options=options.model_dump(mode="json"),
+            community=req.community,
             seed=env.new_seed(),
             created_at=now,
             updated_at=now,
@@ -67,6 +68,52 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         out.card = lobby_message(game, new, f"{req.name} opened a game of {game.title}.")
         # The channel's last game, its players' words and ids in its log, goes with its record.
         return Change(record=new, joined=[req.user], fresh_log=True)
+
+    return step
+
+
+def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+    """The final card's Rematch: a new lobby in the channel with the finished game's options
+    and the same seats (people and bots; each person can leave), the presser as host."""
+
+    def step(record: GameRecord | None, out: Outbox) -> Change:
+        if record is None or record.game != game.name:
+            raise Refusal(f"There is no finished game of {game.title} here to play again.")
+        if record.status != "finished":
+            stage = "open for players" if record.status == "lobby" else "being played"
+            raise Refusal(
+                f"A game of {game.title} is already {stage} in this channel "
+                f"(host: {record.host_name})."
+            )
+        now = env.clock()
+        last = load_state(game, record.state_json).version if record.state_json else 0
+        seats = []
+        for seat in record.seats:
+            # A person who asked to be forgotten (``/boardroom forget-me``) has no id here.
+            members = [m.model_copy() for m in seat.members if m.user]
+            if seat.members and not members:
+                continue
+            seats.append(seat.model_copy(update={"members": members}))
+        new = GameRecord(
+            game=game.name,
+            host=req.user,
+            host_name=req.name,
+            seats=seats,
+            options=dict(record.options),
+            community=record.community or req.community,
+            seed=env.new_seed(),
+            created_at=now,
+            updated_at=now,
+            first_version=max(record.first_version, last + 1),
+            thread=record.thread,
+        )
+        people = new.humans
+        if req.user not in people and len(new.seats) < game.max_players and not game.teams:
+            new.seats.append(SeatInfo.player(req.user, req.name))
+            people.append(req.user)
+        head = f"{req.name} asked for a rematch of {game.title}: the same table, ready to begin."
+        out.card = lobby_message(game, new, head)
+        return Change(record=new, joined=people, fresh_log=True)
 
     return step
 

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.commands import damaged, teams
+from bot.commands import damaged, results, teams
 from bot.commands.actionlog import line
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
@@ -67,6 +67,8 @@ class Pipeline:
         """How long an ambiguous save is read back before the player hears it is uncertain: one
         Redis timeout, so a hung Redis costs a command two of them at most (the save's, then
         this one) and a brief one (a lost reply) is still read back."""
+        self.recorder = results.Recorder(store, settings)
+        """Writes each finished game's result into its community's history, once."""
         self.damaged: dict[GameKey, str] = {}
         """Channels whose record this worker found unreadable and set aside, and why (shown by
         health checks)."""
@@ -123,7 +125,10 @@ class Pipeline:
                 return out
             if change is None:
                 live = record is not None and record.status == "playing"
-                await self._release(key, lease, record.next_due if live and record else None)
+                due_now = record.next_due if live and record else None
+                if lease is not None and record is not None and record.status == "finished":
+                    due_now = await self._record_pending(key)
+                await self._release(key, lease, due_now)
                 return await self._answered(key, dedupe, out)
             out.table = _table(change.record)
             if change.record.status == "finished" and not was_finished:
@@ -135,6 +140,11 @@ class Pipeline:
             data = change.record.model_dump_json()
             version = (loaded.version if loaded else 0) + 1
             due = change.record.next_due if change.record.status == "playing" else None
+            ending = None
+            if change.record.status == "finished" and not was_finished:
+                ending = results.final_result(key, change.record, change.record.updated_at)
+                if ending is not None:  # a reminder, in case this worker dies before recording
+                    due = change.record.updated_at + results.REMINDER_S
             try:
                 result = await self.store.save(
                     key,
@@ -150,6 +160,7 @@ class Pipeline:
                     fresh_log=change.fresh_log,
                     # The save that ends the game keeps its log packed from then on.
                     final=change.record.status == "finished" and not was_finished,
+                    result=ending,
                 )
             except (StorageFull, StorageRefused) as refused_by_redis:
                 # Redis refused the script outright: nothing of it was written.
@@ -177,10 +188,25 @@ class Pipeline:
                 with contextlib.suppress(StorageUnavailable):
                     await self.store.release(key, lease, None)
             await self._after_save(key, change)
+            if ending is not None:
+                try:
+                    await self.recorder.publish(key, ending)
+                except StorageUnavailable as error:
+                    results.publish_failed(key, error)
             return out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
         return out
+
+    async def _record_pending(self, key: GameKey) -> float | None:
+        """A finished game's reminder fired: record the result its final save left, if its
+        worker could not; when that fails too, the reminder is set again."""
+        try:
+            await self.recorder.publish_pending(key)
+        except StorageUnavailable as error:
+            results.publish_failed(key, error)
+            return self.clock() + results.REMINDER_S
+        return None
 
     async def _set_aside(self, key: GameKey, version: int, why: str) -> bool:
         """Set aside the unreadable record of ``key`` (stored at ``version``) for the operator,

@@ -125,8 +125,13 @@ def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             seating.redraw(running, record, state, out)
         if record.status == "finished":
             # Over (by play, or ended by the host): say so above the last board.
-            ended = f"This game of {running.title} is over; `/{game.name} start` opens a new one."
-            board = board.model_copy(update={"text": f"{ended}\n\n{board.text}".strip()})
+            ended = (
+                f"This game of {running.title} is over; `/{game.name} start` opens a new one, "
+                "Rematch one with the same people."
+            )
+            again = [[ui.Button(label="Rematch", style="primary", command="rematch")]]
+            text = f"{ended}\n\n{board.text}".strip()
+            board = board.model_copy(update={"text": text, "buttons": again})
         playing = _playing(record) if running.teams else ""
         if playing:
             board = board.model_copy(update={"text": f"{board.text}\n\nTeams playing: {playing}."})

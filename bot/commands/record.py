@@ -90,6 +90,9 @@ class GameRecord(BaseModel):
     seats: list[SeatInfo] = Field(default_factory=list)
     options: dict[str, OptionValue] = Field(default_factory=dict)
     """The game's options model, dumped (validated back into it when the game begins)."""
+    community: str = ""
+    """The channel's community (Discord server, Slack workspace), from the request that opened
+    the game: its result is recorded there (``bot.commands.results``)."""
     seed: int
     """The game's secret seed; with the action log it replays the game exactly."""
     state_json: str | None = None

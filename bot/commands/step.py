@@ -34,6 +34,9 @@ class Request(BaseModel):
     goes into messages and records as it is and can never format or mention anything."""
     delivery: str | None = None
     """Interaction id, Slack retry key, ...: a second delivery with the same id is dropped."""
+    community: str = ""
+    """Where the channel belongs: the Discord server, the Slack workspace (``""``: the
+    platform named none, a DM). Finished games are recorded for it."""
 
     @field_validator("name")
     @classmethod

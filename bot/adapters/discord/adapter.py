@@ -194,6 +194,7 @@ class DiscordAdapter:
             user=str(interaction.user.id),
             name=interaction.user.display_name,
             delivery=str(interaction.id),
+            community=str(interaction.guild_id) if interaction.guild_id else "",
         )
 
 

@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
+from bot.commands.community import COMMAND
 from bot.commands.grammar import subcommands
 from core.engine import Game
 from core.registry import all_games
@@ -169,21 +170,71 @@ def _group(game: Game[Any, Any]) -> app_commands.Group:
     return group
 
 
+def _community_group() -> app_commands.Group:
+    """``/boardroom``: leaderboards, stats, history, replays and forget-me
+    (:mod:`bot.commands.community`), each an answer only its asker sees."""
+    group = app_commands.Group(
+        name=COMMAND, description="Leaderboards, stats, history and replays of this server"
+    )
+    games = [app_commands.Choice(name=g.title, value=g.name) for g in all_games()]
+
+    async def run(interaction: discord.Interaction[Any], text: str) -> None:
+        await _client(interaction).adapter.on_command(interaction, COMMAND, text)
+
+    @app_commands.describe(game="the game")
+    @app_commands.choices(game=games)
+    async def leaderboard(interaction: discord.Interaction[Any], game: str) -> None:
+        await run(interaction, f"leaderboard {game}")
+
+    # A text option (a @mention typed in it arrives as <@id>, or a name), not a user option:
+    # it also finds someone who has left the server.
+    @app_commands.describe(user="whose: a @mention or a name (yours when left out)")
+    async def stats(interaction: discord.Interaction[Any], user: str | None = None) -> None:
+        await run(interaction, f"stats {user or ''}")
+
+    @app_commands.describe(game="only this game")
+    @app_commands.choices(game=games)
+    async def history(interaction: discord.Interaction[Any], game: str | None = None) -> None:
+        await run(interaction, f"history {game or ''}")
+
+    @app_commands.describe(game_id="the game's id, from /boardroom history")
+    async def replay(interaction: discord.Interaction[Any], game_id: str) -> None:
+        await run(interaction, f"replay {game_id}")
+
+    async def forget_me(interaction: discord.Interaction[Any]) -> None:
+        await run(interaction, "forget-me")
+
+    commands: list[tuple[str, str, _Callback]] = [
+        ("leaderboard", "the best players of a game in this server", leaderboard),
+        ("stats", "someone's games, wins and ratings", stats),
+        ("history", "the latest finished games in this server", history),
+        ("replay", "step through a finished game, privately", replay),
+        ("forget-me", "delete your ratings, stats and name from the history", forget_me),
+    ]
+    for name, description, callback in commands:
+        command: app_commands.Command[Any, ..., None] = app_commands.Command(
+            name=name, description=description, callback=cast(Any, callback)
+        )
+        group.add_command(command)
+    return group
+
+
 async def _hand(interaction: discord.Interaction[Any]) -> None:
     await _client(interaction).adapter.on_hand(interaction)
 
 
 def build_commands(tree: app_commands.CommandTree[Any], guild_ids: list[int]) -> None:
-    """Add every game's group (to ``guild_ids`` when given, else globally) and ``/hand``.
+    """Add every game's group and ``/boardroom`` (to ``guild_ids`` when given, else
+    globally), and ``/hand``.
 
     ``/hand`` is always global: guild commands do not exist in DMs, where it is most useful.
     """
     guilds = [discord.Object(g) for g in guild_ids]
-    for game in all_games():
+    for group in [*(_group(game) for game in all_games()), _community_group()]:
         if guilds:
-            tree.add_command(_group(game), guilds=guilds)
+            tree.add_command(group, guilds=guilds)
         else:
-            tree.add_command(_group(game))
+            tree.add_command(group)
     hand: app_commands.Command[Any, ..., None] = app_commands.Command(
         name="hand",
         description="Your hand and choices in every game you sit in (works in DMs)",

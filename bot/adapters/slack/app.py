@@ -58,6 +58,7 @@ from bot.adapters.slack.primitives import (
 )
 from bot.adapters.slack.render import ACTION_PATTERN, component_id
 from bot.commands.authority import Authority, Request
+from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.runtime import DropRecords
@@ -222,6 +223,7 @@ class SlackAdapter:
         )
         for game in all_games():
             self.app.command(f"/{game.name}")(self._on_command)
+        self.app.command(f"/{COMMUNITY_COMMAND}")(self._on_command)
         self.app.action(ACTION_PATTERN)(self._on_action)
         self.app.view(FORM_CALLBACK)(self._on_form)
         self.desk = Desk(authority, self.table)
@@ -246,6 +248,7 @@ class SlackAdapter:
             user=user,
             name=read.user_name or user,
             delivery=delivery_id("cmd", read.trigger_id, command),
+            community=read.team_id or "",
         )
         handle = read.user_name or user
         game = read.command.lstrip("/")
@@ -275,6 +278,7 @@ class SlackAdapter:
             user=user.id,
             name=user.handle,
             delivery=delivery_id("act", trigger and f"{trigger}:{action.action_ts}", body),
+            community=read.team.id if read.team is not None else "",
         )
         handle = user.handle
         custom_id = component_id(action.action_id) or ""
@@ -379,6 +383,7 @@ class SlackAdapter:
             user=read.user.id,
             name=read.user.handle,
             delivery=delivery_id("form", read.view.id, body),
+            community=read.team.id if read.team is not None else "",
         )
         asked = Interaction(request=req, kind="form", game=meta.g, text=f"{meta.w} {answer}")
         self._start(asked, req.name, SlackAnswer(self.platform, req.user))

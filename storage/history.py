@@ -1,0 +1,458 @@
+"""What a community remembers of its finished games: results, replays, ratings and people.
+
+A *community* is a Discord server, a Slack workspace or the console's one community. Each has
+its own keys, all under the cluster hash tag ``{community:<platform>:<community>}``, so every
+script below touches one slot and runs unchanged on Redis Cluster:
+
+| key | type | what |
+| --- | --- | --- |
+| ``:results`` | hash | game id -> the result record (JSON, packed like a game record) |
+| ``:replays`` | hash | game id -> what rebuilds the game step by step (JSON, packed) |
+| ``:recent`` | sorted set | game id by the time it ended (history, and what retention prunes) |
+| ``:rev`` | string | rises with every write (a game recorded, a person forgotten) |
+| ``:ratings:<game>`` | hash | user -> their rating (JSON: mu, sigma, games, wins, name) |
+| ``:board:<game>`` | sorted set | user by their shown rating (the leaderboard) |
+| ``:played:<user>`` | sorted set | the games a person played, by when they ended |
+| ``:people`` | hash | user -> the name they last played under |
+
+A result is written exactly once: the save that ends the game puts it, in the same script, in
+the game's own hash (field ``result``, see ``storage.store``); :func:`record` then writes it here
+only if its game id is not recorded yet (and only over the ratings it was computed from), and
+:func:`clear_pending` removes it from the game. A worker killed between the two leaves the
+result pending in the game, where the game's deadline (armed by that same save) finds it.
+
+Storage knows no rules: ratings are computed by the caller; this module keeps them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+import redis.exceptions
+
+from storage.store import (
+    _PREFIX,
+    GameKey,
+    GameStore,
+    _as_unavailable,
+    _game_key,
+    _log_failure,
+    _pack,
+    _table_key,
+    _unpack,
+    _user_key,
+)
+
+__all__ = [
+    "Community",
+    "Person",
+    "RatingRow",
+    "Recorded",
+    "clear_pending",
+    "drop_refs",
+    "forget",
+    "forget_index",
+    "leaderboard",
+    "pending_result",
+    "person",
+    "rating_inputs",
+    "recent",
+    "record",
+    "replay_of",
+    "results",
+    "ttl_of",
+]
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Community:
+    """Where people play together: ``platform`` and the platform's id for the community."""
+
+    platform: str
+    community: str
+
+    def key(self, part: str) -> str:
+        return f"{_PREFIX}:{{community:{self.platform}:{self.community}}}:{part}"
+
+
+class Recorded(enum.IntEnum):
+    WRITTEN = 1
+    CONFLICT = 0
+    """The ratings changed since they were read: read them again and recompute."""
+    DUPLICATE = -1
+    """This game was recorded before: nothing was written."""
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    user: str
+    shown: float
+    data: str
+    """The rating's JSON as the caller wrote it."""
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str | None
+    ratings: dict[str, str]
+    """game -> the rating's JSON."""
+    played: list[str]
+    """Game ids, newest first."""
+
+
+async def _call(store: GameStore, work: Callable[[], Awaitable[_T]]) -> _T:
+    """One bounded store call, its errors mapped as every GameStore call maps them."""
+    try:
+        async with asyncio.timeout(store.timeout_s):
+            await store._ready()
+            return await work()
+    except TimeoutError as exc:
+        cause = redis.exceptions.TimeoutError(f"Redis did not answer within {store.timeout_s} s")
+        mapped = _as_unavailable(cause)
+        assert mapped is not None
+        _log_failure(cause, mapped)
+        raise mapped from exc
+    except (redis.exceptions.RedisError, OSError, AttributeError) as exc:
+        mapped = _as_unavailable(exc)
+        if mapped is None:
+            raise
+        _log_failure(exc, mapped)
+        raise mapped from exc
+
+
+def _script(store: GameStore, text: str) -> Any:
+    """The script registered once per store (redis-py loads it on first use, and again after
+    a NOSCRIPT)."""
+    scripts: dict[str, Any] = store.__dict__.setdefault("_history_scripts", {})
+    script = scripts.get(text)
+    if script is None:
+        script = scripts[text] = store.client.register_script(text)
+    return script
+
+
+# --- the pending result in the game's own hash --------------------------------------------------
+
+
+async def pending_result(store: GameStore, key: GameKey) -> str | None:
+    """The result the game's final save left to record, if it is still there."""
+    client: Any = store.client
+    stored = await _call(store, lambda: client.hget(_game_key(key), "result"))
+    return _unpack(cast(str, stored)) if stored else None
+
+
+_CLEAR_LUA = """
+local stored = redis.call('HGET', KEYS[1], 'result')
+if stored == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'result')
+  return 1
+end
+return 0
+"""
+
+
+async def clear_pending(store: GameStore, key: GameKey, result: str) -> bool:
+    """Remove the pending result once it is recorded (only if it is still ``result``: a newer
+    game's is never removed)."""
+    script = _script(store, _CLEAR_LUA)
+    done = await _call(store, lambda: script(keys=[_game_key(key)], args=[_pack(result)]))
+    return bool(done)
+
+
+# --- recording ----------------------------------------------------------------------------------
+
+# KEYS[1] = rev, KEYS[2] = results, KEYS[3] = ratings of the game; ARGV = game id, users...
+_INPUTS_LUA = """
+local rev = redis.call('GET', KEYS[1]) or '0'
+local seen = redis.call('HEXISTS', KEYS[2], ARGV[1])
+local out = {rev, seen}
+for i = 2, #ARGV do
+  out[#out + 1] = redis.call('HGET', KEYS[3], ARGV[i]) or ''
+end
+return out
+"""
+
+
+async def rating_inputs(
+    store: GameStore, where: Community, game: str, game_id: str, users: list[str]
+) -> tuple[int, bool, dict[str, str]]:
+    """The community's revision, whether ``game_id`` is recorded already, and the stored
+    ratings (JSON) of ``users`` in ``game`` (those that have one)."""
+    keys = [where.key("rev"), where.key("results"), where.key(f"ratings:{game}")]
+    script = _script(store, _INPUTS_LUA)
+    reply = cast(list[Any], await _call(store, lambda: script(keys=keys, args=[game_id, *users])))
+    ratings = {user: str(data) for user, data in zip(users, reply[2:], strict=True) if data}
+    return int(reply[0]), bool(int(reply[1])), ratings
+
+
+# KEYS = rev, results, replays, recent, ratings, board, people, then one played set per person.
+# ARGV = game id, ended at, record, replay, expected rev, cutoff (prune what ended before),
+# then per person (in the order of their played keys): user, name, rating JSON ('' unrated),
+# shown rating.
+_RECORD_LUA = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return -1 end
+if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[5] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[4]) end
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+local n = 0
+for i = 8, #KEYS do
+  local at = 7 + n * 4
+  local user, name, rating, shown = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[6])
+  -- the list goes the history's length after the person's last game (all of it old by then)
+  redis.call('EXPIRE', KEYS[i], math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[6])))
+  redis.call('HSET', KEYS[7], user, name)
+  if rating ~= '' then
+    redis.call('HSET', KEYS[5], user, rating)
+    redis.call('ZADD', KEYS[6], shown, user)
+  end
+  n = n + 1
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[6], 'LIMIT', 0, 100)
+for i = 1, #old do
+  redis.call('HDEL', KEYS[2], old[i])
+  redis.call('HDEL', KEYS[3], old[i])
+  redis.call('ZREM', KEYS[4], old[i])
+end
+redis.call('INCR', KEYS[1])
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Seated:
+    """One person of a recorded game, with their new rating (None: the game was not rated)."""
+
+    user: str
+    name: str
+    rating: str | None = None
+    shown: float = 0.0
+
+
+async def record(
+    store: GameStore,
+    where: Community,
+    *,
+    game: str,
+    game_id: str,
+    ended_at: float,
+    result: str,
+    replay: str,
+    people: list[Seated],
+    expected_rev: int,
+    keep_s: float,
+) -> Recorded:
+    """Write the result of ``game_id`` (and the ratings computed from revision
+    ``expected_rev``) unless it is recorded already; games that ended more than ``keep_s``
+    ago are pruned on the way (their results and replays; ratings stay)."""
+    keys = [
+        where.key("rev"),
+        where.key("results"),
+        where.key("replays"),
+        where.key("recent"),
+        where.key(f"ratings:{game}"),
+        where.key(f"board:{game}"),
+        where.key("people"),
+        *(where.key(f"played:{p.user}") for p in people),
+    ]
+    args: list[str | float | int] = [
+        game_id,
+        repr(ended_at),
+        _pack(result),
+        _pack(replay) if replay else "",
+        str(expected_rev),
+        repr(ended_at - keep_s),
+    ]
+    for p in people:
+        args += [p.user, p.name, p.rating or "", repr(p.shown)]
+    script = _script(store, _RECORD_LUA)
+    return Recorded(int(await _call(store, lambda: script(keys=keys, args=args))))
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+async def leaderboard(store: GameStore, where: Community, game: str, top: int) -> list[RatingRow]:
+    """The ``top`` best rated people of ``game``, best first (one round trip)."""
+    board, ratings = where.key(f"board:{game}"), where.key(f"ratings:{game}")
+    script = _script(store, _BOARD_LUA)
+    reply = cast(list[Any], await _call(store, lambda: script(keys=[board, ratings], args=[top])))
+    rows = []
+    for i in range(0, len(reply), 3):
+        rows.append(RatingRow(str(reply[i]), float(reply[i + 1]), str(reply[i + 2])))
+    return rows
+
+
+_BOARD_LUA = """
+local top = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+local out = {}
+for i = 1, #top, 2 do
+  out[#out + 1] = top[i]
+  out[#out + 1] = top[i + 1]
+  out[#out + 1] = redis.call('HGET', KEYS[2], top[i]) or '{}'
+end
+return out
+"""
+
+# KEYS = people, played, then ratings of each game; ARGV = user, cutoff, how many games
+_PERSON_LUA = """
+local out = {redis.call('HGET', KEYS[1], ARGV[1]) or ''}
+out[2] = redis.call('ZREVRANGEBYSCORE', KEYS[2], '+inf', ARGV[2], 'LIMIT', 0, ARGV[3])
+for i = 3, #KEYS do
+  out[#out + 1] = redis.call('HGET', KEYS[i], ARGV[1]) or ''
+end
+return out
+"""
+
+
+async def person(
+    store: GameStore, where: Community, user: str, games: list[str], since: float, count: int
+) -> Person:
+    """A person's name, ratings (by game) and their ``count`` latest games since ``since``."""
+    keys = [
+        where.key("people"),
+        where.key(f"played:{user}"),
+        *(where.key(f"ratings:{g}") for g in games),
+    ]
+    script = _script(store, _PERSON_LUA)
+    args = [user, repr(since), count]
+    reply = cast(list[Any], await _call(store, lambda: script(keys=keys, args=args)))
+    ratings = {g: str(r) for g, r in zip(games, reply[2:], strict=True) if r}
+    return Person(name=str(reply[0]) or None, ratings=ratings, played=[str(i) for i in reply[1]])
+
+
+async def find_person(store: GameStore, where: Community, wanted: str) -> str | None:
+    """The user whose id is ``wanted``, or whose name is (ignoring case), if any."""
+    client: Any = store.client
+    people = cast(dict[str, str], await _call(store, lambda: client.hgetall(where.key("people"))))
+    if wanted in people:
+        return wanted
+    folded = wanted.casefold()
+    return next((user for user, name in people.items() if name.casefold() == folded), None)
+
+
+async def recent(store: GameStore, where: Community, since: float, count: int) -> list[str]:
+    """The ids of the community's ``count`` latest games that ended since ``since``."""
+    client: Any = store.client
+    ids = await _call(
+        store,
+        lambda: client.zrevrangebyscore(where.key("recent"), "+inf", since, start=0, num=count),
+    )
+    return [str(i) for i in ids]
+
+
+async def results(store: GameStore, where: Community, ids: list[str]) -> dict[str, str]:
+    """The stored result records of ``ids`` (those still kept)."""
+    if not ids:
+        return {}
+    client: Any = store.client
+    found = cast(list[Any], await _call(store, lambda: client.hmget(where.key("results"), ids)))
+    return {i: _unpack(str(r)) for i, r in zip(ids, found, strict=True) if r}
+
+
+async def replay_of(store: GameStore, where: Community, game_id: str) -> tuple[str, str] | None:
+    """The result record and the replay of ``game_id``, if both are still kept."""
+    client: Any = store.client
+    pipe = client.pipeline(transaction=False)
+    pipe.hget(where.key("results"), game_id)
+    pipe.hget(where.key("replays"), game_id)
+    found = cast(list[Any], await _call(store, pipe.execute))
+    if not found[0] or not found[1]:
+        return None
+    return _unpack(str(found[0])), _unpack(str(found[1]))
+
+
+# --- forgetting ---------------------------------------------------------------------------------
+
+# KEYS = rev, results, replays, people, played, then ratings and board of each game.
+# ARGV = expected rev, user, then per game id: id, record ('' drop it), replay ('' drop it).
+_FORGET_LUA = """
+if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
+local ngames = (#KEYS - 5) / 2
+for i = 3, #ARGV, 3 do
+  if ARGV[i + 1] ~= '' then redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+  if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 2]) end
+end
+redis.call('HDEL', KEYS[4], ARGV[2])
+redis.call('DEL', KEYS[5])
+for g = 1, ngames do
+  redis.call('HDEL', KEYS[5 + g], ARGV[2])
+  redis.call('ZREM', KEYS[5 + ngames + g], ARGV[2])
+end
+redis.call('INCR', KEYS[1])
+return 1
+"""
+
+
+async def played_all(store: GameStore, where: Community, user: str) -> tuple[int, dict[str, Any]]:
+    """The revision, and every kept game of ``user`` with its result and replay (for forget)."""
+    client: Any = store.client
+    pipe = client.pipeline(transaction=False)
+    pipe.get(where.key("rev"))
+    pipe.zrange(where.key(f"played:{user}"), 0, -1)
+    rev, ids = cast(list[Any], await _call(store, pipe.execute))
+    found: dict[str, Any] = {}
+    if ids:
+        pipe = client.pipeline(transaction=False)
+        pipe.hmget(where.key("results"), ids)
+        pipe.hmget(where.key("replays"), ids)
+        records, replays = cast(list[Any], await _call(store, pipe.execute))
+        for game_id, rec, rep in zip(ids, records, replays, strict=True):
+            found[str(game_id)] = (
+                _unpack(str(rec)) if rec else None,
+                _unpack(str(rep)) if rep else None,
+            )
+    return int(rev or 0), found
+
+
+async def forget(
+    store: GameStore,
+    where: Community,
+    user: str,
+    games: list[str],
+    expected_rev: int,
+    rewritten: dict[str, tuple[str | None, str | None]],
+) -> bool:
+    """Delete ``user``'s ratings, name and list of games, and store their games' records and
+    replays as ``rewritten`` (without them); False when the community changed since
+    ``expected_rev`` was read (read again and retry)."""
+    keys = [
+        where.key("rev"),
+        where.key("results"),
+        where.key("replays"),
+        where.key("people"),
+        where.key(f"played:{user}"),
+        *(where.key(f"ratings:{g}") for g in games),
+        *(where.key(f"board:{g}") for g in games),
+    ]
+    args: list[str] = [str(expected_rev), user]
+    for game_id, (rec, rep) in rewritten.items():
+        args += [game_id, _pack(rec) if rec else "", _pack(rep) if rep else ""]
+    script = _script(store, _FORGET_LUA)
+    return bool(await _call(store, lambda: script(keys=keys, args=args)))
+
+
+async def forget_index(store: GameStore, platform: str, user: str) -> None:
+    """Drop the person's list of the games they sit in (it is named by their id)."""
+    client: Any = store.client
+    await _call(store, lambda: client.delete(_user_key(platform, user)))
+
+
+async def ttl_of(store: GameStore, key: GameKey) -> int:
+    """Seconds the game's record has left (0 when it has no expiry or is gone)."""
+    client: Any = store.client
+    left = int(await _call(store, lambda: client.ttl(_game_key(key))))
+    return max(0, left)
+
+
+async def drop_refs(store: GameStore, key: GameKey) -> None:
+    """Forget what the table showed of the channel's game (its refs name its players' panels)."""
+    client: Any = store.client
+    await _call(store, lambda: client.delete(_table_key(key)))

@@ -1,0 +1,413 @@
+"""A community's memory of its finished games: the result written once, ratings, /boardroom,
+replays and forget-me, on a real redis-server and the embedded store (and on a cluster)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+
+from bot.commands.authority import Authority, Request
+from bot.commands.community import COMMAND, replay_steps
+from bot.commands.record import GameRecord
+from bot.commands.results import (
+    FORMER,
+    REMINDER_S,
+    GameResult,
+    Person,
+    Rating,
+    Recorder,
+    SeatResult,
+    rate,
+)
+from bot.settings import Settings
+from core.games.bigidea import GAME
+from storage import GameKey, GameStore, SaveResult, StorageUnavailable
+from storage import history as kept
+from storage.store import _unpack
+from testkit.racing import RacingStore
+from tests.authority_support import Clock
+
+FAST = "vote_seconds=20 turn_seconds=10 pick_seconds=30"
+CHANNEL = "general"
+KEY = GameKey("console", CHANNEL)
+WHERE = kept.Community("console", "office")
+PEOPLE = [("U-alice-1", "Alice A"), ("U-bob-2", "Bob B"), ("U-carol-3", "Carol C")]
+
+
+def _req(user: str, name: str, channel: str = CHANNEL) -> Request:
+    return Request(platform="console", channel=channel, user=user, name=name, community="office")
+
+
+def _authority(store: GameStore, clock: Clock, seed: int = 7) -> Authority:
+    seeds = random.Random(seed)
+    return Authority(store, Settings(), clock=clock, new_seed=lambda: seeds.getrandbits(63))
+
+
+async def _record(store: GameStore, key: GameKey = KEY) -> GameRecord:
+    _, loaded = await store.load(key)
+    assert loaded is not None
+    return GameRecord.model_validate_json(loaded.data)
+
+
+async def _open(
+    authority: Authority, people: list[tuple[str, str]], bots: int = 0, channel: str = CHANNEL
+) -> None:
+    host = _req(*people[0], channel=channel)
+    assert (await authority.command(host, "bigidea", f"start {FAST}")).card is not None
+    for user, name in people[1:]:
+        assert (await authority.command(_req(user, name, channel), "bigidea", "join")).card
+    if bots:
+        assert (await authority.command(host, "bigidea", f"addbot {bots}")).card is not None
+    assert (await authority.command(host, "bigidea", "begin")).begun
+
+
+async def _play_out(
+    authority: Authority, store: GameStore, clock: Clock, key: GameKey = KEY
+) -> list[str]:
+    """Let the deadlines play the game to its end; the state saved after each move."""
+    seen: list[str] = []
+    for _ in range(600):
+        rec = await _record(store, key)
+        if rec.state_json is not None and (not seen or seen[-1] != rec.state_json):
+            seen.append(rec.state_json)
+        if rec.status == "finished":
+            return seen
+        clock.now = (rec.deadline_due or clock.now) + 1
+        await authority.fire_due(key.platform)
+    raise AssertionError("the game never ended")
+
+
+async def _recorded(store: GameStore) -> dict[str, GameResult]:
+    ids = await kept.recent(store, WHERE, 0.0, 100)
+    found = await kept.results(store, WHERE, ids)
+    return {i: GameResult.model_validate_json(found[i]) for i in ids}
+
+
+async def _ratings(store: GameStore) -> dict[str, Rating]:
+    rows = await kept.leaderboard(store, WHERE, "bigidea", 100)
+    return {row.user: Rating.model_validate_json(row.data) for row in rows}
+
+
+async def _ask(authority: Authority, user: tuple[str, str], text: str) -> str:
+    out = await authority.command(_req(*user), COMMAND, text)
+    return "\n".join(d.message.plain_text() for d in out.deliveries)
+
+
+# --- written once -------------------------------------------------------------------------------
+
+
+async def test_a_game_played_out_is_recorded_once_and_rates_its_three_people(
+    store: GameStore, clock: Clock
+) -> None:
+    authority = _authority(store, clock)
+    await _open(authority, PEOPLE)
+    await _play_out(authority, store, clock)
+
+    recorded = await _recorded(store)
+    assert len(recorded) == 1
+    (result,) = recorded.values()
+    assert result.rated and result.game == "bigidea" and result.community == "office"
+    assert sorted(p.user for p in result.people) == sorted(u for u, _ in PEOPLE)
+    ratings = await _ratings(store)
+    assert set(ratings) == {u for u, _ in PEOPLE}
+    assert all(r.games == 1 for r in ratings.values())
+    assert sum(r.wins for r in ratings.values()) >= 1
+    # A person's list of games goes the history's length after their last game.
+    left = await store.client.ttl(WHERE.key(f"played:{PEOPLE[0][0]}"))
+    assert 89 * 86400 < left <= 90 * 86400
+    # Recorded: nothing is left pending in the game, and the reminder finds nothing to do.
+    assert await kept.pending_result(store, KEY) is None
+    clock.now += REMINDER_S
+    await authority.fire_due("console")
+    assert len(await _recorded(store)) == 1 and (await _ratings(store)) == ratings
+
+    board = await _ask(authority, PEOPLE[1], "leaderboard bigidea")
+    assert all(name in board for _, name in PEOPLE) and "1 game" in board
+    stats = await _ask(authority, PEOPLE[0], "stats Bob B")
+    assert "Stats: Bob B" in stats and "The Big Idea: rating" in stats and "1 game" in stats
+    history = await _ask(authority, PEOPLE[2], "history")
+    assert result.id in history and "The Big Idea" in history
+
+
+class _LosesFinalReply(RacingStore):
+    """The real store; the reply of the save that ends a game is lost ``how``."""
+
+    def __init__(self, inner: GameStore, how: Any) -> None:
+        super().__init__(inner)
+        self.how = how
+        self.final_saves = 0
+
+    async def save(self, key: GameKey, data: str, **kwargs: Any) -> SaveResult:
+        if kwargs.get("result"):
+            self.final_saves += 1
+            self.lose_replies(1, self.how)
+        return await super().save(key, data, **kwargs)
+
+
+@pytest.mark.parametrize("how", ["retry", "error"])
+async def test_a_final_save_whose_reply_is_lost_records_the_result_once(
+    store: GameStore, clock: Clock, how: str
+) -> None:
+    racing = _LosesFinalReply(store, how)
+    authority = _authority(racing, clock)
+    await _open(authority, PEOPLE)
+    await _play_out(authority, racing, clock)
+    clock.now += REMINDER_S
+    await authority.fire_due("console")
+
+    assert racing.final_saves == 1
+    assert len(await _recorded(store)) == 1
+    assert all(r.games == 1 for r in (await _ratings(store)).values())
+
+
+class _DiesBeforeRecording(Recorder):
+    """A worker that is gone once the final save is written, before the community's copy."""
+
+    async def publish(self, key: GameKey, result_json: str) -> kept.Recorded:
+        raise StorageUnavailable()
+
+
+async def test_a_worker_killed_after_the_final_save_leaves_it_to_the_reminder(
+    store: GameStore, clock: Clock
+) -> None:
+    dying = _authority(store, clock)
+    dying._pipeline.recorder = _DiesBeforeRecording(store, Settings())
+    await _open(dying, PEOPLE)
+    await _play_out(dying, store, clock)
+    assert await _recorded(store) == {}
+    assert await kept.pending_result(store, KEY) is not None
+
+    # Another worker (a restart) fires the reminder the final save armed.
+    restarted = _authority(store, clock)
+    clock.now += REMINDER_S
+    await restarted.fire_due("console")
+    assert len(await _recorded(store)) == 1
+    assert await kept.pending_result(store, KEY) is None
+    assert all(r.games == 1 for r in (await _ratings(store)).values())
+
+
+async def test_two_workers_recording_the_same_result_at_once_record_it_once(
+    store: GameStore, clock: Clock
+) -> None:
+    holder = _authority(store, clock)
+    holder._pipeline.recorder = _DiesBeforeRecording(store, Settings())
+    await _open(holder, PEOPLE)
+    await _play_out(holder, store, clock)
+    pending = await kept.pending_result(store, KEY)
+    assert pending is not None
+    workers = [Recorder(store, Settings()) for _ in range(4)]
+    outcomes = await asyncio.gather(*(w.publish(KEY, pending) for w in workers))
+    assert sorted(outcomes) == [kept.Recorded.DUPLICATE] * 3 + [kept.Recorded.WRITTEN]
+    assert all(r.games == 1 for r in (await _ratings(store)).values())
+
+
+async def test_a_game_the_host_ends_early_is_not_recorded(store: GameStore, clock: Clock) -> None:
+    authority = _authority(store, clock)
+    await _open(authority, PEOPLE)
+    assert (await authority.command(_req(*PEOPLE[0]), "bigidea", "end")).ended
+    assert await _recorded(store) == {}
+    assert await kept.pending_result(store, KEY) is None
+
+
+# --- ratings ------------------------------------------------------------------------------------
+
+
+async def test_bots_are_not_rated_and_one_person_with_bots_is_no_rated_game(
+    store: GameStore, clock: Clock
+) -> None:
+    authority = _authority(store, clock)
+    await _open(authority, PEOPLE[:1], bots=2)
+    await _play_out(authority, store, clock)
+    (alone,) = (await _recorded(store)).values()
+    assert not alone.rated and [s.people == [] for s in alone.seats].count(True) == 2
+    assert await _ratings(store) == {}
+    assert "1 game" not in await _ask(authority, PEOPLE[0], "leaderboard bigidea")
+
+    other = GameKey("console", "lunch")
+    await _open(authority, PEOPLE[:2], bots=1, channel="lunch")
+    await _play_out(authority, store, clock, other)
+    ratings = await _ratings(store)
+    assert set(ratings) == {PEOPLE[0][0], PEOPLE[1][0]}  # the two people; no bot
+    assert all(r.games == 1 for r in ratings.values())
+
+
+def test_a_team_is_rated_as_a_team() -> None:
+    """BiggieBills$$$: the members of a team share its result; a team of two that wins gains
+    less each than a winner alone against the same field (its strength is summed)."""
+
+    def result(teams: list[list[str]]) -> GameResult:
+        seats = [
+            SeatResult(
+                name=f"T{i}", people=[Person(user=u, name=u) for u in team], rank=i + 1, score=""
+            )
+            for i, team in enumerate(teams)
+        ]
+        seats.append(SeatResult(name="Ada", people=[], rank=len(teams) + 1, score=""))
+        return GameResult(
+            id="x", game="biggiebills", platform="p", channel="c", community="k", ended_at=0.0,
+            seats=seats, seed=1, first_version=0, final_version=1,
+        )  # fmt: skip
+
+    after = rate(result([["a", "b"], ["c"], ["d", "e", "f"]]), {})
+    assert after is not None and set(after) == set("abcdef")
+    assert after["a"].mu == after["b"].mu and after["a"].wins == after["b"].wins == 1
+    assert after["d"].mu == after["e"].mu == after["f"].mu and after["d"].wins == 0
+    assert after["a"].mu > after["d"].mu and after["c"].mu > after["d"].mu
+    alone = rate(result([["a"], ["c"], ["d", "e", "f"]]), {})
+    assert alone is not None and alone["a"].mu > after["a"].mu
+    assert rate(result([["a", "b"]]), {}) is None  # one team of people against bots
+
+
+# --- replay -------------------------------------------------------------------------------------
+
+
+async def test_the_replay_equals_the_stored_game_at_every_step(
+    store: GameStore, clock: Clock
+) -> None:
+    authority = _authority(store, clock)
+    await _open(authority, PEOPLE)
+    saved = await _play_out(authority, store, clock)
+    (result,) = (await _recorded(store)).values()
+    found = await kept.replay_of(store, WHERE, result.id)
+    assert found is not None
+    steps = replay_steps(GAME, GameResult.model_validate_json(found[0]), found[1])
+    assert [s.model_dump_json() for s in steps] == [
+        GAME.state_model.model_validate_json(s).model_dump_json() for s in saved
+    ]
+
+    shown = await authority.command(_req(*PEOPLE[0]), COMMAND, f"replay {result.id} 0")
+    (first,) = shown.deliveries
+    assert f"step 1 of {len(steps)}" in first.message.text
+    labels = {b.label: b for b in first.message.all_buttons()}
+    assert labels["First"].disabled and labels["Back"].disabled
+    forward = labels["Forward"].command
+    assert forward is not None
+    pressed = await authority.command(_req(*PEOPLE[0]), COMMAND, forward)
+    assert f"step 2 of {len(steps)}" in pressed.deliveries[0].message.text
+
+
+# --- forget-me ----------------------------------------------------------------------------------
+
+
+async def _everything(store: GameStore) -> list[tuple[str, str]]:
+    """Every key of the store with everything it holds, unpacked, as text."""
+    client: Any = store.client
+    found = []
+    async for key in client.scan_iter(match="*", count=1000):
+        kind = await client.type(key)
+        if kind == "string":
+            value: Any = await client.get(key)
+        elif kind == "hash":
+            value = await client.hgetall(key)
+        elif kind == "zset":
+            value = await client.zrange(key, 0, -1, withscores=True)
+        elif kind == "set":
+            value = sorted(await client.smembers(key))
+        elif kind == "stream":
+            value = await client.xrange(key)
+        else:
+            value = await client.lrange(key, 0, -1)
+        found.append((str(key), _deep_text(value)))
+    return found
+
+
+def _deep_text(value: Any) -> str:
+    if isinstance(value, str):
+        return _unpack(value)
+    if isinstance(value, dict):
+        return " ".join(f"{_deep_text(k)} {_deep_text(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return " ".join(_deep_text(v) for v in value)
+    return str(value)
+
+
+async def test_forget_me_asks_first_then_leaves_no_trace(store: GameStore, clock: Clock) -> None:
+    authority = _authority(store, clock)
+    await _open(authority, PEOPLE)
+    await _play_out(authority, store, clock)
+    carol = PEOPLE[2]
+    assert any(carol[0] in text or carol[1] in text for _, text in await _everything(store))
+
+    asked = await authority.command(_req(*carol), COMMAND, "forget-me")
+    (confirm,) = [b for b in asked.deliveries[0].message.all_buttons()]
+    assert confirm.command == "forget-me yes"
+    assert (await _ratings(store)).keys() == {u for u, _ in PEOPLE}  # nothing done yet
+
+    done = await authority.command(_req(*carol), COMMAND, confirm.command)
+    assert "gone" in done.deliveries[0].message.text
+    for key, text in await _everything(store):
+        assert carol[0] not in key and carol[0] not in text, key
+        assert carol[1] not in text, key
+    (result,) = (await _recorded(store)).values()
+    assert FORMER in [seat.name for seat in result.seats]
+    assert set(await _ratings(store)) == {PEOPLE[0][0], PEOPLE[1][0]}
+    assert "no finished games" in await _ask(authority, carol, "stats")
+    # The replay still plays, with the seat renamed.
+    found = await kept.replay_of(store, WHERE, result.id)
+    assert found is not None
+    steps = replay_steps(GAME, GameResult.model_validate_json(found[0]), found[1])
+    assert steps and FORMER in steps[0].names
+
+
+# --- retention ----------------------------------------------------------------------------------
+
+
+async def test_results_older_than_the_history_days_are_pruned_but_ratings_stay(
+    store: GameStore, clock: Clock
+) -> None:
+    settings = Settings(BOARDROOM_HISTORY_DAYS=1)
+    seeds = random.Random(3)
+    authority = Authority(store, settings, clock=clock, new_seed=lambda: seeds.getrandbits(63))
+    await _open(authority, PEOPLE)
+    await _play_out(authority, store, clock)
+    (old,) = (await _recorded(store)).keys()
+    clock.now += 2 * 86400
+    assert "No finished games" in await _ask(authority, PEOPLE[0], "history")
+    other = GameKey("console", "lunch")
+    await _open(authority, PEOPLE, channel="lunch")
+    await _play_out(authority, store, clock, other)
+    recorded = await _recorded(store)
+    assert old not in recorded and len(recorded) == 1  # the old one pruned with the new write
+    assert await kept.replay_of(store, WHERE, old) is None
+    assert all(r.games == 2 for r in (await _ratings(store)).values())
+
+
+# --- rematch ------------------------------------------------------------------------------------
+
+
+async def test_rematch_opens_a_lobby_with_the_same_people_and_options(
+    store: GameStore, clock: Clock
+) -> None:
+    authority = _authority(store, clock)
+    await _open(authority, PEOPLE)
+    await _play_out(authority, store, clock)
+    finished = await _record(store)
+    presser = PEOPLE[1]
+    out = await authority.command(_req(*presser), "bigidea", "rematch")
+    assert out.card is not None and "rematch" in out.card.text
+    lobby = await _record(store)
+    assert lobby.status == "lobby" and lobby.host == presser[0]
+    assert [s.users for s in lobby.seats] == [s.users for s in finished.seats]
+    assert lobby.options == finished.options and lobby.first_version > finished.first_version
+    again = await authority.command(_req(*PEOPLE[2]), "bigidea", "rematch")
+    assert "already open" in again.deliveries[0].message.text
+    left = await authority.command(_req(*PEOPLE[2]), "bigidea", "leave")
+    assert left.card is not None and PEOPLE[2][0] not in (await _record(store)).humans
+
+
+# --- cluster ------------------------------------------------------------------------------------
+
+
+async def test_recording_and_reading_run_on_a_cluster(cluster_store: GameStore) -> None:
+    clock = Clock()
+    authority = _authority(cluster_store, clock)
+    await _open(authority, PEOPLE)
+    await _play_out(authority, cluster_store, clock)
+    assert len(await _recorded(cluster_store)) == 1
+    board = await _ask(authority, PEOPLE[0], "leaderboard bigidea")
+    assert all(name in board for _, name in PEOPLE)
+    await authority.command(_req(*PEOPLE[0]), COMMAND, "forget-me yes")
+    assert set(await _ratings(cluster_store)) == {PEOPLE[1][0], PEOPLE[2][0]}
