@@ -495,6 +495,11 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """The public live board: only what ``view(state, None)`` shows (with
         :attr:`choices_on_board`, the controls of the seats the game waits for too)."""
 
+    def picture(self, state: S) -> ui.Picture | None:
+        """The board drawn as a picture from the public view ``view(state, None)`` alone (a
+        pure function: the same view, the same bytes); None for a game that draws none."""
+        return None
+
     @abstractmethod
     def render_private(self, state: S, seat: Seat) -> ui.Message:
         """The seat's private panel: its hand and the buttons for its legal actions."""

@@ -10,6 +10,7 @@ union validates) tagged with the state ``version`` it was built for, or a lobby 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, Self, TypeVar
 
@@ -32,10 +33,12 @@ __all__ = [
     "Field_",
     "File",
     "Message",
+    "Picture",
     "Select",
     "SelectOption",
     "controls",
     "fit",
+    "fit_alt",
     "idle",
     "menus",
     "rows",
@@ -155,6 +158,49 @@ class File(BaseModel):
     alt: str = Field(default="", max_length=MAX_FILE_ALT)
     """What it is, in plain text, for those who cannot open it (Discord's attachment
     description, Slack's file title and, for a picture, its alt text)."""
+
+
+class Picture(BaseModel):
+    """A board (or a chart) drawn as a picture: the encoded bytes, their format, the size in
+    pixels and the alt text, which says in a sentence or two what the picture shows.
+
+    A game draws it from its public view only (``core/games/<game>/picture.py``), as a pure
+    function: the same view gives the same bytes, so :attr:`digest` tells whether the picture
+    changed. Each platform shows it its own way (a Discord attachment, a Slack upload in an
+    image block, a file written by the console).
+    """
+
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    data: bytes
+    format: Literal["png", "webp"] = "png"
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+    alt: str = Field(max_length=MAX_FILE_ALT)
+
+    @property
+    def mime(self) -> str:
+        return f"image/{self.format}"
+
+    @property
+    def digest(self) -> str:
+        """A short digest of the bytes: equal pictures, equal digests."""
+        return hashlib.sha256(self.data).hexdigest()[:16]
+
+    def file(self, stem: str) -> File:
+        """The picture as a file named ``<stem>-<digest>.<format>`` (a new name for each new
+        picture, so no platform shows a cached older one)."""
+        return File(
+            name=f"{stem}-{self.digest[:8]}.{self.format}",
+            data=self.data,
+            mime=self.mime,
+            alt=self.alt,
+        )
+
+
+def fit_alt(text: str) -> str:
+    """``text`` cut to :data:`MAX_FILE_ALT` characters (alt text every platform takes)."""
+    return text if len(text) <= MAX_FILE_ALT else text[: MAX_FILE_ALT - 1].rstrip() + "…"
 
 
 class Message(BaseModel):

@@ -22,6 +22,7 @@ from core.games.bigidea import (
     commands,
     flow,
     legal,
+    picture,
     recap,
     rulebook,
     rules,
@@ -97,6 +98,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
 
     def render_board(self, state: BigIdeaState) -> neutral.Message:
         return ui.render_board(state)
+
+    def picture(self, state: BigIdeaState) -> neutral.Picture:
+        return picture.draw(view.view(state, None))
 
     def render_private(self, state: BigIdeaState, seat: Seat) -> neutral.Message:
         return ui.render_private(state, seat)

@@ -23,6 +23,7 @@ from core.games.businessgo import (
     commands,
     flow,
     legal,
+    picture,
     recap,
     rulebook,
     rules,
@@ -133,6 +134,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
 
     def render_board(self, state: BusinessGoState) -> neutral.Message:
         return ui.render_board(state)
+
+    def picture(self, state: BusinessGoState) -> neutral.Picture:
+        return picture.draw(view.view(state, None))
 
     def render_private(self, state: BusinessGoState, seat: Seat) -> neutral.Message:
         return ui.render_private(state, seat)
