@@ -19,8 +19,9 @@ made or lost). What every game gets:
   may act), and a shown action button applies for a seat that may press it;
 - replaying the action log (as the authority writes it) rebuilds the stored state;
 - non-interference: a state that differs only in hidden information shows the same public view,
-  board, board picture (the same bytes, compared every few versions), prompt, waiting seats and deadline, standings and recap (the final card's, for a game
-  that ends now), and the same private output to every other seat;
+  board, board picture (the same bytes, compared every few versions), prompt, waiting seats
+  and deadline, standings and recap (the final card's, for a game that ends now), and the
+  same private output to every other seat;
   and the same action applied to both gives the same public events and outputs, unless the
   rules reveal the secret (an event marked ``reveals``).
 

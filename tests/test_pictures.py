@@ -14,12 +14,15 @@ from bot.commands.play import start_state
 from core import picture as kit
 from core import registry, ui
 from core.engine import Game, GameState
+from core.games.biggiebills import GAME as BB
 from core.games.biggiebills import picture as bb_picture
+from core.games.bigidea import GAME as BI
 from core.games.bigidea import picture as bi_picture
+from core.games.bigidea.state import BigIdeaState
+from core.games.businessgo import GAME as GO
 from core.games.businessgo import picture as go_picture
 from core.games.businessgo.board import board
 from tests.games import biggiebills_support as bb
-from tests.games import bigidea_support as bi
 from tests.games import businessgo_support as go
 
 GAMES = ["biggiebills", "bigidea", "businessgo"]
@@ -81,8 +84,8 @@ def test_a_players_token_is_drawn_inside_the_box_of_their_space() -> None:
     moved = state.model_copy(deep=True)
     moved.position[1] = japan
     colour = kit.seat_colour(1)
-    before = _decoded(go_picture.draw(go.GAME.view(state, None)))
-    after = _decoded(go_picture.draw(go.GAME.view(moved, None)))
+    before = _decoded(go_picture.draw(GO.view(state, None)))
+    after = _decoded(go_picture.draw(GO.view(moved, None)))
     box = go_picture.space_box(japan)
     assert _colour_in(before, box, colour) == 0
     assert _colour_in(after, box, colour) > 50
@@ -97,8 +100,8 @@ def test_an_owned_country_shows_its_owners_mark() -> None:
     owned = go.own(state, 2, "canada")
     colour = kit.seat_colour(2)
     box = go_picture.space_box(canada)
-    assert _colour_in(_decoded(go_picture.draw(go.GAME.view(state, None))), box, colour) == 0
-    assert _colour_in(_decoded(go_picture.draw(go.GAME.view(owned, None))), box, colour) > 50
+    assert _colour_in(_decoded(go_picture.draw(GO.view(state, None))), box, colour) == 0
+    assert _colour_in(_decoded(go_picture.draw(GO.view(owned, None))), box, colour) > 50
 
 
 def _bar_length(image: Image.Image, y: int, colour: Any) -> int:
@@ -112,7 +115,7 @@ def test_a_team_with_more_money_has_the_longer_bar() -> None:
     richer = state.model_copy(deep=True)
     richer.cash[2] = state.cash[2] + 300
     colour = kit.seat_colour(2)
-    public, rich_public = bb.GAME.view(state, None), bb.GAME.view(richer, None)
+    public, rich_public = BB.view(state, None), BB.view(richer, None)
     before = _bar_length(_decoded(bb_picture.draw(public)), bb_picture.bar_y(public, 2), colour)
     after = _bar_length(
         _decoded(bb_picture.draw(rich_public)), bb_picture.bar_y(rich_public, 2), colour
@@ -128,7 +131,7 @@ def test_a_team_out_of_the_game_is_grey_and_says_why() -> None:
     out = state.model_copy(deep=True)
     out.alive[3] = False
     out.out[3] = "bankrupt"
-    public = bb.GAME.view(out, None)
+    public = BB.view(out, None)
     image = _decoded(bb_picture.draw(public))
     y = bb_picture.bar_y(public, 3)
     assert _bar_length(image, y, kit.seat_colour(3)) == 0
@@ -138,7 +141,8 @@ def test_a_team_out_of_the_game_is_grey_and_says_why() -> None:
 
 def test_a_product_card_carries_its_investors_chits() -> None:
     _game, played = _played("bigidea", 60)
-    public = bi.GAME.view(played, None)
+    assert isinstance(played, BigIdeaState)
+    public = BI.view(played, None)
     assert public.products, "the bots have made products by now"
     image = _decoded(bi_picture.draw(public))
     newest = max(public.products, key=lambda p: p.id)
