@@ -556,6 +556,11 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         balance after every action."""
         return None
 
+    def money_text(self, amount: int) -> str:
+        """An amount of :meth:`ledger`'s money as the game writes it (the end-of-game chart's
+        labels); by default a plain number."""
+        return f"{amount:,}"
+
     def payments(self, event: Event) -> list[Move]:
         """The payments ``event`` lists as ``(payer, payee, amount)``, ``-1`` the bank; by
         default the ``moves`` of a :class:`MoneyEvent`, and none for any other event."""

@@ -19,10 +19,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.commands import damaged, teams
-from bot.commands.actionlog import line
+from bot.commands import damaged, finalcard, teams
+from bot.commands.actionlog import line, money_series
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
+from bot.commands.guards import running_state
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
@@ -175,6 +176,8 @@ class Pipeline:
                 with contextlib.suppress(StorageUnavailable):
                     await self.store.release(key, lease, None)
             await self._after_save(key, change)
+            if game is not None and out.card is not None and out.ended and not was_finished:
+                out.card = await self._charted(key, game, change.record, out.card)
             return out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
@@ -254,6 +257,32 @@ class Pipeline:
             else self.settings.game_ttl_hours
         )
         return max(1, int(hours * 3600))
+
+    async def _charted(
+        self, key: GameKey, game: Game[Any, Any], record: GameRecord, card: ui.Message
+    ) -> ui.Message:
+        """The final card with the chart of the game's money, rebuilt from its log (read once,
+        after the save that ended it; replayed and drawn in a worker thread, off the event
+        loop). Without it when the log cannot be read: the standings are the card."""
+        if not self.settings.pictures or not record.seats:
+            return card
+        try:
+            history = await self.store.read_history(key)
+        except StorageUnavailable:
+            return card
+
+        def draw() -> ui.Picture | None:
+            series = money_series(game, record.seed, record.options, record.first_version, history)
+            if series is None:
+                return None
+            return finalcard.money_chart(game, record, running_state(record), series)
+
+        try:
+            chart = await asyncio.to_thread(draw)
+        except Exception:  # a log that no longer replays must not cost the card
+            log.exception("the money chart of %s could not be drawn", key)
+            return card
+        return card if chart is None else finalcard.with_chart(card, chart)
 
     async def _after_save(self, key: GameKey, change: Change) -> None:
         # The deadline was armed with the save itself; what is left are the user indexes.

@@ -148,6 +148,9 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def ledger(self, state: BiggieBillsState) -> list[int]:
         return list(state.cash)
 
+    def money_text(self, amount: int) -> str:
+        return money(amount)
+
     def inventory(self, state: BiggieBillsState) -> dict[str, int]:
         return secrets.inventory(state)
 

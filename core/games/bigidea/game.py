@@ -76,6 +76,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     def ledger(self, state: BigIdeaState) -> list[int]:
         return list(state.money)
 
+    def money_text(self, amount: int) -> str:
+        return text.money(amount)
+
     def inventory(self, state: BigIdeaState) -> dict[str, int]:
         return secrets.inventory(state)
 

@@ -111,6 +111,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     def ledger(self, state: BusinessGoState) -> list[int]:
         return list(state.cash)
 
+    def money_text(self, amount: int) -> str:
+        return money(amount)
+
     def payments(self, event: Event) -> list[Move]:
         # An action's report lists ``(seat, delta, reason)``: positive is paid by the bank.
         if not isinstance(event, ActionReport):
