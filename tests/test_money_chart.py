@@ -22,7 +22,7 @@ GAMES = ["biggiebills", "bigidea", "businessgo"]
 
 def _logged_game(
     game: Game[Any, Any], seed: int
-) -> tuple[list[str], list[tuple[int, list[int]]], GameState]:
+) -> tuple[list[str], list[tuple[int, list[int] | None]], GameState]:
     """A whole game of four people played through the authority's own steps: its log lines,
     and after each command the number of actions logged so far and every seat's money then,
     as it was played."""
