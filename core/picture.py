@@ -263,7 +263,12 @@ def money_chart(
         _x, y = at(0, round(value))
         canvas.draw.line((left, y, left + plot_w, y), fill=FAINT, width=1)
         canvas.text((left - 10, y), money(round(value)), size=MIN_TEXT, anchor="rm")
-    canvas.text((left + plot_w / 2, height - 40), "moves of the game, first to last", size=MIN_TEXT, anchor="mm")
+    canvas.text(
+        (left + plot_w / 2, height - 40),
+        "moves of the game, first to last",
+        size=MIN_TEXT,
+        anchor="mm",
+    )
     ends: list[tuple[float, int]] = []
     for seat, points in enumerate(series):
         if not points:
