@@ -219,6 +219,12 @@ class Message(BaseModel):
     closed_text: str | None = None
     """What a prompt says once its decision is over and its buttons are gone (None: its text
     as it was), so that a closed prompt never reads as still waiting for someone."""
+    picture_key: str | None = None
+    """A board's picture: which one it is (equal keys, equal pictures), so that the table
+    redraws and each platform re-uploads it only when it changed."""
+    picture: Picture | None = Field(default=None, exclude=True)
+    """The picture itself, filled in by the table (drawn off the event loop) just before the
+    message is sent; never stored with the table's refs (only the key is)."""
     files: list[File] = Field(default_factory=list)
     """Files that come with it. Private answers carry them on every platform (Discord attaches
     them, Slack uploads them to the reader's DM, the console names or writes them)."""

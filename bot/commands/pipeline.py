@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,7 @@ from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox
 from bot.settings import Settings
 from core import ui
 from core.engine import Game, IllegalAction
+from core.registry import get_game
 from storage import (
     GameKey,
     GameStore,
@@ -123,6 +125,8 @@ class Pipeline:
                 await self._release(key, lease, again.due)
                 return out
             if change is None:
+                if out.board is not None and record is not None:
+                    self._picture(out, record)
                 live = record is not None and record.status == "playing"
                 await self._release(key, lease, record.next_due if live and record else None)
                 return await self._answered(key, dedupe, out)
@@ -176,6 +180,8 @@ class Pipeline:
                 with contextlib.suppress(StorageUnavailable):
                     await self.store.release(key, lease, None)
             await self._after_save(key, change)
+            if out.board is not None:
+                self._picture(out, change.record)
             if game is not None and out.card is not None and out.ended and not was_finished:
                 out.card = await self._charted(key, game, change.record, out.card)
             return out
@@ -258,6 +264,10 @@ class Pipeline:
         )
         return max(1, int(hours * 3600))
 
+    def _picture(self, out: Outbox, record: GameRecord) -> None:
+        if self.settings.pictures and record.pictures:
+            _picture(out, record)
+
     async def _charted(
         self, key: GameKey, game: Game[Any, Any], record: GameRecord, card: ui.Message
     ) -> ui.Message:
@@ -295,3 +305,22 @@ class Pipeline:
         except StorageUnavailable:
             # The move stands; `hands` drops games that are over from a stale list.
             log.warning("could not update the player index of %s", key)
+
+
+def _picture(out: Outbox, record: GameRecord) -> None:
+    """Name the board's picture by what it is drawn from (the public view, less what changes
+    every move but is not drawn), and hand the table the drawing to do should it be new."""
+    game = get_game(record.game)
+    if game is None or type(game).picture is Game.picture or out.board is None:
+        return  # a game that draws no picture
+    if record.state_json is None:
+        return
+    state = running_state(record)
+    public = game.view(state, None).model_dump_json(exclude={"version", "deadline"})
+    key = hashlib.sha256(f"{game.name}:{public}".encode()).hexdigest()[:16]
+    out.board = out.board.model_copy(update={"picture_key": key})
+
+    def draw() -> ui.Picture | None:
+        return game.picture(state)
+
+    out.draw = draw
