@@ -495,6 +495,14 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """The public live board: only what ``view(state, None)`` shows (with
         :attr:`choices_on_board`, the controls of the seats the game waits for too)."""
 
+    def picture_basis(self, state: S) -> str:
+        """What :meth:`picture` draws from, as text: equal bases, equal pictures (so that the
+        table draws and uploads a picture only when it changed). By default the channel's view
+        without what changes with every move but is not drawn (the version, the deadline)."""
+        public = self.view(state, None)
+        assert isinstance(public, BaseModel)  # every game's view is a model (View)
+        return public.model_dump_json(exclude={"version", "deadline"})
+
     def picture(self, state: S) -> ui.Picture | None:
         """The board drawn as a picture from the public view ``view(state, None)`` alone (a
         pure function: the same view, the same bytes); None for a game that draws none."""

@@ -316,8 +316,8 @@ def _picture(out: Outbox, record: GameRecord) -> None:
     if record.state_json is None:
         return
     state = running_state(record)
-    public = game.view(state, None).model_dump_json(exclude={"version", "deadline"})
-    key = hashlib.sha256(f"{game.name}:{public}".encode()).hexdigest()[:16]
+    basis = game.picture_basis(state)
+    key = hashlib.sha256(f"{game.name}:{basis}".encode()).hexdigest()[:16]
     out.board = out.board.model_copy(update={"picture_key": key})
 
     def draw() -> ui.Picture | None:

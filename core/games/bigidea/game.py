@@ -105,6 +105,17 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     def picture(self, state: BigIdeaState) -> neutral.Picture:
         return picture.draw(view.view(state, None))
 
+    def picture_basis(self, state: BigIdeaState) -> str:
+        # Who has picked or pointed is on the prompt: a secret choice redraws no picture.
+        return view.view(state, None).model_dump_json(
+            exclude={
+                "version": True,
+                "deadline": True,
+                "waiting_for": True,
+                "players": {"__all__": {"picked", "voted"}},
+            }
+        )
+
     def render_private(self, state: BigIdeaState, seat: Seat) -> neutral.Message:
         return ui.render_private(state, seat)
 

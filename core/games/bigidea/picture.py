@@ -112,10 +112,6 @@ def draw(public: BigIdeaView) -> ui.Picture:
         canvas.text((_LEFT + 44, y + 18), p.name, size=22, anchor="lm", width=330)
         canvas.text((_LEFT + 520, y + 18), p.money_text, size=24, anchor="rm")
         status = [f"{p.chits} chits left", f"{p.hand_size} cards"]
-        if p.picked is not None:
-            status.append("picked" if p.picked else "still picking")
-        if p.voted is not None:
-            status.append("pointed" if p.voted else "still pointing")
         if p.seat == public.dealer:
             status.append("dealer")
         canvas.text(
