@@ -58,6 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="one worker on a redis-server the bench freezes (SIGSTOP): how long answers take",
     )
+    parser.add_argument(
+        "--pictures",
+        action="store_true",
+        help="draw every game's board over whole bot games: render time and bytes per game",
+    )
+    parser.add_argument(
+        "--samples",
+        metavar="DIR",
+        default=None,
+        help="with --pictures: write a sample picture of each game and of its final chart",
+    )
     parser.add_argument("--workers", type=int, default=None, help="with --faults: workers (3)")
     parser.add_argument(
         "--cluster", action="store_true", help="with --faults: on a local 3-master cluster"
@@ -76,6 +87,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
+    if args.pictures:
+        from bench.pictures import run_pictures_bench
+
+        return run_pictures_bench(args.games or 5, args.seed, args.samples)
+    if args.samples is not None:
+        print("--samples goes with --pictures")
+        return 2
     if args.faults:
         from bench.faults import faultbench
 

@@ -44,6 +44,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the files messages carry (rules all: the whole page) into DIR",
     )
+    console.add_argument(
+        "--pictures",
+        type=Path,
+        metavar="DIR",
+        help="write each board's picture into DIR and print its path with the board",
+    )
 
     from core.registry import all_games
 
@@ -96,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         transcript: TextIO | None = getattr(args, "transcript", None)
         seed: int | None = getattr(args, "seed", None)
         files: Path | None = getattr(args, "files", None)
-        return asyncio.run(_console(settings, script, transcript, seed, files))
+        pictures: Path | None = getattr(args, "pictures", None)
+        return asyncio.run(_console(settings, script, transcript, seed, files, pictures))
     if command == "simulate":
         from bot.simulate import simulate
 
@@ -140,6 +147,7 @@ async def _console(
     transcript: TextIO | None,
     seed: int | None,
     files: Path | None = None,
+    pictures: Path | None = None,
 ) -> int:
     import random
     import secrets
@@ -164,6 +172,7 @@ async def _console(
             settings.deadline_poll_seconds,
             random.Random(seeds.getrandbits(64)),
             files,
+            pictures,
         )
     finally:
         await store.close()

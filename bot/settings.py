@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     """How long a turn waits for its player before they are pinged ("Your move"): a player
     who moves first is not pinged at all (0: ping as the turn starts). Never later than
     halfway to the turn's deadline."""
+    pictures: bool = Field(default=True, alias="BOARDROOM_PICTURES")
+    """Whether games are drawn as pictures (the end-of-game money chart on the final card);
+    false turns them off for the whole deployment (the text stays)."""
     deadline_poll_seconds: float = Field(default=0.5, alias="BOARDROOM_DEADLINE_POLL_SECONDS")
     """How often a worker looks for deadlines that have passed."""
     deadline_lease_seconds: float = Field(

@@ -495,6 +495,19 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """The public live board: only what ``view(state, None)`` shows (with
         :attr:`choices_on_board`, the controls of the seats the game waits for too)."""
 
+    def picture_basis(self, state: S) -> str:
+        """What :meth:`picture` draws from, as text: equal bases, equal pictures (so that the
+        table draws and uploads a picture only when it changed). By default the channel's view
+        without what changes with every move but is not drawn (the version, the deadline)."""
+        public = self.view(state, None)
+        assert isinstance(public, BaseModel)  # every game's view is a model (View)
+        return public.model_dump_json(exclude={"version", "deadline"})
+
+    def picture(self, state: S) -> ui.Picture | None:
+        """The board drawn as a picture from the public view ``view(state, None)`` alone (a
+        pure function: the same view, the same bytes); None for a game that draws none."""
+        return None
+
     @abstractmethod
     def render_private(self, state: S, seat: Seat) -> ui.Message:
         """The seat's private panel: its hand and the buttons for its legal actions."""
@@ -550,6 +563,11 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """Each seat's money, when every payment is listed by :meth:`payments`: the books must
         balance after every action."""
         return None
+
+    def money_text(self, amount: int) -> str:
+        """An amount of :meth:`ledger`'s money as the game writes it (the end-of-game chart's
+        labels); by default a plain number."""
+        return f"{amount:,}"
 
     def payments(self, event: Event) -> list[Move]:
         """The payments ``event`` lists as ``(payer, payee, amount)``, ``-1`` the bank; by

@@ -10,6 +10,7 @@ union validates) tagged with the state ``version`` it was built for, or a lobby 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, Self, TypeVar
 
@@ -32,10 +33,12 @@ __all__ = [
     "Field_",
     "File",
     "Message",
+    "Picture",
     "Select",
     "SelectOption",
     "controls",
     "fit",
+    "fit_alt",
     "idle",
     "menus",
     "rows",
@@ -157,6 +160,49 @@ class File(BaseModel):
     description, Slack's file title and, for a picture, its alt text)."""
 
 
+class Picture(BaseModel):
+    """A board (or a chart) drawn as a picture: the encoded bytes, their format, the size in
+    pixels and the alt text, which says in a sentence or two what the picture shows.
+
+    A game draws it from its public view only (``core/games/<game>/picture.py``), as a pure
+    function: the same view gives the same bytes, so :attr:`digest` tells whether the picture
+    changed. Each platform shows it its own way (a Discord attachment, a Slack upload in an
+    image block, a file written by the console).
+    """
+
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    data: bytes
+    format: Literal["png", "webp"] = "png"
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+    alt: str = Field(max_length=MAX_FILE_ALT)
+
+    @property
+    def mime(self) -> str:
+        return f"image/{self.format}"
+
+    @property
+    def digest(self) -> str:
+        """A short digest of the bytes: equal pictures, equal digests."""
+        return hashlib.sha256(self.data).hexdigest()[:16]
+
+    def file(self, stem: str) -> File:
+        """The picture as a file named ``<stem>-<digest>.<format>`` (a new name for each new
+        picture, so no platform shows a cached older one)."""
+        return File(
+            name=f"{stem}-{self.digest[:8]}.{self.format}",
+            data=self.data,
+            mime=self.mime,
+            alt=self.alt,
+        )
+
+
+def fit_alt(text: str) -> str:
+    """``text`` cut to :data:`MAX_FILE_ALT` characters (alt text every platform takes)."""
+    return text if len(text) <= MAX_FILE_ALT else text[: MAX_FILE_ALT - 1].rstrip() + "…"
+
+
 class Message(BaseModel):
     """One message: a title, text, fields and rows of buttons or selects (and files)."""
 
@@ -173,6 +219,12 @@ class Message(BaseModel):
     closed_text: str | None = None
     """What a prompt says once its decision is over and its buttons are gone (None: its text
     as it was), so that a closed prompt never reads as still waiting for someone."""
+    picture_key: str | None = None
+    """A board's picture: which one it is (equal keys, equal pictures), so that the table
+    redraws and each platform re-uploads it only when it changed."""
+    picture: Picture | None = Field(default=None, exclude=True)
+    """The picture itself, filled in by the table (drawn off the event loop) just before the
+    message is sent; never stored with the table's refs (only the key is)."""
     files: list[File] = Field(default_factory=list)
     """Files that come with it. Private answers carry them on every platform (Discord attaches
     them, Slack uploads them to the reader's DM, the console names or writes them)."""

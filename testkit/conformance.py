@@ -19,8 +19,9 @@ made or lost). What every game gets:
   may act), and a shown action button applies for a seat that may press it;
 - replaying the action log (as the authority writes it) rebuilds the stored state;
 - non-interference: a state that differs only in hidden information shows the same public view,
-  board, prompt, waiting seats and deadline, standings and recap (the final card's, for a game
-  that ends now), and the same private output to every other seat;
+  board, board picture (the same bytes, compared every few versions), prompt, waiting seats
+  and deadline, standings and recap (the final card's, for a game that ends now), and the
+  same private output to every other seat;
   and the same action applied to both gives the same public events and outputs, unless the
   rules reveal the secret (an event marked ``reveals``).
 
@@ -55,6 +56,9 @@ __all__ = [
     "replay_matches",
 ]
 
+PICTURE_EVERY = 8
+"""The pictures of a state and its hidden-information variants are compared at every
+``PICTURE_EVERY``-th version (drawing one costs milliseconds, not microseconds)."""
 VARIANTS_PER_STEP = 2
 """Hidden-information variants compared at each action (a random sample of the declared)."""
 SEATS_PER_VARIANT = 1
@@ -82,6 +86,8 @@ class Run:
     """Hidden-information variants compared."""
     transitions: int = 0
     """Actions applied to a state and its variant side by side."""
+    pictures: int = 0
+    """Board pictures compared between a state and its variant."""
     kinds: set[str] = field(default_factory=set)
 
 
@@ -138,6 +144,11 @@ def private_face(game: Game[Any, Any], state: GameState, seat: Seat) -> dict[str
         "panel": _dump(game.render_private(state, seat)),
         "legal": [_dump(a) for a in game.legal_actions(state, seat)],
     }
+
+
+def _picture_bytes(game: Game[Any, Any], state: GameState) -> bytes | None:
+    picture = game.picture(state)
+    return None if picture is None else picture.data
 
 
 def _public_events(events: list[Event]) -> list[Any]:
@@ -382,6 +393,7 @@ class _Table:
         variants = chooser.sample(variants, min(VARIANTS_PER_STEP, len(variants)))
         public = public_face(game, state)
         faces: dict[Seat, dict[str, Any]] = {}
+        drawn: list[bytes | None] = []  # the state's picture, once drawn
         transition = game.apply(state, actor, action, self.rng(state))
         for variant in variants:
             other: GameState = variant.state
@@ -389,6 +401,13 @@ class _Table:
             where = f"changing {variant.what} (seat {variant.owner})"
             diff = _differences(public, public_face(game, other))
             assert not diff, f"{where} changes what the channel sees: {diff}"
+            if state.version % PICTURE_EVERY == 0:
+                if not drawn:
+                    drawn.append(_picture_bytes(game, state))
+                self.run.pictures += 1
+                assert _picture_bytes(game, other) == drawn[0], (
+                    f"{where} changes the board's picture"
+                )
             others = [s for s in state.seats if s != variant.owner]
             seats = chooser.sample(others, min(SEATS_PER_VARIANT, len(others)))
             for seat in seats:

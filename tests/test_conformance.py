@@ -36,6 +36,8 @@ def test_every_game_keeps_the_engine_contract(game: Game[Any, Any], seed: int) -
     if _declares_secrets(game):
         assert sum(run.variants for run in runs) > 0, "no hidden variant was compared"
         assert sum(run.transitions for run in runs) > 0, "no secret was compared through a move"
+        if game.picture(runs[0].state) is not None:
+            assert sum(run.pictures for run in runs) > 0, "no board picture was compared"
 
 
 class _Copy(BigIdea):

@@ -342,3 +342,39 @@ def test_asking_a_team_twice_messages_its_members_once(tmp_path: Path) -> None:
     assert told(stdout, about) == {"carol · panel": 1, "alice · panel": 1}
     assert told(stdout, "dave asked to join Owls.") == {}  # no copy closed
     assert told(stdout, "is already waiting for a yes") == {"dave · private": 2}
+
+
+def test_pictures_are_written_with_the_board_and_the_chart_with_the_final_card(
+    tmp_path: Path,
+) -> None:
+    """``--pictures DIR``: each new board picture is written once and its path printed with
+    the board; the final card carries the money chart as a PNG file."""
+    pictures = tmp_path / "pictures"
+    files = tmp_path / "files"
+    lines = ["alice: /biggiebills start", "alice: /biggiebills addbot 3", "alice: click Begin"]
+    lines += ["alice: click any"] * 200
+    stdout, records = run_script(
+        tmp_path, lines, "--seed", "7", "--pictures", str(pictures), "--files", str(files)
+    )
+    written = sorted(pictures.glob("board-*.png"))
+    assert len(written) >= 3, stdout[-2000:]
+    assert all(path.read_bytes().startswith(b"\x89PNG") for path in written)
+    shown = re.findall(r"\(picture: 1400x\d+, [\d,]+ bytes, (\S+): BiggieBills", stdout)
+    assert {Path(path) for path in shown} == set(written)
+    card = final_card(records, "BiggieBills$$$: final standings")
+    assert [name for name in card["files"] if name.startswith("money-")], card
+    assert sorted(files.glob("money-*.png"))
+
+
+def test_pictures_off_shows_the_board_as_text_only(tmp_path: Path) -> None:
+    pictures = tmp_path / "pictures"
+    lines = [
+        "alice: /biggiebills start pictures=off",
+        "alice: /biggiebills addbot 3",
+        "alice: click Begin",
+    ]
+    lines += ["alice: click any"] * 20
+    stdout, _records = run_script(tmp_path, lines, "--seed", "7", "--pictures", str(pictures))
+    assert "pictures: off" in stdout
+    assert "(picture:" not in stdout
+    assert not pictures.exists()

@@ -20,7 +20,8 @@ Every button and select option printed gets a number that stays valid for the se
 - ``help``, ``quit``.
 
 A message's files (``rules all``: the whole rules page) are named below it with their size;
-started with ``--files DIR``, the console writes each there and prints its path.
+started with ``--files DIR``, the console writes each there and prints its path. Started with
+``--pictures DIR``, it writes each board's picture there and prints its path with the board.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class Console:
         rng: random.Random | None = None,
         prompt: Callable[[str], None] | None = None,
         files: Path | None = None,
+        pictures: Path | None = None,
     ) -> None:
         self.authority = authority
         self.channel = channel
@@ -131,6 +133,8 @@ class Console:
         self.clock = clock
         self.files = files
         """Where the files of messages are written (None: they are only named)."""
+        self.pictures = pictures
+        """Where each board's picture is written (None: pictures are not shown)."""
         self.user = "you"
         self.choices: list[_Choice] = []
         self._deliveries = 0
@@ -391,6 +395,8 @@ class Console:
         lines = [f"[{label}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
         lines += self._number_components(message, game, viewers, shown)
         lines += [f"  {self._file(attached)}" for attached in message.files]
+        if message.picture is not None and self.pictures is not None:
+            lines.append(f"  {self._picture(message.picture)}")
         self.write("\n".join(lines))
         if self.transcript is not None:
             record = {
@@ -424,6 +430,20 @@ class Console:
         except OSError as error:
             return f"{line}; not written: {error.strerror or error})"
         return f"{line}, written to {path})"
+
+    def _picture(self, picture: ui.Picture) -> str:
+        """The line giving a board picture's path, once written into :attr:`pictures`."""
+        assert self.pictures is not None
+        attached = picture.file("board")
+        path = self.pictures / attached.name
+        line = f"(picture: {picture.width}x{picture.height}, {len(picture.data):,} bytes"
+        try:
+            self.pictures.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                path.write_bytes(picture.data)
+        except OSError as error:
+            return f"{line}; not written: {error.strerror or error})"
+        return f"{line}, {path}: {picture.alt})"
 
     def forget(self, shown: table.Shown) -> None:
         """The choices of a message that was replaced or deleted are of the message as it was:
@@ -579,10 +599,13 @@ async def run_console(
     poll_seconds: float,
     rng: random.Random | None = None,
     files: Path | None = None,
+    pictures: Path | None = None,
 ) -> None:
     """Run a script to its end, or an interactive session with the deadline runner beside it;
-    ``files``: where to write the files of messages."""
-    console = Console(authority, transcript=transcript, clock=clock, rng=rng, files=files)
+    ``files``: where to write the files of messages; ``pictures``: the boards' pictures."""
+    console = Console(
+        authority, transcript=transcript, clock=clock, rng=rng, files=files, pictures=pictures
+    )
     if script is not None:
         for line in script:
             if not await console.handle_line(line):

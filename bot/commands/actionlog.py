@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +23,15 @@ from pydantic import BaseModel
 from core.engine import Game, GameState
 from storage import History
 
-__all__ = ["action_rng", "decode_action", "encode_action", "line", "replay", "replay_history"]
+__all__ = [
+    "action_rng",
+    "decode_action",
+    "encode_action",
+    "line",
+    "money_series",
+    "replay",
+    "replay_history",
+]
 
 
 def action_rng(seed: int, version: int) -> random.Random:
@@ -50,8 +59,17 @@ def line(entries: list[list[Any]]) -> str:
     return json.dumps(entries, separators=(",", ":"))
 
 
+Seen = Callable[[GameState], None]
+"""Called with the state after the deal (or the snapshot) and after every action replayed."""
+
+
 def replay(
-    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, lines: list[str]
+    game: Game[Any, Any],
+    seed: int,
+    options: dict[str, Any],
+    first_version: int,
+    lines: list[str],
+    seen: Seen | None = None,
 ) -> GameState | None:
     """Rebuild a game's state from its log alone; None if the log has no ``begin``."""
     entries = [entry for text in lines for entry in json.loads(text)]
@@ -62,26 +80,57 @@ def replay(
     opts = game.options_model.model_validate(options)
     state: GameState = game.new_game(names, opts, action_rng(seed, first_version))
     state.version = state.decision_version = first_version
+    if seen is not None:
+        seen(state)
     for entry in entries[begins[-1] + 1 :]:
         if not isinstance(entry[0], int):
             continue  # a lobby command during play (leave, end): no game action
         actor, action = decode_action(game, entry)
         state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+        if seen is not None:
+            seen(state)
     return state
 
 
 def replay_history(
-    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, history: History
+    game: Game[Any, Any],
+    seed: int,
+    options: dict[str, Any],
+    first_version: int,
+    history: History,
+    seen: Seen | None = None,
 ) -> GameState | None:
     """Rebuild a game's state from its stored history: from its latest snapshot (the record
     saved then) when the log was long enough to have one, else from ``begin``."""
     if history.snapshot is None:
-        return replay(game, seed, options, first_version, history.lines)
+        return replay(game, seed, options, first_version, history.lines, seen)
     saved = json.loads(history.snapshot)["state_json"]
     state: GameState = game.state_model.model_validate_json(saved)
+    if seen is not None:
+        seen(state)
     for entry in (entry for text in history.lines for entry in json.loads(text)):
         if not isinstance(entry[0], int):
             continue
         actor, action = decode_action(game, entry)
         state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+        if seen is not None:
+            seen(state)
     return state
+
+
+def money_series(
+    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, history: History
+) -> list[list[int]] | None:
+    """Every seat's money (:meth:`~core.engine.Game.ledger`) over the game, rebuilt from its
+    stored history: ``series[seat][i]`` after the deal (``i`` 0) and each action replayed;
+    None for a game that keeps no ledger or a history without a game."""
+    points: list[list[int]] = []
+
+    def seen(state: GameState) -> None:
+        money = game.ledger(state)
+        if money is not None:
+            points.append(money)
+
+    if replay_history(game, seed, options, first_version, history, seen) is None or not points:
+        return None
+    return [list(column) for column in zip(*points, strict=True)]

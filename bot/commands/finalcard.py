@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands.record import GameRecord, SeatInfo
+from core import picture, ui
 from core import text as markup
-from core import ui
 from core.engine import Game, GameState, Standing
 
-__all__ = ["LINE_LIMIT", "final_card", "headline", "length"]
+__all__ = ["LINE_LIMIT", "final_card", "headline", "length", "money_chart", "with_chart"]
 
 LINE_LIMIT = 200
 """Characters per line of the card, as a reader sees them (a phone shows about 40 a line)."""
@@ -94,3 +94,20 @@ def length(record: GameRecord, now: float) -> str:
     if minutes:
         parts.append(markup.plural(minutes, "minute"))
     return f"Played for {' '.join(parts)}."
+
+
+def money_chart(
+    game: Game[Any, Any], record: GameRecord, state: GameState, series: list[list[int]]
+) -> ui.Picture:
+    """The end-of-game chart: every seat's money over the game (``series``, rebuilt from the
+    log by :func:`bot.commands.actionlog.money_series`), seats out of the game greyed."""
+    names = [seat.name for seat in record.seats]
+    out = [game.seat_out(state, seat) for seat in range(len(names))]
+    return picture.money_chart(
+        f"{game.title}: money over the game", names, series, game.money_text, out
+    )
+
+
+def with_chart(card: ui.Message, chart: ui.Picture) -> ui.Message:
+    """The final card with its chart (a file named ``money-<digest>.png``, with alt text)."""
+    return card.model_copy(update={"files": [*card.files, chart.file("money")]})

@@ -151,6 +151,9 @@ def options_help(game: Game[Any, Any]) -> str:
     lines.append(
         "• `thread`: on or off; default on. Off: the game plays in the channel, not a thread."
     )
+    lines.append(
+        "• `pictures`: on or off; default on. Off: the board is shown as text only, not drawn."
+    )
     return "\n".join(lines)
 
 
@@ -165,7 +168,9 @@ def option_value(value: Any) -> str:
     return str(value)
 
 
-def options_line(game: Game[Any, Any], options: dict[str, Any], thread: bool = True) -> str:
+def options_line(
+    game: Game[Any, Any], options: dict[str, Any], thread: bool = True, pictures: bool = True
+) -> str:
     """A table's options as words (``larger products: no; pick seconds: 120``), each option
     whose default is a house rule saying what the printed rules say instead."""
     fields = game.options_model.model_fields
@@ -179,6 +184,8 @@ def options_line(game: Game[Any, Any], options: dict[str, Any], thread: bool = T
         words.append(shown)
     if not thread:
         words.append("thread: off")
+    if not pictures:
+        words.append("pictures: off")
     return "; ".join(words)
 
 

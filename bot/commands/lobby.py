@@ -34,7 +34,8 @@ BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "De
 
 def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     """Open a lobby (the requester hosts it) unless the channel holds a game already."""
-    thread, rest = _thread_option(rest)
+    thread, rest = _table_option(rest, "thread")
+    pictures, rest = _table_option(rest, "pictures")
     options = parse_options(game, rest)
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
@@ -64,6 +65,7 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
             updated_at=now,
             first_version=first,
             thread=thread,
+            pictures=pictures,
         )
         out.card = lobby_message(game, new, f"{req.name} opened a game of {game.title}.")
         # The channel's last game, its players' words and ids in its log, goes with its record.
@@ -120,7 +122,7 @@ def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
 
 def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> ui.Message:
     """The card of a lobby: who sits, the options, and buttons to join, add a bot and begin."""
-    settings = options_line(game, record.options, record.thread)
+    settings = options_line(game, record.options, record.thread, record.pictures)
     count = f"({len(record.seats)}/{game.max_players})"
     full = len(record.seats) >= game.max_players
     # A full table offers no seat and no bot (a team game still lets people join its teams).
@@ -298,16 +300,17 @@ def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def _thread_option(rest: str) -> tuple[bool, str]:
-    """``thread=off`` (or ``no``) among ``start``'s words, which play in the channel itself;
-    the other words are the game's options."""
-    thread, others = True, []
+def _table_option(rest: str, name: str) -> tuple[bool, str]:
+    """``<name>=off`` (or ``no``) among ``start``'s words: ``thread=off`` plays in the channel
+    itself, ``pictures=off`` shows the board as text only; the other words are the game's
+    options."""
+    chosen, others = True, []
     for word in rest.split():
         key, sep, value = word.partition("=")
-        if key.strip().lower() == "thread":
+        if key.strip().lower() == name:
             if sep and value.lower() not in ("on", "off", "yes", "no", "true", "false"):
-                raise CommandError("`thread` takes on or off, e.g. `thread=off`.")
-            thread = not sep or value.lower() in ("on", "yes", "true")
+                raise CommandError(f"`{name}` takes on or off, e.g. `{name}=off`.")
+            chosen = not sep or value.lower() in ("on", "yes", "true")
         else:
             others.append(word)
-    return thread, " ".join(others)
+    return chosen, " ".join(others)

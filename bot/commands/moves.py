@@ -222,7 +222,7 @@ def _arm_nudge(
 def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
     """The card while a game is played: who plays, with what options, where."""
     names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
-    settings = options_line(game, record.options, record.thread)
+    settings = options_line(game, record.options, record.thread, record.pictures)
     where = (
         f"Every choice is a button on the board; `/{game.name} hand` shows your holdings."
         if game.choices_on_board

@@ -9,6 +9,7 @@ Private answers to the requester (a refusal, ``help``, ``rules``) are ``replies`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -114,6 +115,9 @@ class Outbox(BaseModel):
     refs_seen: tuple[int, str] | None = Field(default=None, exclude=True)
     """The table's refs (revision and JSON; ``(0, "")``: none) as loaded with the game, so the
     table need not read them again (it does when they turn out to have changed)."""
+    draw: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
+    """Draws the picture of ``board.picture_key`` (a pure function of the public view); the
+    table calls it in a worker thread, and only when that picture is not drawn yet."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
 

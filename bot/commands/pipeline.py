@@ -15,20 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.commands import damaged, results, teams
-from bot.commands.actionlog import line
+from bot.commands import damaged, finalcard, results, teams
+from bot.commands.actionlog import line, money_series
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
+from bot.commands.guards import running_state
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
 from bot.settings import Settings
 from core import ui
 from core.engine import Game, IllegalAction
+from core.registry import get_game
 from storage import (
     GameKey,
     GameStore,
@@ -124,6 +127,8 @@ class Pipeline:
                 await self._release(key, lease, again.due)
                 return out
             if change is None:
+                if out.board is not None and record is not None:
+                    self._picture(out, record)
                 live = record is not None and record.status == "playing"
                 due_now = record.next_due if live and record else None
                 if lease is not None and record is not None and record.status == "finished":
@@ -193,6 +198,10 @@ class Pipeline:
                     await self.recorder.publish(key, ending)
                 except StorageUnavailable as error:
                     results.publish_failed(key, error)
+            if out.board is not None:
+                self._picture(out, change.record)
+            if game is not None and out.card is not None and out.ended and not was_finished:
+                out.card = await self._charted(key, game, change.record, out.card)
             return out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
@@ -283,6 +292,36 @@ class Pipeline:
         )
         return max(1, int(hours * 3600))
 
+    def _picture(self, out: Outbox, record: GameRecord) -> None:
+        if self.settings.pictures and record.pictures:
+            _picture(out, record)
+
+    async def _charted(
+        self, key: GameKey, game: Game[Any, Any], record: GameRecord, card: ui.Message
+    ) -> ui.Message:
+        """The final card with the chart of the game's money, rebuilt from its log (read once,
+        after the save that ended it; replayed and drawn in a worker thread, off the event
+        loop). Without it when the log cannot be read: the standings are the card."""
+        if not self.settings.pictures or not record.seats:
+            return card
+        try:
+            history = await self.store.read_history(key)
+        except StorageUnavailable:
+            return card
+
+        def draw() -> ui.Picture | None:
+            series = money_series(game, record.seed, record.options, record.first_version, history)
+            if series is None:
+                return None
+            return finalcard.money_chart(game, record, running_state(record), series)
+
+        try:
+            chart = await asyncio.to_thread(draw)
+        except Exception:  # a log that no longer replays must not cost the card
+            log.exception("the money chart of %s could not be drawn", key)
+            return card
+        return card if chart is None else finalcard.with_chart(card, chart)
+
     async def _after_save(self, key: GameKey, change: Change) -> None:
         # The deadline was armed with the save itself; what is left are the user indexes.
         ttl = int(self.settings.game_ttl_hours * 3600)
@@ -294,3 +333,22 @@ class Pipeline:
         except StorageUnavailable:
             # The move stands; `hands` drops games that are over from a stale list.
             log.warning("could not update the player index of %s", key)
+
+
+def _picture(out: Outbox, record: GameRecord) -> None:
+    """Name the board's picture by what it is drawn from (the public view, less what changes
+    every move but is not drawn), and hand the table the drawing to do should it be new."""
+    game = get_game(record.game)
+    if game is None or type(game).picture is Game.picture or out.board is None:
+        return  # a game that draws no picture
+    if record.state_json is None:
+        return
+    state = running_state(record)
+    basis = game.picture_basis(state)
+    key = hashlib.sha256(f"{game.name}:{basis}".encode()).hexdigest()[:16]
+    out.board = out.board.model_copy(update={"picture_key": key})
+
+    def draw() -> ui.Picture | None:
+        return game.picture(state)
+
+    out.draw = draw

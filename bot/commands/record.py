@@ -117,6 +117,8 @@ class GameRecord(BaseModel):
     """The decision (its ``decision_version``) the nudge is for."""
     thread: bool = True
     """Whether the game plays in a thread of its own (``thread=off`` at ``start``: the channel)."""
+    pictures: bool = True
+    """Whether the board is drawn as a picture too (``pictures=off`` at ``start``: text only)."""
     first_version: int = 0
     """The state version this game starts at: one past the channel's previous game, so a button
     left over from an earlier game in the channel can never look current."""

@@ -27,6 +27,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -76,6 +77,8 @@ log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
+DRAWN_KEPT = 16
+"""Board pictures kept drawn in a process (the newest)."""
 MAX_PLANS = 5
 """Plans one delivery makes at most when other deliveries keep writing the refs first."""
 MAX_SETTLES = 4
@@ -156,6 +159,9 @@ class Table:
         self._locks: dict[str, asyncio.Lock] = {}
         self._token = secrets.token_hex(4)
         self._deliveries = 0
+        self._drawn: OrderedDict[str, ui.Picture] = OrderedDict()
+        """The newest board pictures drawn, by key (a board moved down shows its picture
+        again without a redraw)."""
 
     # --- one delivery ------------------------------------------------------------------------
 
@@ -244,6 +250,7 @@ class Table:
 
     async def _execute(self, run: _Run, planned: Plan) -> None:
         run.slots = {op.id: op.slot for op in planned.ops if isinstance(op, Post | Dm)}
+        await self._pictures(run, planned)
         for op in planned.ops:
             try:
                 await self._op(run, planned.refs, op)
@@ -252,6 +259,35 @@ class Table:
                     "delivering %s in %s failed: %s", type(op).__name__, run.out.channel, error
                 )
         self._swap(run, planned.refs)
+
+    async def _pictures(self, run: _Run, planned: Plan) -> None:
+        """Give each message sent with a picture key its picture: drawn once per picture (in a
+        worker thread, off the event loop) and kept for the next messages that show it."""
+        for op in planned.ops:
+            if not isinstance(op, Post | Edit | Update):
+                continue
+            key = op.message.picture_key
+            if key is None or op.message.picture is not None:
+                continue
+            picture = self._drawn.get(key)
+            board = run.out.board
+            if picture is None and run.out.draw is not None and board is not None:
+                picture = await self._draw(run.out.draw, key) if board.picture_key == key else None
+            if picture is not None:
+                self._drawn.move_to_end(key)
+                op.message = op.message.model_copy(update={"picture": picture})
+
+    async def _draw(self, draw: Callable[[], ui.Picture | None], key: str) -> ui.Picture | None:
+        try:
+            picture = await asyncio.to_thread(draw)
+        except Exception:  # the text board still goes
+            log.exception("the board's picture %s could not be drawn", key)
+            return None
+        if picture is not None:
+            self._drawn[key] = picture
+            while len(self._drawn) > DRAWN_KEPT:
+                self._drawn.popitem(last=False)
+        return picture
 
     async def _op(self, run: _Run, refs: Refs, op: Op) -> None:
         out, answer = run.out, run.answer

@@ -32,7 +32,8 @@ real Bolt app against it. It answers the methods the adapter uses the way Slack 
   title}``: ``invalid_arguments``) whose every id was issued and uploaded and not completed
   before (``file_not_found``), and shares them in ``channel_id`` (``channels``) only where
   the bot may post (``channel_not_found``, ``not_in_channel``), with ``initial_comment`` as the
-  message's text. The shared files are on the :class:`Message` (``files``).
+  message's text. The shared files are on the :class:`Message` (``files``). An image
+  block's ``slack_file`` ``id`` must be such a completed upload (else ``invalid_blocks``).
 
 Only calls Slack accepted go to ``calls`` (and the ``on_call`` listeners); refused ones go to
 ``refused`` (with ``Call.error``), 429s to ``rate_limited``, and everything to ``received``
@@ -1208,12 +1209,33 @@ class FakeSlackAPI:
         return None
 
     def _content_error(self, args: dict[str, Any]) -> dict[str, Any] | None:
-        refusal = _message_refusal(args)
+        refusal = _message_refusal(args) or self._slack_file_refusal(args)
         if refusal is None:
             return None
         code, errors = refusal
         detailed = code in ("invalid_blocks", "invalid_blocks_format", "invalid_arguments")
         return _refusal_body(code, errors if detailed else None)
+
+    def _slack_file_refusal(self, args: dict[str, Any]) -> tuple[str, list[str]] | None:
+        """An image block's ``slack_file`` must name a file this workspace holds whose upload
+        was completed (``files.completeUploadExternal``): Slack refuses an unknown id, and one
+        whose upload is not complete yet, with ``invalid_blocks``."""
+        blocks, _malformed = _parsed_blocks(args.get("blocks"))
+        errors = []
+        for index, block in enumerate(blocks or []):
+            source = block.get("slack_file") if isinstance(block, dict) else None
+            if not isinstance(source, dict):
+                continue
+            where = f"[json-pointer:/blocks/{index}/slack_file]"
+            if "id" not in source and "url" not in source:
+                errors.append(f"must provide either id or url {where}")
+                continue
+            if "url" in source:
+                continue  # a file's permalink: not checked here
+            uploaded = self.files.get(str(source["id"]))
+            if uploaded is None or not uploaded.completed:
+                errors.append(f"invalid slack file {where}")
+        return ("invalid_blocks", errors) if errors else None
 
     def _new_ts(self, ephemeral: bool = False) -> str:
         return f"{next(self._ts)}.{'000200' if ephemeral else '000100'}"

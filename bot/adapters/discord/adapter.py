@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, cast
 
@@ -211,6 +212,7 @@ class DiscordPlatform:
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
+        self.attached = _Attached()
 
     def _messageable(self, where: str) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(int(where))
@@ -239,6 +241,7 @@ class DiscordPlatform:
             sent = await self._messageable(where).send(**kwargs)
         except discord.Forbidden as error:
             raise Refused(f"{surface}: {error}") from error
+        self.attached.remember(str(sent.id), rendered)
         return Shown(where=where, id=str(sent.id))
 
     async def edit(
@@ -249,12 +252,13 @@ class DiscordPlatform:
         channel: str,
         surface: str = "post",
     ) -> None:
-        # (An edit keeps the files the message was posted with: none of the table's edited
-        # surfaces carries one yet.) A message older than an hour takes only so many edits
-        # (30046): the table posts it anew (Stuck).
+        # An edit keeps the files the message was posted with; a board's new picture replaces
+        # its attachment (an unchanged one is not sent again). A message older than an hour
+        # takes only so many edits (30046): the table posts it anew (Stuck).
         rendered = render(message, game, None if shown.where == channel else channel)
         kwargs = _kwargs(rendered)
         kwargs.setdefault("view", None)  # an edit without components removes the old ones
+        self.attached.edit_kwargs(shown.id, rendered, kwargs)
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))
         try:
             await partial.edit(**kwargs)
@@ -315,17 +319,16 @@ class _Answer:
         limit = self.interaction.filesize_limit
         return render(message, game, None if here else channel, file_limit=limit)
 
-    def _render(self, message: ui.Message, game: str, channel: str) -> dict[str, Any]:
-        return _kwargs(self._rendered(message, game, channel))
-
     async def update(self, message: ui.Message, game: str, channel: str) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
         deferred update, an edit of the original message; after a private reply, False)."""
         if self.pressed is None:
             return False
-        kwargs = self._render(message, game, channel)
+        rendered = self._rendered(message, game, channel)
+        kwargs = _kwargs(rendered)
         kwargs.setdefault("view", None)
         kwargs.pop("allowed_mentions", None)
+        self.platform.attached.edit_kwargs(self.pressed[1], rendered, kwargs)
         response = self.interaction.response
         if not response.is_done():
             await response.edit_message(**kwargs)
@@ -433,9 +436,41 @@ def _kwargs(rendered: Rendered, files: bool = False) -> dict[str, Any]:
     }
     if rendered.view is not None:
         kwargs["view"] = rendered.view
-    if files and rendered.files:
+    if files and (rendered.files or rendered.picture):
         kwargs["files"] = rendered.attachments()
     return kwargs
+
+
+PICTURES_KEPT = 1000
+"""Messages whose attached picture the adapter remembers (so that an unchanged picture is not
+uploaded again with each edit of its board)."""
+
+
+class _Attached:
+    """Which picture each message carries (by digest), as far as this process knows: an edit
+    replaces the attachment only when the picture changed (another worker's edit may upload
+    one again, which costs an upload, never a wrong picture)."""
+
+    def __init__(self) -> None:
+        self._by_message: OrderedDict[str, str] = OrderedDict()
+
+    def edit_kwargs(self, message_id: str, rendered: Rendered, kwargs: dict[str, Any]) -> None:
+        """Add the new picture to an edit's ``kwargs`` when ``message_id`` shows another."""
+        if rendered.picture is None:
+            return  # no picture, or the same one: the attachment stays as it is
+        if self._by_message.get(message_id) == rendered.picture.name:
+            self._by_message.move_to_end(message_id)
+            return
+        kwargs["attachments"] = rendered.attachments()
+        self.remember(message_id, rendered)
+
+    def remember(self, message_id: str, rendered: Rendered) -> None:
+        if rendered.picture is None:
+            return
+        self._by_message[message_id] = rendered.picture.name
+        self._by_message.move_to_end(message_id)
+        while len(self._by_message) > PICTURES_KEPT:
+            self._by_message.popitem(last=False)
 
 
 class FormModal(discord.ui.Modal):

@@ -80,16 +80,20 @@ class Rendered:
     embeds: list[discord.Embed] = field(default_factory=list)
     view: discord.ui.View | None = None
     files: list[ui.File] = field(default_factory=list)
+    picture: ui.File | None = None
+    """A board's picture, attached beneath its embed (its alt text the description)."""
 
-    def attachments(self) -> list[discord.File]:
-        """The files as discord.py uploads them (new objects each time: a send reads them)."""
+    def attachments(self, picture: bool = True) -> list[discord.File]:
+        """The files (and, with ``picture``, the picture) as discord.py uploads them (new
+        objects each time: a send reads them)."""
+        listed = [*self.files, *([self.picture] if picture and self.picture else [])]
         return [
             discord.File(
                 io.BytesIO(f.data),
                 filename=f.name,
                 description=cut(f.alt, FILE_DESCRIPTION_LIMIT) or None,
             )
-            for f in self.files
+            for f in listed
         ]
 
 
@@ -105,6 +109,8 @@ def render(
     shown anywhere else (a DM), so that its components act on that channel's game.
     ``file_limit``: bytes per file where it is shown (an interaction's own limit)."""
     rendered = Rendered()
+    if message.picture is not None and len(message.picture.data) <= file_limit:
+        rendered.picture = message.picture.file("board")
     text = markdown(message.text)
     for attached in message.files:
         if len(attached.data) <= file_limit:

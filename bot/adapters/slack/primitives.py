@@ -23,7 +23,9 @@ into one Slack call and Slack's refusals into the table's :class:`~bot.table.Gon
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +108,10 @@ _NO_SCOPE = (
     "from slack-manifest.json)"
 )
 _REFUSED = "Slack refused the upload"
+PICTURES_KEPT = 1000
+"""Board pictures whose Slack file ids a process remembers."""
+PICTURE_WAITS = (0.5, 1.0, 2.0)
+"""Seconds waited for Slack to finish processing an uploaded picture before each retry."""
 
 Names = Callable[[str], Awaitable[str]]
 """Looks up how Slack shows a user (their display name)."""
@@ -171,6 +177,64 @@ class SlackPlatform:
         self._dms: dict[str, str] = {}
         self._lost: set[tuple[str, str]] = set()
         """Threads (channel, parent ts) Slack said are gone: posts there go to the channel."""
+        self._pictures: OrderedDict[str, str] = OrderedDict()
+        """Board pictures uploaded, by key: their Slack file id (an unchanged picture is not
+        uploaded again with each edit of its board)."""
+
+    async def with_picture(self, message: ui.Message, built: list[Block]) -> list[Block]:
+        """``built`` with the board's picture as an image block (``slack_file``): uploaded
+        first through the external flow (``files.getUploadURLExternal``, the upload,
+        ``files.completeUploadExternal``, without sharing it anywhere) when it is new. A
+        picture that cannot be uploaded leaves the board as text."""
+        key = message.picture_key
+        if key is None or len(built) >= MAX_BLOCKS:
+            return built
+        file_id = self._pictures.get(key)
+        picture = message.picture
+        if file_id is None and picture is not None:
+            attached = picture.file("board")
+            try:
+                response = await self.client.files_upload_v2(
+                    file=attached.data,
+                    filename=attached.name,
+                    title=attached.alt or attached.name,
+                    alt_txt=attached.alt or None,
+                )
+            except (SlackApiError, SlackRequestError) as error:
+                log.warning("the board's picture could not be uploaded: %s", error)
+                return built
+            files = response.get("files") or [{}]
+            file_id = files[0].get("id") if isinstance(files[0], dict) else None
+            if not isinstance(file_id, str):
+                return built
+            self._pictures[key] = file_id
+            while len(self._pictures) > PICTURES_KEPT:
+                self._pictures.popitem(last=False)
+        if file_id is None:
+            return built  # a picture this worker never saw: the board shows its text
+        self._pictures.move_to_end(key)
+        alt = picture.alt if picture is not None else "The game's board."
+        image: Block = {"type": "image", "slack_file": {"id": file_id}, "alt_text": alt}
+        at = next((i for i, b in enumerate(built) if b.get("type") == "actions"), len(built))
+        return [*built[:at], image, *built[at:]]
+
+    async def sent_with_picture(
+        self, send: Callable[[list[Block]], Awaitable[Any]], built: list[Block], plain: list[Block]
+    ) -> Any:
+        """Send ``built`` (the blocks with the picture); Slack refuses an image block whose file
+        it is still processing (``invalid_blocks``), so wait for it, a little longer each time,
+        and in the end send the text alone (``plain``)."""
+        if built is plain:
+            return await send(built)
+        for wait in PICTURE_WAITS:
+            try:
+                return await send(built)
+            except SlackApiError as error:
+                if _code(error) != "invalid_blocks":
+                    raise
+                log.info("the board's picture is not ready yet: %s", error)
+                await asyncio.sleep(wait)
+        return await send(plain)
 
     async def post(
         self,
@@ -182,12 +246,17 @@ class SlackPlatform:
         ping: bool = True,
     ) -> table.Shown:
         prefix = await self._mentions(mention or [], ping)
-        text, built = _rendered(message, game, None, prefix)
+        text, plain = _rendered(message, game, None, prefix)
+        built = await self.with_picture(message, plain)
         args: dict[str, Any] = {"channel": place.channel, "text": text, "blocks": built}
         if self._thread(place.channel, place.thread):
             args["thread_ts"] = place.thread
+
+        async def send(blocks: list[Block]) -> Any:
+            return await self.client.chat_postMessage(**{**args, "blocks": blocks})
+
         try:
-            response = await self.client.chat_postMessage(**args)
+            response = await self.sent_with_picture(send, built, plain)
         except SlackApiError as error:
             if "thread_ts" in args and _code(error) in _THREAD_GONE:
                 # The card that held the thread was deleted: the game goes on in the channel.
@@ -210,9 +279,16 @@ class SlackPlatform:
         surface: str = "post",
     ) -> None:
         away = channel if shown.where != channel else None
-        text, built = _rendered(message, game, away)
+        text, plain = _rendered(message, game, away)
+        built = await self.with_picture(message, plain)
+
+        async def send(blocks: list[Block]) -> Any:
+            return await self.client.chat_update(
+                channel=shown.where, ts=shown.id, text=text, blocks=blocks
+            )
+
         try:
-            await self.client.chat_update(channel=shown.where, ts=shown.id, text=text, blocks=built)
+            await self.sent_with_picture(send, built, plain)
         except SlackApiError as error:
             if _code(error) in _GONE:
                 raise table.Gone(_code(error)) from error
@@ -411,10 +487,16 @@ class SlackAnswer:
         away = channel if press.channel != channel else None
         text, built = _rendered(message, game, away)
         if not press.ephemeral:
-            try:
-                await self.platform.client.chat_update(
-                    channel=press.channel, ts=press.ts, text=text, blocks=built
+            plain = built
+            built = await self.platform.with_picture(message, plain)
+
+            async def send(blocks: list[Block]) -> Any:
+                return await self.platform.client.chat_update(
+                    channel=press.channel, ts=press.ts, text=text, blocks=blocks
                 )
+
+            try:
+                await self.platform.sent_with_picture(send, built, plain)
             except SlackApiError as error:
                 log.info("updating the pressed message in %s failed: %s", press.channel, error)
                 return False

@@ -23,6 +23,7 @@ from core.games.biggiebills import (
     commands,
     flow,
     legal,
+    picture,
     recap,
     rulebook,
     rules,
@@ -147,6 +148,9 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def ledger(self, state: BiggieBillsState) -> list[int]:
         return list(state.cash)
 
+    def money_text(self, amount: int) -> str:
+        return money(amount)
+
     def inventory(self, state: BiggieBillsState) -> dict[str, int]:
         return secrets.inventory(state)
 
@@ -161,6 +165,9 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
 
     def render_board(self, state: BiggieBillsState) -> neutral.Message:
         return ui.render_board(state)
+
+    def picture(self, state: BiggieBillsState) -> neutral.Picture:
+        return picture.draw(view.view(state, None))
 
     def render_private(self, state: BiggieBillsState, seat: Seat) -> neutral.Message:
         return ui.render_private(state, seat)

@@ -22,6 +22,7 @@ from core.games.bigidea import (
     commands,
     flow,
     legal,
+    picture,
     recap,
     rulebook,
     rules,
@@ -75,6 +76,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     def ledger(self, state: BigIdeaState) -> list[int]:
         return list(state.money)
 
+    def money_text(self, amount: int) -> str:
+        return text.money(amount)
+
     def inventory(self, state: BigIdeaState) -> dict[str, int]:
         return secrets.inventory(state)
 
@@ -97,6 +101,20 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
 
     def render_board(self, state: BigIdeaState) -> neutral.Message:
         return ui.render_board(state)
+
+    def picture(self, state: BigIdeaState) -> neutral.Picture:
+        return picture.draw(view.view(state, None))
+
+    def picture_basis(self, state: BigIdeaState) -> str:
+        # Who has picked or pointed is on the prompt: a secret choice redraws no picture.
+        return view.view(state, None).model_dump_json(
+            exclude={
+                "version": True,
+                "deadline": True,
+                "waiting_for": True,
+                "players": {"__all__": {"picked", "voted"}},
+            }
+        )
 
     def render_private(self, state: BigIdeaState, seat: Seat) -> neutral.Message:
         return ui.render_private(state, seat)

@@ -23,6 +23,7 @@ from core.games.businessgo import (
     commands,
     flow,
     legal,
+    picture,
     recap,
     rulebook,
     rules,
@@ -110,6 +111,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     def ledger(self, state: BusinessGoState) -> list[int]:
         return list(state.cash)
 
+    def money_text(self, amount: int) -> str:
+        return money(amount)
+
     def payments(self, event: Event) -> list[Move]:
         # An action's report lists ``(seat, delta, reason)``: positive is paid by the bank.
         if not isinstance(event, ActionReport):
@@ -133,6 +137,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
 
     def render_board(self, state: BusinessGoState) -> neutral.Message:
         return ui.render_board(state)
+
+    def picture(self, state: BusinessGoState) -> neutral.Picture:
+        return picture.draw(view.view(state, None))
 
     def render_private(self, state: BusinessGoState, seat: Seat) -> neutral.Message:
         return ui.render_private(state, seat)

@@ -1234,3 +1234,27 @@ async def test_files_upload_v2_runs_the_whole_flow(
         "upload_url",
         "files.completeUploadExternal",
     ]
+
+
+async def test_an_image_block_shows_only_a_file_whose_upload_was_completed(
+    api: FakeSlackAPI, client: AsyncWebClient, session: ClientSession
+) -> None:
+    """A ``slack_file`` names a completed upload (shared anywhere or not): an unknown id, or
+    one still being uploaded, is refused with ``invalid_blocks``."""
+    file_id, url = await _ticket(client, b"png", name="board.png")
+
+    def board(ident: str) -> list[dict[str, Any]]:
+        return [{"type": "image", "slack_file": {"id": ident}, "alt_text": "The board."}]
+
+    for ident in ("F404", file_id):
+        error = await refusal(
+            client.chat_postMessage(channel=CHANNEL, text="b", blocks=board(ident))
+        )
+        assert error.response["error"] == "invalid_blocks", ident
+        assert "invalid slack file" in error.response["errors"][0]
+    assert await _put(session, url, b"png") == 200
+    error = await refusal(client.chat_postMessage(channel=CHANNEL, text="b", blocks=board(file_id)))
+    assert error.response["error"] == "invalid_blocks"  # uploaded, not yet completed
+    await client.files_completeUploadExternal(files=[{"id": file_id, "title": "The board."}])
+    posted = await client.chat_postMessage(channel=CHANNEL, text="b", blocks=board(file_id))
+    assert posted["ok"] and api.files[file_id].shares == []

@@ -1,0 +1,136 @@
+"""``boardroom bench --pictures``: how long drawing and encoding each game's board takes, and
+how big the pictures are, over whole bot games; ``--samples DIR`` also writes a sample picture
+of each game and of an end-of-game chart (the pictures on the rules pages and the README).
+
+A picture is drawn when the public view changed (as the table draws it), so the numbers are
+those of the pictures players would get. The first picture of a process (which draws each
+board's printed layer once) is reported apart, as ``first_ms``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.commands import finalcard
+from bot.commands.actionlog import line, money_series
+from bot.commands.play import advance, start_state
+from bot.commands.record import GameRecord, SeatInfo
+from core import registry, ui
+from core.engine import Game, GameState
+from storage import History
+
+__all__ = ["run_pictures_bench"]
+
+NAMES = ["Ann", "Bo", "Cy", "Di"]
+_SAMPLE_AT = 0.6
+"""How far into its game a sample picture is taken (a busy board, before the end)."""
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _play(game: Game[Any, Any], seed: int) -> tuple[list[GameState], list[str]]:
+    """A whole game of bots: every state after each command, and its log lines."""
+    bots = [False] * len(NAMES)
+    result = start_state(game, NAMES, bots, {}, seed, 1)
+    lines = [line([["host", "begin", NAMES, bots], *result.log])]
+    states = [result.state]
+    chooser = random.Random(seed)
+    state = result.state
+    for _ in range(5000):
+        if state.finished:
+            break
+        seat = chooser.choice(game.actors(state))
+        action = game.bot_action(game.view(state, seat), game.legal_actions(state, seat), chooser)
+        step = advance(game, state, seed, bots, seat, action)
+        lines.append(line(step.log))
+        state = step.state
+        states.append(state)
+    return states, lines
+
+
+def _public_key(game: Game[Any, Any], state: GameState) -> str:
+    """What the picture is drawn from, without what changes every move but is not drawn."""
+    return game.picture_basis(state)
+
+
+def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
+    out_dir = Path(samples) if samples else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    for game in registry.all_games():
+        renders: list[float] = []
+        sizes: list[int] = []
+        first_ms: float | None = None
+        distinct_per_game: list[int] = []
+        chart_ms: list[float] = []
+        for g in range(games):
+            states, lines = _play(game, seed + g)
+            last = None
+            digests: set[str] = set()
+            for state in states:
+                key = _public_key(game, state)
+                if key == last:
+                    continue
+                last = key
+                started = time.perf_counter()
+                picture = game.picture(state)
+                elapsed = (time.perf_counter() - started) * 1000
+                if picture is None:
+                    break
+                if first_ms is None:
+                    first_ms = elapsed
+                else:
+                    renders.append(elapsed)
+                sizes.append(len(picture.data))
+                digests.add(picture.digest)
+            distinct_per_game.append(len(digests))
+            started = time.perf_counter()
+            chart = _chart(game, seed + g, states[-1], lines)
+            chart_ms.append((time.perf_counter() - started) * 1000)
+            if out_dir is not None and g == 0:
+                sample = states[int(len(states) * _SAMPLE_AT)]
+                picture = game.picture(sample)
+                if picture is not None:
+                    (out_dir / f"{game.name}.png").write_bytes(picture.data)
+                if chart is not None:
+                    (out_dir / f"{game.name}-chart.png").write_bytes(chart.data)
+        if not renders:
+            print(f"{game.name} draws no picture")
+            continue
+        print(
+            f"{game.name} pictures={len(sizes)} distinct_per_game_min={min(distinct_per_game)} "
+            f"render_ms_p50={statistics.median(renders):.1f} "
+            f"render_ms_p99={_percentile(renders, 0.99):.1f} "
+            f"bytes_p50={round(statistics.median(sizes))} bytes_max={max(sizes)} "
+            f"first_ms={first_ms:.1f} chart_ms_p50={statistics.median(chart_ms):.1f}"
+        )
+    if out_dir is not None:
+        print(f"samples written to {out_dir}")
+    return 0
+
+
+def _chart(
+    game: Game[Any, Any], seed: int, state: GameState, lines: list[str]
+) -> ui.Picture | None:
+    """The end-of-game chart, as the final card gets it: replayed from the log and drawn."""
+    series = money_series(game, seed, {}, 1, History(lines=lines))
+    if series is None:
+        return None
+    record = GameRecord(
+        game=game.name,
+        host="bench",
+        host_name=NAMES[0],
+        seed=seed,
+        seats=[SeatInfo(name=name) for name in NAMES],
+        status="finished",
+        created_at=0.0,
+        updated_at=0.0,
+    )
+    return finalcard.money_chart(game, record, state, series)
