@@ -24,7 +24,7 @@ from bot.commands.results import (
 )
 from bot.settings import Settings
 from core.games.bigidea import GAME
-from storage import GameKey, GameStore, SaveResult, StorageUnavailable
+from storage import GameKey, GameStore, History, SaveResult, StorageUnavailable
 from storage import history as kept
 from storage.store import _unpack
 from testkit.racing import RacingStore
@@ -166,7 +166,9 @@ async def test_a_final_save_whose_reply_is_lost_records_the_result_once(
 class _DiesBeforeRecording(Recorder):
     """A worker that is gone once the final save is written, before the community's copy."""
 
-    async def publish(self, key: GameKey, result_json: str) -> kept.Recorded:
+    async def publish(
+        self, key: GameKey, result_json: str, history: History | None = None
+    ) -> kept.Recorded:
         raise StorageUnavailable()
 
 

@@ -35,6 +35,7 @@ from core.registry import get_game
 from storage import (
     GameKey,
     GameStore,
+    History,
     SaveResult,
     StorageFull,
     StorageRefused,
@@ -193,15 +194,21 @@ class Pipeline:
                 with contextlib.suppress(StorageUnavailable):
                     await self.store.release(key, lease, None)
             await self._after_save(key, change)
+            charted = game is not None and out.card is not None and out.ended and not was_finished
+            history = None
+            if ending is not None or (charted and self.settings.pictures):
+                # The ended game's log, read once for its result's replay and its chart.
+                with contextlib.suppress(StorageUnavailable):
+                    history = await self.store.read_history(key)
             if ending is not None:
                 try:
-                    await self.recorder.publish(key, ending)
+                    await self.recorder.publish(key, ending, history)
                 except StorageUnavailable as error:
                     results.publish_failed(key, error)
             if out.board is not None:
                 self._picture(out, change.record)
-            if game is not None and out.card is not None and out.ended and not was_finished:
-                out.card = await self._charted(key, game, change.record, out.card)
+            if charted and game is not None and out.card is not None and history is not None:
+                out.card = await self._charted(key, game, change.record, out.card, history)
             return out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
@@ -297,16 +304,17 @@ class Pipeline:
             _picture(out, record)
 
     async def _charted(
-        self, key: GameKey, game: Game[Any, Any], record: GameRecord, card: ui.Message
+        self,
+        key: GameKey,
+        game: Game[Any, Any],
+        record: GameRecord,
+        card: ui.Message,
+        history: History,
     ) -> ui.Message:
         """The final card with the chart of the game's money, rebuilt from its log (read once,
         after the save that ended it; replayed and drawn in a worker thread, off the event
         loop). Without it when the log cannot be read: the standings are the card."""
         if not self.settings.pictures or not record.seats:
-            return card
-        try:
-            history = await self.store.read_history(key)
-        except StorageUnavailable:
             return card
 
         def draw() -> ui.Picture | None:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.registry import get_game
-from storage import GameKey, GameStore, StorageUnavailable
+from storage import GameKey, GameStore, History, StorageUnavailable
 from storage import history as kept
 
 __all__ = [
@@ -209,12 +209,16 @@ class Recorder:
     def keep_s(self) -> float:
         return self.settings.history_days * 86400
 
-    async def publish(self, key: GameKey, result_json: str) -> kept.Recorded:
+    async def publish(
+        self, key: GameKey, result_json: str, history: History | None = None
+    ) -> kept.Recorded:
         """Record ``result_json`` (left in the game by its final save) in its community, then
-        remove it from the game. Raises StorageUnavailable (the reminder deadline retries)."""
+        remove it from the game. ``history``: the game's log, when the caller has read it since
+        that save (else it is read here). Raises StorageUnavailable (the reminder deadline
+        retries)."""
         result = GameResult.model_validate_json(result_json)
         where = kept.Community(result.platform, result.community)
-        replay = await self._replay(key, result)
+        replay = await self._replay(key, result, history)
         users = [p.user for p in result.people]
         outcome = kept.Recorded.CONFLICT
         for _attempt in range(MAX_ATTEMPTS):
@@ -264,10 +268,11 @@ class Recorder:
         await self.publish(key, pending)
         return True
 
-    async def _replay(self, key: GameKey, result: GameResult) -> str:
+    async def _replay(self, key: GameKey, result: GameResult, history: History | None) -> str:
         """What rebuilds the game: its seed, options and log (empty when the channel's log is
         another game's by now: a new game began before a late recording)."""
-        history = await self.store.read_history(key)
+        if history is None:
+            history = await self.store.read_history(key)
         snapshot = None
         if history.snapshot is not None:
             saved = json.loads(history.snapshot)
