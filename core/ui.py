@@ -177,6 +177,8 @@ class Picture(BaseModel):
     width: int = Field(ge=1)
     height: int = Field(ge=1)
     alt: str = Field(max_length=MAX_FILE_ALT)
+    stem: str = "board"
+    """What its file is named after (``board``, ``money`` for the end-of-game chart)."""
 
     @property
     def mime(self) -> str:
@@ -187,11 +189,11 @@ class Picture(BaseModel):
         """A short digest of the bytes: equal pictures, equal digests."""
         return hashlib.sha256(self.data).hexdigest()[:16]
 
-    def file(self, stem: str) -> File:
+    def file(self, stem: str | None = None) -> File:
         """The picture as a file named ``<stem>-<digest>.<format>`` (a new name for each new
-        picture, so no platform shows a cached older one)."""
+        picture, so no platform shows a cached older one; ``stem``: :attr:`stem` by default)."""
         return File(
-            name=f"{stem}-{self.digest[:8]}.{self.format}",
+            name=f"{stem or self.stem}-{self.digest[:8]}.{self.format}",
             data=self.data,
             mime=self.mime,
             alt=self.alt,

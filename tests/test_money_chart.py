@@ -86,8 +86,9 @@ def test_the_charts_series_are_the_money_the_log_replays(name: str) -> None:
         assert person in chart.alt
     assert game.money_text(series[0][-1]) in chart.alt
     card = finalcard.with_chart(finalcard.final_card(game, record, state, 0.0), chart)
-    assert [f.mime for f in card.files] == ["image/png"]
-    assert card.files[0].alt == chart.alt
+    assert card.picture is not None and card.picture.data == chart.data
+    assert card.picture.alt == chart.alt and card.picture.file().name.startswith("money-")
+    assert card.picture_key == f"chart:{chart.digest}" and card.files == []
 
 
 def test_a_game_without_a_begin_has_no_series() -> None:

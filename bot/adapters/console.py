@@ -434,7 +434,7 @@ class Console:
     def _picture(self, picture: ui.Picture) -> str:
         """The line giving a board picture's path, once written into :attr:`pictures`."""
         assert self.pictures is not None
-        attached = picture.file("board")
+        attached = picture.file()
         path = self.pictures / attached.name
         line = f"(picture: {picture.width}x{picture.height}, {len(picture.data):,} bytes"
         try:

@@ -109,5 +109,8 @@ def money_chart(
 
 
 def with_chart(card: ui.Message, chart: ui.Picture) -> ui.Message:
-    """The final card with its chart (a file named ``money-<digest>.png``, with alt text)."""
-    return card.model_copy(update={"files": [*card.files, chart.file("money")]})
+    """The final card with its chart as the card's picture (``money-<digest>.png``, with alt
+    text): the table shows it as it shows a board's, on the card's edit in place (a Discord
+    attachment, a Slack image block), so the one message the channel keeps carries it."""
+    money = chart.model_copy(update={"stem": "money"})
+    return card.model_copy(update={"picture": money, "picture_key": f"chart:{money.digest}"})

@@ -196,7 +196,9 @@ class Pipeline:
             await self._after_save(key, change)
             charted = game is not None and out.card is not None and out.ended and not was_finished
             history = None
-            if ending is not None or (charted and self.settings.pictures):
+            if ending is not None or (
+                charted and self.settings.pictures and change.record.pictures
+            ):
                 # The ended game's log, read once for its result's replay and its chart.
                 with contextlib.suppress(StorageUnavailable):
                     history = await self.store.read_history(key)
@@ -314,8 +316,8 @@ class Pipeline:
         """The final card with the chart of the game's money, rebuilt from its log (read once,
         after the save that ended it; replayed and drawn in a worker thread, off the event
         loop). Without it when the log cannot be read: the standings are the card."""
-        if not self.settings.pictures or not record.seats:
-            return card
+        if not (self.settings.pictures and record.pictures) or not record.seats:
+            return card  # pictures off (for the deployment, or at this game's start)
 
         def draw() -> ui.Picture | None:
             series = money_series(game, record.seed, record.options, record.first_version, history)

@@ -110,7 +110,7 @@ def render(
     ``file_limit``: bytes per file where it is shown (an interaction's own limit)."""
     rendered = Rendered()
     if message.picture is not None and len(message.picture.data) <= file_limit:
-        rendered.picture = message.picture.file("board")
+        rendered.picture = message.picture.file()
     text = markdown(message.text)
     for attached in message.files:
         if len(attached.data) <= file_limit:

@@ -192,7 +192,7 @@ class SlackPlatform:
         file_id = self._pictures.get(key)
         picture = message.picture
         if file_id is None and picture is not None:
-            attached = picture.file("board")
+            attached = picture.file()
             try:
                 response = await self.client.files_upload_v2(
                     file=attached.data,

@@ -51,6 +51,11 @@ async def test_a_whole_game_shows_its_board_as_an_attached_picture(
     # Each upload was a new picture (an unchanged one is not sent again with an edit).
     assert len({u.data for u in uploads}) >= len(uploads) * 0.9
     assert len(posted(fake, CHANNEL)) <= 2  # the card and the result
+    # The card, the one message the channel keeps, carries the money chart.
+    card = posted(fake, CHANNEL)[0]
+    ((chart, chart_data),) = fake.attached(card)
+    assert chart["filename"].startswith("money-") and chart["description"]
+    assert Image.open(io.BytesIO(chart_data)).format == "PNG"
 
 
 async def test_pictures_off_leaves_the_board_as_text(

@@ -56,3 +56,9 @@ async def test_a_whole_game_shows_its_board_with_an_uploaded_picture(
     assert sizes[len(sizes) // 2] <= 200 * 1024 and sizes[-1] <= 512 * 1024
     assert len(pictures) <= table.stats.presses  # at most one upload a press
     assert len(api.channel_messages(CHANNEL, deleted=True)) <= 2  # the card and the result
+    # The card, the one message the channel keeps, carries the money chart.
+    card = api.channel_messages(CHANNEL)[0]
+    (chart,) = [b for b in card.blocks if b["type"] == "image"]
+    charted = api.files[chart["slack_file"]["id"]]
+    assert charted.filename.startswith("money-") and charted.completed and not charted.shares
+    assert chart["alt_text"] == charted.alt_txt
