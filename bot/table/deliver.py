@@ -250,9 +250,11 @@ class Table:
 
     async def _execute(self, run: _Run, planned: Plan) -> None:
         run.slots = {op.id: op.slot for op in planned.ops if isinstance(op, Post | Dm)}
-        await self._pictures(run, planned)
         for op in planned.ops:
             try:
+                # A picture is drawn just before the call that shows it: the operations before
+                # it (the press's own answer, mostly) do not wait for the drawing.
+                await self._picture(run, op)
                 await self._op(run, planned.refs, op)
             except Exception as error:  # a part that fails stops only itself
                 log.warning(
@@ -260,22 +262,21 @@ class Table:
                 )
         self._swap(run, planned.refs)
 
-    async def _pictures(self, run: _Run, planned: Plan) -> None:
-        """Give each message sent with a picture key its picture: drawn once per picture (in a
+    async def _picture(self, run: _Run, op: Op) -> None:
+        """Give a message sent with a picture key its picture: drawn once per picture (in a
         worker thread, off the event loop) and kept for the next messages that show it."""
-        for op in planned.ops:
-            if not isinstance(op, Post | Edit | Update):
-                continue
-            key = op.message.picture_key
-            if key is None or op.message.picture is not None:
-                continue
-            picture = self._drawn.get(key)
-            board = run.out.board
-            if picture is None and run.out.draw is not None and board is not None:
-                picture = await self._draw(run.out.draw, key) if board.picture_key == key else None
-            if picture is not None:
-                self._drawn.move_to_end(key)
-                op.message = op.message.model_copy(update={"picture": picture})
+        if not isinstance(op, Post | Edit | Update):
+            return
+        key = op.message.picture_key
+        if key is None or op.message.picture is not None:
+            return
+        picture = self._drawn.get(key)
+        board = run.out.board
+        if picture is None and run.out.draw is not None and board is not None:
+            picture = await self._draw(run.out.draw, key) if board.picture_key == key else None
+        if picture is not None:
+            self._drawn.move_to_end(key)
+            op.message = op.message.model_copy(update={"picture": picture})
 
     async def _draw(self, draw: Callable[[], ui.Picture | None], key: str) -> ui.Picture | None:
         try:
