@@ -103,6 +103,9 @@ class Desk:
         """Seconds the authority may take before the request is acknowledged (None: the
         adapter acknowledges every request itself, first)."""
         self.observers: list[Observer] = list(observers or [])
+        self.shown: list[Callable[[Outbox], None]] = []
+        """Called with each Outbox once it is shown (a platform's per-person pages follow its
+        :attr:`~bot.commands.outbox.Outbox.homes`)."""
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -120,6 +123,7 @@ class Desk:
             outboxes = await self._ask(interaction, answer)
             for out in outboxes:
                 answered = await self._show(out, answer) or answered
+                self._tell(out)
         except Exception:
             # The bot must stay up whatever one request did; tell the person if we still can.
             log.exception("answering %s failed", interaction.request.delivery)
@@ -154,6 +158,16 @@ class Desk:
         """Show an Outbox nobody asked for (a deadline fired)."""
         if not out.duplicate:
             await self.table.deliver(out, None)
+            self._tell(out)
+
+    def _tell(self, out: Outbox) -> None:
+        if out.duplicate or not (out.homes or out.forgotten):
+            return
+        for listener in self.shown:
+            try:
+                listener(out)
+            except Exception:  # a page of one person must not fail the request
+                log.exception("following the change of %s failed", out.channel)
 
     # --- the steps ---------------------------------------------------------------------------
 

@@ -21,6 +21,10 @@ only if its game id is not recorded yet (and only over the ratings it was comput
 :func:`clear_pending` removes it from the game. A worker killed between the two leaves the
 result pending in the game, where the game's deadline (armed by that same save) finds it.
 
+A person's Home tab mark (``boardroom:user:{<platform>:<user>}:home``, beside their list of games,
+not the community's) says that they opened the bot's Home tab lately, in which workspace, and a
+digest of the page shown; ``forget-me`` deletes it with the list.
+
 Storage knows no rules: ratings are computed by the caller; this module keeps them.
 """
 
@@ -56,6 +60,9 @@ __all__ = [
     "drop_refs",
     "forget",
     "forget_index",
+    "home_marks",
+    "home_shown",
+    "home_updated",
     "leaderboard",
     "pending_result",
     "person",
@@ -440,9 +447,63 @@ async def forget(
 
 
 async def forget_index(store: GameStore, platform: str, user: str) -> None:
-    """Drop the person's list of the games they sit in (it is named by their id)."""
+    """Drop the person's list of the games they sit in and their home page's mark (both are
+    named by their id, in one slot)."""
     client: Any = store.client
-    await _call(store, lambda: client.delete(_user_key(platform, user)))
+    await _call(store, lambda: client.delete(_user_key(platform, user), _home_key(platform, user)))
+
+
+# --- a person's home page -----------------------------------------------------------------------
+
+
+def _home_key(platform: str, user: str) -> str:
+    """That the person opened their home page lately: ``<community> <digest of what it shows>``
+    (in the slot of their list of games)."""
+    return f"{_PREFIX}:user:{{{platform}:{user}}}:home"
+
+
+async def home_shown(
+    store: GameStore, platform: str, user: str, community: str, digest: str, ttl_s: int
+) -> None:
+    """The person opened their home page (in ``community``) and it shows ``digest``: their
+    page is kept up to date for ``ttl_s``."""
+    client: Any = store.client
+    mark = f"{community} {digest}"
+    await _call(store, lambda: client.set(_home_key(platform, user), mark, ex=ttl_s))
+
+
+async def home_marks(
+    store: GameStore, platform: str, users: list[str]
+) -> dict[str, tuple[str, str]]:
+    """Of ``users``, those who opened their home page lately: user -> (community, digest of
+    what it shows). One round trip (per node, on a cluster)."""
+    if not users:
+        return {}
+    client: Any = store.client
+
+    async def read() -> list[str | None]:
+        pipe = client.pipeline(transaction=False)
+        for user in users:
+            pipe.get(_home_key(platform, user))
+        return cast(list[str | None], await pipe.execute())
+
+    found = await _call(store, read)
+    marks = {}
+    for user, mark in zip(users, found, strict=True):
+        if mark:
+            community, _, digest = str(mark).partition(" ")
+            marks[user] = (community, digest)
+    return marks
+
+
+async def home_updated(
+    store: GameStore, platform: str, user: str, community: str, digest: str
+) -> None:
+    """The person's home page now shows ``digest``: kept only while their mark stands (a mark
+    expired, or deleted by ``forget-me``, is not made again), with its time left."""
+    client: Any = store.client
+    mark = f"{community} {digest}"
+    await _call(store, lambda: client.set(_home_key(platform, user), mark, xx=True, keepttl=True))
 
 
 async def ttl_of(store: GameStore, key: GameKey) -> int:

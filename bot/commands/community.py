@@ -144,12 +144,22 @@ class Community:
                 out.reply(req.user, f"I have no finished games of {markup.escape(rest)} here.")
                 return
             user = found
-        games = [g.name for g in all_games()]
-        who = await kept.person(self.store, where, user, games, self._since, RECENT)
-        if who.name is None:
+        name, lines = await self.stats(where, user, RECENT)
+        if name is None:
             whose = "You have" if user == req.user else "They have"
             out.reply(req.user, f"{whose} no finished games here yet.")
             return
+        out.reply(req.user, ui.Message(title=f"Stats: {name}", text="\n".join(lines)))
+
+    async def stats(
+        self, where: kept.Community, user: str, recent: int
+    ) -> tuple[str | None, list[str]]:
+        """``user``'s name in ``where`` (None: no finished game there) and their stats: a line
+        per rated game, then up to ``recent`` recent results."""
+        games = [g.name for g in all_games()]
+        who = await kept.person(self.store, where, user, games, self._since, recent)
+        if who.name is None:
+            return None, []
         played = await kept.results(self.store, where, who.played)
         lines = []
         for name, data in who.ratings.items():
@@ -162,14 +172,14 @@ class Community:
             )
         if not lines:
             lines.append("No rated games yet (a game is rated when two people or more finish it).")
-        recent = [
+        found = [
             _result_line(GameResult.model_validate_json(played[i]), user)
             for i in who.played
             if i in played
         ]
-        if recent:
-            lines += ["", "Recent games:", *recent]
-        out.reply(req.user, ui.Message(title=f"Stats: {who.name}", text="\n".join(lines)))
+        if found:
+            lines += ["", "Recent games:", *found]
+        return who.name, lines
 
     # --- history --------------------------------------------------------------------------------
 
@@ -242,6 +252,7 @@ class Community:
             )
             return
         await forget(self.store, self._where(req), req.user)
+        out.forgotten = (req.community or "default", req.user)
         out.reply(
             req.user,
             "Done: your ratings, stats and name are gone from this community's history.",

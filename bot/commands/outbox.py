@@ -120,6 +120,13 @@ class Outbox(BaseModel):
     table calls it in a worker thread, and only when that picture is not drawn yet."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
+    forgotten: tuple[str, str] | None = None
+    """(community, user): this person was just forgotten (``/boardroom forget-me``); a page of
+    theirs the platform keeps no longer shows their stats, and is no longer followed."""
+    homes: list[str] = Field(default_factory=list)
+    """People whose list of games changed with this Outbox (a lobby they joined or left, a game
+    begun or over) or whose game now waits for someone else: a platform that keeps a page per
+    person (Slack's App Home) brings theirs up to date. Public facts only."""
 
     def reply(
         self,

@@ -110,6 +110,7 @@ class Pipeline:
                     out.table = _table(record)
                 # Steps edit the record they are given: note what _after_save compares first.
                 was_finished = record is not None and record.status == "finished"
+                was = (record.status, set(record.humans)) if record is not None else None
                 change = step(record, out)
             except DamagedRecord as damage:
                 assert loaded is not None  # only a stored record can be damaged
@@ -194,6 +195,7 @@ class Pipeline:
                 with contextlib.suppress(StorageUnavailable):
                     await self.store.release(key, lease, None)
             await self._after_save(key, change)
+            _homes(out, was, change.record)
             charted = game is not None and out.card is not None and out.ended and not was_finished
             history = None
             if ending is not None or (
@@ -343,6 +345,14 @@ class Pipeline:
         except StorageUnavailable:
             # The move stands; `hands` drops games that are over from a stale list.
             log.warning("could not update the player index of %s", key)
+
+
+def _homes(out: Outbox, was: tuple[str, set[str]] | None, record: GameRecord) -> None:
+    """Who sees this save on their home page: everyone in the game before or after it, when
+    its card changed (a lobby's seats), it began or ended (play adds whose turn changed)."""
+    status, before = was if was is not None else ("", set())
+    if out.card is not None or status != record.status or before != set(record.humans):
+        out.homes = sorted({*out.homes, *before, *record.humans})
 
 
 def _picture(out: Outbox, record: GameRecord) -> None:

@@ -208,4 +208,6 @@ def publish(
                 message.deadline = due
             out.panels[user] = message
     out.notify = [] if after.finished else notify
+    if waiting_after != waiting_before:  # whose turn it is: on every player's home page
+        out.homes = sorted({*out.homes, *(user for users in members for user in users)})
     out.board = game.render_board(after).model_copy(update={"deadline": due})

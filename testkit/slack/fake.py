@@ -56,6 +56,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode
 
@@ -613,6 +614,44 @@ def validate_view(view: object) -> list[str]:
     return checker.errors
 
 
+MAX_VIEW_BYTES = 250_000
+"""Slack's largest view (``view_too_large``)."""
+
+
+def validate_home_view(view: object) -> list[str]:
+    """What Slack would refuse in a Home tab's view (``views.publish``): ``type: home``, its
+    blocks (a view's limits), and none of a modal's title or buttons."""
+    checker = _Checker(modal=True)
+    node = checker.obj(view, "/view")
+    if node is None:
+        return checker.errors
+    checker.props(
+        node, {"type", "blocks", "private_metadata", "callback_id", "external_id"}, "/view"
+    )
+    if node.get("type") != "home":
+        checker.error(_one_of(("home",)), "/view/type")
+    checker.string(node, "callback_id", "/view", MAX_CALLBACK_ID)
+    checker.string(node, "external_id", "/view", MAX_EXTERNAL_ID)
+    if node.get("private_metadata"):
+        checker.string(node, "private_metadata", "/view", MAX_PRIVATE_METADATA)
+    if "blocks" not in node:
+        checker.error("missing required field: blocks", "/view")
+    else:
+        checker.blocks(node["blocks"], "/view/blocks")
+    return checker.errors
+
+
+def _manifest_home_tab() -> bool:
+    """Whether the app's manifest (``slack-manifest.json`` beside this package) enables the
+    Home tab, as Slack's app configuration would."""
+    manifest = Path(__file__).resolve().parents[2] / "slack-manifest.json"
+    try:
+        features = json.loads(manifest.read_text()).get("features", {})
+    except (OSError, ValueError):
+        return False
+    return bool(features.get("app_home", {}).get("home_tab_enabled"))
+
+
 # --- mentions -----------------------------------------------------------------------------------
 
 _MENTION = re.compile(
@@ -849,6 +888,11 @@ class FakeSlackAPI:
         """When a set: the conversations that exist (with the DMs ``conversations.open``
         opened); chat methods elsewhere answer ``channel_not_found``."""
         self.views: dict[str, dict[str, Any]] = {}
+        self.homes: dict[str, dict[str, Any]] = {}
+        """User -> the Home tab view last published for them (``views.publish``)."""
+        self.home_tab_enabled = _manifest_home_tab()
+        """Whether the app's configuration enables the Home tab (else ``views.publish`` of a
+        home view answers ``not_enabled``): as the project's manifest says."""
         self.files: dict[str, UploadedFile] = {}
         """Every upload ``files.getUploadURLExternal`` started, by file id."""
         self._upload_urls: dict[str, str] = {}
@@ -1173,6 +1217,7 @@ class FakeSlackAPI:
             "users.info": self._users_info,
             "views.open": self._views_open,
             "views.update": self._views_update,
+            "views.publish": self._views_publish,
             "files.getUploadURLExternal": self._upload_url,
             "files.completeUploadExternal": self._complete_upload,
             "apps.connections.open": self._connections_open,
@@ -1487,6 +1532,36 @@ class FakeSlackAPI:
             return _refusal_body("hash_conflict")
         return {"ok": True, "view": self._stored_view(view, str(view_id))}
 
+    def _views_publish(self, call: Call) -> dict[str, Any]:
+        raw = call.args.get("view")
+        if isinstance(raw, str):
+            if len(raw.encode()) > MAX_VIEW_BYTES:
+                return _refusal_body("view_too_large")
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError:
+                return _refusal_body("invalid_arguments", ["view is not valid JSON"])
+        elif len(json.dumps(raw).encode()) > MAX_VIEW_BYTES:
+            return _refusal_body("view_too_large")
+        user = call.args.get("user_id")
+        if not isinstance(user, str) or not self.user_exists(user) or user == BOT_USER:
+            return _refusal_body("invalid_arguments", ["invalid `user_id`"])
+        errors = validate_home_view(raw)
+        if errors:
+            return _refusal_body("invalid_arguments", errors)
+        assert isinstance(raw, dict)
+        if not self.home_tab_enabled:
+            return _refusal_body("not_enabled")
+        before = self.homes.get(user)
+        wanted = call.args.get("hash")
+        if wanted and (before is None or wanted != before["hash"]):
+            return _refusal_body("hash_conflict")
+        view_id = before["id"] if before is not None else f"V{next(self._view_ids):08d}"
+        stored = self._stored_view(raw, view_id)
+        del self.views[view_id]  # (a Home tab is not a modal: views.update cannot reach it)
+        self.homes[user] = stored
+        return {"ok": True, "view": stored}
+
     # --- file uploads -----------------------------------------------------------------------
 
     def _upload_url(self, call: Call) -> dict[str, Any]:
@@ -1773,6 +1848,50 @@ class SignedClient:
         if shown is not None and not shown.deleted and not ephemeral:
             payload["message"] = FakeSlackAPI._message_body(shown)
         return urlencode({"payload": json.dumps(payload)}).encode()
+
+    def event_body(self, event: dict[str, Any]) -> bytes:
+        """An Events API delivery of ``event`` (JSON, as Slack sends it)."""
+        body = {
+            "token": "unused",
+            "team_id": TEAM,
+            "api_app_id": APP,
+            "event": event,
+            "type": "event_callback",
+            "event_id": f"Ev{secrets.token_hex(5).upper()}",
+            "event_time": int(time.time()),
+            "authorizations": [
+                {
+                    "team_id": TEAM,
+                    "user_id": BOT_USER,
+                    "is_bot": True,
+                    "is_enterprise_install": False,
+                }
+            ],
+            "is_ext_shared_channel": False,
+        }
+        return json.dumps(body).encode()
+
+    def home_opened_body(self, user: str, tab: str = "home") -> bytes:
+        """``user`` opens the app's Home tab (``tab="messages"``: its Messages tab); the event
+        carries the view last published for them, as Slack's does."""
+        event: dict[str, Any] = {
+            "type": "app_home_opened",
+            "user": user,
+            "channel": f"D{user[1:]}"[:11],
+            "tab": tab,
+            "event_ts": f"{time.time():.6f}",
+        }
+        api = self.api
+        if api is not None and user in api.homes:
+            event["view"] = api.homes[user]
+        return self.event_body(event)
+
+    async def open_home(self, user: str, tab: str = "home") -> int:
+        """Send ``app_home_opened`` for ``user``, signed; the HTTP status of the answer."""
+        status, _ = await self.send(
+            self.home_opened_body(user, tab), {"Content-Type": "application/json"}
+        )
+        return status
 
     async def post(
         self, body: bytes, timestamp: int | None = None, secret: str | None = None, retry: int = 0

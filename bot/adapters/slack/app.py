@@ -39,10 +39,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
+from bot.adapters.slack.home import HomeTabs
 from bot.adapters.slack.payloads import (
     FORM_CALLBACK,
     FORM_FIELD,
     BlockActions,
+    EventCallback,
     SlashCommand,
     Unreadable,
     ViewSubmission,
@@ -226,11 +228,15 @@ class SlackAdapter:
         self.app.command(f"/{COMMUNITY_COMMAND}")(self._on_command)
         self.app.action(ACTION_PATTERN)(self._on_action)
         self.app.view(FORM_CALLBACK)(self._on_form)
+        self.app.event("app_home_opened")(self._on_home_opened)
         self.desk = Desk(authority, self.table)
         """Every request's life (Bolt acknowledges each before any work begins)."""
         self._names: dict[str, tuple[float, str]] = {}
         """Display names looked up with users.info, with when they were."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self.homes = HomeTabs(self.client, authority.community, self._run)
+        """People's Home tabs: published when opened, kept up to date as their games change."""
+        self.desk.shown.append(self.homes.changed)
 
     # --- listeners -------------------------------------------------------------------------
 
@@ -297,6 +303,17 @@ class SlackAdapter:
         asked = Interaction(request=req, kind="press", custom_id=custom_id, values=values)
         answer = SlackAnswer(self.platform, req.user, channel, pressed, forms=self._open_form)
         self._start(asked, handle, answer)
+
+    async def _on_home_opened(self, ack: Any, body: dict[str, Any]) -> None:
+        """A person opened the app's Home tab: show them their games and stats."""
+        await ack()
+        try:
+            read = EventCallback.model_validate(body)
+        except ValidationError:  # Socket Mode: over HTTP, the front door refused it already
+            log.info("an app_home_opened event could not be read; nothing was shown")
+            return
+        if read.event.tab in (None, "home"):  # (not the Messages tab)
+            self.homes.opened(read.event.user, read.team_id or "")
 
     async def _named(self, req: Request, handle: str) -> Request:
         """``req`` with the user's display name (validated, so escaped as markup)."""

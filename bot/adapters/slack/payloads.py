@@ -3,10 +3,11 @@
 A signed request is still only a string until it is read: a field may be missing, an object may
 be a string, an id may be ten thousand characters long. :func:`read_body` turns a verified body
 into a JSON object (or says why it is not one) and :func:`admit` checks it against the models of
-the three kinds of request this app handles (a slash command, a ``block_actions`` press, the
-submission of its form). What is admitted goes to Bolt as the models' dump, the fields the
-listeners and Bolt's own context read and nothing else, each of the type it is read as: nothing
-of the body that was not checked reaches Bolt or a listener.
+the kinds of request this app handles (a slash command, a ``block_actions`` press, the
+submission of its form, the ``app_home_opened`` event and Slack's check of the events URL).
+What is admitted goes to Bolt as the models' dump, the fields the listeners and Bolt's own
+context read and nothing else, each of the type it is read as: nothing of the body that was
+not checked reaches Bolt or a listener.
 
 What is not admitted says, where it can be read, who sent it and where they can be told
 (:class:`Unreadable`), so that they get a sentence rather than silence or Slack's "failed with
@@ -31,11 +32,14 @@ __all__ = [
     "MAX_ACTION_ID",
     "Admitted",
     "BlockActions",
+    "EventCallback",
     "FormMeta",
+    "HomeOpened",
     "Malformed",
     "SlashCommand",
     "Unhandled",
     "Unreadable",
+    "UrlVerification",
     "ViewSubmission",
     "admit",
     "read_body",
@@ -250,6 +254,39 @@ class ViewSubmission(_Interaction):
         return self
 
 
+class HomeOpened(_Read):
+    """The ``app_home_opened`` event: a person opened the app's Home (or Messages) tab."""
+
+    type: Literal["app_home_opened"]
+    user: Id
+    channel: Id | None = None
+    tab: Short | None = None
+    """``home`` or ``messages``."""
+    event_ts: Ts | None = None
+
+
+class EventCallback(_Read):
+    """An Events API delivery of one of the events the manifest subscribes to (only
+    ``app_home_opened``)."""
+
+    type: Literal["event_callback"]
+    event: HomeOpened
+    team_id: Context | None = None
+    enterprise_id: Context | None = None
+    api_app_id: Context | None = None
+    event_id: Short | None = None
+    event_time: int | None = None
+    is_ext_shared_channel: bool | None = None
+
+
+class UrlVerification(_Read):
+    """Slack's check of the Events request URL when it is set: Bolt answers its challenge."""
+
+    type: Literal["url_verification"]
+    challenge: Short
+    token: Short | None = None
+
+
 # --- reading a body ---------------------------------------------------------------------------
 
 
@@ -330,6 +367,8 @@ _KIND = re.compile(r"[a-z_]{1,40}")
 _MODELS: dict[str, type[_Read]] = {
     "block_actions": BlockActions,
     "view_submission": ViewSubmission,
+    "event_callback": EventCallback,
+    "url_verification": UrlVerification,
 }
 
 
@@ -349,8 +388,15 @@ def admit(body: dict[str, Any]) -> Admitted | Unhandled | Unreadable:
     try:
         read = model.model_validate(body)
     except ValidationError:
+        if kind == "event_callback" and not _home_opened(body):
+            return Unhandled(kind)  # an event the manifest does not subscribe to
         return unreadable(kind, body)
     return Admitted(kind, read.model_dump(exclude_none=True))
+
+
+def _home_opened(body: dict[str, Any]) -> bool:
+    event = body.get("event")
+    return isinstance(event, dict) and event.get("type") == "app_home_opened"
 
 
 def unreadable(kind: str, body: dict[str, Any]) -> Unreadable:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -50,6 +51,29 @@ async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
             "users.info",  # the host's display name, looked up once and cached
             "chat.postMessage",
         ]
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
+        await socket.close()
+
+
+async def test_the_home_tab_over_socket_mode(loop: Loopback) -> None:
+    """``app_home_opened`` as an ``events_api`` envelope: acknowledged, the page published."""
+    socket = FakeSocketMode()
+    loop.api.socket_url = await socket.start()
+    adapter = SlackAdapter(loop.authority, loop.adapter.client, None)
+    handler = AsyncSocketModeHandler(adapter.app, "xapp-loopback")
+    try:
+        await handler.connect_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
+        await asyncio.wait_for(socket.connected.wait(), 5)
+        body = json.loads(loop.slack.home_opened_body("UBOB"))
+        await socket.send(
+            {"envelope_id": "env-2", "type": "events_api", "payload": body, "retry_attempt": 0}
+        )
+        ack = await asyncio.wait_for(socket.acks.get(), 5)
+        assert ack["envelope_id"] == "env-2"
+        await asyncio.wait_for(adapter.settled(), 5)
+        (published,) = loop.api.called("views.publish")
+        assert published.args["user_id"] == "UBOB" and loop.api.homes["UBOB"]["type"] == "home"
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
         await socket.close()

@@ -1,0 +1,196 @@
+"""Slack's App Home: each person's Home tab shows the games they sit in and their stats.
+
+- When a person opens the tab (the ``app_home_opened`` event), their page is built
+  (:func:`bot.commands.home.home_of`) and published with ``views.publish``, and a mark is kept in
+  Redis for :data:`HOME_TTL_S` (with the workspace and a digest of what the page shows).
+- When a game changes in a way a home page shows (someone joined or left its lobby, it began or
+  ended, it now waits for someone else: :attr:`~bot.commands.outbox.Outbox.homes`), each person
+  it names who has a mark gets their page published again, if what it shows changed. People
+  without a mark cost one read per change of this kind, and no call to Slack.
+
+This runs after the change was delivered, in tasks of their own: a slow ``views.publish`` never
+holds up a game. One person's page is built and published one at a time in this process (the
+newest wins); two workers may publish the same page twice, which is harmless.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.adapters.slack.render import MAX_HEADER, MAX_SECTION_TEXT, mrkdwn
+from bot.commands.community import Community
+from bot.commands.home import Home, home_of
+from bot.commands.outbox import Outbox
+from bot.table import MonotonicClock
+from core import text as markup
+from storage import StorageUnavailable
+from storage import history as kept
+
+__all__ = ["HOME_PACE_S", "HOME_TTL_S", "MAX_VIEW_BLOCKS", "HomeTabs", "home_view"]
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+HOME_TTL_S = 24 * 3600
+"""How long after a person last opened their Home tab it follows their games (opening it again
+builds it anew whenever it was)."""
+MAX_VIEW_BLOCKS = 100
+"""Slack's most blocks in a view."""
+LAST_KEPT = 10_000
+"""People whose last page this process remembers."""
+HOME_PACE_S = 10.0
+"""The least time between two pages published for one person as their games change (Slack
+allows ``views.publish`` about 100 times a minute per workspace): a game changing faster shows
+its newest state when the time is up, the last one included."""
+NO_GAMES = (
+    "You are not seated in any game right now. Start one in a channel with `/bigidea start`, "
+    "`/businessgo start` or `/biggiebills start`, or join one there with `join`."
+)
+NO_STATS = "No finished games in this workspace yet: your ratings show here after your first."
+FOOTER = (
+    "This page follows your games as they change. `/boardroom stats`, `/boardroom history` and "
+    "`/boardroom leaderboard <game>` tell more."
+)
+
+Run = Callable[[Coroutine[Any, Any, None]], None]
+
+
+def _text(kind: str, text: str) -> dict[str, Any]:
+    return {"type": kind, "text": text}
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": _text("mrkdwn", markup.clip(text, MAX_SECTION_TEXT))}
+
+
+def home_view(home: Home) -> dict[str, Any]:
+    """The Home tab's view: a section per game (its place a link to the channel), then the
+    person's stats (Boardroom markup as mrkdwn: names never ping nor break the layout)."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": {**_text("plain_text", "Boardroom"[:MAX_HEADER])}},
+        _section("*Your games*"),
+    ]
+    if not home.games:
+        blocks.append(_section(mrkdwn(NO_GAMES)))
+    for game in home.games:
+        title = mrkdwn(f"**{markup.escape(game.title)}**")
+        # (a channel id is letters and digits: the front door checked it)
+        blocks.append(_section(f"{title} in <#{game.channel}>: {mrkdwn(home.line(game))}"))
+    if home.more:
+        more = markup.plural(home.more, "more game")
+        blocks.append({"type": "context", "elements": [_text("mrkdwn", f"and {more}")]})
+    blocks += [{"type": "divider"}, _section("*Your stats*")]
+    stats = "\n".join(home.stats) if home.name is not None else NO_STATS
+    blocks.append(_section(mrkdwn(stats)))
+    blocks.append({"type": "context", "elements": [_text("mrkdwn", mrkdwn(FOOTER))]})
+    return {"type": "home", "blocks": blocks[:MAX_VIEW_BLOCKS]}
+
+
+def _digest(view: dict[str, Any]) -> str:
+    data = json.dumps(view, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+class HomeTabs:
+    """Publishes people's Home tabs and keeps them up to date."""
+
+    def __init__(self, client: AsyncWebClient, community: Community, run: Run) -> None:
+        self.client = client
+        self.community = community
+        self.run = run
+        """Starts a task the adapter keeps (and waits for when it settles)."""
+        self._wanted: dict[str, tuple[str, str | None, bool]] = {}
+        """Pages to publish: user -> (workspace, the digest their page shows (None: publish
+        whatever it is), whether to follow it from then on)."""
+        self._running: set[str] = set()
+        self._last: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        """The digest of the page this process last published for each person (a change may
+        have read their mark before an earlier publish of the same page updated it), and when
+        (on :attr:`clock`)."""
+        self.clock = MonotonicClock()
+        """The pace is real time (a test's virtual clock would jump over it)."""
+        self.pace_s = HOME_PACE_S
+
+    @property
+    def store(self) -> Any:
+        return self.community.store
+
+    def opened(self, user: str, team: str) -> None:
+        """``user`` opened their Home tab in workspace ``team``: publish it now."""
+        self._want(user, team, None)
+
+    def changed(self, out: Outbox) -> None:
+        """A game changed: bring the pages of the people it names up to date."""
+        if out.platform != PLATFORM:
+            return
+        if out.forgotten is not None:  # their page loses its stats, and is followed no more
+            team, user = out.forgotten
+            self._want(user, team, None, follow=False)
+        if out.homes:
+            self.run(self._follow(list(out.homes)))
+
+    async def _follow(self, users: list[str]) -> None:
+        try:
+            marks = await kept.home_marks(self.store, PLATFORM, users)
+        except StorageUnavailable:
+            return  # their pages catch up at the next change, or when they open them
+        for user, (team, digest) in marks.items():
+            self._want(user, team, digest)
+
+    def _want(self, user: str, team: str, shown: str | None, follow: bool = True) -> None:
+        self._wanted[user] = (team, shown, follow)
+        if user not in self._running:
+            self._running.add(user)
+            self.run(self._publishing(user))
+
+    async def _publishing(self, user: str) -> None:
+        try:
+            while user in self._wanted:
+                last = self._last.get(user)
+                if last is not None and self._wanted[user][1] is not None:
+                    # A change (not the person opening the tab) within the pace of the last
+                    # page: it waits, and what changes meanwhile joins it (the newest wins).
+                    wait = last[1] + self.pace_s - self.clock.now()
+                    if wait > 0:
+                        await self.clock.sleep(wait)
+                team, shown, follow = self._wanted.pop(user)
+                await self._publish(user, team, shown, follow)
+        finally:
+            self._running.discard(user)
+
+    async def _publish(self, user: str, team: str, shown: str | None, follow: bool) -> None:
+        try:
+            view = home_view(await home_of(self.community, PLATFORM, team, user))
+        except StorageUnavailable:
+            log.info("the Home tab of %s waits for storage", user)
+            return
+        digest = _digest(view)
+        last = self._last.get(user)
+        if shown is not None and (digest == shown or (last is not None and digest == last[0])):
+            return  # it shows this already
+        try:
+            await self.client.views_publish(user_id=user, view=view)
+        except SlackApiError as error:
+            log.info("publishing the Home tab of %s failed: %s", user, error.response.get("error"))
+            return
+        self._last[user] = (digest, self.clock.now())
+        self._last.move_to_end(user)
+        while len(self._last) > LAST_KEPT:
+            self._last.popitem(last=False)
+        if not follow:
+            return
+        try:
+            if shown is None:
+                await kept.home_shown(self.store, PLATFORM, user, team, digest, HOME_TTL_S)
+            else:
+                await kept.home_updated(self.store, PLATFORM, user, team, digest)
+        except StorageUnavailable:
+            log.info("could not note the Home tab of %s; it is published again next time", user)
