@@ -413,3 +413,19 @@ async def test_recording_and_reading_run_on_a_cluster(cluster_store: GameStore) 
     assert all(name in board for _, name in PEOPLE)
     await authority.command(_req(*PEOPLE[0]), COMMAND, "forget-me yes")
     assert set(await _ratings(cluster_store)) == {PEOPLE[1][0], PEOPLE[2][0]}
+
+
+async def test_boardroom_without_a_community_says_where_to_ask(
+    store: GameStore, clock: Clock
+) -> None:
+    """A request from no community (a Discord DM) is told privately where ratings live, and
+    nothing is read or written."""
+    authority = _authority(store, clock)
+    client: Any = store.client
+    before = sorted([key async for key in client.scan_iter(match="*")])
+    lost = Request(platform="discord", channel="D1", user="U1", name="ann", community="")
+    for text in ("stats", "leaderboard bigidea", "history", "forget-me yes"):
+        out = await authority.command(lost, COMMAND, text)
+        (delivery,) = out.deliveries
+        assert delivery.user == "U1" and "kept per server" in delivery.message.text
+    assert sorted([key async for key in client.scan_iter(match="*")]) == before

@@ -50,6 +50,11 @@ USAGE = (
     "`/boardroom forget-me`: delete your ratings, stats and name from the history"
 )
 UNAVAILABLE = "Storage is unavailable, try again shortly."
+WORDS = frozenset({"leaderboard", "stats", "history", "replay", "forget-me", "forgetme", "forget"})
+NO_COMMUNITY = (
+    "Ratings, stats and history are kept per server: use `/boardroom` in a channel of the "
+    "server you play in."
+)
 
 
 def _when(at: float) -> str:
@@ -80,6 +85,10 @@ class Community:
         out = Outbox(platform=req.platform, channel=req.channel, game=COMMAND)
         word, _, rest = markup.valid(text).strip().partition(" ")
         word, rest = word.lower(), rest.strip()
+        if not req.community and word in WORDS:
+            # (a Discord DM: no server, so no community whose history this could be)
+            out.reply(req.user, NO_COMMUNITY)
+            return out
         try:
             if word == "leaderboard":
                 await self._leaderboard(req, rest, out, pressed)

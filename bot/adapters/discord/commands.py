@@ -174,7 +174,10 @@ def _community_group() -> app_commands.Group:
     """``/boardroom``: leaderboards, stats, history, replays and forget-me
     (:mod:`bot.commands.community`), each an answer only its asker sees."""
     group = app_commands.Group(
-        name=COMMAND, description="Leaderboards, stats, history and replays of this server"
+        name=COMMAND,
+        description="Leaderboards, stats, history and replays of this server",
+        # A server's history: not offered in DMs, where there is no server to ask about.
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
     games = [app_commands.Choice(name=g.title, value=g.name) for g in all_games()]
 

@@ -84,3 +84,14 @@ async def test_the_boardroom_group_is_synced_with_its_subcommands(
         "biggiebills",
         "businessgo",
     }
+
+
+async def test_boardroom_is_offered_in_servers_only(
+    fake: FakeDiscord, authority: Authority, settings: Settings
+) -> None:
+    """A server's history: Discord offers ``/boardroom`` in servers, not in DMs (``contexts``
+    [0]); the games' groups and ``/hand`` stay where they were."""
+    async with running_bot(fake, authority, settings, pace_window_s=0):
+        synced = {c["name"]: c for scope in fake.commands.values() for c in scope}
+    assert synced["boardroom"].get("contexts") == [0], synced["boardroom"]
+    assert synced["hand"].get("contexts") == [0, 1]
