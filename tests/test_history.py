@@ -21,6 +21,7 @@ from bot.commands.results import (
     Recorder,
     SeatResult,
     rate,
+    scrub,
 )
 from bot.settings import Settings
 from core.games.bigidea import GAME
@@ -429,3 +430,16 @@ async def test_boardroom_without_a_community_says_where_to_ask(
         (delivery,) = out.deliveries
         assert delivery.user == "U1" and "kept per server" in delivery.message.text
     assert sorted([key async for key in client.scan_iter(match="*")]) == before
+
+
+def test_forgetting_a_name_replaces_it_as_a_word_only() -> None:
+    """A short name is scrubbed where it is a word, not inside other words."""
+    text = "Al wins with $18. Also, Al's pants beat Alice and Sal."
+    assert scrub(text, "U1", "Al") == (
+        f"{FORMER} wins with $18. Also, {FORMER}'s pants beat Alice and Sal."
+    )
+    assert scrub({"user": "U1", "name": "Al", "seen": ["U1", "Al", "Also"]}, "U1", "Al") == {
+        "user": "",
+        "name": FORMER,
+        "seen": [FORMER, FORMER, "Also"],
+    }

@@ -26,6 +26,7 @@ import base64
 import hashlib
 import json
 import logging
+import re
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -287,7 +288,7 @@ class Recorder:
 def scrub(value: Any, user: str, name: str) -> Any:
     """``value`` (parsed JSON) with the person gone: a ``user`` field that is ``user`` is
     emptied, every other string (or key) that is their id or name reads :data:`FORMER`, and
-    so does their name within a text ("Carol wins with $18.", "Carol's pants"). Only texts
+    so does their name as a word of a text ("Carol wins with $18.", "Carol's pants"). Only texts
     with a space are searched: a single word (an id, a card) is replaced only when it is all
     of the name, so a log still replays."""
     if isinstance(value, str):
@@ -295,8 +296,8 @@ def scrub(value: Any, user: str, name: str) -> Any:
             return FORMER
         if any(c.isspace() for c in value):
             for gone in (user, name):
-                if len(gone) >= 2:
-                    value = value.replace(gone, FORMER)
+                if len(gone) >= 2:  # as a whole word ("Al" leaves "Also" alone)
+                    value = re.sub(rf"(?<!\w){re.escape(gone)}(?!\w)", FORMER, value)
         return value
     if isinstance(value, list):
         return [scrub(item, user, name) for item in value]
