@@ -1,4 +1,5 @@
-"""The game registry: adding a game means adding a folder under core/games and registering it."""
+"""The game registry: the built-in games (:func:`core.games.builtin_games`), and games a test or a
+tool adds for a while (:func:`registered`). Nothing registers itself by being imported."""
 
 from __future__ import annotations
 
@@ -7,18 +8,13 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from core.engine import Game
+from core.games import builtin_games
 
-__all__ = ["all_games", "get_game", "register", "registered"]
+__all__ = ["all_games", "get_game", "registered"]
 
 _GAMES: dict[str, Game[Any, Any]] = {}
 
 _G = TypeVar("_G", bound=Game[Any, Any])
-
-
-def register(game: Game[Any, Any]) -> Game[Any, Any]:
-    """Make ``game`` available under its command name."""
-    _GAMES[game.name] = game
-    return game
 
 
 @contextmanager
@@ -49,5 +45,11 @@ def all_games() -> list[Game[Any, Any]]:
 
 
 def _load_builtin_games() -> None:
-    # Imported lazily so that core.engine stays free of any game.
-    import core.games  # noqa: F401
+    """The built-in games, listed once (on first use: building them reads their data files)."""
+    if not _LOADED:
+        _LOADED.append(True)
+        for game in builtin_games():
+            _GAMES.setdefault(game.name, game)
+
+
+_LOADED: list[bool] = []

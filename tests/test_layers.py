@@ -1,11 +1,15 @@
 """Production code (bot/, core/, storage/) never imports a fake, a simulated player or a bench
-driver, not even lazily; `boardroom bench` is an entry point of bench/. No module of
-bot/ imports itself through others."""
+driver, not even lazily; `boardroom bench` is an entry point of bench/. No module of bot/,
+core/ or storage/ imports itself through others."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,7 +91,12 @@ def _imported_modules(tree: ast.AST, name: str, is_package: bool, known: set[str
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             # `from pkg import mod` imports the module pkg.mod; `from mod import name`, mod.
-            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            # (Like `import pkg.mod`, the first counts pkg.mod only: a package is always
+            # imported before its modules, which is no cycle of theirs.)
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -150,10 +159,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted([*cycle, cycle[0]] for cycle in cycles)
 
 
-def test_no_module_of_bot_imports_itself_through_others() -> None:
-    """No import cycle among the modules of bot/, counting imports inside functions and under
-    ``if TYPE_CHECKING:``: a type needed only for checking is a Protocol where it is used."""
-    paths = {_module_name(path): path for path in sorted((ROOT / "bot").rglob("*.py"))}
+@pytest.mark.parametrize("package", ["bot", "core", "storage"])
+def test_no_module_imports_itself_through_others(package: str) -> None:
+    """No import cycle among the modules of bot/, core/ or storage/, counting imports inside
+    functions and under ``if TYPE_CHECKING:``: a type needed only for checking is a Protocol
+    where it is used; games are listed by ``core.games.builtin_games``, never registered by
+    their own import."""
+    paths = {_module_name(path): path for path in sorted((ROOT / package).rglob("*.py"))}
     known = set(paths)
     graph = {
         name: _imported_modules(
@@ -162,6 +174,17 @@ def test_no_module_of_bot_imports_itself_through_others() -> None:
         for name, path in paths.items()
     }
     cycles = [" -> ".join(cycle) for cycle in _cycles(graph)]
-    assert cycles == [], "import cycles in bot/:\n" + "\n".join(cycles)
+    assert cycles == [], f"import cycles in {package}/:\n" + "\n".join(cycles)
     # The check can fail: a module importing its importer is a cycle.
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_importing_a_game_registers_nothing() -> None:
+    """The registry lists the built-in games explicitly: importing a game's package (in a fresh
+    interpreter) leaves the registry as it was."""
+    probe = (
+        "import core.registry as r, core.games.bigidea; "
+        "assert r._GAMES == {}, r._GAMES; "
+        "assert [g.name for g in r.all_games()] == ['biggiebills', 'bigidea', 'businessgo']"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True, cwd=ROOT)

@@ -1,5 +1,21 @@
-"""The built-in games; importing this package registers them."""
+"""The built-in games, listed explicitly: importing a game registers nothing.
 
-from core.games import biggiebills as biggiebills
-from core.games import bigidea as bigidea
-from core.games import businessgo as businessgo
+Adding a game is a folder under ``core/games`` and a line in :func:`builtin_games`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import Game
+
+__all__ = ["builtin_games"]
+
+
+def builtin_games() -> list[Game[Any, Any]]:
+    """Every game that ships with the bot, in the order help and menus list them."""
+    from core.games.biggiebills import GAME as BIGGIEBILLS
+    from core.games.bigidea import GAME as BIGIDEA
+    from core.games.businessgo import GAME as BUSINESSGO
+
+    return [BIGGIEBILLS, BIGIDEA, BUSINESSGO]

@@ -1,13 +1,11 @@
-"""BiggieBills$$$: importing this package registers the game."""
+"""BiggieBills$$$: the game's instance (listed by :func:`core.games.builtin_games`; importing this
+package registers nothing)."""
 
 from __future__ import annotations
 
-from core import registry
 from core.games.biggiebills.game import BiggieBills
 
 __all__ = ["GAME", "BiggieBills"]
 
 GAME = BiggieBills()
-"""The registered instance."""
-
-registry.register(GAME)
+"""The built-in instance."""

@@ -1,13 +1,11 @@
-"""The Big Idea: importing this package registers the game."""
+"""The Big Idea: the game's instance (listed by :func:`core.games.builtin_games`; importing this
+package registers nothing)."""
 
 from __future__ import annotations
 
-from core import registry
 from core.games.bigidea.game import BigIdea
 
 __all__ = ["GAME", "BigIdea"]
 
 GAME = BigIdea()
-"""The registered instance."""
-
-registry.register(GAME)
+"""The built-in instance."""

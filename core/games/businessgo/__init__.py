@@ -1,13 +1,11 @@
-"""Busine$$ GO: importing this package registers the game."""
+"""Busine$$ GO: the game's instance (listed by :func:`core.games.builtin_games`; importing this
+package registers nothing)."""
 
 from __future__ import annotations
 
-from core import registry
 from core.games.businessgo.game import BusinessGo
 
 __all__ = ["GAME", "BusinessGo"]
 
 GAME = BusinessGo()
-"""The registered instance."""
-
-registry.register(GAME)
+"""The built-in instance."""
