@@ -10,9 +10,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from core import registry
-from core.engine import Game
+from core import registry, ui
+from core.engine import Event, Game, IllegalAction, Rng, Seat, Timeout, Transition
 from core.games.bigidea.game import BigIdea
+from core.games.bigidea.state import BigIdeaState
+from core.games.bigidea.view import BigIdeaView
 from core.registry import all_games
 from testkit import conformance
 from tests.team_game import GAME as RELAY
@@ -50,3 +52,84 @@ def test_a_registered_copy_gets_every_check_with_no_test_written() -> None:
         assert copy in all_games()
         runs = conformance.check_game(copy, range(1))
     assert runs[0].state.finished and runs[0].variants > 0
+
+
+# --- the kit tests itself: broken copies of a game each fail it ---------------------------------
+
+
+def _ords(card: str) -> int:
+    return sum(map(ord, card))
+
+
+class _LeakyView(BigIdea):
+    """A seat's view tells something of the next seat's hand."""
+
+    name: ClassVar[str] = "leakyview"
+
+    def view(self, state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
+        shown = super().view(state, viewer)
+        if viewer is None or not state.hands[(viewer + 1) % len(state.hands)]:
+            return shown
+        peek = _ords(state.hands[(viewer + 1) % len(state.hands)][0])
+        return shown.model_copy(update={"deck_size": peek})
+
+
+class _BoardNamesTopCard(BigIdea):
+    """The board names the deck's top card."""
+
+    name: ClassVar[str] = "topcard"
+
+    def render_board(self, state: BigIdeaState) -> ui.Message:
+        board = super().render_board(state)
+        top = state.deck[0] if state.deck else "none"
+        return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
+
+
+class _IllegalBot(BigIdea):
+    """A bot that answers with something it may not do."""
+
+    name: ClassVar[str] = "illegalbot"
+
+    def bot_action(self, view: BigIdeaView, legal: list[Any], rng: Rng) -> Any:
+        return Timeout(key="not-a-deadline")
+
+
+class _MakesMoney(BigIdea):
+    """Every move pays the first player a cent that no event accounts for."""
+
+    name: ClassVar[str] = "makesmoney"
+
+    def _apply(self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+        events = super()._apply(state, actor, action, rng)
+        state.money[0] += 1
+        return events
+
+
+class _RefusalChanges(BigIdea):
+    """A refused action still changes the state it was refused on."""
+
+    name: ClassVar[str] = "refusalchanges"
+
+    def apply(self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> Transition:
+        try:
+            return super().apply(state, actor, action, rng)
+        except IllegalAction:
+            state.launches += 1
+            raise
+
+
+BROKEN: list[tuple[type[BigIdea], str]] = [
+    (_LeakyView, "changes what seat"),
+    (_BoardNamesTopCard, "changes what the channel sees"),
+    (_IllegalBot, "not a legal action"),
+    (_MakesMoney, "money moved without a listed payment"),
+    (_RefusalChanges, "a refused action changed the state"),
+]
+
+
+@pytest.mark.parametrize(("broken", "caught"), BROKEN, ids=[b.name for b, _ in BROKEN])
+def test_a_broken_copy_of_a_game_fails_the_kit(broken: type[BigIdea], caught: str) -> None:
+    """Each way of breaking the engine's contract is caught by the kit, with its sentence;
+    the same copy without the break passes (the first test of this file)."""
+    with registry.registered(broken()) as copy, pytest.raises(AssertionError, match=caught):
+        conformance.check_game(copy, range(2), bot_seeds=1)
