@@ -18,13 +18,12 @@ It also fires the deadlines that have passed, and lists a user's games for ``/ha
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 import time
 from collections.abc import Callable
 
-from bot.commands import codec, community, lobby, moves, readers, roster, seating, teams
+from bot.commands import codec, community, home, lobby, moves, readers, roster, seating, teams
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError, parse, usage
 from bot.commands.moves import STALE
@@ -204,30 +203,14 @@ class Authority:
         """
         outboxes = []
         try:
-            keys = await self.store.games_of(req.platform, req.user)
+            ttl = int(self.settings.game_ttl_hours * 3600)
+            games = await home.seated(self.store, req.platform, req.user, ttl)
         except StorageUnavailable:
             out = outbox_for(req)
             out.unavailable = True
             out.reply(req.user, UNAVAILABLE)
             return [out]
-        for key in keys:
-            try:
-                _, loaded = await self.store.load(key)
-            except StorageUnavailable:
-                continue
-            try:
-                record = read_record(loaded.data) if loaded else None
-                game = get_game(record.game) if record is not None else None
-                if record is not None and game is not None and record.state_json is not None:
-                    load_state(game, record.state_json)
-            except DamagedRecord:
-                continue  # the next command in that channel sets it aside and says so
-            if record is None or record.status == "finished" or record.seat_of(req.user) is None:
-                # Over, expired or left: a stale entry (e.g. an index update lost in an outage).
-                with contextlib.suppress(StorageUnavailable):
-                    ttl = int(self.settings.game_ttl_hours * 3600)
-                    await self.store.index_user(req.platform, req.user, key, False, ttl)
-                continue
+        for key, record, _game, _state in games:
             there = req.model_copy(update={"channel": key.channel, "delivery": None})
             out = await self.command(there, record.game, "hand")
             out.raise_panel = True  # asked in a DM: the panel there moves down, no copy

@@ -74,30 +74,39 @@ class Home(BaseModel):
 
 
 async def seated(
-    store: GameStore, platform: str, user: str
+    store: GameStore, platform: str, user: str, ttl_s: int
 ) -> list[tuple[GameKey, GameRecord, Game[Any, Any], GameState | None]]:
     """The games ``user`` sits in on ``platform`` that are not over, each with its record, its
-    game and its state (None in a lobby); a stale entry of their list is left out (the next
-    ``hand`` prunes it). A game whose record cannot be read or reached is left out too."""
+    game and its state (None in a lobby). A stale entry of their list (the game over, expired
+    or left: an index update lost in an outage) is taken off it (the list then expires
+    ``ttl_s`` later); a game whose record cannot be reached, or read, is left out and kept
+    (the next command in its channel sets a damaged record aside and says so)."""
     found = []
     for key in await store.games_of(platform, user):
-        with contextlib.suppress(StorageUnavailable, DamagedRecord):
+        try:
             _, loaded = await store.load(key)
             record = read_record(loaded.data) if loaded else None
             game = get_game(record.game) if record is not None else None
-            if record is None or game is None or record.status == "finished":
-                continue
-            if record.seat_of(user) is None:
-                continue
-            state = load_state(game, record.state_json) if record.state_json else None
-            found.append((key, record, game, state))
+            state = None
+            if record is not None and game is not None and record.state_json is not None:
+                state = load_state(game, record.state_json)
+        except (StorageUnavailable, DamagedRecord):
+            continue
+        if record is None or game is None or record.status == "finished":
+            game = None
+        if game is None or record is None or record.seat_of(user) is None:
+            with contextlib.suppress(StorageUnavailable):
+                await store.index_user(platform, user, key, False, ttl_s)
+            continue
+        found.append((key, record, game, state))
     return found
 
 
 async def home_of(community: Community, platform: str, where: str, user: str) -> Home:
     """``user``'s home page in community ``where`` (a Slack workspace)."""
     home = Home(user=user)
-    games = await seated(community.store, platform, user)
+    ttl = int(community.settings.game_ttl_hours * 3600)
+    games = await seated(community.store, platform, user, ttl)
     for key, record, game, state in games[:MAX_GAMES]:
         seat = record.seat_of(user)
         assert seat is not None  # (seated() keeps only their games)
