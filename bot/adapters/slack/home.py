@@ -6,7 +6,8 @@
 - When a game changes in a way a home page shows (someone joined or left its lobby, it began or
   ended, it now waits for someone else: :attr:`~bot.commands.outbox.Outbox.homes`), each person
   it names who has a mark gets their page published again, if what it shows changed. People
-  without a mark cost one read per change of this kind, and no call to Slack.
+  without a mark cost one pipelined read per :data:`UNMARKED_S` (each worker remembers who has
+  none), and no call to Slack.
 
 This runs after the change was delivered, in tasks of their own: a slow ``views.publish`` never
 holds up a game. One person's page is built and published one at a time in this process (the
@@ -31,7 +32,7 @@ from bot.commands.home import Home, home_of
 from bot.commands.outbox import Outbox
 from bot.table import MonotonicClock
 from core import text as markup
-from storage import StorageUnavailable
+from storage import GameStore, StorageUnavailable
 from storage import history as kept
 
 __all__ = ["HOME_PACE_S", "HOME_TTL_S", "MAX_VIEW_BLOCKS", "HomeTabs", "home_view"]
@@ -50,6 +51,9 @@ HOME_PACE_S = 10.0
 """The least time between two pages published for one person as their games change (Slack
 allows ``views.publish`` about 100 times a minute per workspace): a game changing faster shows
 its newest state when the time is up, the last one included."""
+UNMARKED_S = 60.0
+"""How long this process trusts that a person has not opened their Home tab (one who opens it
+on another worker has their page follow their games at most this much later)."""
 NO_GAMES = (
     "You are not seated in any game right now. Start one in a channel with `/bigidea start`, "
     "`/businessgo start` or `/biggiebills start`, or join one there with `join`."
@@ -118,13 +122,17 @@ class HomeTabs:
         self.clock = MonotonicClock()
         """The pace is real time (a test's virtual clock would jump over it)."""
         self.pace_s = HOME_PACE_S
+        self._unmarked: dict[str, float] = {}
+        """People found without a mark, until when this process takes that as still true (so
+        a game's every turn does not read the marks of players who never opened the tab)."""
 
     @property
-    def store(self) -> Any:
+    def store(self) -> GameStore:
         return self.community.store
 
     def opened(self, user: str, team: str) -> None:
         """``user`` opened their Home tab in workspace ``team``: publish it now."""
+        self._unmarked.pop(user, None)
         self._want(user, team, None)
 
     def changed(self, out: Outbox) -> None:
@@ -138,10 +146,19 @@ class HomeTabs:
             self.run(self._follow(list(out.homes)))
 
     async def _follow(self, users: list[str]) -> None:
+        now = self.clock.now()
+        unknown = [user for user in users if self._unmarked.get(user, 0.0) <= now]
+        if not unknown:
+            return
         try:
-            marks = await kept.home_marks(self.store, PLATFORM, users)
+            marks = await kept.home_marks(self.store, PLATFORM, unknown)
         except StorageUnavailable:
             return  # their pages catch up at the next change, or when they open them
+        for user in unknown:
+            if user not in marks:
+                self._unmarked[user] = now + UNMARKED_S
+        if len(self._unmarked) > LAST_KEPT:
+            self._unmarked = {u: t for u, t in self._unmarked.items() if t > now}
         for user, (team, digest) in marks.items():
             self._want(user, team, digest)
 
