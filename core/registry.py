@@ -46,10 +46,11 @@ def all_games() -> list[Game[Any, Any]]:
 
 def _load_builtin_games() -> None:
     """The built-in games, listed once (on first use: building them reads their data files)."""
-    if not _LOADED:
-        _LOADED.append(True)
+    global _loaded
+    if not _loaded:
+        _loaded = True
         for game in builtin_games():
             _GAMES.setdefault(game.name, game)
 
 
-_LOADED: list[bool] = []
+_loaded = False

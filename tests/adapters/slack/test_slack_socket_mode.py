@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -13,15 +15,25 @@ from tests.adapters.slack.conftest import CHANNEL, stored
 from tests.adapters.slack.socket_server import FakeSocketMode
 
 
-async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
+@contextlib.asynccontextmanager
+async def _over_socket(loop: Loopback) -> AsyncIterator[tuple[SlackAdapter, FakeSocketMode]]:
+    """A Socket Mode app (no signing secret: its requests arrive on the socket it opened
+    itself) connected to a fake websocket."""
     socket = FakeSocketMode()
     loop.api.socket_url = await socket.start()
-    # No signing secret: Socket Mode requests arrive on the socket the app itself opened.
     adapter = SlackAdapter(loop.authority, loop.adapter.client, None)
     handler = AsyncSocketModeHandler(adapter.app, "xapp-loopback")
     try:
         await handler.connect_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
         await asyncio.wait_for(socket.connected.wait(), 5)
+        yield adapter, socket
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
+        await socket.close()
+
+
+async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
+    async with _over_socket(loop) as (adapter, socket):
         payload = {
             "command": "/bigidea",
             "text": "start",
@@ -51,20 +63,11 @@ async def test_a_slash_command_over_socket_mode(loop: Loopback) -> None:
             "users.info",  # the host's display name, looked up once and cached
             "chat.postMessage",
         ]
-    finally:
-        await handler.close_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
-        await socket.close()
 
 
 async def test_the_home_tab_over_socket_mode(loop: Loopback) -> None:
     """``app_home_opened`` as an ``events_api`` envelope: acknowledged, the page published."""
-    socket = FakeSocketMode()
-    loop.api.socket_url = await socket.start()
-    adapter = SlackAdapter(loop.authority, loop.adapter.client, None)
-    handler = AsyncSocketModeHandler(adapter.app, "xapp-loopback")
-    try:
-        await handler.connect_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
-        await asyncio.wait_for(socket.connected.wait(), 5)
+    async with _over_socket(loop) as (adapter, socket):
         body = json.loads(loop.slack.home_opened_body("UBOB"))
         await socket.send(
             {"envelope_id": "env-2", "type": "events_api", "payload": body, "retry_attempt": 0}
@@ -74,6 +77,3 @@ async def test_the_home_tab_over_socket_mode(loop: Loopback) -> None:
         await asyncio.wait_for(adapter.settled(), 5)
         (published,) = loop.api.called("views.publish")
         assert published.args["user_id"] == "UBOB" and loop.api.homes["UBOB"]["type"] == "home"
-    finally:
-        await handler.close_async()  # type: ignore[no-untyped-call]  # slack_sdk is untyped
-        await socket.close()
