@@ -25,6 +25,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypeVar
 
 from core import ui
+from core.commands import Command
 
 __all__ = [
     "MAX_SECONDS",
@@ -331,10 +332,10 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
     options_model: ClassVar[type[GameOptions]]
     actions: ClassVar[ActionSet[Any]]
     """The game's action union (Timeout included), declared once."""
-    text_commands: ClassVar[dict[str, str]] = {}
-    """Game-specific text subcommands handled by :meth:`parse_text`, with their help line."""
-    forms: ClassVar[dict[str, ui.Ask]] = {}
-    """The form that asks for each typed command a button can open (``ui.Button(ask=True)``)."""
+    commands: ClassVar[tuple[Command, ...]] = ()
+    """The game's typed moves as data (:mod:`core.commands`), read by :meth:`parse_text`; the
+    help, the platforms' command lists and the forms a button opens (``Command.ask``) are
+    built from them."""
     teams: ClassVar[bool] = False
     """Seats are teams: several users may share a seat and any of them acts for it. The core
     still only knows seats; the authority maps members to them."""
@@ -531,7 +532,9 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         return []
 
     def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> A | None:
-        """Turn a game-specific text command (e.g. ``pitch <text>``) into an action, or None."""
+        """Turn one of :attr:`commands` (e.g. ``pitch <text>``) into an action, or None when an
+        argument it needs is missing. A command whose first argument is required is never
+        passed here without one."""
         return None
 
     def describe_action(self, state: S, action: A) -> str:

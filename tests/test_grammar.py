@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.adapters.discord.commands import MAX_SUBCOMMANDS
-from bot.commands.grammar import subcommands
+from bot.commands.grammar import subcommands, words
 from core.registry import all_games
 
 GAMES = {game.name: game for game in all_games()}
@@ -15,10 +15,11 @@ GAMES = {game.name: game for game in all_games()}
 def test_game_words_do_not_shadow_the_lobby_words(name: str) -> None:
     # The authority reads lobby words first, so a game word with the same name is unreachable.
     game = GAMES[name]
-    assert not set(game.text_commands) & set(subcommands(game))
+    assert not {c.word for c in game.commands} & {c.word for c in subcommands(game)}
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_word_fits_in_a_discord_command_group(name: str) -> None:
     game = GAMES[name]
-    assert len({**subcommands(game), **game.text_commands}) <= MAX_SUBCOMMANDS
+    assert len(words(game)) <= MAX_SUBCOMMANDS
+    assert len({c.word for c in words(game)}) == len(words(game))  # no word twice

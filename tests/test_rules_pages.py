@@ -37,7 +37,7 @@ from core.games.biggiebills.text import money as millions
 from core.games.bigidea import GAME as BIGIDEA
 from core.games.businessgo import GAME as BUSINESSGO
 from core.games.businessgo.board import board
-from core.games.businessgo.commands import TEXT_COMMANDS as BUSINESSGO_COMMANDS
+from core.games.businessgo.commands import COMMANDS as BUSINESSGO_COMMANDS
 from core.games.businessgo.text import money as dollars
 
 Rows = list[tuple[str, ...]]
@@ -275,7 +275,7 @@ def businessgo_actions(rows: Rows) -> None:
         typed = re.match(r"`/businessgo (\w+)", command)
         assert typed is not None, command
         words.add(typed[1])
-    assert words == set(BUSINESSGO_COMMANDS)
+    assert words == {command.word for command in BUSINESSGO_COMMANDS}
 
 
 # --- the pages ---------------------------------------------------------------------------------

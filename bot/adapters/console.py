@@ -239,7 +239,7 @@ class Console:
                 f"opens one ({names}), and `help` lists what you can type)"
             )
             return
-        words = [*game.text_commands, *subcommands(game)]
+        words = [command.word for command in (*game.commands, *subcommands(game))]
         if word not in words:
             bare = [w for w in words if w not in _CONSOLE_WORDS]
             self.write(

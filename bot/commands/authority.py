@@ -33,6 +33,7 @@ from bot.commands.play import load_state
 from bot.commands.step import Refusal, Request, StepMaker, outbox_for
 from bot.settings import Settings
 from core import text as markup
+from core.commands import find
 from core.registry import all_games, get_game
 from storage import GameKey, GameStore, StorageUnavailable
 
@@ -158,11 +159,12 @@ class Authority:
         except (CommandError, teams.TeamError) as error:  # unreadable arguments, before loading
             out.reply(req.user, str(error))
             return out
-        if word in game.text_commands:
-            step = moves.text_action(self, req, game, word, rest)
+        command = find(game.commands, word)
+        if command is not None:
+            step = moves.text_action(self, req, game, command, rest)
             return await self._pipeline.transact(req, game, step)
         shown = markup.escape(word)
-        help_text = usage(game, game.text_commands)
+        help_text = usage(game)
         out.reply(req.user, f"I don't know “{shown}” in /{game.name}.\n{help_text}")
         return out
 
@@ -183,7 +185,8 @@ class Authority:
         if press.command is not None and press.ask:
             out = outbox_for(req, game)
             word = press.command.split()[0] if press.command.split() else ""
-            ask = game.forms.get(word)
+            typed = find(game.commands, word)
+            ask = typed.ask if typed is not None else None
             if ask is None:
                 out.reply(req.user, UNKNOWN_BUTTON)
             else:

@@ -7,6 +7,7 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from core.commands import Arg, Command, Kind
 from core.engine import Game, GameOptions
 from core.text import escape
 
@@ -23,39 +24,78 @@ __all__ = [
     "parse_options",
     "subcommands",
     "usage",
+    "words",
 ]
 
-SUBCOMMANDS: dict[str, str] = {
-    "start": "open a lobby in this channel; you are the host (options: key=value ...)",
-    "join": "take a seat in the lobby",
-    "leave": "leave the lobby (in a running game a bot takes over your seat)",
-    "addbot": "addbot [n]: add n bot seats to the lobby (host; 1 if you leave n out)",
-    "begin": "deal and start playing (host)",
-    "end": "end the game (host, or anyone once nobody has played for a while)",
-    "status": "show the board privately",
-    "hand": "show your hand and your choices privately",
-    "rules": "rules [topic]: the rules, or one topic of them (`all`: the whole page, as a file)",
-    "help": "this list",
-}
+SUBCOMMANDS: tuple[Command, ...] = (
+    Command(
+        "start",
+        "open a lobby in this channel; you are the host (options: key=value ...)",
+        (Arg("options", Kind.OPTIONS, required=False),),
+    ),
+    Command("join", "take a seat in the lobby"),
+    Command("leave", "leave the lobby (in a running game a bot takes over your seat)"),
+    Command(
+        "addbot",
+        "add n bot seats to the lobby (host; 1 if you leave n out)",
+        (Arg("n", Kind.SEATS, required=False),),
+    ),
+    Command("begin", "deal and start playing (host)"),
+    Command("end", "end the game (host, or anyone once nobody has played for a while)"),
+    Command("status", "show the board privately"),
+    Command("hand", "show your hand and your choices privately"),
+    Command(
+        "rules",
+        "the rules, or one topic of them (`all`: the whole page, as a file)",
+        (Arg("topic", Kind.TOPIC, required=False),),
+    ),
+    Command("help", "this list"),
+)
+"""The lobby and table words every game shares."""
 
-
-TEAM_SUBCOMMANDS: dict[str, str] = {
-    "join": "join [team]: join a team, or create it in the lobby (during play the team lets "
-    "you in)",
-    "leave": "leave your team (a bot plays a team its last member leaves); you can't join another",
-    "admit": "admit <player>: let a player who asked join your team during play "
-    "(`no` after: decline)",
-    "rename": "rename <old> to <new>: rename a team in the lobby (host)",
-    "move": "move <player> to <team>: move a player to another team (host)",
-    "remove": "remove <player>: take a player off their team (host)",
-}
+TEAM_SUBCOMMANDS: tuple[Command, ...] = (
+    Command(
+        "join",
+        "join a team, or create it in the lobby (during play the team lets you in)",
+        (Arg("team", Kind.TEAM, required=False),),
+    ),
+    Command(
+        "leave",
+        "leave your team (a bot plays a team its last member leaves); you can't join another",
+    ),
+    Command(
+        "admit",
+        "let a player who asked join your team during play (`no` after: decline)",
+        (Arg("player", Kind.PLAYER),),
+    ),
+    Command(
+        "rename",
+        "rename a team in the lobby (host)",
+        (Arg("old", Kind.TEAM), Arg("new", lead=" to ")),
+    ),
+    Command(
+        "move",
+        "move a player to another team (host)",
+        (Arg("player", Kind.PLAYER), Arg("team", Kind.TEAM, lead=" to ")),
+    ),
+    Command("remove", "take a player off their team (host)", (Arg("player", Kind.PLAYER),)),
+)
 """In a team game (``Game.teams``) these replace or join the words above."""
 
 
-def subcommands(game: Game[Any, Any]) -> dict[str, str]:
-    """The lobby and table words of ``game``: the shared ones, with the team words if it has
-    teams."""
-    return {**SUBCOMMANDS, **TEAM_SUBCOMMANDS} if game.teams else dict(SUBCOMMANDS)
+def subcommands(game: Game[Any, Any]) -> tuple[Command, ...]:
+    """The lobby and table words of ``game``: the shared ones, with the team words (in place
+    of ``join`` and ``leave``) if it has teams."""
+    if not game.teams:
+        return SUBCOMMANDS
+    team = {command.word: command for command in TEAM_SUBCOMMANDS}
+    shared = tuple(team.pop(command.word, command) for command in SUBCOMMANDS)
+    return shared + tuple(team.values())
+
+
+def words(game: Game[Any, Any]) -> tuple[Command, ...]:
+    """Every word of ``game``: the lobby and table words, then its own moves."""
+    return subcommands(game) + game.commands
 
 
 class CommandError(Exception):
@@ -212,22 +252,11 @@ def _kind(info: FieldInfo) -> str:
     return "a value"
 
 
-def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:
+def usage(game: Game[Any, Any]) -> str:
     """The help text for one game: every subcommand and the start options."""
     seats = "teams" if game.teams else "players"
     lines = [f"**{game.title}** ({game.min_players}-{game.max_players} {seats}). Commands:"]
-    words = {**subcommands(game), **(extra or {})}
-    lines += [_usage_line(game, word, about) for word, about in words.items()]
+    lines += [f"• `/{game.name} {command.form}` — {command.about}" for command in words(game)]
     lines.append("")  # the options are a paragraph of their own (help may come in parts)
     lines.append(options_help(game))
     return "\n".join(lines)
-
-
-def _usage_line(game: Game[Any, Any], word: str, about: str) -> str:
-    """``• `/game play <card>` — play a Growth card``: a move's help that starts with its own
-    form (``play <card>: play a Growth card``) shows that form once, in the command."""
-    form, sep, rest = about.partition(": ")
-    arguments = form.removeprefix(word)
-    if sep and (form == word or (arguments[:1] == " " and arguments.lstrip()[:1] in "<[")):
-        return f"• `/{game.name} {form}` — {rest}"
-    return f"• `/{game.name} {word}` — {about}"

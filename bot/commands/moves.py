@@ -18,6 +18,7 @@ from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
 from core import ui
+from core.commands import Command
 from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
 
 __all__ = [
@@ -34,14 +35,17 @@ __all__ = [
 STALE = "That button is from an earlier moment of the game, so I ignored it."
 
 
-def text_action(env: Env, req: Request, game: Game[Any, Any], word: str, rest: str) -> Step:
-    """A typed move: ``/<game> <word> <rest>``."""
+def text_action(env: Env, req: Request, game: Game[Any, Any], command: Command, rest: str) -> Step:
+    """A typed move: ``/<game> <word> <rest>``, read as ``command`` declares it."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         record, state, seat = require_playing(record, game, req)
-        action = game.parse_text(state, seat, word, rest)
+        needs_more = Refusal(f"`/{game.name} {command.word}` needs more: {command.line}.")
+        if command.needs_argument and not rest.strip():
+            raise needs_more
+        action = game.parse_text(state, seat, command.word, rest)
         if action is None:
-            raise Refusal(f"`/{game.name} {word}` needs more: {game.text_commands[word]}.")
+            raise needs_more
         return play(env, record, state, seat, action, req.user, out)
 
     return step

@@ -30,7 +30,7 @@ def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     """Every command of ``game``, with its typed moves."""
 
     def step(record: GameRecord | None, out: Outbox) -> None:
-        text = usage(game, game.text_commands)
+        text = usage(game)
         if game.teams and record is not None and record.game == game.name:
             playing = _playing(record)
             if playing:

@@ -850,8 +850,8 @@ class _Driver:
             if pressed is not None:
                 yield pressed
                 return
-        if roll < 0.11 and game.text_commands:
-            word = rng.choice(sorted(game.text_commands))
+        if roll < 0.11 and game.commands:
+            word = rng.choice(sorted(c.word for c in game.commands))
             yield await self.command(anyone, f"{word} {hostile_text(rng, 100)}")
             return
         typed = _typed(game, state, seat, rng)

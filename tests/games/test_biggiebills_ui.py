@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from core.commands import find
 from core.engine import IllegalAction
 from core.games.biggiebills import GAME
 from core.games.biggiebills.actions import (
@@ -137,7 +138,9 @@ def test_private_panel_has_a_stale_proof_control_for_every_legal_action() -> Non
     # A new target is an amount of the team's own: a form, answered as the typed command.
     (form,) = [b for b in panel.all_buttons() if b.action is None]
     assert (form.label, form.command, form.ask) == ("Propose a new target…", "target", True)
-    assert GAME.forms["target"].title == "A new target"
+    target = find(GAME.commands, "target")
+    assert target is not None and target.ask is not None
+    assert target.ask.title == "A new target"
     assert GAME.parse_text(state, 0, "target", "1500") == ProposeTarget(target=1500)
     (menu,) = panel.selects
     assert menu.field == "cards" and menu.min_values == menu.max_values == 2
@@ -214,7 +217,14 @@ def test_typed_commands() -> None:
     ]:
         with pytest.raises(IllegalAction, match=match):
             parse(state, 1, word, rest)
-    assert set(GAME.text_commands) >= {"play", "challenge", "exchange", "skip", "block", "accept"}
+    assert {c.word for c in GAME.commands} >= {
+        "play",
+        "challenge",
+        "exchange",
+        "skip",
+        "block",
+        "accept",
+    }
 
 
 # --- rules page --------------------------------------------------------------------------------

@@ -300,7 +300,9 @@ def test_option_help_has_descriptions() -> None:
 
 def test_text_commands() -> None:
     state = new_game(HANDS)
-    assert set(GAME.text_commands) == {*("pitch", "pick", "point", "invest", "withdraw", "pass")}
+    assert {c.word for c in GAME.commands} == {
+        *("pitch", "pick", "point", "invest", "withdraw", "pass")
+    }
     parse = GAME.parse_text
     assert parse(state, 0, "pick", "cat, Frozen") == Pick(cards=["cat", "frozen"])
     assert parse(state, 0, "pick", "crystal cyber- .com disposible") == Pick(

@@ -8,6 +8,7 @@ import pytest
 
 from bot.commands import codec
 from core import ui
+from core.commands import find
 from core.engine import IllegalAction
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (
@@ -91,7 +92,9 @@ def test_casino_offers_bets_up_to_the_limit_and_cash() -> None:
         "Bet an amount…",
     ]
     typed = panel.all_buttons()[-1]
-    assert typed.ask and typed.command == "bet" and "bet" in GAME.forms
+    assert typed.ask and typed.command == "bet"
+    bet = find(GAME.commands, "bet")
+    assert bet is not None and bet.ask is not None
     assert "bet <amount>" in panel.text
     rich, _ = land(with_cash(new_game(), ann=3_000_000), 0, "casino")
     assert Bet(amount=1_000_000) in GAME.legal_actions(rich, 0)
@@ -278,7 +281,7 @@ def test_one_public_message_per_move_with_dice_space_and_result() -> None:
     ],
 )
 def test_text_commands(word: str, rest: str, action: object) -> None:
-    assert word in GAME.text_commands or word == "stop"
+    assert find(GAME.commands, word) is not None or word == "stop"
     assert GAME.parse_text(new_game(), 0, word, rest) == action
 
 

@@ -1,16 +1,15 @@
 """The slash commands: one group per registered game, one subcommand per word of the grammar.
 
-``/<game> <word> [argument]`` is built from ``bot.commands.grammar.subcommands`` and the game's
-``text_commands``; the argument (if any) is read from the word's help line (``addbot [n]``,
-``pitch <text>: ...``) and passed to the authority as the rest of the command text, so the
-grammar stays in one place. A top-level ``/hand`` works in DMs and lists every game the user sits
-in.
+``/<game> <word> [argument]`` is built from the commands as data (``bot.commands.grammar.words``:
+the shared lobby words and the game's ``commands``): a command with arguments takes one text
+option, named after its first argument, required when that is, autocompleted by its kind, and
+passed to the authority as the rest of the command text, so the grammar stays in one place.
+A top-level ``/hand`` works in DMs and lists every game the user sits in.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -20,7 +19,8 @@ from discord import app_commands
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.commands.community import COMMAND
-from bot.commands.grammar import subcommands
+from bot.commands.grammar import words
+from core.commands import Command, Kind
 from core.engine import Game
 from core.registry import all_games
 
@@ -32,7 +32,6 @@ MAX_SUBCOMMANDS = 25
 MAX_CHOICES = 25
 CHOICE_LIMIT = 100
 DESCRIPTION_LIMIT = 100
-_BRACKETS = re.compile(r"[<\[]([^>\]]+)[>\]]")
 
 
 @dataclass(frozen=True)
@@ -44,19 +43,16 @@ class Argument:
     required: bool
 
 
-def argument_of(word: str, help_text: str) -> Argument | None:
-    """The option a subcommand takes, read from its help line (None: it takes none)."""
-    if word == "start":
-        return Argument("options", "key=value options, e.g. vote_seconds=30", required=False)
-    # The usage may lead the help line ("pitch <text>: ...") or end it ("...: rules [topic]").
-    usage = re.search(rf"(?:^|\s){re.escape(word)}((?: [<\[][^>\]]+[>\]])+)", help_text)
-    head = usage.group(0) if usage else ""
-    tokens = _BRACKETS.findall(head)
-    if not tokens:
+def argument_of(command: Command) -> Argument | None:
+    """The option a subcommand takes (None: it takes none): one text option holding what is
+    typed after the word, so several arguments (``challenge <team> <card> [flex]``) are typed
+    in it as in a message."""
+    if not command.args:
         return None
-    first = re.sub(r"[^a-z0-9_]", "", tokens[0].split("|")[0].split()[0].lower()) or "text"
-    name = first + "s" if len(tokens) > 1 and not first.endswith("s") else first
-    return Argument(name, _cut(help_text), required=f"<{tokens[0]}>" in head)
+    first = command.args[0]
+    several = len(command.args) > 1 and not first.key.endswith("s")
+    name = first.key + "s" if several else first.key
+    return Argument(name, _cut(command.line), required=first.required)
 
 
 def _cut(text: str) -> str:
@@ -81,9 +77,11 @@ _Choices = list[app_commands.Choice[str]]
 _Completer = Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, _Choices]]
 
 
-def completer(game: Game[Any, Any], word: str) -> _Completer | None:
-    """Autocomplete where it helps: start options, rules topics, how many bots, team names."""
-    if word == "rules":
+def completer(game: Game[Any, Any], command: Command) -> _Completer | None:
+    """Autocomplete where it helps, by the kind of the command's first argument: rules topics,
+    start options, team names, how many bots."""
+    kind = command.args[0].kind if command.args else None
+    if kind is Kind.TOPIC:
         topics = ["all", *game.rule_topics()]
 
         async def topic(interaction: discord.Interaction[Any], current: str) -> _Choices:
@@ -91,7 +89,7 @@ def completer(game: Game[Any, Any], word: str) -> _Completer | None:
             return [_choice(t) for t in topics if t.startswith(wanted)][:MAX_CHOICES]
 
         return topic
-    if word == "start":
+    if kind is Kind.OPTIONS:
         fields = game.options_model.model_fields
 
         async def options(interaction: discord.Interaction[Any], current: str) -> _Choices:
@@ -109,7 +107,7 @@ def completer(game: Game[Any, Any], word: str) -> _Completer | None:
             return found[:MAX_CHOICES]
 
         return options
-    if word == "join" and game.teams:
+    if kind is Kind.TEAM and game.teams:
 
         async def team(interaction: discord.Interaction[Any], current: str) -> _Choices:
             adapter = _client(interaction).adapter
@@ -118,7 +116,7 @@ def completer(game: Game[Any, Any], word: str) -> _Completer | None:
             return [_choice(n) for n in names if n.casefold().startswith(wanted)][:MAX_CHOICES]
 
         return team
-    if word == "addbot":
+    if kind is Kind.SEATS:
         counts = [str(n) for n in range(1, game.max_players)]
 
         async def count(interaction: discord.Interaction[Any], current: str) -> _Choices:
@@ -133,8 +131,9 @@ def _choice(value: str) -> app_commands.Choice[str]:
     return app_commands.Choice(name=value, value=value)
 
 
-def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Callback:
-    name = game.name
+def _callback(game: Game[Any, Any], command: Command) -> _Callback:
+    name, word = game.name, command.word
+    argument = argument_of(command)
 
     async def plain(interaction: discord.Interaction[Any]) -> None:
         await _client(interaction).adapter.on_command(interaction, name, word)
@@ -148,7 +147,7 @@ def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Ca
     if argument is None:
         return plain
     chosen: _Callback = required if argument.required else optional
-    complete = completer(game, word)
+    complete = completer(game, command)
     if complete is not None:
         chosen = app_commands.autocomplete(text=complete)(chosen)
     described = app_commands.describe(text=_cut(argument.description))(chosen)
@@ -157,14 +156,14 @@ def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Ca
 
 def _group(game: Game[Any, Any]) -> app_commands.Group:
     group = app_commands.Group(name=game.name, description=_cut(f"Play {game.title}"))
-    words = {**subcommands(game), **game.text_commands}
-    if len(words) > MAX_SUBCOMMANDS:
-        log.warning("%s has %d subcommands; Discord shows 25", game.name, len(words))
-    for word, help_text in list(words.items())[:MAX_SUBCOMMANDS]:
+    every = words(game)
+    if len(every) > MAX_SUBCOMMANDS:
+        log.warning("%s has %d subcommands; Discord shows 25", game.name, len(every))
+    for typed in every[:MAX_SUBCOMMANDS]:
         command: app_commands.Command[Any, ..., None] = app_commands.Command(
-            name=word,
-            description=_cut(help_text) or word,
-            callback=cast(Any, _callback(game, word, argument_of(word, help_text))),
+            name=typed.word,
+            description=_cut(typed.about) or typed.word,
+            callback=cast(Any, _callback(game, typed)),
         )
         group.add_command(command)
     return group

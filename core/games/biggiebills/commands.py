@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.commands import Arg, Command, Kind
 from core.engine import IllegalAction, Seat
 from core.games.biggiebills.actions import (
     Accept,
@@ -26,24 +27,42 @@ from core.games.biggiebills.cards import (
     growth,
 )
 from core.games.biggiebills.state import BiggieBillsState
+from core.games.biggiebills.ui import TARGET_FORM
 from core.text import escape
 
-__all__ = ["TEXT_COMMANDS", "parse_text"]
+__all__ = ["COMMANDS", "parse_text"]
 
-TEXT_COMMANDS: dict[str, str] = {
-    "play": "play <card>: play a Growth card from your team's hand",
-    "acquire": "acquire <team>: play Acquire a Competitor against a team",
-    "challenge": "challenge <team> <card> [flex]: challenge a team's active Growth card with "
-    "your Challenge card of it, or with a Flexible Challenge when you end with `flex`",
-    "exchange": "exchange <card>, <card>: exchange two cards for new ones",
-    "skip": "skip: skip your turn and pay the fine",
-    "done": "done: end your turn after playing",
-    "block": "block: block the challenge against your card",
-    "accept": "accept: let the challenge against your card stand",
-    "return": "return <cards>: after an acquisition, give back the extra cards (`return A, B`)",
-    "target": "target <amount in $M>: on your turn, propose a new target to every team "
-    "(`target 2000`); `target yes` or `target no` answers a proposal",
-}
+_CARD = Arg("card", Kind.CARD)
+_TEAM = Arg("team", Kind.TEAM)
+COMMANDS: tuple[Command, ...] = (
+    Command("play", "play a Growth card from your team's hand", (_CARD,)),
+    Command("acquire", "play Acquire a Competitor against a team", (_TEAM,)),
+    Command(
+        "challenge",
+        "challenge a team's active Growth card with your Challenge card of it, or with a "
+        "Flexible Challenge when you end with `flex`",
+        (_TEAM, _CARD, Arg("flex", Kind.WORD, required=False, choices=("flex",))),
+    ),
+    Command(
+        "exchange", "exchange two cards for new ones", (_CARD, Arg("card", Kind.CARD, lead=", "))
+    ),
+    Command("skip", "skip your turn and pay the fine"),
+    Command("done", "end your turn after playing"),
+    Command("block", "block the challenge against your card"),
+    Command("accept", "let the challenge against your card stand"),
+    Command(
+        "return",
+        "after an acquisition, give back the extra cards (`return A, B`)",
+        (Arg("cards", Kind.CARD),),
+    ),
+    Command(
+        "target",
+        "on your turn, propose a new target to every team (`target 2000`); `target yes` or "
+        "`target no` answers a proposal",
+        (Arg("amount in $M", Kind.AMOUNT),),
+        ask=TARGET_FORM,
+    ),
+)
 
 
 def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any | None:

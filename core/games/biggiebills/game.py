@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
+from core.commands import Command
 from core.engine import (
     ActionSet,
     Ending,
@@ -53,9 +54,8 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     state_model: ClassVar[type[GameState]] = BiggieBillsState
     options_model: ClassVar[type[GameOptions]] = BiggieBillsOptions
     actions: ClassVar[ActionSet[Any]] = ACTIONS
-    text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
+    commands: ClassVar[tuple[Command, ...]] = commands.COMMANDS
     teams: ClassVar[bool] = True
-    forms: ClassVar[dict[str, neutral.Ask]] = ui.FORMS
     max_team_size: ClassVar[int | None] = MAX_TEAM
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],

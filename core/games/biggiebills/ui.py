@@ -34,7 +34,7 @@ from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money, plural, possessive
 from core.games.biggiebills.view import view
 
-__all__ = ["FORMS", "describe_action", "render_board", "render_private", "render_prompt"]
+__all__ = ["TARGET_FORM", "describe_action", "render_board", "render_private", "render_prompt"]
 
 
 def render_board(state: BiggieBillsState) -> ui.Message:
@@ -176,14 +176,13 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     return ui.Message(title=title, text="\n".join(lines), buttons=rows, selects=selects)
 
 
-FORMS = {
-    "target": ui.Ask(
-        title="A new target",
-        label="The new target in $ millions (2000 = $2B)",
-        placeholder="2000",
-        max_length=12,
-    )
-}
+TARGET_FORM = ui.Ask(
+    title="A new target",
+    label="The new target in $ millions (2000 = $2B)",
+    placeholder="2000",
+    max_length=12,
+)
+"""The form a target button opens (``target <amount>``)."""
 
 
 def _turn_line(state: BiggieBillsState, seat: Seat, legal: list[Action]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.commands import Arg, Command, Kind
 from core.engine import IllegalAction, Seat
 from core.games.bigidea.actions import (
     PITCH_LIMIT,
@@ -15,18 +16,40 @@ from core.games.bigidea.actions import (
 )
 from core.games.bigidea.cards import catalogue
 from core.games.bigidea.state import BigIdeaState
+from core.games.bigidea.ui import PITCH_FORM
 from core.text import escape
 
-__all__ = ["TEXT_COMMANDS", "parse_text"]
+__all__ = ["COMMANDS", "parse_text"]
 
-TEXT_COMMANDS: dict[str, str] = {
-    "pitch": f"pitch <text>: pitch your new product to the table (up to {PITCH_LIMIT} characters)",
-    "pick": "pick <card> <card>: pick the cards of your new product in secret",
-    "point": "point <player|nobody>: point in secret in the venture phase",
-    "invest": "invest <product #>: put a chit on a product on your mezzanine turn",
-    "withdraw": "withdraw <product #>: take one of your chits back on your mezzanine turn",
-    "pass": "pass: move no chits on your mezzanine turn",
-}
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "pitch",
+        f"pitch your new product to the table (up to {PITCH_LIMIT} characters)",
+        (Arg("text"),),
+        ask=PITCH_FORM,
+    ),
+    Command(
+        "pick",
+        "pick the cards of your new product in secret",
+        (Arg("card", Kind.CARD), Arg("card", Kind.CARD)),
+    ),
+    Command(
+        "point",
+        "point in secret in the venture phase",
+        (Arg("player|nobody", Kind.PLAYER),),
+    ),
+    Command(
+        "invest",
+        "put a chit on a product on your mezzanine turn",
+        (Arg("product #", Kind.NUMBER),),
+    ),
+    Command(
+        "withdraw",
+        "take one of your chits back on your mezzanine turn",
+        (Arg("product #", Kind.NUMBER),),
+    ),
+    Command("pass", "move no chits on your mezzanine turn"),
+)
 _NOBODY = {"nobody", "none", "no one", "noone"}
 
 

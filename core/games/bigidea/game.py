@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
+from core.commands import Command
 from core.engine import (
     ActionSet,
     Event,
@@ -48,8 +49,7 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     state_model: ClassVar[type[GameState]] = BigIdeaState
     options_model: ClassVar[type[GameOptions]] = BigIdeaOptions
     actions: ClassVar[ActionSet[Any]] = ACTIONS
-    text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
-    forms: ClassVar[dict[str, neutral.Ask]] = {"pitch": ui.PITCH_FORM}
+    commands: ClassVar[tuple[Command, ...]] = commands.COMMANDS
 
     def new_game(self, names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIdeaState:
         if not self.min_players <= len(names) <= self.max_players:

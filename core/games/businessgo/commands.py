@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.commands import Arg, Command, Kind
 from core.engine import IllegalAction, Seat
 from core.games.businessgo.actions import (
     Accept,
@@ -25,28 +26,39 @@ from core.games.businessgo.actions import (
 from core.games.businessgo.board import board
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import parse_amount
+from core.games.businessgo.ui import BET_FORM, BID_FORM
 from core.text import escape
 
-__all__ = ["TEXT_COMMANDS", "parse_text"]
+__all__ = ["COMMANDS", "parse_text"]
 
-TEXT_COMMANDS: dict[str, str] = {
-    "roll": "roll: roll the dice and move",
-    "setup": "setup <country>: before rolling, set up a National Corporation",
-    "convert": "convert <country>: before rolling, make a corporation that has sold International",
-    "buy": "buy: buy the licence or Service Industry you landed on",
-    "pass": "pass: decline, stop betting, stay, end a Boom or stay out of a competition",
-    "sell": "sell <product>: in a Boom, sell one of your products",
-    "bet": "bet <amount>: bet at the Casino (e.g. `bet 250k`)",
-    "travel": "travel <country>: at the Travel Agency, travel there",
-    "compete": "compete: join the open sales competition; `compete ask` / `compete always`: "
-    "be asked each time, or join every one without being asked (the default)",
-    "bid": "bid <amount>: a sealed bid in the open auction",
-    "accept": "accept: your auction has closed, sell to the best bidder",
-    "auction": "auction <country|service>: in debt, auction it to the other players",
-    "bank": "bank <country|service>: in debt, sell it to the bank for half",
-    "downgrade": "downgrade <country>: in debt, make an International National again",
-    "remove": "remove <country>: the corporation a Mail card makes go bankrupt",
-}
+_COUNTRY = Arg("country", Kind.PLACE)
+_HOLDING = Arg("country|service", Kind.PLACE)
+COMMANDS: tuple[Command, ...] = (
+    Command("roll", "roll the dice and move"),
+    Command("setup", "before rolling, set up a National Corporation", (_COUNTRY,)),
+    Command(
+        "convert", "before rolling, make a corporation that has sold International", (_COUNTRY,)
+    ),
+    Command("buy", "buy the licence or Service Industry you landed on"),
+    Command("pass", "decline, stop betting, stay, end a Boom or stay out of a competition"),
+    Command("sell", "in a Boom, sell one of your products", (Arg("product", Kind.CARD),)),
+    Command(
+        "bet", "bet at the Casino (e.g. `bet 250k`)", (Arg("amount", Kind.AMOUNT),), ask=BET_FORM
+    ),
+    Command("travel", "at the Travel Agency, travel there", (_COUNTRY,)),
+    Command(
+        "compete",
+        "join the open sales competition; `compete ask` / `compete always`: be asked each time, "
+        "or join every one without being asked (the default)",
+        (Arg("standing", Kind.WORD, required=False, choices=("ask", "always")),),
+    ),
+    Command("bid", "a sealed bid in the open auction", (Arg("amount", Kind.AMOUNT),), ask=BID_FORM),
+    Command("accept", "your auction has closed, sell to the best bidder"),
+    Command("auction", "in debt, auction it to the other players", (_HOLDING,)),
+    Command("bank", "in debt, sell it to the bank for half", (_HOLDING,)),
+    Command("downgrade", "in debt, make an International National again", (_COUNTRY,)),
+    Command("remove", "the corporation a Mail card makes go bankrupt", (_COUNTRY,)),
+)
 _NO_ARGUMENT: dict[str, type[Roll | Buy | Pass | Join | Accept]] = {
     "roll": Roll,
     "buy": Buy,

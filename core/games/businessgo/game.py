@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from core import ui as neutral
+from core.commands import Command
 from core.engine import (
     ActionSet,
     Event,
@@ -50,8 +51,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     state_model: ClassVar[type[GameState]] = BusinessGoState
     options_model: ClassVar[type[GameOptions]] = BusinessGoOptions
     actions: ClassVar[ActionSet[Any]] = ACTIONS
-    text_commands: ClassVar[dict[str, str]] = commands.TEXT_COMMANDS
-    forms: ClassVar[dict[str, neutral.Ask]] = ui.FORMS
+    commands: ClassVar[tuple[Command, ...]] = commands.COMMANDS
     choices_on_board: ClassVar[bool] = True
     simulation_variants: ClassVar[dict[str, list[str]]] = {
         "normal": [],

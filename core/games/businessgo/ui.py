@@ -45,6 +45,8 @@ from core.games.businessgo.view import CorporationView, view
 from core.text import possessive
 
 __all__ = [
+    "BET_FORM",
+    "BID_FORM",
     "describe_action",
     "licence_card",
     "render_board",
@@ -319,20 +321,19 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     return ui.Message(title=f"Busine$$ GO: {state.names[seat]}", text="\n".join(lines))
 
 
-FORMS = {
-    "bet": ui.Ask(
-        title="Casino bet",
-        label="How much do you bet? (e.g. 250k)",
-        placeholder="250k",
-        max_length=20,
-    ),
-    "bid": ui.Ask(
-        title="Sealed bid",
-        label="Your bid (e.g. 120k); the others never see it",
-        placeholder="120k",
-        max_length=20,
-    ),
-}
+BET_FORM = ui.Ask(
+    title="Casino bet",
+    label="How much do you bet? (e.g. 250k)",
+    placeholder="250k",
+    max_length=20,
+)
+BID_FORM = ui.Ask(
+    title="Sealed bid",
+    label="Your bid (e.g. 120k); the others never see it",
+    placeholder="120k",
+    max_length=20,
+)
+"""The forms the Casino's and the auction's buttons open (``bet <amount>``, ``bid <amount>``)."""
 _TYPED = {"casino": ("Bet an amount…", "bet"), "auction": ("Bid an amount…", "bid")}
 
 

@@ -6,14 +6,23 @@ from typing import Any, cast
 
 from bot.adapters.discord.commands import completer
 from bot.commands.authority import Authority
+from bot.commands.grammar import words
 from bot.settings import Settings
+from core.commands import Command, find
+from core.engine import Game
 from core.games.bigidea import GAME
 from testkit.discord.fake import FakeDiscord
 from testkit.discord.sim import running_bot
 
 
+def _command(game: Game[Any, Any], word: str) -> Command:
+    command = find(words(game), word)
+    assert command is not None
+    return command
+
+
 async def _complete(word: str, current: str) -> list[str]:
-    complete = completer(GAME, word)
+    complete = completer(GAME, _command(GAME, word))
     assert complete is not None
     return [choice.value for choice in await complete(cast(Any, None), current)]
 
@@ -33,7 +42,7 @@ async def test_start_options_complete_the_last_word() -> None:
 
 async def test_addbot_offers_counts() -> None:
     assert await _complete("addbot", "") == ["1", "2", "3", "4", "5"]
-    assert completer(GAME, "join") is None
+    assert completer(GAME, _command(GAME, "join")) is None
 
 
 async def test_sync_registers_every_subcommand_with_its_option(
@@ -68,7 +77,7 @@ async def test_team_games_complete_team_names_from_the_channel(authority: Author
         interaction: Any = SimpleNamespace(
             client=SimpleNamespace(adapter=SimpleNamespace(authority=authority)), channel_id=channel
         )
-        complete = completer(RELAY, "join")
+        complete = completer(RELAY, _command(RELAY, "join"))
         assert complete is not None
         assert [c.value for c in await complete(interaction, "sh")] == ["Sharks", "Shrimps"]
         assert [c.value for c in await complete(interaction, "")] == ["u1", "Sharks", "Shrimps"]
