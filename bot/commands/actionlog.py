@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from storage import History
 
 __all__ = [
@@ -44,7 +44,7 @@ def encode_action(actor: int, action: BaseModel) -> list[Any]:
     return [actor, *action.model_dump(mode="json").values()]
 
 
-def decode_action(game: Game[Any, Any], entry: list[Any]) -> tuple[int, Any]:
+def decode_action(game: GameLike, entry: list[Any]) -> tuple[int, Any]:
     """The inverse of :func:`encode_action` for ``game``'s action union."""
     actor, kind, *values = entry
     model = game.action_model(kind)
@@ -64,7 +64,7 @@ Seen = Callable[[GameState], None]
 
 
 def replay(
-    game: Game[Any, Any],
+    game: GameLike,
     seed: int,
     options: dict[str, Any],
     first_version: int,
@@ -77,8 +77,7 @@ def replay(
     if not begins:
         return None
     _who, _kind, names, _bots = entries[begins[-1]]
-    opts = game.options_model.model_validate(options)
-    state: GameState = game.new_game(names, opts, action_rng(seed, first_version))
+    state = game.setup(names, options, action_rng(seed, first_version))
     state.version = state.decision_version = first_version
     if seen is not None:
         seen(state)
@@ -86,14 +85,14 @@ def replay(
         if not isinstance(entry[0], int):
             continue  # a lobby command during play (leave, end): no game action
         actor, action = decode_action(game, entry)
-        state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+        state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
         if seen is not None:
             seen(state)
     return state
 
 
 def replay_history(
-    game: Game[Any, Any],
+    game: GameLike,
     seed: int,
     options: dict[str, Any],
     first_version: int,
@@ -112,14 +111,14 @@ def replay_history(
         if not isinstance(entry[0], int):
             continue
         actor, action = decode_action(game, entry)
-        state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+        state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
         if seen is not None:
             seen(state)
     return state
 
 
 def money_series(
-    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, history: History
+    game: GameLike, seed: int, options: dict[str, Any], first_version: int, history: History
 ) -> list[list[int]] | None:
     """Every seat's money (:meth:`~core.engine.Game.ledger`) over the game, rebuilt from its
     stored history: ``series[seat][i]`` after the deal (``i`` 0) and each action replayed;
@@ -127,7 +126,7 @@ def money_series(
     points: list[list[int]] = []
 
     def seen(state: GameState) -> None:
-        money = game.ledger(state)
+        money = game.at(state).ledger()
         if money is not None:
             points.append(money)
 

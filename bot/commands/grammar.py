@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from core.engine import Game, GameOptions
+from core.engine import GameLike, GameOptions
 from core.text import escape
 
 __all__ = [
@@ -52,7 +53,7 @@ TEAM_SUBCOMMANDS: dict[str, str] = {
 """In a team game (``Game.teams``) these replace or join the words above."""
 
 
-def subcommands(game: Game[Any, Any]) -> dict[str, str]:
+def subcommands(game: GameLike) -> dict[str, str]:
     """The lobby and table words of ``game``: the shared ones, with the team words if it has
     teams."""
     return {**SUBCOMMANDS, **TEAM_SUBCOMMANDS} if game.teams else dict(SUBCOMMANDS)
@@ -80,7 +81,7 @@ _TRUE = {"yes", "true", "on", "1"}
 _FALSE = {"no", "false", "off", "0"}
 
 
-def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
+def parse_options(game: GameLike, rest: str) -> GameOptions:
     """Read ``key=value`` words (a bare ``key`` means yes) into the game's options model."""
     model: type[GameOptions] = game.options_model
     fields = model.model_fields
@@ -102,7 +103,7 @@ def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
         raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
 
 
-def lobby_options(game: Game[Any, Any], options: dict[str, Any]) -> GameOptions:
+def lobby_options(game: GameLike, options: dict[str, Any]) -> GameOptions:
     """A lobby's stored options, read again when the game begins: a lobby opened before an
     option's range changed may hold one that no longer works, which is said as at ``start``."""
     model: type[GameOptions] = game.options_model
@@ -136,7 +137,7 @@ def _problem(model: type[GameOptions], error: Any) -> str:
     return f"`{name}` takes {_kind(info)}"
 
 
-def options_help(game: Game[Any, Any]) -> str:
+def options_help(game: GameLike) -> str:
     """Every option of ``game``'s ``start``: how to type it, its default, what it does."""
     lines = [f"Options for `/{game.name} start` (type them as `key=value`):"]
     for name, info in game.options_model.model_fields.items():
@@ -169,7 +170,7 @@ def option_value(value: Any) -> str:
 
 
 def options_line(
-    game: Game[Any, Any], options: dict[str, Any], thread: bool = True, pictures: bool = True
+    game: GameLike, options: dict[str, Any], thread: bool = True, pictures: bool = True
 ) -> str:
     """A table's options as words (``larger products: no; pick seconds: 120``), each option
     whose default is a house rule saying what the printed rules say instead."""
@@ -212,7 +213,7 @@ def _kind(info: FieldInfo) -> str:
     return "a value"
 
 
-def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:
+def usage(game: GameLike, extra: Mapping[str, str] | None = None) -> str:
     """The help text for one game: every subcommand and the start options."""
     seats = "teams" if game.teams else "players"
     lines = [f"**{game.title}** ({game.min_players}-{game.max_players} {seats}). Commands:"]
@@ -223,7 +224,7 @@ def usage(game: Game[Any, Any], extra: dict[str, str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _usage_line(game: Game[Any, Any], word: str, about: str) -> str:
+def _usage_line(game: GameLike, word: str, about: str) -> str:
     """``• `/game play <card>` — play a Growth card``: a move's help that starts with its own
     form (``play <card>: play a Growth card``) shows that form once, in the command."""
     form, sep, rest = about.partition(": ")

@@ -7,7 +7,6 @@ the host's team administration are in :mod:`bot.commands.roster`.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from bot.commands import seating, teams
 from bot.commands.grammar import CommandError, lobby_options, options_line, parse_options
@@ -25,14 +24,14 @@ from bot.commands.record import GameRecord, Member, SeatInfo
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "rematch", "start"]
 
 BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
 
 
-def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def start(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """Open a lobby (the requester hosts it) unless the channel holds a game already."""
     thread, rest = _table_option(rest, "thread")
     pictures, rest = _table_option(rest, "pictures")
@@ -74,7 +73,7 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The final card's Rematch: a new lobby in the channel with the finished game's options
     and the same seats (people and bots; each person can leave), the presser as host."""
 
@@ -120,7 +119,7 @@ def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> ui.Message:
+def lobby_message(game: GameLike, record: GameRecord, head: str = "") -> ui.Message:
     """The card of a lobby: who sits, the options, and buttons to join, add a bot and begin."""
     settings = options_line(game, record.options, record.thread, record.pictures)
     count = f"({len(record.seats)}/{game.max_players})"
@@ -163,7 +162,7 @@ def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> u
     return ui.Message(title=f"{game.title}: lobby", text=text, buttons=buttons)
 
 
-def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def join(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """Take a seat; in a team game join (or in the lobby create) the team ``rest`` names."""
     wanted = teams.clean_team_name(rest) if game.teams and rest.strip() else None
 
@@ -199,7 +198,7 @@ def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def addbot(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host adds ``rest`` (default 1) bot seats to the lobby."""
     try:
         count = int(rest) if rest else 1
@@ -227,7 +226,7 @@ def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def begin(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host deals the game: the card becomes its summary, the bots make their moves."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
@@ -240,7 +239,7 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
                 f"`/{game.name} addbot {missing}`."
             )
         options = lobby_options(game, record.options)
-        problem = game.lobby_problem(
+        problem = game.check_lobby(
             options, [len(s.members) for s in record.seats], [s.name for s in record.seats]
         )
         if problem is not None:
@@ -266,7 +265,7 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def end(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host ends the lobby or the game (anyone may once no person has acted for
     ``idle_end_minutes``)."""
 

@@ -18,7 +18,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import text as markup
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["Change", "Env", "Refusal", "Request", "Reschedule", "Step", "StepMaker", "outbox_for"]
 
@@ -83,11 +83,11 @@ class Env(Protocol):
     def new_seed(self) -> Callable[[], int]: ...
 
 
-StepMaker = Callable[[Env, Request, Game[Any, Any], str], Step]
+StepMaker = Callable[[Env, Request, GameLike, str], Step]
 """Turns ``/<game> <word> <rest>`` into its step; raises CommandError or TeamError when the
 words alone cannot be read, before anything is loaded."""
 
 
-def outbox_for(req: Request, game: Game[Any, Any] | None = None) -> Outbox:
+def outbox_for(req: Request, game: GameLike | None = None) -> Outbox:
     """An empty Outbox answering ``req`` (for ``game``'s table when known)."""
     return Outbox(platform=req.platform, channel=req.channel, game=game.name if game else None)

@@ -21,7 +21,7 @@ from discord import app_commands
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.commands.community import COMMAND
 from bot.commands.grammar import subcommands
-from core.engine import Game
+from core.engine import GameLike
 from core.registry import all_games
 
 __all__ = ["Argument", "argument_of", "build_commands", "completer"]
@@ -81,7 +81,7 @@ _Choices = list[app_commands.Choice[str]]
 _Completer = Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, _Choices]]
 
 
-def completer(game: Game[Any, Any], word: str) -> _Completer | None:
+def completer(game: GameLike, word: str) -> _Completer | None:
     """Autocomplete where it helps: start options, rules topics, how many bots, team names."""
     if word == "rules":
         topics = ["all", *game.rule_topics()]
@@ -133,7 +133,7 @@ def _choice(value: str) -> app_commands.Choice[str]:
     return app_commands.Choice(name=value, value=value)
 
 
-def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Callback:
+def _callback(game: GameLike, word: str, argument: Argument | None) -> _Callback:
     name = game.name
 
     async def plain(interaction: discord.Interaction[Any]) -> None:
@@ -155,7 +155,7 @@ def _callback(game: Game[Any, Any], word: str, argument: Argument | None) -> _Ca
     return app_commands.rename(text=argument.name)(described)
 
 
-def _group(game: Game[Any, Any]) -> app_commands.Group:
+def _group(game: GameLike) -> app_commands.Group:
     group = app_commands.Group(name=game.name, description=_cut(f"Play {game.title}"))
     words = {**subcommands(game), **game.text_commands}
     if len(words) > MAX_SUBCOMMANDS:

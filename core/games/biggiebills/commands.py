@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.engine import IllegalAction, Seat
 from core.games.biggiebills.actions import (
     Accept,
+    Action,
     Block,
     Challenge,
     Done,
@@ -46,10 +45,15 @@ TEXT_COMMANDS: dict[str, str] = {
 }
 
 
-def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any | None:
+def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Action | None:
     """The action a text command means; None when a needed argument is missing."""
     rest = rest.strip()
-    simple = {"skip": Skip, "done": Done, "block": Block, "accept": Accept}
+    simple: dict[str, type[Skip | Done | Block | Accept]] = {
+        "skip": Skip,
+        "done": Done,
+        "block": Block,
+        "accept": Accept,
+    }
     if word in simple:
         return simple[word]()
     if not rest:
