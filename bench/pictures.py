@@ -38,7 +38,7 @@ def _play(game: GameLike, seed: int) -> tuple[list[GameState], list[str]]:
     """A whole game of bots: every state after each command, and its log lines."""
     bots = [False] * len(NAMES)
     result = start_state(game, NAMES, bots, {}, seed, 1)
-    lines = [line([["host", "begin", NAMES, bots], *result.log])]
+    lines = [line([["host", "begin", [*NAMES], [*bots]], *result.log])]
     states = [result.state]
     chooser = random.Random(seed)
     state = result.state

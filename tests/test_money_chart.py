@@ -28,7 +28,7 @@ def _logged_game(
     names = ["Ann", "Bo", "Cy", "Di"]
     bots = [False] * 4
     result = start_state(game, names, bots, {}, seed, 1)
-    lines = [line([["host", "begin", names, bots], *result.log])]
+    lines = [line([["host", "begin", [*names], [*bots]], *result.log])]
     state = result.state
     logged = len(result.log)
     played = [(logged, game.at(state).ledger())]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args, get_origin
+from typing import Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from core.engine import GameLike, GameOptions
 from core.text import escape
@@ -85,7 +86,7 @@ def parse_options(game: GameLike, rest: str) -> GameOptions:
     """Read ``key=value`` words (a bare ``key`` means yes) into the game's options model."""
     model: type[GameOptions] = game.options_model
     fields = model.model_fields
-    raw: dict[str, Any] = {}
+    raw: dict[str, str | bool] = {}
     for word in rest.split():
         key, sep, value = word.partition("=")
         key = key.strip().lower().replace("-", "_")
@@ -103,7 +104,7 @@ def parse_options(game: GameLike, rest: str) -> GameOptions:
         raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
 
 
-def lobby_options(game: GameLike, options: dict[str, Any]) -> GameOptions:
+def lobby_options(game: GameLike, options: Mapping[str, object]) -> GameOptions:
     """A lobby's stored options, read again when the game begins: a lobby opened before an
     option's range changed may hold one that no longer works, which is said as at ``start``."""
     model: type[GameOptions] = game.options_model
@@ -121,14 +122,14 @@ def _problems(model: type[GameOptions], error: ValidationError) -> str:
     return "; ".join(_problem(model, err) for err in error.errors())
 
 
-def _bounds(info: FieldInfo) -> tuple[Any, Any]:
+def _bounds(info: FieldInfo) -> tuple[object, object]:
     """The ``ge``/``le`` range pydantic keeps in the field's metadata (None where open)."""
     low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
     high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
     return low, high
 
 
-def _problem(model: type[GameOptions], error: Any) -> str:
+def _problem(model: type[GameOptions], error: ErrorDetails) -> str:
     """One refused option as a sentence a player can act on, naming what it takes."""
     name = ".".join(str(part) for part in error["loc"])
     info = model.model_fields.get(name)
@@ -158,7 +159,7 @@ def options_help(game: GameLike) -> str:
     return "\n".join(lines)
 
 
-def option_value(value: Any) -> str:
+def option_value(value: object) -> str:
     """An option's value as a player would write it: yes or no, none, 1,000."""
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -170,7 +171,7 @@ def option_value(value: Any) -> str:
 
 
 def options_line(
-    game: GameLike, options: dict[str, Any], thread: bool = True, pictures: bool = True
+    game: GameLike, options: Mapping[str, object], thread: bool = True, pictures: bool = True
 ) -> str:
     """A table's options as words (``larger products: no; pick seconds: 120``), each option
     whose default is a house rule saying what the printed rules say instead."""
@@ -190,7 +191,7 @@ def options_line(
     return "; ".join(words)
 
 
-def _printed(info: FieldInfo) -> Any:
+def _printed(info: FieldInfo) -> object:
     """The value the game's printed rules give an option whose default is a house rule
     (declared as ``json_schema_extra={"printed": ...}``), else None."""
     extra = info.json_schema_extra

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 
+from pydantic import JsonValue
+
 from bot.commands import seating, teams
+from bot.commands.actionlog import Entry
 from bot.commands.grammar import CommandError, lobby_options, options_line, parse_options
 from bot.commands.guards import (
     game_of,
@@ -259,7 +262,10 @@ def begin(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         out.thread = record.thread
         out.card = summary_card(game, record)
         commit(env, game, record, None, result, req.user, out)
-        seats = [[s.name for s in record.seats], [s.is_bot for s in record.seats]]
+        seats: list[JsonValue] = [
+            [s.name for s in record.seats],
+            [s.is_bot for s in record.seats],
+        ]
         return Change(record=record, log=[[req.user, "begin", *seats], *result.log])
 
     return step
@@ -282,7 +288,7 @@ def end(env: Env, req: Request, game: GameLike, rest: str) -> Step:
                 f"{markup.plural(wait, 'minute')} from now, if nobody plays)."
             )
         # The log holds the game from `begin` on; a lobby leaves no trace there.
-        log = [[req.user, "end"]] if record.status == "playing" else []
+        log: list[Entry] = [[req.user, "end"]] if record.status == "playing" else []
         was_lobby = record.status == "lobby"
         record.status = "finished"
         record.deadline_due = record.clock_due = record.nudge_due = None

@@ -7,7 +7,7 @@ handed to a bot use it too).
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel
 
 from bot.commands import codec, finalcard, seating
 from bot.commands.grammar import options_line
@@ -139,7 +139,7 @@ def play(
     record: GameRecord,
     state: GameState,
     seat: int,
-    action: Any,
+    action: BaseModel,
     requester: str | None,
     out: Outbox,
 ) -> Change:

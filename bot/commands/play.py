@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from bot.commands.actionlog import action_rng, encode_action
+from bot.commands.actionlog import Entry, action_rng, encode_action
 from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
@@ -45,7 +45,7 @@ class Advance:
     """The result of applying one command's action and the bot moves it set off."""
 
     state: GameState
-    log: list[list[Any]] = field(default_factory=list)
+    log: list[Entry] = field(default_factory=list)
     moves: list[list[Event]] = field(default_factory=list)
     """The events of each applied action, in order: the command's own action first (if any)."""
 
@@ -63,7 +63,7 @@ def start_state(
     game: GameLike,
     names: list[str],
     bots: list[bool],
-    options: dict[str, Any],
+    options: Mapping[str, object],
     seed: int,
     first_version: int,
 ) -> Advance:
@@ -82,7 +82,7 @@ def advance(
     seed: int,
     bots: list[bool],
     actor: Seat,
-    action: Any,
+    action: BaseModel,
 ) -> Advance:
     """Apply ``action`` (raises IllegalAction, changing nothing), then every bot move it allows."""
     transition = game.at(state).apply(actor, action, action_rng(seed, state.version))

@@ -29,9 +29,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.commands import teams
+from bot.commands.actionlog import Entry
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
     game_of,
@@ -417,7 +417,7 @@ def admit(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         note = f"{req.name} let you into {team.name}: you play for it now."
         out.panels[request.user] = _panel(running, record, state, request.seat, note)
         redraw(running, record, state, out)
-        log = [[request.user, "join", request.seat]]
+        log: list[Entry] = [[request.user, "join", request.seat]]
         return Change(record=record, joined=[request.user], log=log)
 
     return step
@@ -481,7 +481,7 @@ def absorb(
     before: GameState | None,
     after: GameState,
     out: Outbox,
-    log: list[list[Any]],
+    log: list[Entry],
 ) -> Moved:
     """Move the people of every newly absorbed seat to the seat that absorbed it (as many as
     ``max_team_size`` lets in, in seating order; the others stay and watch), logging each move

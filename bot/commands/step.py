@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, field_validator
 
+from bot.commands.actionlog import Entry
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
@@ -53,7 +54,7 @@ class Change:
     """What a step wants saved, and the side effects to perform once the save has won."""
 
     record: GameRecord
-    log: list[list[Any]] = field(default_factory=list)
+    log: list[Entry] = field(default_factory=list)
     joined: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
     fresh_log: bool = False
