@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import discord
 from discord import app_commands
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
+from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.community import COMMAND
 from bot.commands.grammar import subcommands
 from core.engine import GameLike
@@ -70,15 +71,13 @@ class _Client(Protocol):
     def adapter(self) -> DiscordAdapter: ...
 
 
-def _client(interaction: discord.Interaction[Any]) -> _Client:
+def _client(interaction: DiscordInteraction) -> _Client:
+    # The client is the BoardroomClient, which this module cannot import (it imports this).
     return cast(_Client, interaction.client)
 
 
-_Callback = Callable[..., Awaitable[None]]
-
-
 _Choices = list[app_commands.Choice[str]]
-_Completer = Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, _Choices]]
+_Completer = Callable[[DiscordInteraction, str], Coroutine[object, object, _Choices]]
 
 
 def completer(game: GameLike, word: str) -> _Completer | None:
@@ -86,7 +85,7 @@ def completer(game: GameLike, word: str) -> _Completer | None:
     if word == "rules":
         topics = ["all", *game.rule_topics()]
 
-        async def topic(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def topic(interaction: DiscordInteraction, current: str) -> _Choices:
             wanted = current.strip().lower()
             return [_choice(t) for t in topics if t.startswith(wanted)][:MAX_CHOICES]
 
@@ -94,7 +93,7 @@ def completer(game: GameLike, word: str) -> _Completer | None:
     if word == "start":
         fields = game.options_model.model_fields
 
-        async def options(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def options(interaction: DiscordInteraction, current: str) -> _Choices:
             # Complete the last word typed: an option's name (bare for yes/no ones), or
             # name=default, after the options already given.
             head, _, last = current.rpartition(" ")
@@ -111,7 +110,7 @@ def completer(game: GameLike, word: str) -> _Completer | None:
         return options
     if word == "join" and game.teams:
 
-        async def team(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def team(interaction: DiscordInteraction, current: str) -> _Choices:
             adapter = _client(interaction).adapter
             names = await adapter.authority.seat_names(PLATFORM, str(interaction.channel_id))
             wanted = current.strip().casefold()
@@ -121,7 +120,7 @@ def completer(game: GameLike, word: str) -> _Completer | None:
     if word == "addbot":
         counts = [str(n) for n in range(1, game.max_players)]
 
-        async def count(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def count(interaction: DiscordInteraction, current: str) -> _Choices:
             return [_choice(n) for n in counts if n.startswith(current.strip())]
 
         return count
@@ -133,26 +132,31 @@ def _choice(value: str) -> app_commands.Choice[str]:
     return app_commands.Choice(name=value, value=value)
 
 
-def _callback(game: GameLike, word: str, argument: Argument | None) -> _Callback:
+def _add_command(group: app_commands.Group, game: GameLike, word: str, help_text: str) -> None:
+    """``/<game> <word> [argument]``, which hands the authority the command's text."""
     name = game.name
+    description = _cut(help_text) or word
+    argument = argument_of(word, help_text)
 
-    async def plain(interaction: discord.Interaction[Any]) -> None:
+    async def plain(interaction: DiscordInteraction) -> None:
         await _client(interaction).adapter.on_command(interaction, name, word)
 
-    async def required(interaction: discord.Interaction[Any], text: str) -> None:
+    async def required(interaction: DiscordInteraction, text: str) -> None:
         await _client(interaction).adapter.on_command(interaction, name, f"{word} {text}")
 
-    async def optional(interaction: discord.Interaction[Any], text: str | None = None) -> None:
+    async def optional(interaction: DiscordInteraction, text: str | None = None) -> None:
         await _client(interaction).adapter.on_command(interaction, name, f"{word} {text or ''}")
 
     if argument is None:
-        return plain
-    chosen: _Callback = required if argument.required else optional
+        group.add_command(app_commands.Command(name=word, description=description, callback=plain))
+        return
+    chosen = required if argument.required else optional
     complete = completer(game, word)
     if complete is not None:
         chosen = app_commands.autocomplete(text=complete)(chosen)
     described = app_commands.describe(text=_cut(argument.description))(chosen)
-    return app_commands.rename(text=argument.name)(described)
+    callback = app_commands.rename(text=argument.name)(described)
+    group.add_command(app_commands.Command(name=word, description=description, callback=callback))
 
 
 def _group(game: GameLike) -> app_commands.Group:
@@ -161,12 +165,7 @@ def _group(game: GameLike) -> app_commands.Group:
     if len(words) > MAX_SUBCOMMANDS:
         log.warning("%s has %d subcommands; Discord shows 25", game.name, len(words))
     for word, help_text in list(words.items())[:MAX_SUBCOMMANDS]:
-        command: app_commands.Command[Any, ..., None] = app_commands.Command(
-            name=word,
-            description=_cut(help_text) or word,
-            callback=cast(Any, _callback(game, word, argument_of(word, help_text))),
-        )
-        group.add_command(command)
+        _add_command(group, game, word, help_text)
     return group
 
 
@@ -181,52 +180,69 @@ def _community_group() -> app_commands.Group:
     )
     games = [app_commands.Choice(name=g.title, value=g.name) for g in all_games()]
 
-    async def run(interaction: discord.Interaction[Any], text: str) -> None:
+    async def run(interaction: DiscordInteraction, text: str) -> None:
         await _client(interaction).adapter.on_command(interaction, COMMAND, text)
 
     @app_commands.describe(game="the game")
     @app_commands.choices(game=games)
-    async def leaderboard(interaction: discord.Interaction[Any], game: str) -> None:
+    async def leaderboard(interaction: DiscordInteraction, game: str) -> None:
         await run(interaction, f"leaderboard {game}")
 
     # A text option (a @mention typed in it arrives as <@id>, or a name), not a user option:
     # it also finds someone who has left the server.
     @app_commands.describe(user="whose: a @mention or a name (yours when left out)")
-    async def stats(interaction: discord.Interaction[Any], user: str | None = None) -> None:
+    async def stats(interaction: DiscordInteraction, user: str | None = None) -> None:
         await run(interaction, f"stats {user or ''}")
 
     @app_commands.describe(game="only this game")
     @app_commands.choices(game=games)
-    async def history(interaction: discord.Interaction[Any], game: str | None = None) -> None:
+    async def history(interaction: DiscordInteraction, game: str | None = None) -> None:
         await run(interaction, f"history {game or ''}")
 
     @app_commands.describe(game_id="the game's id, from /boardroom history")
-    async def replay(interaction: discord.Interaction[Any], game_id: str) -> None:
+    async def replay(interaction: DiscordInteraction, game_id: str) -> None:
         await run(interaction, f"replay {game_id}")
 
-    async def forget_me(interaction: discord.Interaction[Any]) -> None:
+    async def forget_me(interaction: DiscordInteraction) -> None:
         await run(interaction, "forget-me")
 
-    commands: list[tuple[str, str, _Callback]] = [
-        ("leaderboard", "the best players of a game in this server", leaderboard),
-        ("stats", "someone's games, wins and ratings", stats),
-        ("history", "the latest finished games in this server", history),
-        ("replay", "step through a finished game, privately", replay),
-        ("forget-me", "delete your ratings, stats and name from the history", forget_me),
-    ]
-    for name, description, callback in commands:
-        command: app_commands.Command[Any, ..., None] = app_commands.Command(
-            name=name, description=description, callback=cast(Any, callback)
+    group.add_command(
+        app_commands.Command(
+            name="leaderboard",
+            description="the best players of a game in this server",
+            callback=leaderboard,
         )
-        group.add_command(command)
+    )
+    group.add_command(
+        app_commands.Command(
+            name="stats", description="someone's games, wins and ratings", callback=stats
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="history", description="the latest finished games in this server", callback=history
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="replay", description="step through a finished game, privately", callback=replay
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="forget-me",
+            description="delete your ratings, stats and name from the history",
+            callback=forget_me,
+        )
+    )
     return group
 
 
-async def _hand(interaction: discord.Interaction[Any]) -> None:
+async def _hand(interaction: DiscordInteraction) -> None:
     await _client(interaction).adapter.on_hand(interaction)
 
 
-def build_commands(tree: app_commands.CommandTree[Any], guild_ids: list[int]) -> None:
+def build_commands(tree: app_commands.CommandTree[discord.Client], guild_ids: list[int]) -> None:
     """Add every game's group and ``/boardroom`` (to ``guild_ids`` when given, else
     globally), and ``/hand``.
 
@@ -238,7 +254,7 @@ def build_commands(tree: app_commands.CommandTree[Any], guild_ids: list[int]) ->
             tree.add_command(group, guilds=guilds)
         else:
             tree.add_command(group)
-    hand: app_commands.Command[Any, ..., None] = app_commands.Command(
+    hand: app_commands.Command[app_commands.Group, [], None] = app_commands.Command(
         name="hand",
         description="Your hand and choices in every game you sit in (works in DMs)",
         callback=_hand,
