@@ -120,7 +120,7 @@ from bot.commands.record import GameRecord
 from bot.settings import Settings
 from bot.simulate import percentile
 from core import ui
-from core.engine import Game, GameState, IllegalAction
+from core.engine import GameLike, GameState, IllegalAction
 from core.registry import get_game
 from storage import GameKey, GameStore, StorageUnavailable
 from storage import history as kept
@@ -328,7 +328,7 @@ def _normal(value: Any) -> Any:
 
 
 def _logged_as(
-    game: Game[Any, Any], custom_id: str, values: list[str] | None, seat: int
+    game: GameLike, custom_id: str, values: list[str] | None, seat: int
 ) -> tuple[int | None, list[Any] | None, int | None]:
     """The seat, log entry and button version of a press, decoded as the authority does."""
     press = codec.decode(custom_id, values)
@@ -351,7 +351,7 @@ class Table:
         self.game_name = GAMES[index % len(GAMES)]
         game = get_game(self.game_name)
         assert game is not None
-        self.game: Game[Any, Any] = game
+        self.game: GameLike = game
         self.rng = random.Random(f"{bench.seed}:table:{index}")
         self.bot = index % 2 == 1
         team = self.game.teams
@@ -456,7 +456,7 @@ class Table:
                 seen = self.bench.seen_due[self.channel]
                 seen.setdefault((state.version, state.deadline.key), record.deadline_due)
             shown = await self.bench.platform.surfaces(self.channel)
-            for seat in self.game.waiting_for(state):
+            for seat in self.game.at(state).waiting_for():
                 for user in record.seats[seat].users:
                     self._consider(state, seat, user, shown)
 
@@ -1129,7 +1129,7 @@ class FaultBench:
 
     def _replay(
         self,
-        game: Game[Any, Any],
+        game: GameLike,
         record: GameRecord,
         entries: list[Any],
         channel: str,
@@ -1167,14 +1167,13 @@ class FaultBench:
             for item in line:
                 if item[1] == "begin" and isinstance(item[0], str):
                     _who, _kind, names, _bots = item
-                    options = game.options_model.model_validate(record.options)
                     rng = action_rng(record.seed, record.first_version)
-                    state = game.new_game(names, options, rng)
+                    state = game.setup(names, record.options, rng)
                     state.version = state.decision_version = record.first_version
                 elif isinstance(item[0], int) and state is not None:
                     actor, action = decode_action(game, item)
                     rng = action_rng(record.seed, state.version)
-                    state = game.apply(state, actor, action, rng).state
+                    state = game.at(state).apply(actor, action, rng).state
             if state is None:
                 continue
             first = line[0] if line else []

@@ -13,14 +13,13 @@ import random
 import statistics
 import time
 from pathlib import Path
-from typing import Any
 
 from bot.commands import finalcard
 from bot.commands.actionlog import line, money_series
 from bot.commands.play import advance, start_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import registry, ui
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from storage import History
 
 __all__ = ["run_pictures_bench"]
@@ -35,19 +34,20 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _play(game: Game[Any, Any], seed: int) -> tuple[list[GameState], list[str]]:
+def _play(game: GameLike, seed: int) -> tuple[list[GameState], list[str]]:
     """A whole game of bots: every state after each command, and its log lines."""
     bots = [False] * len(NAMES)
     result = start_state(game, NAMES, bots, {}, seed, 1)
-    lines = [line([["host", "begin", NAMES, bots], *result.log])]
+    lines = [line([["host", "begin", [*NAMES], [*bots]], *result.log])]
     states = [result.state]
     chooser = random.Random(seed)
     state = result.state
     for _ in range(5000):
         if state.finished:
             break
-        seat = chooser.choice(game.actors(state))
-        action = game.bot_action(game.view(state, seat), game.legal_actions(state, seat), chooser)
+        seat = chooser.choice(game.at(state).actors())
+        position = game.at(state)
+        action = position.bot_action(seat, position.legal_actions(seat), chooser)
         step = advance(game, state, seed, bots, seat, action)
         lines.append(line(step.log))
         state = step.state
@@ -55,9 +55,9 @@ def _play(game: Game[Any, Any], seed: int) -> tuple[list[GameState], list[str]]:
     return states, lines
 
 
-def _public_key(game: Game[Any, Any], state: GameState) -> str:
+def _public_key(game: GameLike, state: GameState) -> str:
     """What the picture is drawn from, without what changes every move but is not drawn."""
-    return game.picture_basis(state)
+    return game.at(state).picture_basis()
 
 
 def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
@@ -80,7 +80,7 @@ def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
                     continue
                 last = key
                 started = time.perf_counter()
-                picture = game.picture(state)
+                picture = game.at(state).picture()
                 elapsed = (time.perf_counter() - started) * 1000
                 if picture is None:
                     break
@@ -96,7 +96,7 @@ def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
             chart_ms.append((time.perf_counter() - started) * 1000)
             if out_dir is not None and g == 0:
                 sample = states[int(len(states) * _SAMPLE_AT)]
-                picture = game.picture(sample)
+                picture = game.at(sample).picture()
                 if picture is not None:
                     (out_dir / f"{game.name}.png").write_bytes(picture.data)
                 if chart is not None:
@@ -116,9 +116,7 @@ def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
     return 0
 
 
-def _chart(
-    game: Game[Any, Any], seed: int, state: GameState, lines: list[str]
-) -> ui.Picture | None:
+def _chart(game: GameLike, seed: int, state: GameState, lines: list[str]) -> ui.Picture | None:
     """The end-of-game chart, as the final card gets it: replayed from the log and drawn."""
     series = money_series(game, seed, {}, 1, History(lines=lines))
     if series is None:

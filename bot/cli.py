@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Protocol, TextIO
 
 from bot.settings import Settings
 
@@ -126,7 +126,17 @@ def _default_command(settings: Settings) -> str:
     return "console"
 
 
-def _extra_commands() -> list[Any]:
+class _ExtraCommand(Protocol):
+    """A module of the ``boardroom.commands`` entry points."""
+
+    NAME: str
+    HELP: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+    def run(self, settings: Settings, args: argparse.Namespace) -> int: ...
+
+
+def _extra_commands() -> list[_ExtraCommand]:
     """The modules of the ``boardroom.commands`` entry points: each has ``NAME``, ``HELP``,
     ``add_arguments(parser)`` and ``run(settings, args) -> int``."""
     from importlib.metadata import entry_points

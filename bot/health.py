@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.commands.authority import Authority
 from bot.commands.deadlines import Heartbeat
 
-__all__ = ["SERVING", "health"]
+__all__ = ["SERVING", "Report", "health"]
+
+Report = dict[str, str | list[str]]
+"""What ``/healthz`` answers, as JSON."""
 
 SERVING = frozenset({"ok", "full", "read-only"})
 """What :meth:`GameStore.probe` says of a Redis that still answers reads: players get answers
@@ -15,7 +16,7 @@ SERVING = frozenset({"ok", "full", "read-only"})
 worker. A full Redis is full for every worker at once: dropping them all would answer nobody."""
 
 
-async def health(authority: Authority, heartbeat: Heartbeat) -> tuple[bool, dict[str, Any]]:
+async def health(authority: Authority, heartbeat: Heartbeat) -> tuple[bool, Report]:
     """Whether this worker is healthy, and what a supervisor or an operator should see.
 
     Healthy: Redis answers within ``BOARDROOM_HEALTH_TIMEOUT_SECONDS`` (even when it is full and
@@ -23,7 +24,7 @@ async def health(authority: Authority, heartbeat: Heartbeat) -> tuple[bool, dict
     budget however Redis hangs."""
     redis = await authority.store.probe(authority.settings.health_timeout_seconds)
     loops = heartbeat.alive()
-    report: dict[str, Any] = {
+    report: Report = {
         "redis": redis,
         "deadlines": "running" if loops else "stalled",
         "parked_games": sorted(str(key) for key in authority.parked),

@@ -15,7 +15,7 @@ import ssl
 import sys
 from collections.abc import Awaitable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import aiohttp
 
@@ -146,7 +146,7 @@ async def step(work: Awaitable[T], stop: asyncio.Event, timeout: float | None = 
     raise NoAnswer
 
 
-def _reap(task: asyncio.Future[Any]) -> None:
+def _reap(task: asyncio.Future[T]) -> None:
     # A task cancelled on its way out may still have failed: take its exception, so asyncio does
     # not log "exception was never retrieved" with a traceback at exit.
     if task.done() and not task.cancelled():

@@ -9,7 +9,6 @@ import statistics
 import sys
 import time
 from collections import Counter
-from typing import Any
 
 from tqdm import tqdm
 
@@ -17,7 +16,7 @@ from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
-from core.engine import Game, Outcome
+from core.engine import GameLike, Outcome
 from core.registry import all_games, get_game
 from storage import GameKey, GameStore
 
@@ -90,7 +89,7 @@ class _Run:
         self,
         store: GameStore,
         settings: Settings,
-        game: Game[Any, Any],
+        game: GameLike,
         players: int,
         seed: int,
         label: str,
@@ -138,7 +137,7 @@ class _Run:
             return
         outcome = Outcome.model_validate(outcome_data)
         state = self.game.state_model.model_validate(record.state)
-        for name, value in self.game.tallies(state).items():
+        for name, value in self.game.at(state).tallies().items():
             self.tallies.setdefault(name, []).append(value)
         # A decision is an action a seat made (not the clock's): what each seat was asked.
         seats = len(state.names)

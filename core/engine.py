@@ -17,12 +17,22 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Generic, Literal, Self, get_args
+from typing import (
+    Annotated,
+    ClassVar,
+    Generic,
+    Literal,
+    Protocol,
+    Self,
+    TypeGuard,
+    TypeVar,
+    get_args,
+)
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
-from typing_extensions import TypeVar
+from typing_extensions import TypeForm
 
 from core import ui
 from core.commands import Command
@@ -36,12 +46,14 @@ __all__ = [
     "Ending",
     "Event",
     "Game",
+    "GameLike",
     "GameOptions",
     "GameState",
     "IllegalAction",
     "MoneyEvent",
     "Move",
     "Outcome",
+    "Position",
     "Rng",
     "Seat",
     "Standing",
@@ -156,10 +168,19 @@ class Standing(BaseModel):
     """What else the standings say of the seat, as markup (``bankrupt``, ``4 Growth cards``)."""
 
 
+class Ordered(Protocol):
+    """What a standings key is: a value ordered against its own kind (a number, a tuple)."""
+
+    def __lt__(self, other: Self, /) -> bool: ...
+
+
+K = TypeVar("K", bound=Ordered)
+
+
 def rank(
     names: Sequence[str],
     seats: Iterable[Seat],
-    key: Callable[[Seat], Any],
+    key: Callable[[Seat], K],
     score: Callable[[Seat], float],
     note: Callable[[Seat], str] | None = None,
 ) -> list[Standing]:
@@ -172,7 +193,7 @@ def rank(
             seat=s,
             name=names[s],
             score=score(s),
-            rank=1 + sum(1 for o in order if key(o) > key(s)),
+            rank=1 + sum(1 for o in order if key(s) < key(o)),
             note=note(s) if note is not None else "",
         )
         for s in order
@@ -248,7 +269,7 @@ class GameState(BaseModel):
     def finished(self) -> bool:
         return self.outcome is not None
 
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+    def __deepcopy__(self, memo: dict[int, object] | None = None) -> Self:
         # The engine copies the state before every action. A state is plain data, so a
         # validated round trip is a faithful copy, and several times quicker than deepcopy.
         return self.model_validate(self.model_dump())
@@ -258,19 +279,17 @@ class GameState(BaseModel):
         return range(len(self.names))
 
 
-class Transition(BaseModel):
-    """The result of a successful :meth:`Game.apply`."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    state: Any
-    events: list[Event]
-
-
 S = TypeVar("S", bound=GameState)
-OptionsT = TypeVar("OptionsT", bound=GameOptions)
-A = TypeVar("A", default=Any)
-V = TypeVar("V", default=Any)
+S_co = TypeVar("S_co", bound=GameState, covariant=True)
+
+
+class Transition(BaseModel, Generic[S_co]):
+    """The result of a successful :meth:`Game.apply`: the game's own state type, and events."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: S_co
+    events: list[Event]
 
 
 class View(BaseModel):
@@ -282,22 +301,49 @@ class View(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+OptionsT = TypeVar("OptionsT", bound=GameOptions)
+A = TypeVar("A", bound=BaseModel)
+"""A game's action union (its models, ``Timeout`` among them)."""
+V = TypeVar("V", bound=View)
+O_co = TypeVar("O_co", bound=GameOptions, covariant=True)
+A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
+V_co = TypeVar("V_co", bound=View, covariant=True)
+
+
 class ActionSet(Generic[A]):
     """A game's actions, declared once as a union of models, each with a ``type`` literal as
     its first field (``Timeout`` among them): the validator and the member list come from it.
+
+    ``ActionSet(Pick | Point | Timeout)`` is an ``ActionSet[Pick | Point | Timeout]``:
+    :meth:`parse` and :meth:`member` give back the union's type.
     """
 
-    def __init__(self, union: Any) -> None:
-        self.models: tuple[type[BaseModel], ...] = get_args(union) or (union,)
+    def __init__(self, union: TypeForm[A]) -> None:
+        members = get_args(union) or (union,)
+        models: list[type[BaseModel]] = []
+        for member in members:
+            if not (isinstance(member, type) and issubclass(member, BaseModel)):
+                raise TypeError(f"an action is a pydantic model, not {member!r}")
+            models.append(member)
+        self.models = tuple(models)
         self._by_type = {model.model_fields["type"].default: model for model in self.models}
         if len(self._by_type) != len(self.models):
             raise ValueError("two actions share a type")
-        discriminated = Annotated[union, Field(discriminator="type")]
-        self.adapter: TypeAdapter[A] = TypeAdapter(discriminated if len(self.models) > 1 else union)
+        if len(self.models) > 1:
+            # The union is known at run time only, so its Annotated form cannot be spelled
+            # statically; it is the same union, told which field tells its members apart.
+            discriminated = Annotated[union, Field(discriminator="type")]  # type: ignore[valid-type]
+            self.adapter: TypeAdapter[A] = TypeAdapter(discriminated)
+        else:
+            self.adapter = TypeAdapter(union)
 
     def model(self, kind: object) -> type[BaseModel] | None:
         """The member whose ``type`` literal is ``kind``, if any."""
         return self._by_type.get(kind)
+
+    def member(self, action: object) -> TypeGuard[A]:
+        """Whether ``action`` is one of these models (an instance of the union)."""
+        return isinstance(action, self.models)
 
     def parse(self, data: object) -> A:
         """Validate an action dict; an unknown or malformed action is an IllegalAction."""
@@ -307,15 +353,15 @@ class ActionSet(Generic[A]):
             raise IllegalAction("That is not an action this game knows.") from exc
 
 
-class Variant(BaseModel):
+class Variant(BaseModel, Generic[S_co]):
     """A copy of a state that differs only in what ``owner`` alone may know (``None``: what
     nobody may know, such as the order of a face-down deck). See :meth:`Game.secret_variants`.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     owner: Seat | None
-    state: Any
+    state: S_co
     what: str
     """What was changed, for the failure message of the conformance kit."""
 
@@ -328,9 +374,10 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
     title: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    state_model: ClassVar[type[GameState]]
-    options_model: ClassVar[type[GameOptions]]
-    actions: ClassVar[ActionSet[Any]]
+    state_model: type[S]
+    """The game's state model (a class attribute, like the ones above and below)."""
+    options_model: type[OptionsT]
+    actions: ActionSet[A]
     """The game's action union (Timeout included), declared once."""
     commands: ClassVar[tuple[Command, ...]] = ()
     """The game's typed moves as data (:mod:`core.commands`), read by :meth:`parse_text`; the
@@ -360,7 +407,7 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         Which seats bots play is the authority's to know (it may change as people leave);
         the rules treat every seat alike."""
 
-    def apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> Transition:
+    def apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> Transition[S]:
         """Apply ``action`` by ``actor`` to a copy of ``state``.
 
         Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
@@ -500,9 +547,7 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """What :meth:`picture` draws from, as text: equal bases, equal pictures (so that the
         table draws and uploads a picture only when it changed). By default the channel's view
         without what changes with every move but is not drawn (the version, the deadline)."""
-        public = self.view(state, None)
-        assert isinstance(public, BaseModel)  # every game's view is a model (View)
-        return public.model_dump_json(exclude={"version", "deadline"})
+        return self.view(state, None).model_dump_json(exclude={"version", "deadline"})
 
     def picture(self, state: S) -> ui.Picture | None:
         """The board drawn as a picture from the public view ``view(state, None)`` alone (a
@@ -541,6 +586,38 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         """A short label for an action, used in buttons and the log."""
         return str(action)
 
+    # --- the game as the registry hands it out (GameLike) ------------------------------------
+
+    def at(self, state: GameState) -> Position[S, OptionsT, A, V]:
+        """This game at ``state``, for a caller that holds the state as a plain
+        :class:`GameState` (the authority: it finds the game by name, and the state by the
+        game's :attr:`state_model`). TypeError when ``state`` is another game's."""
+        if not isinstance(state, self.state_model):
+            raise TypeError(f"a {type(state).__name__} is not a state of {self.title}")
+        return Position(self, state)
+
+    def setup(
+        self, names: Sequence[str], options: GameOptions | Mapping[str, object], rng: Rng
+    ) -> S:
+        """:meth:`new_game` with the options as stored (a record's, a result's) or as read
+        already: read by the game's :attr:`options_model` (ValidationError when they do not
+        fit it, another game's options included)."""
+        return self.new_game(names, self.options_model.model_validate(options), rng)
+
+    def check_lobby(
+        self, options: GameOptions, seat_sizes: list[int], seat_names: list[str]
+    ) -> str | None:
+        """:meth:`lobby_problem` for options read by :attr:`options_model` (TypeError when
+        they are another game's)."""
+        if not isinstance(options, self.options_model):
+            raise TypeError(f"{type(options).__name__} are not options of {self.title}")
+        return self.lobby_problem(options, seat_sizes, seat_names)
+
+    @property
+    def draws_pictures(self) -> bool:
+        """Whether the game draws its board (it overrides :meth:`picture`)."""
+        return type(self).picture is not Game.picture
+
     # --- helpers shared by every game ------------------------------------------------------
 
     def action_model(self, kind: object) -> type[BaseModel] | None:
@@ -554,7 +631,7 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
 
     # --- what the conformance kit checks, by what the game declares -------------------------
 
-    def secret_variants(self, state: S, rng: Rng) -> list[Variant]:
+    def secret_variants(self, state: S, rng: Rng) -> list[Variant[S]]:
         """Copies of ``state`` that change only hidden information: other seats' hands, the
         order of face-down decks, pending secret choices, sealed bids. Nothing public (the
         public view, board, prompt, public events, who the game waits for and until when) and
@@ -590,3 +667,164 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         pending = [d.key for d in (state.deadline, state.clock) if d is not None]
         if action.key not in pending:
             raise IllegalAction("That deadline has already passed.")
+
+
+class Position(Generic[S_co, O_co, A_co, V_co]):
+    """A game at one state: the game's rules and views of that state, none of which take it.
+
+    :meth:`Game.at` makes one after checking that the state is the game's own, which is what
+    lets a caller that knows neither (the authority, the registry's games) use them: an action
+    it passes in is checked to be one of the game's too (:meth:`apply`), and everything given
+    back has the game's own types, seen through their bases (``GameState``, ``BaseModel``,
+    ``View``) by such a caller.
+    """
+
+    def __init__(self, game: Game[S_co, O_co, A_co, V_co], state: S_co) -> None:
+        self._game = game
+        self._state = state
+
+    @property
+    def state(self) -> S_co:
+        return self._state
+
+    def _action(self, action: BaseModel) -> A_co:
+        if not self._game.actions.member(action):
+            raise IllegalAction("That is not an action this game knows.")
+        return action
+
+    def apply(self, actor: Seat, action: BaseModel, rng: Rng) -> Transition[S_co]:
+        """:meth:`Game.apply`; an action that is not one of the game's is refused like one
+        its rules do not know."""
+        return self._game.apply(self._state, actor, self._action(action), rng)
+
+    def legal_actions(self, seat: Seat) -> Sequence[A_co]:
+        return self._game.legal_actions(self._state, seat)
+
+    def view(self, viewer: Seat | None) -> V_co:
+        return self._game.view(self._state, viewer)
+
+    def bot_action(self, seat: Seat, legal: Sequence[BaseModel], rng: Rng) -> A_co:
+        """The seat's bot's choice among ``legal`` (the seat's legal actions), from the seat's
+        own view."""
+        own = [action for action in legal if self._game.actions.member(action)]
+        if len(own) != len(legal):
+            raise TypeError(f"not every action offered is one of {self._game.title}'s")
+        return self._game.bot_action(self._game.view(self._state, seat), own, rng)
+
+    def automatic(self) -> tuple[Seat, A_co] | None:
+        return self._game.automatic(self._state)
+
+    def parse_text(self, seat: Seat, word: str, rest: str) -> A_co | None:
+        return self._game.parse_text(self._state, seat, word, rest)
+
+    def describe_action(self, action: BaseModel) -> str:
+        return self._game.describe_action(self._state, self._action(action))
+
+    def decision_key(self) -> str:
+        return self._game.decision_key(self._state)
+
+    def waiting_for(self) -> list[Seat]:
+        return self._game.waiting_for(self._state)
+
+    def answering(self) -> list[Seat]:
+        return self._game.answering(self._state)
+
+    def actors(self) -> list[Seat]:
+        return self._game.actors(self._state)
+
+    def prompt_version(self) -> int:
+        return self._game.prompt_version(self._state)
+
+    def seat_out(self, seat: Seat) -> bool:
+        return self._game.seat_out(self._state, seat)
+
+    def absorbed(self) -> dict[Seat, Seat]:
+        return self._game.absorbed(self._state)
+
+    def standings(self) -> list[Standing]:
+        return self._game.standings(self._state)
+
+    def ranking(self) -> list[Standing]:
+        return self._game.ranking(self._state)
+
+    def recap(self) -> list[str]:
+        return self._game.recap(self._state)
+
+    def tallies(self) -> dict[str, float]:
+        return self._game.tallies(self._state)
+
+    def opening_events(self) -> list[Event]:
+        return self._game.opening_events(self._state)
+
+    def render_board(self) -> ui.Message:
+        return self._game.render_board(self._state)
+
+    def render_private(self, seat: Seat) -> ui.Message:
+        return self._game.render_private(self._state, seat)
+
+    def render_prompt(self) -> ui.Message | None:
+        return self._game.render_prompt(self._state)
+
+    def picture_basis(self) -> str:
+        return self._game.picture_basis(self._state)
+
+    def picture(self) -> ui.Picture | None:
+        return self._game.picture(self._state)
+
+    def secret_variants(self, rng: Rng) -> Sequence[Variant[S_co]]:
+        return self._game.secret_variants(self._state, rng)
+
+    def ledger(self) -> list[int] | None:
+        return self._game.ledger(self._state)
+
+    def inventory(self) -> dict[str, int] | None:
+        return self._game.inventory(self._state)
+
+
+class GameLike(Protocol):
+    """A game of any kind, as the registry hands it out and the authority uses it: what a
+    :class:`Game` is, seen without its state, options, action and view types. Its states are
+    ``GameState`` to such a caller; :meth:`at` opens one up, checking it is the game's own."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def min_players(self) -> int: ...
+    @property
+    def max_players(self) -> int: ...
+    @property
+    def teams(self) -> bool: ...
+    @property
+    def max_team_size(self) -> int | None: ...
+    @property
+    def choices_on_board(self) -> bool: ...
+    @property
+    def commands(self) -> tuple[Command, ...]: ...
+    @property
+    def simulation_variants(self) -> Mapping[str, list[str]]: ...
+    @property
+    def state_model(self) -> type[GameState]: ...
+    @property
+    def options_model(self) -> type[GameOptions]: ...
+    @property
+    def draws_pictures(self) -> bool: ...
+
+    def at(self, state: GameState) -> Position[GameState, GameOptions, BaseModel, View]: ...
+
+    def setup(
+        self, names: Sequence[str], options: GameOptions | Mapping[str, object], rng: Rng
+    ) -> GameState: ...
+
+    def check_lobby(
+        self, options: GameOptions, seat_sizes: list[int], seat_names: list[str]
+    ) -> str | None: ...
+
+    def action_model(self, kind: object) -> type[BaseModel] | None: ...
+    def parse_action(self, data: object) -> BaseModel: ...
+    def rules(self, topic: str | None) -> str: ...
+    def rule_topics(self) -> list[str]: ...
+    def score_text(self, score: float) -> str: ...
+    def money_text(self, amount: int) -> str: ...
+    def payments(self, event: Event) -> list[Move]: ...

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from core.engine import Game
+from core.engine import GameLike
 from core.games import builtin_games
 
 __all__ = ["all_games", "get_game", "registered"]
 
-_GAMES: dict[str, Game[Any, Any]] = {}
+_GAMES: dict[str, GameLike] = {}
 
-_G = TypeVar("_G", bound=Game[Any, Any])
+_G = TypeVar("_G", bound=GameLike)
 
 
 @contextmanager
@@ -34,12 +34,12 @@ def registered(game: _G) -> Iterator[_G]:
             del _GAMES[game.name]
 
 
-def get_game(name: str) -> Game[Any, Any] | None:
+def get_game(name: str) -> GameLike | None:
     _load_builtin_games()
     return _GAMES.get(name)
 
 
-def all_games() -> list[Game[Any, Any]]:
+def all_games() -> list[GameLike]:
     _load_builtin_games()
     return list(_GAMES.values())
 

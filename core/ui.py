@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Literal, Self, TypeVar
+from typing import Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 __all__ = [
     "MAX_BOARD",
@@ -74,7 +74,7 @@ class Button(BaseModel):
 
     label: str
     style: Style = "secondary"
-    action: dict[str, Any] | None = None
+    action: dict[str, JsonValue] | None = None
     version: int | None = None
     """The state version the action was offered at; older presses are answered as stale."""
     command: str | None = None
@@ -82,7 +82,7 @@ class Button(BaseModel):
     """When set, only this seat may press it (a button in someone's private panel)."""
     disabled: bool = False
     ask: bool = False
-    """The ``command`` is typed: pressing opens the game's form for it (``Game.forms``)."""
+    """The ``command`` is typed: pressing opens the game's form for it (``Command.ask``)."""
 
     @model_validator(mode="after")
     def _one_meaning(self) -> Self:
@@ -104,7 +104,7 @@ class Select(BaseModel):
 
     placeholder: str
     options: list[SelectOption]
-    action: dict[str, Any]
+    action: dict[str, JsonValue]
     field: str
     version: int
     seat: int | None = None
@@ -326,7 +326,7 @@ def controls(
 def menus(
     placeholder: str,
     options: Sequence[SelectOption],
-    action: dict[str, Any],
+    action: dict[str, JsonValue],
     field: str,
     version: int,
     seat: int | None = None,

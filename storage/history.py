@@ -34,9 +34,10 @@ import asyncio
 import enum
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import redis.exceptions
+from redis.commands.core import AsyncScript
 
 from storage.store import (
     _PREFIX,
@@ -133,10 +134,14 @@ async def _call(store: GameStore, work: Callable[[], Awaitable[_T]]) -> _T:
         raise mapped from exc
 
 
-def _script(store: GameStore, text: str) -> Any:
+# Redis replies come untyped (redis-py types a script's reply, and many commands', as Any): each
+# cast below names the shape the script (or command) returns, with decoded responses (str).
+
+
+def _script(store: GameStore, text: str) -> AsyncScript:
     """The script registered once per store (redis-py loads it on first use, and again after
     a NOSCRIPT)."""
-    scripts: dict[str, Any] = store.__dict__.setdefault("_history_scripts", {})
+    scripts: dict[str, AsyncScript] = store.__dict__.setdefault("_history_scripts", {})
     script = scripts.get(text)
     if script is None:
         script = scripts[text] = store.client.register_script(text)
@@ -148,7 +153,7 @@ def _script(store: GameStore, text: str) -> Any:
 
 async def pending_result(store: GameStore, key: GameKey) -> str | None:
     """The result the game's final save left to record, if it is still there."""
-    client: Any = store.client
+    client = store.client
     stored = await _call(store, lambda: client.hget(_game_key(key), "result"))
     return _unpack(cast(str, stored)) if stored else None
 
@@ -192,7 +197,10 @@ async def rating_inputs(
     ratings (JSON) of ``users`` in ``game`` (those that have one)."""
     keys = [where.key("rev"), where.key("results"), where.key(f"ratings:{game}")]
     script = _script(store, _INPUTS_LUA)
-    reply = cast(list[Any], await _call(store, lambda: script(keys=keys, args=[game_id, *users])))
+    # The revision, whether the game is recorded (0 or 1), then one rating ('' none) per user.
+    reply = cast(
+        list[str | int], await _call(store, lambda: script(keys=keys, args=[game_id, *users]))
+    )
     ratings = {user: str(data) for user, data in zip(users, reply[2:], strict=True) if data}
     return int(reply[0]), bool(int(reply[1])), ratings
 
@@ -290,7 +298,8 @@ async def leaderboard(store: GameStore, where: Community, game: str, top: int) -
     """The ``top`` best rated people of ``game``, best first (one round trip)."""
     board, ratings = where.key(f"board:{game}"), where.key(f"ratings:{game}")
     script = _script(store, _BOARD_LUA)
-    reply = cast(list[Any], await _call(store, lambda: script(keys=[board, ratings], args=[top])))
+    # (user, score, rating JSON) three at a time.
+    reply = cast(list[str], await _call(store, lambda: script(keys=[board, ratings], args=[top])))
     rows = []
     for i in range(0, len(reply), 3):
         rows.append(RatingRow(str(reply[i]), float(reply[i + 1]), str(reply[i + 2])))
@@ -329,15 +338,16 @@ async def person(
         *(where.key(f"ratings:{g}") for g in games),
     ]
     script = _script(store, _PERSON_LUA)
-    args = [user, repr(since), count]
-    reply = cast(list[Any], await _call(store, lambda: script(keys=keys, args=args)))
+    args: list[str | int] = [user, repr(since), count]
+    # The name ('' none), the person's game ids, then one rating ('' none) per game.
+    reply = cast(list[str | list[str]], await _call(store, lambda: script(keys=keys, args=args)))
     ratings = {g: str(r) for g, r in zip(games, reply[2:], strict=True) if r}
     return Person(name=str(reply[0]) or None, ratings=ratings, played=[str(i) for i in reply[1]])
 
 
 async def find_person(store: GameStore, where: Community, wanted: str) -> str | None:
     """The user whose id is ``wanted``, or whose name is (ignoring case), if any."""
-    client: Any = store.client
+    client = store.client
     people = cast(dict[str, str], await _call(store, lambda: client.hgetall(where.key("people"))))
     if wanted in people:
         return wanted
@@ -347,7 +357,7 @@ async def find_person(store: GameStore, where: Community, wanted: str) -> str | 
 
 async def recent(store: GameStore, where: Community, since: float, count: int) -> list[str]:
     """The ids of the community's ``count`` latest games that ended since ``since``."""
-    client: Any = store.client
+    client = store.client
     ids = await _call(
         store,
         lambda: client.zrevrangebyscore(where.key("recent"), "+inf", since, start=0, num=count),
@@ -359,18 +369,20 @@ async def results(store: GameStore, where: Community, ids: list[str]) -> dict[st
     """The stored result records of ``ids`` (those still kept)."""
     if not ids:
         return {}
-    client: Any = store.client
-    found = cast(list[Any], await _call(store, lambda: client.hmget(where.key("results"), ids)))
+    client = store.client
+    found = cast(
+        list[str | None], await _call(store, lambda: client.hmget(where.key("results"), ids))
+    )
     return {i: _unpack(str(r)) for i, r in zip(ids, found, strict=True) if r}
 
 
 async def replay_of(store: GameStore, where: Community, game_id: str) -> tuple[str, str] | None:
     """The result record and the replay of ``game_id``, if both are still kept."""
-    client: Any = store.client
+    client = store.client
     pipe = client.pipeline(transaction=False)
     pipe.hget(where.key("results"), game_id)
     pipe.hget(where.key("replays"), game_id)
-    found = cast(list[Any], await _call(store, pipe.execute))
+    found = cast(list[str | None], await _call(store, pipe.execute))
     if not found[0] or not found[1]:
         return None
     return _unpack(str(found[0])), _unpack(str(found[1]))
@@ -398,19 +410,23 @@ return 1
 """
 
 
-async def played_all(store: GameStore, where: Community, user: str) -> tuple[int, dict[str, Any]]:
+async def played_all(
+    store: GameStore, where: Community, user: str
+) -> tuple[int, dict[str, tuple[str | None, str | None]]]:
     """The revision, and every kept game of ``user`` with its result and replay (for forget)."""
-    client: Any = store.client
+    client = store.client
     pipe = client.pipeline(transaction=False)
     pipe.get(where.key("rev"))
     pipe.zrange(where.key(f"played:{user}"), 0, -1)
-    rev, ids = cast(list[Any], await _call(store, pipe.execute))
-    found: dict[str, Any] = {}
+    rev, ids = cast(tuple[str | None, list[str]], await _call(store, pipe.execute))
+    found: dict[str, tuple[str | None, str | None]] = {}
     if ids:
         pipe = client.pipeline(transaction=False)
         pipe.hmget(where.key("results"), ids)
         pipe.hmget(where.key("replays"), ids)
-        records, replays = cast(list[Any], await _call(store, pipe.execute))
+        records, replays = cast(
+            tuple[list[str | None], list[str | None]], await _call(store, pipe.execute)
+        )
         for game_id, rec, rep in zip(ids, records, replays, strict=True):
             found[str(game_id)] = (
                 _unpack(str(rec)) if rec else None,
@@ -449,7 +465,7 @@ async def forget(
 async def forget_index(store: GameStore, platform: str, user: str) -> None:
     """Drop the person's list of the games they sit in and their home page's mark (both are
     named by their id, in one slot)."""
-    client: Any = store.client
+    client = store.client
     await _call(store, lambda: client.delete(_user_key(platform, user), _home_key(platform, user)))
 
 
@@ -467,7 +483,7 @@ async def home_shown(
 ) -> None:
     """The person opened their home page (in ``community``) and it shows ``digest``: their
     page is kept up to date for ``ttl_s``."""
-    client: Any = store.client
+    client = store.client
     mark = f"{community} {digest}"
     await _call(store, lambda: client.set(_home_key(platform, user), mark, ex=ttl_s))
 
@@ -479,7 +495,7 @@ async def home_marks(
     what it shows). One round trip (per node, on a cluster)."""
     if not users:
         return {}
-    client: Any = store.client
+    client = store.client
 
     async def read() -> list[str | None]:
         pipe = client.pipeline(transaction=False)
@@ -501,19 +517,19 @@ async def home_updated(
 ) -> None:
     """The person's home page now shows ``digest``: kept only while their mark stands (a mark
     expired, or deleted by ``forget-me``, is not made again), with its time left."""
-    client: Any = store.client
+    client = store.client
     mark = f"{community} {digest}"
     await _call(store, lambda: client.set(_home_key(platform, user), mark, xx=True, keepttl=True))
 
 
 async def ttl_of(store: GameStore, key: GameKey) -> int:
     """Seconds the game's record has left (0 when it has no expiry or is gone)."""
-    client: Any = store.client
+    client = store.client
     left = int(await _call(store, lambda: client.ttl(_game_key(key))))
     return max(0, left)
 
 
 async def drop_refs(store: GameStore, key: GameKey) -> None:
     """Forget what the table showed of the channel's game (its refs name its players' panels)."""
-    client: Any = store.client
+    client = store.client
     await _call(store, lambda: client.delete(_table_key(key)))

@@ -19,7 +19,7 @@ import time
 import zlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, Self, TypeVar, cast
+from typing import ParamSpec, Self, TypeVar, cast
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -272,7 +272,7 @@ _T = TypeVar("_T")
 
 def _storage_call(
     method: Callable[_P, Awaitable[_T]], *, bounded: bool
-) -> Callable[_P, Coroutine[Any, Any, _T]]:
+) -> Callable[_P, Coroutine[object, object, _T]]:
     """Turn outages, cluster failovers and refusals by the server (out of memory, permissions)
     into StorageUnavailable or a subclass, keeping the cause chained (see ``_as_unavailable``);
     a warning is logged (at most every few seconds per kind) for the operator.
@@ -307,14 +307,14 @@ def _storage_call(
 
 def _outage_is_unavailable(
     method: Callable[_P, Awaitable[_T]],
-) -> Callable[_P, Coroutine[Any, Any, _T]]:
+) -> Callable[_P, Coroutine[object, object, _T]]:
     """A store call: errors mapped as ``_storage_call`` says, and bounded by ``timeout_s``."""
     return _storage_call(method, bounded=True)
 
 
 def _outage_is_unavailable_unbounded(
     method: Callable[_P, Awaitable[_T]],
-) -> Callable[_P, Coroutine[Any, Any, _T]]:
+) -> Callable[_P, Coroutine[object, object, _T]]:
     """A store call whose errors are mapped, but which bounds its own steps, and connects first
     only if it must: closing (which must not connect), or asking every node of a cluster in turn
     (where one that does not answer is skipped)."""
@@ -880,10 +880,10 @@ class GameStore:
         armed_args: list[str | int] = [str(key), repr(due), lease or "", *args]
         return int(await self._save_armed_script(keys=armed_keys, args=armed_args))
 
-    async def _arm(self, client: Any, key: GameKey, due: float, lease: str | None) -> Any:
+    async def _arm(self, client: StoreClient, key: GameKey, due: float, lease: str | None) -> None:
         keys = [_deadlines_key(key.platform), _leases_key(key.platform)]
         args = [str(key), repr(due), lease or ""]
-        return await self._arm_script(keys=keys, args=args, client=client)
+        await self._arm_script(keys=keys, args=args, client=client)
 
     @_outage_is_unavailable
     async def quarantine(

@@ -45,7 +45,16 @@ from bot.commands.actionlog import encode_action, line, replay
 from bot.commands.grammar import parse_options
 from bot.commands.play import action_rng, advance, start_state
 from core import registry, ui
-from core.engine import SYSTEM, Event, Game, GameOptions, GameState, IllegalAction, Seat, Timeout
+from core.engine import (
+    SYSTEM,
+    Event,
+    GameLike,
+    GameOptions,
+    GameState,
+    IllegalAction,
+    Seat,
+    Timeout,
+)
 
 __all__ = [
     "Hook",
@@ -91,7 +100,7 @@ class Run:
     kinds: set[str] = field(default_factory=set)
 
 
-def option_sets(game: Game[Any, Any]) -> list[GameOptions]:
+def option_sets(game: GameLike) -> list[GameOptions]:
     """The default options, and each of the game's simulation variants."""
     sets = [game.options_model()]
     for words in game.simulation_variants.values():
@@ -100,12 +109,12 @@ def option_sets(game: Game[Any, Any]) -> list[GameOptions]:
     return sets
 
 
-def players_range(game: Game[Any, Any]) -> list[int]:
+def players_range(game: GameLike) -> list[int]:
     return list(range(game.min_players, game.max_players + 1))
 
 
 @contextmanager
-def _known(game: Game[Any, Any]) -> Iterator[None]:
+def _known(game: GameLike) -> Iterator[None]:
     """The codec finds games by name; a game under test that is not registered is, meanwhile."""
     if registry.get_game(game.name) is game:
         yield
@@ -121,33 +130,33 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json")
 
 
-def public_face(game: Game[Any, Any], state: GameState) -> dict[str, Any]:
+def public_face(game: GameLike, state: GameState) -> dict[str, Any]:
     """Everything the channel sees of ``state``."""
     return {
-        "view": _dump(game.view(state, None)),
-        "board": _dump(game.render_board(state)),
-        "prompt": _dump(game.render_prompt(state)),
-        "waiting": game.waiting_for(state),
+        "view": _dump(game.at(state).view(None)),
+        "board": _dump(game.at(state).render_board()),
+        "prompt": _dump(game.at(state).render_prompt()),
+        "waiting": game.at(state).waiting_for(),
         "deadline": _dump(state.deadline),
         "finished": state.finished,
         "outcome": _dump(state.outcome),
         # The final card shows these, for a game played out or ended early at any moment.
-        "standings": [_dump(standing) for standing in game.standings(state)],
-        "recap": game.recap(state),
+        "standings": [_dump(standing) for standing in game.at(state).standings()],
+        "recap": game.at(state).recap(),
     }
 
 
-def private_face(game: Game[Any, Any], state: GameState, seat: Seat) -> dict[str, Any]:
+def private_face(game: GameLike, state: GameState, seat: Seat) -> dict[str, Any]:
     """Everything ``seat`` sees of ``state`` besides the public face."""
     return {
-        "view": _dump(game.view(state, seat)),
-        "panel": _dump(game.render_private(state, seat)),
-        "legal": [_dump(a) for a in game.legal_actions(state, seat)],
+        "view": _dump(game.at(state).view(seat)),
+        "panel": _dump(game.at(state).render_private(seat)),
+        "legal": [_dump(a) for a in game.at(state).legal_actions(seat)],
     }
 
 
-def _picture_bytes(game: Game[Any, Any], state: GameState) -> bytes | None:
-    picture = game.picture(state)
+def _picture_bytes(game: GameLike, state: GameState) -> bytes | None:
+    picture = game.at(state).picture()
     return None if picture is None else picture.data
 
 
@@ -181,7 +190,7 @@ class _Table:
 
     def __init__(
         self,
-        game: Game[Any, Any],
+        game: GameLike,
         players: int,
         options: GameOptions,
         seed: int,
@@ -197,10 +206,10 @@ class _Table:
         self.secrets = secrets
         self.chooser = random.Random(f"chooser:{seed}")
         names = [f"P{i}" for i in range(players)]
-        self.state: GameState = game.new_game(names, options, random.Random(seed))
+        self.state: GameState = game.setup(names, options, random.Random(seed))
         if arrange is not None:
             self.state = arrange(self.state)
-        self.inventory = game.inventory(self.state)
+        self.inventory = game.at(self.state).inventory()
         self.run = Run(state=self.state)
         self.check_state(self.state)
 
@@ -215,28 +224,28 @@ class _Table:
         game = self.game
         copy = game.state_model.model_validate_json(state.model_dump_json())
         assert copy == state, "the state does not survive a JSON round trip"
-        json.dumps(_dump(game.view(state, None)))
-        waiting = game.waiting_for(state)
+        json.dumps(_dump(game.at(state).view(None)))
+        waiting = game.at(state).waiting_for()
         if state.finished:
             assert not waiting, "a finished game still waits for someone"
-            assert all(not game.legal_actions(state, s) for s in state.seats)
+            assert all(not game.at(state).legal_actions(s) for s in state.seats)
         else:
             assert waiting, "a running game waits for nobody"
-            assert all(game.legal_actions(state, s) for s in waiting), (
+            assert all(game.at(state).legal_actions(s) for s in waiting), (
                 "waits on a seat that can't act"
             )
         if self.inventory is not None:
-            assert game.inventory(state) == self.inventory, "something was made or lost"
-        self.check_ids(game.render_board(state), None)
-        prompt = game.render_prompt(state)
+            assert game.at(state).inventory() == self.inventory, "something was made or lost"
+        self.check_ids(game.at(state).render_board(), None)
+        prompt = game.at(state).render_prompt()
         if prompt is not None:
             self.check_ids(prompt, None)
         for seat in state.seats:
-            json.dumps(_dump(game.view(state, seat)))
-            self.check_ids(game.render_private(state, seat), LONG_CHANNEL)
-        for seat in game.actors(state):
-            legal = game.legal_actions(state, seat)
-            choice = game.bot_action(game.view(state, seat), legal, random.Random(seat))
+            json.dumps(_dump(game.at(state).view(seat)))
+            self.check_ids(game.at(state).render_private(seat), LONG_CHANNEL)
+        for seat in game.at(state).actors():
+            legal = game.at(state).legal_actions(seat)
+            choice = game.at(state).bot_action(seat, legal, random.Random(seat))
             assert choice in legal, f"the bot of seat {seat} chose {choice!r}, not a legal action"
         self.check_controls(state)
 
@@ -249,11 +258,11 @@ class _Table:
         or with legal actions: a pick that may still be changed). One shown action button,
         drawn at random, applies for a seat that may press it."""
         game = self.game
-        waiting = set(game.waiting_for(state))
+        waiting = set(game.at(state).waiting_for())
         shown: list[tuple[ui.Button, list[Seat]]] = []
-        panels = {seat: game.render_private(state, seat) for seat in state.seats}
+        panels = {seat: game.at(state).render_private(seat) for seat in state.seats}
         if game.choices_on_board:
-            board = game.render_board(state)
+            board = game.at(state).render_board()
             controls: list[ui.Button | ui.Select] = [*board.all_buttons(), *board.selects]
             acting = [c for c in controls if c.action is not None]
             bound = {c.seat for c in acting if c.seat is not None}
@@ -267,11 +276,11 @@ class _Table:
                     whose = [button.seat] if button.seat is not None else sorted(waiting)
                     shown.append((button, whose))
         else:
-            actors = set(game.actors(state))
+            actors = set(game.at(state).actors())
             for seat, panel in panels.items():
                 buttons = [b for b in panel.all_buttons() if b.action is not None]
                 if buttons or any(m.action is not None for m in panel.selects):
-                    may = seat in actors or game.legal_actions(state, seat)
+                    may = seat in actors or game.at(state).legal_actions(seat)
                     assert may, f"seat {seat}'s panel offers choices it may not make"
                 shown += [(b, [seat]) for b in buttons]
         if not shown or state.finished:
@@ -282,7 +291,7 @@ class _Table:
         refusals = []
         for seat in whose:
             try:
-                game.apply(state, seat, action, self.rng(state))
+                game.at(state).apply(seat, action, self.rng(state))
                 return
             except IllegalAction as refusal:
                 refusals.append(str(refusal))
@@ -318,7 +327,7 @@ class _Table:
     def refused(self, actor: Seat, action: Any, why: str) -> None:
         before = self.state.model_dump()
         try:
-            self.game.apply(self.state, actor, action, self.rng(self.state))
+            self.game.at(self.state).apply(actor, action, self.rng(self.state))
         except IllegalAction as error:
             assert str(error).strip(), "a refusal must say why"
             assert self.state.model_dump() == before, "a refused action changed the state"
@@ -328,13 +337,13 @@ class _Table:
 
     def check_refusals(self) -> None:
         game, state = self.game, self.state
-        waiting = game.waiting_for(state)
-        offered = [(s, a) for s in game.actors(state) for a in game.legal_actions(state, s)]
+        waiting = game.at(state).waiting_for()
+        offered = [(s, a) for s in game.at(state).actors() for a in game.at(state).legal_actions(s)]
         if not offered:
             return
         _seat, action = self.chooser.choice(offered)
         for other in state.seats:
-            if not game.legal_actions(state, other):
+            if not game.at(state).legal_actions(other):
                 self.refused(other, action, "an action by a seat with nothing to do")
         self.refused(waiting[0], Timeout(key="not-a-deadline"), "a player's timeout")
         self.refused(SYSTEM, Timeout(key="not-a-deadline"), "a timeout of no pending deadline")
@@ -351,12 +360,13 @@ class _Table:
 
     def apply(self, actor: Seat, action: Any) -> None:
         before = self.state
-        legal = self.game.legal_actions(before, actor) if actor != SYSTEM and self.generic else []
+        position = self.game.at(before)
+        legal = position.legal_actions(actor) if actor != SYSTEM and self.generic else []
         for other in self.chooser.sample(legal, min(3, len(legal))):
-            self.game.apply(before, actor, other, self.rng(before))  # listed: it applies
+            position.apply(actor, other, self.rng(before))  # listed: it applies
         if self.secrets:
             self.check_secrets(actor, action)
-        transition = self.game.apply(before, actor, action, self.rng(before))
+        transition = position.apply(actor, action, self.rng(before))
         after: GameState = transition.state
         assert after.version == before.version + 1
         json.dumps([e.model_dump(mode="json") for e in transition.events])
@@ -369,7 +379,7 @@ class _Table:
         self.check_state(after)
 
     def check_books(self, before: GameState, after: GameState, events: list[Event]) -> None:
-        old, new = self.game.ledger(before), self.game.ledger(after)
+        old, new = self.game.at(before).ledger(), self.game.at(after).ledger()
         if old is None or new is None:
             return
         delta = [0] * len(old)
@@ -387,14 +397,14 @@ class _Table:
     def check_secrets(self, actor: Seat, action: Any) -> None:
         game, state = self.game, self.state
         chooser = random.Random(f"variant:{self.seed}:{state.version}")
-        variants = game.secret_variants(state, chooser)
+        variants = game.at(state).secret_variants(chooser)
         if not variants:
             return
         variants = chooser.sample(variants, min(VARIANTS_PER_STEP, len(variants)))
         public = public_face(game, state)
         faces: dict[Seat, dict[str, Any]] = {}
         drawn: list[bytes | None] = []  # the state's picture, once drawn
-        transition = game.apply(state, actor, action, self.rng(state))
+        transition = game.at(state).apply(actor, action, self.rng(state))
         for variant in variants:
             other: GameState = variant.state
             self.run.variants += 1
@@ -415,16 +425,16 @@ class _Table:
                     faces[seat] = private_face(game, state, seat)
                 diff = _differences(faces[seat], private_face(game, other, seat))
                 assert not diff, f"{where} changes what seat {seat} sees: {diff}"
-            if actor == variant.owner and action not in game.legal_actions(other, actor):
+            if actor == variant.owner and action not in game.at(other).legal_actions(actor):
                 continue  # the owner's own secret decides what it can do
             try:
-                twin = game.apply(other, actor, action, self.rng(other))
+                twin = game.at(other).apply(actor, action, self.rng(other))
             except IllegalAction as error:
                 raise AssertionError(f"{where} makes {action!r} illegal: {error}") from error
             if any(e.reveals for e in transition.events + twin.events):
                 continue  # the rules disclose the secret here (a reveal)
             self.run.transitions += 1
-            what = f"after {game.describe_action(state, action)} by seat {actor}, {where}"
+            what = f"after {game.at(state).describe_action(action)} by seat {actor}, {where}"
             diff = _differences(
                 _public_events(transition.events), _public_events(twin.events), ".events"
             )
@@ -453,11 +463,11 @@ class _Table:
             if not bots_only and state.deadline is not None and roll > 0.97:
                 self.apply(SYSTEM, Timeout(key=state.deadline.key))
                 continue
-            seat = self.chooser.choice(self.game.actors(state))
-            legal = self.game.legal_actions(state, seat)
+            seat = self.chooser.choice(self.game.at(state).actors())
+            legal = self.game.at(state).legal_actions(seat)
             if bots_only or roll > 0.5:
-                view = self.game.view(state, seat)
-                action = self.game.bot_action(view, legal, random.Random(self.chooser.random()))
+                bot = random.Random(self.chooser.random())
+                action = self.game.at(state).bot_action(seat, legal, bot)
             else:
                 action = self.chooser.choice(legal)
             self.apply(seat, action)
@@ -465,7 +475,7 @@ class _Table:
 
 
 def play_random(
-    game: Game[Any, Any],
+    game: GameLike,
     players: int,
     options: GameOptions,
     seed: int,
@@ -484,7 +494,7 @@ def play_random(
         return table.play(bots_only)
 
 
-def replay_matches(game: Game[Any, Any], players: int, options: GameOptions, seed: int) -> int:
+def replay_matches(game: GameLike, players: int, options: GameOptions, seed: int) -> int:
     """Play a game through the authority's own steps (half the seats bots), write its log as
     the authority does, replay it and compare: returns the number of log entries."""
     names = [f"P{i}" for i in range(players)]
@@ -499,14 +509,14 @@ def replay_matches(game: Game[Any, Any], players: int, options: GameOptions, see
     for _ in range(MAX_STEPS):
         if state.finished:
             break
-        waiting = [s for s in game.actors(state) if not bots[s]]
+        waiting = [s for s in game.at(state).actors() if not bots[s]]
         if not waiting or (state.deadline is not None and chooser.random() < 0.05):
             assert state.deadline is not None, "the game waits only for bots"
             actor: Seat = SYSTEM
             action: Any = Timeout(key=state.deadline.key)
         else:
             actor = chooser.choice(waiting)
-            action = chooser.choice(game.legal_actions(state, actor))
+            action = chooser.choice(game.at(state).legal_actions(actor))
         step = advance(game, state, seed, bots, actor, action)
         assert step.log[0] == encode_action(actor, action)
         lines.append(line(step.log))
@@ -517,7 +527,7 @@ def replay_matches(game: Game[Any, Any], players: int, options: GameOptions, see
     return sum(len(json.loads(text)) for text in lines)
 
 
-def check_game(game: Game[Any, Any], seeds: range, bot_seeds: int = 2) -> list[Run]:
+def check_game(game: GameLike, seeds: range, bot_seeds: int = 2) -> list[Run]:
     """Every generic check: a random game and a replay for each of ``seeds``, cycling through
     the player counts and option sets, and ``bot_seeds`` bot-only games."""
     runs = []

@@ -75,7 +75,7 @@ class Referee(Generic[S]):
     """Applies actions of one game for its rule tests, checking what every action must keep."""
 
     def __init__(
-        self, game: Game[Any, Any], rng: Callable[[], random.Random] = RiggedRandom
+        self, game: Game[S, Any, Any, Any], rng: Callable[[], random.Random] = RiggedRandom
     ) -> None:
         self.game = game
         self.rng = rng

@@ -8,7 +8,7 @@ team to take the total to 10 or more wins.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
@@ -27,6 +27,7 @@ from core.engine import (
     Seat,
     Timeout,
     Variant,
+    View,
     rank,
 )
 
@@ -61,18 +62,24 @@ class RelayState(GameState):
     secrets: list[int]
 
 
+class RelayView(View):
+    total: int
+    turn: int
+    secret: int | None = None
+
+
 Action = Add | Timeout
 
 
-class Relay(Game[RelayState, RelayOptions, Action]):
+class Relay(Game[RelayState, RelayOptions, Action, RelayView]):
     name: ClassVar[str] = "relay"
     title: ClassVar[str] = "Relay"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     teams: ClassVar[bool] = True
-    state_model: ClassVar[type[GameState]] = RelayState
-    options_model: ClassVar[type[GameOptions]] = RelayOptions
-    actions: ClassVar[ActionSet[Any]] = ActionSet(Action)
+    state_model = RelayState
+    options_model = RelayOptions
+    actions = ActionSet(Action)
 
     def new_game(self, names: Sequence[str], options: RelayOptions, rng: Rng) -> RelayState:
         secrets = [rng.randrange(1000, 10000) for _ in names]
@@ -86,7 +93,7 @@ class Relay(Game[RelayState, RelayOptions, Action]):
             return f"Every team needs at least {options.min_team_size} people."
         return None
 
-    def _apply(self, state: RelayState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    def _apply(self, state: RelayState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
         if not isinstance(action, Add) or action.amount not in (1, 2):
             raise IllegalAction("You can add 1 or 2.")
         if actor != state.turn:
@@ -113,26 +120,24 @@ class Relay(Game[RelayState, RelayOptions, Action]):
             state.turn = (state.turn + 1) % len(state.names)
         return events
 
-    def secret_variants(self, state: RelayState, rng: Rng) -> list[Variant]:
-        variants = []
+    def secret_variants(self, state: RelayState, rng: Rng) -> list[Variant[RelayState]]:
+        variants: list[Variant[RelayState]] = []
         for seat in state.seats:
             other = state.model_copy(deep=True)
             other.secrets[seat] += rng.randrange(1, 100)
             variants.append(Variant(owner=seat, state=other, what=f"seat {seat}'s secret"))
         return variants
 
-    def legal_actions(self, state: RelayState, actor: Seat) -> list[Any]:
+    def legal_actions(self, state: RelayState, actor: Seat) -> list[Action]:
         if state.finished or actor != state.turn:
             return []
         return [Add(amount=1), Add(amount=2)]
 
-    def view(self, state: RelayState, viewer: Seat | None) -> dict[str, Any]:
-        seen: dict[str, Any] = {"total": state.total, "turn": state.turn}
-        if viewer is not None:
-            seen["secret"] = state.secrets[viewer]
-        return seen
+    def view(self, state: RelayState, viewer: Seat | None) -> RelayView:
+        secret = state.secrets[viewer] if viewer is not None else None
+        return RelayView(total=state.total, turn=state.turn, secret=secret)
 
-    def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
+    def bot_action(self, view: RelayView, legal: list[Action], rng: Rng) -> Action:
         return legal[-1]
 
     def render_board(self, state: RelayState) -> ui.Message:
@@ -144,6 +149,7 @@ class Relay(Game[RelayState, RelayOptions, Action]):
                 label=f"Add {a.amount}", action=a.model_dump(), version=state.version, seat=seat
             )
             for a in self.legal_actions(state, seat)
+            if isinstance(a, Add)
         ]
         return ui.Message(
             text=f"Secret {state.secrets[seat]}.", buttons=[buttons] if buttons else []
@@ -155,7 +161,7 @@ class Relay(Game[RelayState, RelayOptions, Action]):
     def rules(self, topic: str | None) -> str:
         return "Add 1 or 2; reach 10 to win."
 
-    def describe_action(self, state: RelayState, action: Any) -> str:
+    def describe_action(self, state: RelayState, action: Action) -> str:
         return f"add {action.amount}" if isinstance(action, Add) else "time out"
 
 

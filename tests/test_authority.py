@@ -23,6 +23,7 @@ from core.games.businessgo.state import BusinessGoState
 from core.registry import all_games
 from storage import GameKey, GameStore, StorageUnavailable
 from tests.authority_support import Clock
+from tests.records import plain_state
 
 
 @pytest.fixture
@@ -153,7 +154,7 @@ async def test_begin_deals_private_panels(authority: Authority, store: GameStore
     assert sorted(out.panels) == ["alice", "bob"]
     assert not out.deliveries
     rec = await record(store)
-    state = rec.state or {}
+    state = plain_state(rec)
     for seat, user in ((0, "alice"), (1, "bob")):
         select = panel_select(panel(out, user))
         assert select.seat == seat
@@ -188,7 +189,7 @@ async def test_cards_not_in_hand_are_refused(authority: Authority, store: GameSt
     out = await begin(authority)
     select = panel_select(panel(out, "alice"))
     before = await record(store)
-    theirs = (before.state or {})["hands"][1][:2]
+    theirs = plain_state(before)["hands"][1][:2]
     refused = await authority.press(req("alice"), codec.encode_select("bigidea", select), theirs)
     assert reply_text(refused, "alice")
     assert not refused.public
@@ -250,7 +251,7 @@ async def test_a_whole_game_with_one_human_and_deadlines(
         fired += 1
     rec = await record(store)
     assert rec.status == "finished"
-    assert (rec.state or {})["outcome"]["standings"]
+    assert plain_state(rec)["outcome"]["standings"]
     assert fired > 8  # at least a pick, a vote and a turn per round were timed out
     assert await authority.fire_due("console") == []
 
@@ -446,7 +447,7 @@ async def test_hand_in_a_dm_lists_every_game_with_buttons_for_that_game(
     done = await authority.press(dm, custom_id, values[:2])
     assert done.channel == CHANNEL
     assert "Your pick" in panel(done, "alice").text
-    assert ((await record(store)).state or {})["picks"][0] is not None
+    assert plain_state(await record(store))["picks"][0] is not None
 
 
 async def test_finished_game_leaves_the_players_lists(
@@ -735,7 +736,7 @@ async def test_the_game_clock_runs_beside_the_turn_deadlines_and_calls_time(
     rec = await record(store)
     assert rec.status == "finished" and rec.clock_due is None
     assert turns >= 2  # Alice's turns timed out before the clock ran out
-    outcome = (rec.state or {})["outcome"]
+    outcome = plain_state(rec)["outcome"]
     assert outcome["ended"] == "time limit" and "after 2 minutes" in outcome["summary"]
 
 

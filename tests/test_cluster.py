@@ -25,6 +25,7 @@ from bot.settings import Settings
 from storage import GameKey, GameStore, Loaded, SaveResult, StorageUnavailable
 from testkit.local_server import LocalRedisCluster
 from tests.authority_support import Clock
+from tests.records import plain_state
 
 TTL_S = 3600
 # Long enough for a failover (about node timeout + election: 2-3 s here), bounded all the same.
@@ -305,7 +306,7 @@ async def test_bot_games_play_to_the_end_on_the_cluster(
     await _play_out(authority, clock, keys)
     for key in keys:
         record = await _record(cluster_store, key)
-        assert (record.state or {})["outcome"]["standings"]
+        assert plain_state(record)["outcome"]["standings"]
         assert await cluster_store.read_log(key)
     assert await cluster_store.games_of("console", "alice") == []  # finished games leave it
 

@@ -4,7 +4,6 @@ declared once, and the help, Discord's command tree and the text parser read tha
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
@@ -13,7 +12,7 @@ from bot.commands.authority import Authority, Request
 from bot.commands.grammar import TEAM_SUBCOMMANDS, usage, words
 from bot.settings import Settings
 from core.commands import Arg, Command, Kind, find
-from core.engine import Game
+from core.engine import GameLike
 from core.registry import all_games
 from storage import GameKey, GameStore
 from tests.authority_support import Clock, stored_record
@@ -57,7 +56,7 @@ def _req(user: str) -> Request:
     return Request(platform="console", channel="words", user=user, name=user.title())
 
 
-async def _playing(authority: Authority, game: Game[Any, Any]) -> None:
+async def _playing(authority: Authority, game: GameLike) -> None:
     for text in ("start", f"addbot {game.min_players - 1}", "begin"):
         out = await authority.command(_req("alice"), game.name, text)
         assert out.public, (text, [d.message.text for d in out.deliveries])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import random
-from typing import Any
 
 import pytest
 from PIL import Image
@@ -14,14 +13,14 @@ from bot.commands.actionlog import line, money_series
 from bot.commands.play import advance, start_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import registry
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from storage import History
 
 GAMES = ["biggiebills", "bigidea", "businessgo"]
 
 
 def _logged_game(
-    game: Game[Any, Any], seed: int
+    game: GameLike, seed: int
 ) -> tuple[list[str], list[tuple[int, list[int] | None]], GameState]:
     """A whole game of four people played through the authority's own steps: its log lines,
     and after each command the number of actions logged so far and every seat's money then,
@@ -29,21 +28,21 @@ def _logged_game(
     names = ["Ann", "Bo", "Cy", "Di"]
     bots = [False] * 4
     result = start_state(game, names, bots, {}, seed, 1)
-    lines = [line([["host", "begin", names, bots], *result.log])]
+    lines = [line([["host", "begin", [*names], [*bots]], *result.log])]
     state = result.state
     logged = len(result.log)
-    played = [(logged, game.ledger(state))]
+    played = [(logged, game.at(state).ledger())]
     chooser = random.Random(seed)
     for _ in range(3000):
         if state.finished:
             break
-        seat = chooser.choice(game.actors(state))
-        action = game.bot_action(game.view(state, seat), game.legal_actions(state, seat), chooser)
+        seat = chooser.choice(game.at(state).actors())
+        action = game.at(state).bot_action(seat, game.at(state).legal_actions(seat), chooser)
         step = advance(game, state, seed, bots, seat, action)
         lines.append(line(step.log))
         state = step.state
         logged += len(step.log)
-        played.append((logged, game.ledger(state)))
+        played.append((logged, game.at(state).ledger()))
     assert state.finished
     return lines, played, state
 
@@ -60,7 +59,7 @@ def test_the_charts_series_are_the_money_the_log_replays(name: str) -> None:
     assert all(len(column) == played[-1][0] + 1 for column in series)
     for count, money in played:
         assert [column[count] for column in series] == money
-    assert [column[-1] for column in series] == game.ledger(state)
+    assert [column[-1] for column in series] == game.at(state).ledger()
     assert len({tuple(column) for column in series}) > 1  # the money moved over the game
 
     record = GameRecord.model_validate(

@@ -13,7 +13,7 @@ from PIL import Image
 from bot.commands.play import start_state
 from core import picture as kit
 from core import registry, ui
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from core.games.biggiebills import GAME as BB
 from core.games.biggiebills import picture as bb_picture
 from core.games.bigidea import GAME as BI
@@ -28,7 +28,7 @@ from tests.games import businessgo_support as go
 GAMES = ["biggiebills", "bigidea", "businessgo"]
 
 
-def _played(name: str, moves: int, seed: int = 5) -> tuple[Game[Any, Any], GameState]:
+def _played(name: str, moves: int, seed: int = 5) -> tuple[GameLike, GameState]:
     """A game of four people ``moves`` bot moves in."""
     game = registry.get_game(name)
     assert game is not None
@@ -37,9 +37,9 @@ def _played(name: str, moves: int, seed: int = 5) -> tuple[Game[Any, Any], GameS
     for step in range(moves):
         if state.finished:
             break
-        seat = rng.choice(game.actors(state))
-        action = game.bot_action(game.view(state, seat), game.legal_actions(state, seat), rng)
-        state = game.apply(state, seat, action, random.Random(step)).state
+        seat = rng.choice(game.at(state).actors())
+        action = game.at(state).bot_action(seat, game.at(state).legal_actions(seat), rng)
+        state = game.at(state).apply(seat, action, random.Random(step)).state
     return game, state
 
 
@@ -58,9 +58,9 @@ def _colour_in(image: Image.Image, box: tuple[int, int, int, int], colour: Any) 
 @pytest.mark.parametrize("name", GAMES)
 def test_same_view_same_bytes_and_a_decodable_phone_sized_png(name: str) -> None:
     game, state = _played(name, 40)
-    first = game.picture(state)
+    first = game.at(state).picture()
     assert first is not None
-    again = game.picture(state.model_copy(deep=True))
+    again = game.at(state.model_copy(deep=True)).picture()
     assert again is not None and again.data == first.data and again.digest == first.digest
     image = Image.open(io.BytesIO(first.data))
     assert image.format == "PNG"
@@ -69,7 +69,7 @@ def test_same_view_same_bytes_and_a_decodable_phone_sized_png(name: str) -> None
     assert len(first.data) <= 512 * 1024
     # A later moment of the same game is another picture.
     _game, later = _played(name, 80)
-    other = game.picture(later)
+    other = game.at(later).picture()
     assert other is not None and other.data != first.data
 
 
@@ -157,10 +157,11 @@ def test_a_product_card_carries_its_investors_chits() -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_the_alt_text_names_what_is_shown(name: str) -> None:
     game, state = _played(name, 40)
-    picture = game.picture(state)
+    picture = game.at(state).picture()
     assert picture is not None
-    public = game.view(state, None)
-    people = getattr(public, "players", None) or public.teams
+    public = game.at(state).view(None)
+    people = getattr(public, "players", None) or getattr(public, "teams", None)
+    assert people, "the view names nobody"
     for person in people:
         assert person.name in picture.alt
     assert game.title.replace("$$$", "") in picture.alt.replace("$$$", "")

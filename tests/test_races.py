@@ -28,6 +28,7 @@ from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult
 from testkit.racing import Competitor, RacingStore
 from tests.authority_support import Clock
+from tests.records import plain_state
 
 CHANNEL = "race-table"
 KEY = GameKey("console", CHANNEL)
@@ -158,7 +159,7 @@ async def test_two_players_picking_at_once_both_count(
     assert [e[2] for e in await picks_of(store, 0)] == [alice_cards]
     assert [e[2] for e in await picks_of(store, 1)] == [bob_cards]
     rec = await record(store)
-    hands = (rec.state or {})["hands"]
+    hands = plain_state(rec)["hands"]
     assert not set(alice_cards) & set(hands[0]) and not set(bob_cards) & set(hands[1])
     replayed = replay(GAME, rec.seed, rec.options, rec.first_version, await store.read_log(KEY))
     assert replayed is not None and replayed.model_dump(mode="json") == rec.state
@@ -194,7 +195,7 @@ async def test_a_move_that_loses_every_race_but_the_last_lands_once(
     assert store.answers == [CONFLICT] * (MAX_ATTEMPTS - 1) + [WRITTEN]
     assert waits_for(out, "Bob") and "Your pick" in out.panels["alice"].text
     assert [e[2] for e in await picks_of(store, 0)] == [cards]
-    assert sorted(((await record(store)).state or {})["picks"][0]) == sorted(cards)
+    assert sorted(plain_state(await record(store))["picks"][0]) == sorted(cards)
 
 
 # --- the busy answer --------------------------------------------------------------------------

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from storage import History
 
 __all__ = [
+    "Entry",
     "action_rng",
     "decode_action",
     "encode_action",
@@ -39,22 +39,28 @@ def action_rng(seed: int, version: int) -> random.Random:
     return random.Random(f"{seed}:{version}")
 
 
-def encode_action(actor: int, action: BaseModel) -> list[Any]:
+Entry = list[JsonValue]
+"""One entry of the log: ``[who, type, *values]``."""
+
+
+def encode_action(actor: int, action: BaseModel) -> Entry:
     """``[actor, type, *field values]``; the type is the first field of every action model."""
     return [actor, *action.model_dump(mode="json").values()]
 
 
-def decode_action(game: Game[Any, Any], entry: list[Any]) -> tuple[int, Any]:
+def decode_action(game: GameLike, entry: Entry) -> tuple[int, BaseModel]:
     """The inverse of :func:`encode_action` for ``game``'s action union."""
     actor, kind, *values = entry
+    if not isinstance(actor, int):
+        raise ValueError(f"no seat acts in the log entry {entry!r}")
     model = game.action_model(kind)
     if model is None:
         raise ValueError(f"unknown action type {kind!r} in the log")
     fields = list(model.model_fields)
-    return int(actor), game.parse_action(dict(zip(fields, [kind, *values], strict=True)))
+    return actor, game.parse_action(dict(zip(fields, [kind, *values], strict=True)))
 
 
-def line(entries: list[list[Any]]) -> str:
+def line(entries: list[Entry]) -> str:
     """One log line for everything a command applied."""
     return json.dumps(entries, separators=(",", ":"))
 
@@ -64,9 +70,9 @@ Seen = Callable[[GameState], None]
 
 
 def replay(
-    game: Game[Any, Any],
+    game: GameLike,
     seed: int,
-    options: dict[str, Any],
+    options: Mapping[str, object],
     first_version: int,
     lines: list[str],
     seen: Seen | None = None,
@@ -77,8 +83,7 @@ def replay(
     if not begins:
         return None
     _who, _kind, names, _bots = entries[begins[-1]]
-    opts = game.options_model.model_validate(options)
-    state: GameState = game.new_game(names, opts, action_rng(seed, first_version))
+    state = game.setup(names, options, action_rng(seed, first_version))
     state.version = state.decision_version = first_version
     if seen is not None:
         seen(state)
@@ -86,16 +91,16 @@ def replay(
         if not isinstance(entry[0], int):
             continue  # a lobby command during play (leave, end): no game action
         actor, action = decode_action(game, entry)
-        state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+        state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
         if seen is not None:
             seen(state)
     return state
 
 
 def replay_history(
-    game: Game[Any, Any],
+    game: GameLike,
     seed: int,
-    options: dict[str, Any],
+    options: Mapping[str, object],
     first_version: int,
     history: History,
     seen: Seen | None = None,
@@ -112,14 +117,14 @@ def replay_history(
         if not isinstance(entry[0], int):
             continue
         actor, action = decode_action(game, entry)
-        state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+        state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
         if seen is not None:
             seen(state)
     return state
 
 
 def money_series(
-    game: Game[Any, Any], seed: int, options: dict[str, Any], first_version: int, history: History
+    game: GameLike, seed: int, options: Mapping[str, object], first_version: int, history: History
 ) -> list[list[int]] | None:
     """Every seat's money (:meth:`~core.engine.Game.ledger`) over the game, rebuilt from its
     stored history: ``series[seat][i]`` after the deal (``i`` 0) and each action replayed;
@@ -127,7 +132,7 @@ def money_series(
     points: list[list[int]] = []
 
     def seen(state: GameState) -> None:
-        money = game.ledger(state)
+        money = game.at(state).ledger()
         if money is not None:
             points.append(money)
 

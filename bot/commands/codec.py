@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 from pydantic_core import PydanticUndefined
 
 from core import ui
@@ -50,16 +49,16 @@ class Press(BaseModel):
     game: str
     channel: str | None = None
     """The game's channel when the press came from elsewhere (a DM)."""
-    action: dict[str, Any] | None = None
+    action: dict[str, JsonValue] | None = None
     command: str | None = None
     version: int | None = None
     seat: int | None = None
     field: str | None = None
     values: list[str] = Field(default_factory=list)
     ask: bool = False
-    """A typed command's button: open its form rather than run it (``Game.forms``)."""
+    """A typed command's button: open its form rather than run it (``Command.ask``)."""
 
-    def resolved_action(self) -> dict[str, Any] | None:
+    def resolved_action(self) -> dict[str, JsonValue] | None:
         """The action with the chosen select values filled in."""
         if self.action is None:
             return None
@@ -68,7 +67,7 @@ class Press(BaseModel):
         return {**self.action, self.field: list(self.values)}
 
 
-def _compact(action: dict[str, Any]) -> str:
+def _compact(action: dict[str, JsonValue]) -> str:
     return json.dumps(action, separators=(",", ":"), sort_keys=True)
 
 
@@ -162,7 +161,7 @@ class MessageIds:
 
 def _fitted(
     game: str,
-    action: dict[str, Any],
+    action: dict[str, JsonValue],
     where: str,
     build: Callable[[str, str], str],
     limit: int,
@@ -180,7 +179,7 @@ def _checked(custom_id: str, limit: int = MAX_ID_LENGTH) -> str:
     return custom_id
 
 
-def _fields(game: str, kind: Any) -> list[tuple[str, Any]] | None:
+def _fields(game: str, kind: JsonValue) -> list[tuple[str, object]] | None:
     """The fields after ``type`` of ``game``'s action model of that type, with their defaults
     (``PydanticUndefined``: none)."""
     found = get_game(game)
@@ -190,7 +189,7 @@ def _fields(game: str, kind: Any) -> list[tuple[str, Any]] | None:
     return [(name, f.default) for name, f in model.model_fields.items() if name != "type"]
 
 
-def _positional(game: str, action: dict[str, Any]) -> str | None:
+def _positional(game: str, action: dict[str, JsonValue]) -> str | None:
     """``["challenge",36,"c_x"]`` for ``{"active":36,"card":"c_x","type":"challenge"}``, or None
     when the action is not one of the game's models."""
     fields = _fields(game, action.get("type"))
@@ -209,7 +208,7 @@ def _positional(game: str, action: dict[str, Any]) -> str | None:
         return None
 
 
-def _same(value: Any, default: Any) -> bool:
+def _same(value: object, default: object) -> bool:
     return type(value) is type(default) and bool(value == default)
 
 
@@ -232,7 +231,7 @@ def _long_channel(channel: str) -> str | None:
     return channel
 
 
-def _depth(value: Any) -> int:
+def _depth(value: JsonValue) -> int:
     """How deeply ``value`` nests (a scalar: 0), counted without recursion."""
     deepest, stack = 0, [(value, 0)]
     while stack:
@@ -245,11 +244,11 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _children(node: dict[str, Any] | list[Any]) -> list[Any]:
+def _children(node: dict[str, JsonValue] | list[JsonValue]) -> list[JsonValue]:
     return list(node.values()) if isinstance(node, dict) else node
 
 
-def _action(game: str, text: str) -> dict[str, Any]:
+def _action(game: str, text: str) -> dict[str, JsonValue]:
     """The action of an id's JSON tail, in either form; ValueError when it is neither."""
     try:
         loaded = json.loads(text)

@@ -19,7 +19,6 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import Any
 
 from bot.commands.actionlog import action_rng, decode_action
 from bot.commands.outbox import Outbox
@@ -29,7 +28,7 @@ from bot.commands.step import Request
 from bot.settings import Settings
 from core import text as markup
 from core import ui
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from core.registry import all_games, get_game
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
 from storage import history as kept
@@ -334,7 +333,7 @@ def _scrub_replay(replay: str, user: str, name: str) -> str:
     return json.dumps({"snapshot": snapshot, "lines": lines}, separators=(",", ":"))
 
 
-def leaderboard_message(game: Game[Any, Any], rows: list[kept.RatingRow]) -> ui.Message:
+def leaderboard_message(game: GameLike, rows: list[kept.RatingRow]) -> ui.Message:
     title = f"{game.title}: leaderboard"
     if not rows:
         return ui.Message(
@@ -380,7 +379,7 @@ def _result_line(result: GameResult, user: str) -> str:
     return f"`{result.id}` {title} · {_when(result.ended_at)} · {place}"
 
 
-def replay_steps(game: Game[Any, Any], result: GameResult, replay: str) -> list[GameState]:
+def replay_steps(game: GameLike, result: GameResult, replay: str) -> list[GameState]:
     """The game's state after each command of its log, from ``begin`` (or the snapshot) on."""
     kept_log = json.loads(replay)
     seed, first = result.seed, result.first_version
@@ -393,15 +392,14 @@ def replay_steps(game: Game[Any, Any], result: GameResult, replay: str) -> list[
         for entry in json.loads(text):
             if entry[1] == "begin":
                 _who, _kind, names, _bots = entry
-                opts = game.options_model.model_validate(result.options)
-                state = game.new_game(names, opts, action_rng(seed, first))
+                state = game.setup(names, result.options, action_rng(seed, first))
                 state.version = state.decision_version = first
                 steps, applied = [], True
                 continue
             if state is None or not isinstance(entry[0], int):
                 continue
             actor, action = decode_action(game, entry)
-            state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+            state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
             applied = True
         if applied and state is not None:
             steps.append(state)
@@ -411,9 +409,9 @@ def replay_steps(game: Game[Any, Any], result: GameResult, replay: str) -> list[
 
 
 def replay_message(
-    game: Game[Any, Any], result: GameResult, state: GameState, at: int, last: int
+    game: GameLike, result: GameResult, state: GameState, at: int, last: int
 ) -> ui.Message:
-    board = game.render_board(state)
+    board = game.at(state).render_board()
     when = _when(result.ended_at)
     head = f"Replay `{result.id}` of {game.title}, {when}: step {at + 1} of {last + 1}"
     text = "\n".join(part for part in (head, board.text) if part)

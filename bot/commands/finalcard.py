@@ -10,12 +10,10 @@ wall of text.
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.commands.record import GameRecord, SeatInfo
 from core import picture, ui
 from core import text as markup
-from core.engine import Game, GameState, Standing
+from core.engine import GameLike, GameState, Standing
 
 __all__ = ["LINE_LIMIT", "final_card", "headline", "length", "money_chart", "with_chart"]
 
@@ -25,7 +23,7 @@ MEMBERS_SHOWN = 3
 """People named on a team's line; more are counted ("and 2 more")."""
 
 
-def headline(game: Game[Any, Any], state: GameState, ended_by: str | None) -> str:
+def headline(game: GameLike, state: GameState, ended_by: str | None) -> str:
     """The result in one sentence: the game's own for a game played out, else who ended it."""
     if ended_by is not None:
         return f"{ended_by} ended the game of {game.title} early."
@@ -35,21 +33,21 @@ def headline(game: Game[Any, Any], state: GameState, ended_by: str | None) -> st
 
 
 def final_card(
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     state: GameState,
     now: float,
     ended_by: str | None = None,
 ) -> ui.Message:
     """The card of a game that is over: played out, or ended early by ``ended_by``."""
-    standings = game.standings(state)
+    standings = game.at(state).standings()
     lines = [f"{markup.BOLD}{headline(game, state, ended_by)}{markup.BOLD}"]
     if ended_by is not None and standings:
         lines.append("Standing when it ended:")
     lines += [_standing(game, record, standing) for standing in standings]
     if not standings:
         lines += [_unranked(record.seats[seat]) for seat in range(len(record.seats))]
-    told = [*game.recap(state)[:4], length(record, now)]
+    told = [*game.at(state).recap()[:4], length(record, now)]
     lines += ["", *(line for line in told if line)]
     text = "\n".join(markup.clip(line, LINE_LIMIT) for line in lines)
     title = f"{game.title}: {'final standings' if ended_by is None else 'ended early'}"
@@ -57,7 +55,7 @@ def final_card(
     return ui.Message(title=title, text=text, buttons=[[again]])
 
 
-def _standing(game: Game[Any, Any], record: GameRecord, standing: Standing) -> str:
+def _standing(game: GameLike, record: GameRecord, standing: Standing) -> str:
     seat = record.seats[standing.seat] if standing.seat < len(record.seats) else None
     name = seat.name if seat is not None else standing.name
     who = f"{standing.rank}. {name}"
@@ -97,12 +95,12 @@ def length(record: GameRecord, now: float) -> str:
 
 
 def money_chart(
-    game: Game[Any, Any], record: GameRecord, state: GameState, series: list[list[int]]
+    game: GameLike, record: GameRecord, state: GameState, series: list[list[int]]
 ) -> ui.Picture:
     """The end-of-game chart: every seat's money over the game (``series``, rebuilt from the
     log by :func:`bot.commands.actionlog.money_series`), seats out of the game greyed."""
     names = [seat.name for seat in record.seats]
-    out = [game.seat_out(state, seat) for seat in range(len(names))]
+    out = [game.at(state).seat_out(seat) for seat in range(len(names))]
     return picture.money_chart(
         f"{game.title}: money over the game", names, series, game.money_text, out
     )

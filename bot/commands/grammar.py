@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args, get_origin
+from collections.abc import Mapping
+from typing import Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from core.commands import Arg, Command, Kind
-from core.engine import Game, GameOptions
+from core.engine import GameLike, GameOptions
 from core.text import escape
 
 __all__ = [
@@ -83,7 +85,7 @@ TEAM_SUBCOMMANDS: tuple[Command, ...] = (
 """In a team game (``Game.teams``) these replace or join the words above."""
 
 
-def subcommands(game: Game[Any, Any]) -> tuple[Command, ...]:
+def subcommands(game: GameLike) -> tuple[Command, ...]:
     """The lobby and table words of ``game``: the shared ones, with the team words (in place
     of ``join`` and ``leave``) if it has teams."""
     if not game.teams:
@@ -93,7 +95,7 @@ def subcommands(game: Game[Any, Any]) -> tuple[Command, ...]:
     return shared + tuple(team.values())
 
 
-def words(game: Game[Any, Any]) -> tuple[Command, ...]:
+def words(game: GameLike) -> tuple[Command, ...]:
     """Every word of ``game``: the lobby and table words, then its own moves."""
     return subcommands(game) + game.commands
 
@@ -120,11 +122,11 @@ _TRUE = {"yes", "true", "on", "1"}
 _FALSE = {"no", "false", "off", "0"}
 
 
-def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
+def parse_options(game: GameLike, rest: str) -> GameOptions:
     """Read ``key=value`` words (a bare ``key`` means yes) into the game's options model."""
     model: type[GameOptions] = game.options_model
     fields = model.model_fields
-    raw: dict[str, Any] = {}
+    raw: dict[str, str | bool] = {}
     for word in rest.split():
         key, sep, value = word.partition("=")
         key = key.strip().lower().replace("-", "_")
@@ -142,7 +144,7 @@ def parse_options(game: Game[Any, Any], rest: str) -> GameOptions:
         raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
 
 
-def lobby_options(game: Game[Any, Any], options: dict[str, Any]) -> GameOptions:
+def lobby_options(game: GameLike, options: Mapping[str, object]) -> GameOptions:
     """A lobby's stored options, read again when the game begins: a lobby opened before an
     option's range changed may hold one that no longer works, which is said as at ``start``."""
     model: type[GameOptions] = game.options_model
@@ -160,14 +162,14 @@ def _problems(model: type[GameOptions], error: ValidationError) -> str:
     return "; ".join(_problem(model, err) for err in error.errors())
 
 
-def _bounds(info: FieldInfo) -> tuple[Any, Any]:
+def _bounds(info: FieldInfo) -> tuple[object, object]:
     """The ``ge``/``le`` range pydantic keeps in the field's metadata (None where open)."""
     low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
     high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
     return low, high
 
 
-def _problem(model: type[GameOptions], error: Any) -> str:
+def _problem(model: type[GameOptions], error: ErrorDetails) -> str:
     """One refused option as a sentence a player can act on, naming what it takes."""
     name = ".".join(str(part) for part in error["loc"])
     info = model.model_fields.get(name)
@@ -176,7 +178,7 @@ def _problem(model: type[GameOptions], error: Any) -> str:
     return f"`{name}` takes {_kind(info)}"
 
 
-def options_help(game: Game[Any, Any]) -> str:
+def options_help(game: GameLike) -> str:
     """Every option of ``game``'s ``start``: how to type it, its default, what it does."""
     lines = [f"Options for `/{game.name} start` (type them as `key=value`):"]
     for name, info in game.options_model.model_fields.items():
@@ -197,7 +199,7 @@ def options_help(game: Game[Any, Any]) -> str:
     return "\n".join(lines)
 
 
-def option_value(value: Any) -> str:
+def option_value(value: object) -> str:
     """An option's value as a player would write it: yes or no, none, 1,000."""
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -209,7 +211,7 @@ def option_value(value: Any) -> str:
 
 
 def options_line(
-    game: Game[Any, Any], options: dict[str, Any], thread: bool = True, pictures: bool = True
+    game: GameLike, options: Mapping[str, object], thread: bool = True, pictures: bool = True
 ) -> str:
     """A table's options as words (``larger products: no; pick seconds: 120``), each option
     whose default is a house rule saying what the printed rules say instead."""
@@ -229,7 +231,7 @@ def options_line(
     return "; ".join(words)
 
 
-def _printed(info: FieldInfo) -> Any:
+def _printed(info: FieldInfo) -> object:
     """The value the game's printed rules give an option whose default is a house rule
     (declared as ``json_schema_extra={"printed": ...}``), else None."""
     extra = info.json_schema_extra
@@ -252,7 +254,7 @@ def _kind(info: FieldInfo) -> str:
     return "a value"
 
 
-def usage(game: Game[Any, Any]) -> str:
+def usage(game: GameLike) -> str:
     """The help text for one game: every subcommand and the start options."""
     seats = "teams" if game.teams else "players"
     lines = [f"**{game.title}** ({game.min_players}-{game.max_players} {seats}). Commands:"]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from bot.commands.step import Refusal, Request
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from core.registry import get_game
 
 __all__ = [
@@ -23,7 +21,7 @@ __all__ = [
 ]
 
 
-def game_of(record: GameRecord) -> Game[Any, Any]:
+def game_of(record: GameRecord) -> GameLike:
     """The game a record holds (refused when this bot no longer has it)."""
     game = get_game(record.game)
     if game is None:
@@ -32,7 +30,7 @@ def game_of(record: GameRecord) -> Game[Any, Any]:
 
 
 def require_game(
-    record: GameRecord | None, game: Game[Any, Any], allow_finished: bool = False
+    record: GameRecord | None, game: GameLike, allow_finished: bool = False
 ) -> GameRecord:
     """The channel holds a game of ``game`` (a finished one too, with ``allow_finished``)."""
     over = record is not None and record.status == "finished"
@@ -72,9 +70,7 @@ def not_seated(record: GameRecord, user: str, joining: bool = False) -> str:
     return f"You're not playing in this game, which began without you; {follow}."
 
 
-def require_host(
-    record: GameRecord | None, game: Game[Any, Any], req: Request, verb: str
-) -> GameRecord:
+def require_host(record: GameRecord | None, game: GameLike, req: Request, verb: str) -> GameRecord:
     """The requester hosts the channel's game of ``game``; ``verb`` says what only a host can."""
     record = require_game(record, game)
     if record.host != req.user:
@@ -83,7 +79,7 @@ def require_host(
 
 
 def require_host_lobby(
-    record: GameRecord | None, game: Game[Any, Any], req: Request, verb: str
+    record: GameRecord | None, game: GameLike, req: Request, verb: str
 ) -> GameRecord:
     """As :func:`require_host`, and the game has not begun."""
     record = require_game(record, game)
@@ -93,7 +89,7 @@ def require_host_lobby(
 
 
 def require_playing(
-    record: GameRecord | None, game: Game[Any, Any], req: Request
+    record: GameRecord | None, game: GameLike, req: Request
 ) -> tuple[GameRecord, GameState, int]:
     """The game is being played and the requester sits in it: the record, state and seat."""
     record = require_game(record, game)
@@ -103,7 +99,7 @@ def require_playing(
     return record, load_state(game, record.state_json), seat
 
 
-def require_room(game: Game[Any, Any], record: GameRecord, seat: int) -> None:
+def require_room(game: GameLike, record: GameRecord, seat: int) -> None:
     """The team at ``seat`` has room for one more (the game's ``max_team_size``)."""
     limit = game.max_team_size
     if limit is not None and len(record.seats[seat].members) >= limit:

@@ -8,7 +8,7 @@ whose turn it is are on each game's board), or the person's own stats.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +17,7 @@ from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from core import text as markup
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from core.registry import get_game
 from storage import GameKey, GameStore, StorageUnavailable
 from storage import history as kept
@@ -75,7 +75,7 @@ class Home(BaseModel):
 
 async def seated(
     store: GameStore, platform: str, user: str, ttl_s: int
-) -> list[tuple[GameKey, GameRecord, Game[Any, Any], GameState | None]]:
+) -> list[tuple[GameKey, GameRecord, GameLike, GameState | None]]:
     """The games ``user`` sits in on ``platform`` that are not over, each with its record, its
     game and its state (None in a lobby). A stale entry of their list (the game over, expired
     or left: an index update lost in an outage) is taken off it (the list then expires
@@ -120,7 +120,7 @@ async def home_of(community: Community, platform: str, where: str, user: str) ->
             seated=len(record.seats),
         )
         if record.status == "playing" and state is not None:
-            waiting = game.waiting_for(state)
+            waiting = game.at(state).waiting_for()
             entry.turn = seat in waiting
             entry.waiting = [record.seats[s].name for s in waiting if s < len(record.seats)]
         home.games.append(entry)

@@ -7,9 +7,11 @@ the host's team administration are in :mod:`bot.commands.roster`.
 from __future__ import annotations
 
 import math
-from typing import Any
+
+from pydantic import JsonValue
 
 from bot.commands import seating, teams
+from bot.commands.actionlog import Entry
 from bot.commands.grammar import CommandError, lobby_options, options_line, parse_options
 from bot.commands.guards import (
     game_of,
@@ -25,14 +27,14 @@ from bot.commands.record import GameRecord, Member, SeatInfo
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "rematch", "start"]
 
 BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
 
 
-def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def start(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """Open a lobby (the requester hosts it) unless the channel holds a game already."""
     thread, rest = _table_option(rest, "thread")
     pictures, rest = _table_option(rest, "pictures")
@@ -74,7 +76,7 @@ def start(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The final card's Rematch: a new lobby in the channel with the finished game's options
     and the same seats (people and bots; each person can leave), the presser as host."""
 
@@ -120,7 +122,7 @@ def rematch(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> ui.Message:
+def lobby_message(game: GameLike, record: GameRecord, head: str = "") -> ui.Message:
     """The card of a lobby: who sits, the options, and buttons to join, add a bot and begin."""
     settings = options_line(game, record.options, record.thread, record.pictures)
     count = f"({len(record.seats)}/{game.max_players})"
@@ -163,7 +165,7 @@ def lobby_message(game: Game[Any, Any], record: GameRecord, head: str = "") -> u
     return ui.Message(title=f"{game.title}: lobby", text=text, buttons=buttons)
 
 
-def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def join(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """Take a seat; in a team game join (or in the lobby create) the team ``rest`` names."""
     wanted = teams.clean_team_name(rest) if game.teams and rest.strip() else None
 
@@ -199,7 +201,7 @@ def join(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def addbot(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host adds ``rest`` (default 1) bot seats to the lobby."""
     try:
         count = int(rest) if rest else 1
@@ -227,7 +229,7 @@ def addbot(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def begin(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host deals the game: the card becomes its summary, the bots make their moves."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
@@ -240,7 +242,7 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
                 f"`/{game.name} addbot {missing}`."
             )
         options = lobby_options(game, record.options)
-        problem = game.lobby_problem(
+        problem = game.check_lobby(
             options, [len(s.members) for s in record.seats], [s.name for s in record.seats]
         )
         if problem is not None:
@@ -260,13 +262,16 @@ def begin(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         out.thread = record.thread
         out.card = summary_card(game, record)
         commit(env, game, record, None, result, req.user, out)
-        seats = [[s.name for s in record.seats], [s.is_bot for s in record.seats]]
+        seats: list[JsonValue] = [
+            [s.name for s in record.seats],
+            [s.is_bot for s in record.seats],
+        ]
         return Change(record=record, log=[[req.user, "begin", *seats], *result.log])
 
     return step
 
 
-def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def end(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host ends the lobby or the game (anyone may once no person has acted for
     ``idle_end_minutes``)."""
 
@@ -283,7 +288,7 @@ def end(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
                 f"{markup.plural(wait, 'minute')} from now, if nobody plays)."
             )
         # The log holds the game from `begin` on; a lobby leaves no trace there.
-        log = [[req.user, "end"]] if record.status == "playing" else []
+        log: list[Entry] = [[req.user, "end"]] if record.status == "playing" else []
         was_lobby = record.status == "lobby"
         record.status = "finished"
         record.deadline_due = record.clock_due = record.nudge_due = None

@@ -7,7 +7,7 @@ handed to a bot use it too).
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel
 
 from bot.commands import codec, finalcard, seating
 from bot.commands.grammar import options_line
@@ -19,7 +19,7 @@ from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
 from core import ui
 from core.commands import Command
-from core.engine import SYSTEM, Game, GameState, IllegalAction, Timeout
+from core.engine import SYSTEM, GameLike, GameState, IllegalAction, Timeout
 
 __all__ = [
     "STALE",
@@ -35,7 +35,7 @@ __all__ = [
 STALE = "That button is from an earlier moment of the game, so I ignored it."
 
 
-def text_action(env: Env, req: Request, game: Game[Any, Any], command: Command, rest: str) -> Step:
+def text_action(env: Env, req: Request, game: GameLike, command: Command, rest: str) -> Step:
     """A typed move: ``/<game> <word> <rest>``, read as ``command`` declares it."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
@@ -43,7 +43,7 @@ def text_action(env: Env, req: Request, game: Game[Any, Any], command: Command, 
         needs_more = Refusal(f"`/{game.name} {command.word}` needs more: {command.line}.")
         if command.needs_argument and not rest.strip():
             raise needs_more
-        action = game.parse_text(state, seat, command.word, rest)
+        action = game.at(state).parse_text(seat, command.word, rest)
         if action is None:
             raise needs_more
         return play(env, record, state, seat, action, req.user, out)
@@ -51,7 +51,7 @@ def text_action(env: Env, req: Request, game: Game[Any, Any], command: Command, 
     return step
 
 
-def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press) -> Step:
+def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> Step:
     """A pressed button or chosen menu of a game; one from an earlier moment is stale."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change | None:
@@ -76,7 +76,7 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
             if game.choices_on_board:
                 out.reply(req.user, STALE + " The board shows the choices now.")
             else:
-                out.heal = game.render_private(state, seat)
+                out.heal = game.at(state).render_private(seat)
                 out.reply(req.user, STALE + " The message you pressed shows your choices now.")
             return None
         action = game.parse_action(press.resolved_action() or {})
@@ -85,11 +85,11 @@ def press_step(env: Env, req: Request, game: Game[Any, Any], press: codec.Press)
     return step
 
 
-def _current(game: Game[Any, Any], state: GameState, press: codec.Press) -> int:
+def _current(game: GameLike, state: GameState, press: codec.Press) -> int:
     """The oldest version at which a press still stands: the current decision's, or the open
     prompt's for a button the prompt shows (a vote runs beside the turns)."""
     floor = state.decision_version
-    prompt = game.render_prompt(state) if press.seat is None and press.action else None
+    prompt = game.at(state).render_prompt() if press.seat is None and press.action else None
     if prompt is None:
         return floor
     try:
@@ -97,7 +97,7 @@ def _current(game: Game[Any, Any], state: GameState, press: codec.Press) -> int:
         shown = [game.parse_action(b.action) for b in prompt.all_buttons() if b.action]
     except IllegalAction:
         return floor
-    return min(floor, game.prompt_version(state)) if pressed in shown else floor
+    return min(floor, game.at(state).prompt_version()) if pressed in shown else floor
 
 
 def timeout_step(env: Env, now: float) -> Step:
@@ -125,10 +125,10 @@ def timeout_step(env: Env, now: float) -> Step:
     return step
 
 
-def _nudge(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outbox) -> Change:
+def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
     """The turn has waited :attr:`~bot.settings.Settings.nudge_seconds` for its player: the
     board moves to the bottom with a mention of them (the turn notice)."""
-    waiting = {u for seat in game.waiting_for(state) for u in record.seats[seat].users}
+    waiting = {u for seat in game.at(state).waiting_for() for u in record.seats[seat].users}
     users = [u for u in record.nudge if u in waiting]  # (not someone who left meanwhile)
     current = record.nudge_version == state.decision_version
     record.nudge_due, record.nudge = None, []
@@ -143,7 +143,7 @@ def play(
     record: GameRecord,
     state: GameState,
     seat: int,
-    action: Any,
+    action: BaseModel,
     requester: str | None,
     out: Outbox,
 ) -> Change:
@@ -154,7 +154,7 @@ def play(
     if game.teams and requester is not None:
         # Any member may act for the team; the others hear privately what was done.
         names = [m.name for m in record.seats[seat].members if m.user == requester]
-        did = game.describe_action(state, action)
+        did = game.at(state).describe_action(action)
         note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
     commit(env, game, record, state, result, requester, out, note)
     return Change(record=record, log=result.log)
@@ -162,7 +162,7 @@ def play(
 
 def commit(
     env: Env,
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     before: GameState | None,
     result: Advance,
@@ -223,7 +223,7 @@ def _arm_nudge(
     out.notify = []
 
 
-def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
+def summary_card(game: GameLike, record: GameRecord) -> ui.Message:
     """The card while a game is played: who plays, with what options, where."""
     names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
     settings = options_line(game, record.options, record.thread, record.pictures)
@@ -241,7 +241,7 @@ def summary_card(game: Game[Any, Any], record: GameRecord) -> ui.Message:
 
 def final(
     env: Env,
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     state: GameState,
     out: Outbox,

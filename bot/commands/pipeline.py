@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from bot.commands import damaged, finalcard, results, teams
 from bot.commands.actionlog import line, money_series
@@ -30,7 +29,7 @@ from bot.commands.record import GameRecord
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
 from bot.settings import Settings
 from core import ui
-from core.engine import Game, IllegalAction
+from core.engine import GameLike, IllegalAction
 from core.registry import get_game
 from storage import (
     GameKey,
@@ -80,7 +79,7 @@ class Pipeline:
     async def transact(
         self,
         req: Request,
-        game: Game[Any, Any] | None,
+        game: GameLike | None,
         step: Step,
         lease: str | None = None,
     ) -> Outbox:
@@ -249,7 +248,7 @@ class Pipeline:
     def _unavailable(
         self,
         req: Request,
-        game: Game[Any, Any] | None,
+        game: GameLike | None,
         sentence: str,
         told: list[ui.Message] | None = None,
     ) -> Outbox:
@@ -310,7 +309,7 @@ class Pipeline:
     async def _charted(
         self,
         key: GameKey,
-        game: Game[Any, Any],
+        game: GameLike,
         record: GameRecord,
         card: ui.Message,
         history: History,
@@ -359,16 +358,16 @@ def _picture(out: Outbox, record: GameRecord) -> None:
     """Name the board's picture by what it is drawn from (the public view, less what changes
     every move but is not drawn), and hand the table the drawing to do should it be new."""
     game = get_game(record.game)
-    if game is None or type(game).picture is Game.picture or out.board is None:
+    if game is None or not game.draws_pictures or out.board is None:
         return  # a game that draws no picture
     if record.state_json is None:
         return
     state = running_state(record)
-    basis = game.picture_basis(state)
+    basis = game.at(state).picture_basis()
     key = hashlib.sha256(f"{game.name}:{basis}".encode()).hexdigest()[:16]
     out.board = out.board.model_copy(update={"picture_key": key})
 
     def draw() -> ui.Picture | None:
-        return game.picture(state)
+        return game.at(state).picture()
 
     out.draw = draw

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from bot.commands.actionlog import action_rng, encode_action
+from bot.commands.actionlog import Entry, action_rng, encode_action
 from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
-from core.engine import Event, Game, GameState, IllegalAction, Seat
+from core.engine import Event, GameLike, GameState, IllegalAction, Seat
 
 __all__ = [
     "MAX_BOT_STEPS",
@@ -45,12 +45,12 @@ class Advance:
     """The result of applying one command's action and the bot moves it set off."""
 
     state: GameState
-    log: list[list[Any]] = field(default_factory=list)
+    log: list[Entry] = field(default_factory=list)
     moves: list[list[Event]] = field(default_factory=list)
     """The events of each applied action, in order: the command's own action first (if any)."""
 
 
-def load_state(game: Game[Any, Any], data: str) -> GameState:
+def load_state(game: GameLike, data: str) -> GameState:
     """The game's state model from the JSON text a record keeps (DamagedRecord when it is not
     one: the pipeline sets such a record aside)."""
     try:
@@ -60,40 +60,39 @@ def load_state(game: Game[Any, Any], data: str) -> GameState:
 
 
 def start_state(
-    game: Game[Any, Any],
+    game: GameLike,
     names: list[str],
     bots: list[bool],
-    options: dict[str, Any],
+    options: Mapping[str, object],
     seed: int,
     first_version: int,
 ) -> Advance:
     """Deal a new game and let the bot seats make their opening moves."""
-    opts = game.options_model.model_validate(options)
-    state = game.new_game(names, opts, action_rng(seed, first_version))
+    state = game.setup(names, options, action_rng(seed, first_version))
     state.version = first_version
     state.decision_version = first_version
-    result = Advance(state=state, moves=[game.opening_events(state)])
+    result = Advance(state=state, moves=[game.at(state).opening_events()])
     run_bots(game, seed, bots, result)
     return result
 
 
 def advance(
-    game: Game[Any, Any],
+    game: GameLike,
     state: GameState,
     seed: int,
     bots: list[bool],
     actor: Seat,
-    action: Any,
+    action: BaseModel,
 ) -> Advance:
     """Apply ``action`` (raises IllegalAction, changing nothing), then every bot move it allows."""
-    transition = game.apply(state, actor, action, action_rng(seed, state.version))
+    transition = game.at(state).apply(actor, action, action_rng(seed, state.version))
     result = Advance(state=transition.state, moves=[list(transition.events)])
     result.log.append(encode_action(actor, action))
     run_bots(game, seed, bots, result)
     return result
 
 
-def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance) -> None:
+def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> None:
     """Apply the game's automatic moves (:meth:`~core.engine.Game.automatic`, for any seat) and
     bot moves while bot seats may act (:meth:`~core.engine.Game.actors`; bounded by
     MAX_BOT_STEPS)."""
@@ -101,11 +100,11 @@ def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance)
         state = result.state
         if state.finished:
             return
-        automatic = game.automatic(state)
+        automatic = game.at(state).automatic()
         if automatic is not None:
             seat, choice = automatic
             try:
-                transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+                transition = game.at(state).apply(seat, choice, action_rng(seed, state.version))
             except IllegalAction:
                 # The game offered a move its rules refuse: leave the choice to the seat.
                 log.exception("automatic move %r of seat %s was refused", choice, seat)
@@ -114,20 +113,20 @@ def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance)
             result.moves.append(list(transition.events))
             result.log.append(encode_action(seat, choice))
             continue
-        waiting = [seat for seat in game.actors(state) if bots[seat]]
+        waiting = [seat for seat in game.at(state).actors() if bots[seat]]
         if not waiting:
             return
         seat = waiting[0]
-        legal = game.legal_actions(state, seat)
-        choice = game.bot_action(game.view(state, seat), legal, _bot_rng(seed, seat, state.version))
+        legal = game.at(state).legal_actions(seat)
+        choice = game.at(state).bot_action(seat, legal, _bot_rng(seed, seat, state.version))
         try:
-            transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+            transition = game.at(state).apply(seat, choice, action_rng(seed, state.version))
         except IllegalAction:
             # A bot must choose from `legal`; if it ever does not, play the first legal move
             # rather than stall the table, and leave a trace for the developers.
             log.exception("bot at seat %s chose an illegal action %r", seat, choice)
             choice = legal[0]
-            transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+            transition = game.at(state).apply(seat, choice, action_rng(seed, state.version))
         result.state = transition.state
         result.moves.append(list(transition.events))
         result.log.append(encode_action(seat, choice))
@@ -135,7 +134,7 @@ def run_bots(game: Game[Any, Any], seed: int, bots: list[bool], result: Advance)
 
 
 def publish(
-    game: Game[Any, Any],
+    game: GameLike,
     before: GameState | None,
     after: GameState,
     moves: list[list[Event]],
@@ -160,11 +159,11 @@ def publish(
     everyone makes at once is announced by the board, the prompt and each panel's countdown.
     """
     new_decision = before is None or after.decision_version != before.decision_version
-    waiting_before = set(game.waiting_for(before)) if before is not None else set()
-    waiting_after = set(game.waiting_for(after))
+    waiting_before = set(game.at(before).waiting_for()) if before is not None else set()
+    waiting_after = set(game.at(after).waiting_for())
     # A question open beside the decision (a vote): its panel line comes and goes with it.
-    answering = set(game.answering(before)) if before is not None else set()
-    answering ^= set(game.answering(after))
+    answering = set(game.at(before).answering()) if before is not None else set()
+    answering ^= set(game.at(after).answering())
 
     for move in moves:
         for event in move:
@@ -174,9 +173,9 @@ def publish(
                 out.posts.append(ui.Message(text=event.text))
             else:
                 out.say(event.text)
-    prompt = game.render_prompt(after)
+    prompt = game.at(after).render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = game.prompt_version(after) if prompt is not None else None
+    out.prompt_id = game.at(after).prompt_version() if prompt is not None else None
 
     events = [event for move in moves for event in move]
     notify: list[str] = []
@@ -198,7 +197,7 @@ def publish(
                 continue
             if not (dealt or newly or stopped or lines or told or seat in answering):
                 continue
-            panel = game.render_private(after, seat)
+            panel = game.at(after).render_private(seat)
             if after.finished:  # its last news, then the end: nothing is left to press
                 panel = ui.Message(text=GAME_OVER)
             # A private line the panel already shows (e.g. the new hand) is said once.
@@ -210,4 +209,4 @@ def publish(
     out.notify = [] if after.finished else notify
     if waiting_after != waiting_before:  # whose turn it is: on every player's home page
         out.homes = sorted({*out.homes, *(user for users in members for user in users)})
-    out.board = game.render_board(after).model_copy(update={"deadline": due})
+    out.board = game.at(after).render_board().model_copy(update={"deadline": due})

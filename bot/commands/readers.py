@@ -6,7 +6,6 @@ They run through the pipeline all the same, so a platform's retry is answered on
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from bot.commands import seating
 from bot.commands.grammar import usage
@@ -18,7 +17,7 @@ from bot.commands.record import GameRecord
 from bot.commands.step import Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["LEAD_LIMIT", "hand", "help_page", "rules", "rules_file", "status", "whole_page"]
 
@@ -26,7 +25,7 @@ LEAD_LIMIT = 600
 """Characters of the page's opening paragraph that head ``rules all``."""
 
 
-def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def help_page(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """Every command of ``game``, with its typed moves."""
 
     def step(record: GameRecord | None, out: Outbox) -> None:
@@ -44,7 +43,7 @@ def help_page(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def rules(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def rules(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The rules page's overview, or its topic ``rest``, in messages that fit; ``all`` is one
     answer carrying the whole page as a file."""
 
@@ -64,12 +63,12 @@ def rules(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def rules_file(game: Game[Any, Any]) -> str:
+def rules_file(game: GameLike) -> str:
     """The name the whole rules page of ``game`` is sent as."""
     return f"{game.name}-rules.md"
 
 
-def whole_page(game: Game[Any, Any]) -> ui.Message:
+def whole_page(game: GameLike) -> ui.Message:
     """``rules all``: what the game is, its topics, and the page itself as a Markdown file.
 
     The page is far longer than a chat message (tens of kilobytes): as a file it is one
@@ -99,7 +98,7 @@ def _lead(page: str) -> str:
     return ""
 
 
-def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def status(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The lobby or the board, privately (a running game's public board is redrawn as it is);
     a finished game's last board says it is over."""
 
@@ -120,7 +119,7 @@ def status(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         state = load_state(running, record.state_json)
         # A private copy to read; its choices stay on the public board, which is brought up
         # to date too (posted anew if someone deleted it).
-        board = running.render_board(state).model_copy(update={"buttons": [], "selects": []})
+        board = running.at(state).render_board().model_copy(update={"buttons": [], "selects": []})
         if record.status != "finished":
             seating.redraw(running, record, state, out)
         if record.status == "finished":
@@ -148,7 +147,7 @@ def _playing(record: GameRecord) -> str:
     return seating.playing_list(running, record, load_state(running, record.state_json), True)
 
 
-def hand(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def hand(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The requester's private panel."""
 
     def step(record: GameRecord | None, out: Outbox) -> None:
@@ -163,7 +162,7 @@ def hand(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         if record.state_json is None:
             raise Refusal("The cards are dealt when the host begins the game.")
         running = game_of(record)
-        out.reply(req.user, running.render_private(load_state(running, record.state_json), seat))
+        out.reply(req.user, running.at(load_state(running, record.state_json)).render_private(seat))
         for note in seating.open_requests(running, record, req.user):
             out.reply(req.user, note)  # requests they may answer, again (a DM may be closed)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, JsonValue, model_validator
 
 __all__ = ["Asked", "GameRecord", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
 
@@ -29,7 +29,7 @@ class SeatInfo(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _one_user(cls, data: Any) -> Any:
+    def _one_user(cls, data: object) -> object:
         # Records saved before teams existed hold one ``user`` (None for a bot) per seat.
         if isinstance(data, dict) and "user" in data and "members" not in data:
             data = dict(data)
@@ -140,7 +140,7 @@ class GameRecord(BaseModel):
         return min(due) if due else None
 
     @property
-    def state(self) -> dict[str, Any] | None:
+    def state(self) -> dict[str, JsonValue] | None:
         """The engine state as plain data (for tools and tests; the authority uses state_json)."""
         return json.loads(self.state_json) if self.state_json is not None else None
 

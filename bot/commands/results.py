@@ -27,12 +27,11 @@ import hashlib
 import json
 import logging
 import re
-from typing import Any
 
 from openskill.models import PlackettLuce
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
-from bot.commands.record import GameRecord
+from bot.commands.record import GameRecord, OptionValue
 from bot.settings import Settings
 from core.registry import get_game
 from storage import GameKey, GameStore, History, StorageUnavailable
@@ -84,7 +83,7 @@ class GameResult(BaseModel):
     platform: str
     channel: str
     community: str
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, OptionValue] = Field(default_factory=dict)
     began_at: float | None = None
     ended_at: float
     seats: list[SeatResult]
@@ -140,7 +139,7 @@ def final_result(key: GameKey, record: GameRecord, now: float) -> str | None:
     if state.outcome is None:
         return None
     seats = []
-    for standing in game.standings(state):
+    for standing in game.at(state).standings():
         seat = record.seats[standing.seat] if standing.seat < len(record.seats) else None
         people = [Person(user=m.user, name=m.name) for m in seat.members] if seat else []
         seats.append(
@@ -285,7 +284,7 @@ class Recorder:
         return json.dumps({"snapshot": snapshot, "lines": history.lines}, separators=(",", ":"))
 
 
-def scrub(value: Any, user: str, name: str) -> Any:
+def scrub(value: JsonValue, user: str, name: str) -> JsonValue:
     """``value`` (parsed JSON) with the person gone: a ``user`` field that is ``user`` is
     emptied, every other string (or key) that is their id or name reads :data:`FORMER`, and
     so does their name as a word of a text ("Carol wins with $18.", "Carol's pants"). Only texts

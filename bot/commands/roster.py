@@ -7,8 +7,6 @@ Finding teams and players by name is :mod:`bot.commands.teams`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.commands import seating, teams
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
@@ -28,12 +26,12 @@ from bot.commands.record import GameRecord, SeatInfo
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["after_departure", "leave", "move", "remove", "rename"]
 
 
-def leave(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def leave(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The requester leaves their seat (or team)."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
@@ -58,7 +56,7 @@ def leave(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def _farewell(game: Game[Any, Any], record: GameRecord, seat: int, team: str) -> str:
+def _farewell(game: GameLike, record: GameRecord, seat: int, team: str) -> str:
     """What the leaver is told: where their seat went, and what they can still do."""
     if record.status == "lobby":
         return "You left the lobby."
@@ -74,7 +72,7 @@ def _farewell(game: Game[Any, Any], record: GameRecord, seat: int, team: str) ->
         "join the next one."
     )
     state = running_state(record)
-    if game_of(record).seat_out(state, seat):
+    if game_of(record).at(state).seat_out(seat):
         return f"You left {team}, which is out of the game. {follow}"
     if not record.seats[seat].is_bot:
         back = f"`/{game.name} join {team}` asks them to take you back"
@@ -92,7 +90,7 @@ def _departed(record: GameRecord, user: str, seat: int) -> None:
 
 def after_departure(
     env: Env,
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     seat: int,
     user: str,
@@ -120,7 +118,7 @@ def after_departure(
     change.log.append([user, "leave", seat])
     running = game_of(record)
     state = running_state(record)
-    if running.seat_out(state, seat):
+    if running.at(state).seat_out(seat):
         out.say(f"{news}.")  # the seat is out of the game: nobody, not even a bot, plays it
         return change
     if not emptied:
@@ -136,7 +134,7 @@ def after_departure(
     return change
 
 
-def rename(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def rename(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host renames a team in the lobby: ``rename A to B``."""
     old, new = teams.split_to(rest, f"Rename a team like this: `/{game.name} rename A to B`.")
     new = teams.clean_team_name(new)
@@ -158,7 +156,7 @@ def rename(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
     return step
 
 
-def move(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def move(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host moves a player to another team: ``move Bob to Sharks`` (in the lobby the team
     is created if need be; during play it must exist)."""
     who, team = teams.split_to(rest, f"Move a player like this: `/{game.name} move Bob to Sharks`.")
@@ -200,13 +198,13 @@ def move(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         teams.add_member(record, target, member)
         news = f"{req.name} moved {member.name} to {record.seats[target].name}"
         change = Change(record=record, log=[[member.user, "join", target]])
-        out.panels[member.user] = game_of(record).render_private(state, target)
+        out.panels[member.user] = game_of(record).at(state).render_private(target)
         return after_departure(env, game, record, seat, member.user, news, out, change)
 
     return step
 
 
-def remove(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def remove(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The host takes a player off their team: ``remove Bob``."""
     if not rest.strip():
         raise CommandError(f"Name the player to remove: `/{game.name} remove Bob`.")

@@ -29,9 +29,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.commands import teams
+from bot.commands.actionlog import Entry
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
     game_of,
@@ -45,7 +45,7 @@ from bot.commands.record import Asked, GameRecord, JoinRequest, Member
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
-from core.engine import Game, GameState, Seat
+from core.engine import GameLike, GameState, Seat
 
 __all__ = [
     "MAX_REQUESTS",
@@ -79,15 +79,15 @@ is not asked by them again."""
 # --- which seats play --------------------------------------------------------------------------
 
 
-def playing(game: Game[Any, Any], record: GameRecord, state: GameState | None) -> list[int]:
+def playing(game: GameLike, record: GameRecord, state: GameState | None) -> list[int]:
     """The seats still in the game (every seat before the game has a state)."""
     if state is None:
         return list(range(len(record.seats)))
-    return [seat for seat in range(len(record.seats)) if not game.seat_out(state, seat)]
+    return [seat for seat in range(len(record.seats)) if not game.at(state).seat_out(seat)]
 
 
 def playing_list(
-    game: Game[Any, Any], record: GameRecord, state: GameState | None, members: bool = False
+    game: GameLike, record: GameRecord, state: GameState | None, members: bool = False
 ) -> str:
     """``Sharks, Owls`` (with ``members``: ``Sharks (Alice, Bob); Owls (bot)``)."""
     seats = [record.seats[seat] for seat in playing(game, record, state)]
@@ -96,9 +96,9 @@ def playing_list(
     return ", ".join(seat.name for seat in seats)
 
 
-def require_open(game: Game[Any, Any], record: GameRecord, state: GameState, seat: int) -> None:
+def require_open(game: GameLike, record: GameRecord, state: GameState, seat: int) -> None:
     """The team at ``seat`` is still in the game (nobody may join a team that is out)."""
-    if game.seat_out(state, seat):
+    if game.at(state).seat_out(seat):
         raise Refusal(
             f"{record.seats[seat].name} is out of the game, so nobody can join it; the teams "
             f"playing are {playing_list(game, record, state)}."
@@ -106,7 +106,7 @@ def require_open(game: Game[Any, Any], record: GameRecord, state: GameState, sea
 
 
 def _panel(
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     state: GameState,
     seat: int,
@@ -115,20 +115,20 @@ def _panel(
 ) -> ui.Message:
     """The seat's private panel (``panel``, or drawn now) under a private ``note``."""
     if panel is None:
-        panel = game.render_private(state, seat)
-        if seat in game.waiting_for(state):
+        panel = game.at(state).render_private(seat)
+        if seat in game.at(state).waiting_for():
             panel = panel.model_copy(update={"deadline": record.deadline_due})
     return panel.model_copy(update={"text": f"{note}\n{panel.text}".strip()})
 
 
-def redraw(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outbox) -> None:
+def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> None:
     """The board and prompt as they are, so that the table shows the news in the log (at the
     board's foot) now rather than at the next move (or moves the board down, for a notice)."""
     due = record.deadline_due
-    prompt = game.render_prompt(state)
+    prompt = game.at(state).render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = game.prompt_version(state) if prompt is not None else None
-    out.board = game.render_board(state).model_copy(update={"deadline": due})
+    out.prompt_id = game.at(state).prompt_version() if prompt is not None else None
+    out.board = game.at(state).render_board().model_copy(update={"deadline": due})
     out.version = state.version
 
 
@@ -137,7 +137,7 @@ def redraw(game: Game[Any, Any], record: GameRecord, state: GameState, out: Outb
 
 def join_running(
     env: Env,
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     req: Request,
     current: int | None,
@@ -151,7 +151,7 @@ def join_running(
     state = running_state(record)
     if current is not None:
         mine = record.seats[current].name
-        if game.seat_out(state, current):
+        if game.at(state).seat_out(current):
             raise Refusal(
                 f"{mine} is out of the game, so you watch the rest of it; the host can move you "
                 f"to a team that is playing with `/{game.name} move`."
@@ -283,7 +283,7 @@ def _declined(record: GameRecord, request: JoinRequest, now: float) -> None:
 
 
 def _home(
-    game: Game[Any, Any], record: GameRecord, state: GameState, user: str
+    game: GameLike, record: GameRecord, state: GameState, user: str
 ) -> tuple[int, int | None] | None:
     """For a player who left a team during play: that seat, and the seat they may ask to take
     them back (their old team, or the team that absorbed it; None when it is out)."""
@@ -291,12 +291,12 @@ def _home(
     if left is None or left >= len(record.seats):
         return None
     back: int | None = left
-    merged = game.absorbed(state)
+    merged = game.at(state).absorbed()
     seen = {left}
     while back in merged and merged[back] not in seen:
         back = merged[back]
         seen.add(back)
-    if back is not None and game.seat_out(state, back):
+    if back is not None and game.at(state).seat_out(back):
         back = None
     return left, back
 
@@ -323,7 +323,7 @@ def _answerers(record: GameRecord, request: JoinRequest) -> list[str]:
 
 
 def _request_note(
-    game: Game[Any, Any], record: GameRecord, request: JoinRequest, user: str
+    game: GameLike, record: GameRecord, request: JoinRequest, user: str
 ) -> ui.Message:
     team = record.seats[request.seat].name
     host = "" if user in record.seats[request.seat].users else " As the host you may answer too."
@@ -346,7 +346,7 @@ def _request_note(
     )
 
 
-def open_requests(game: Game[Any, Any], record: GameRecord, user: str) -> list[ui.Message]:
+def open_requests(game: GameLike, record: GameRecord, user: str) -> list[ui.Message]:
     """The open requests ``user`` may answer (their team's; every one for the host), as the
     notes they were sent: ``hand`` shows them again."""
     seat = record.seat_of(user)
@@ -360,7 +360,7 @@ def open_requests(game: Game[Any, Any], record: GameRecord, user: str) -> list[u
 # --- answering a request -----------------------------------------------------------------------
 
 
-def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
+def admit(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """``admit <player>`` lets a player who asked into the requester's team; ``admit <player>
     no`` declines. A member of that team or the host may answer; the first answer counts."""
     words = rest.split()
@@ -417,7 +417,7 @@ def admit(env: Env, req: Request, game: Game[Any, Any], rest: str) -> Step:
         note = f"{req.name} let you into {team.name}: you play for it now."
         out.panels[request.user] = _panel(running, record, state, request.seat, note)
         redraw(running, record, state, out)
-        log = [[request.user, "join", request.seat]]
+        log: list[Entry] = [[request.user, "join", request.seat]]
         return Change(record=record, joined=[request.user], log=log)
 
     return step
@@ -476,12 +476,12 @@ class Moved:
 
 
 def absorb(
-    game: Game[Any, Any],
+    game: GameLike,
     record: GameRecord,
     before: GameState | None,
     after: GameState,
     out: Outbox,
-    log: list[list[Any]],
+    log: list[Entry],
 ) -> Moved:
     """Move the people of every newly absorbed seat to the seat that absorbed it (as many as
     ``max_team_size`` lets in, in seating order; the others stay and watch), logging each move
@@ -490,14 +490,14 @@ def absorb(
     moved = Moved()
     if after.finished:
         return moved  # nobody plays on: the standings are the teams' as they were
-    earlier = game.absorbed(before) if before is not None else {}
-    merged = game.absorbed(after)
+    earlier = game.at(before).absorbed() if before is not None else {}
+    merged = game.at(after).absorbed()
     notes = moved.notes
     for seat in sorted(merged):
         if seat in earlier or seat >= len(record.seats) or not record.seats[seat].members:
             continue
         target = _final(merged, seat)
-        if target is None or target >= len(record.seats) or game.seat_out(after, target):
+        if target is None or target >= len(record.seats) or game.at(after).seat_out(target):
             continue
         old, new = record.seats[seat], record.seats[target]
         limit = game.max_team_size
@@ -525,7 +525,7 @@ def absorb(
             tail = ", taking over from the bot" if took_over else ""
             moved.news.append(f"The people of {old.name} ({who}) now play for {new.name}{tail}.")
     for request in list(record.requests):
-        if request.seat < len(record.seats) and game.seat_out(after, request.seat):
+        if request.seat < len(record.seats) and game.at(after).seat_out(request.seat):
             team = record.seats[request.seat].name
             _settle(record, request, out, f"{team} is out of the game: this request is closed.")
             out.reply(
@@ -549,7 +549,7 @@ def _final(merged: dict[Seat, Seat], seat: Seat) -> Seat | None:
 
 
 def show_moved(
-    game: Game[Any, Any], record: GameRecord, after: GameState, moved: Moved, out: Outbox
+    game: GameLike, record: GameRecord, after: GameState, moved: Moved, out: Outbox
 ) -> None:
     """After the action's story: the log says who moved, and each player :func:`absorb` moved
     (or left watching) sees their new panel under its note (the panel the Outbox already holds

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, field_validator
 
+from bot.commands.actionlog import Entry
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import text as markup
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["Change", "Env", "Refusal", "Request", "Reschedule", "Step", "StepMaker", "outbox_for"]
 
@@ -53,7 +54,7 @@ class Change:
     """What a step wants saved, and the side effects to perform once the save has won."""
 
     record: GameRecord
-    log: list[list[Any]] = field(default_factory=list)
+    log: list[Entry] = field(default_factory=list)
     joined: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
     fresh_log: bool = False
@@ -83,11 +84,11 @@ class Env(Protocol):
     def new_seed(self) -> Callable[[], int]: ...
 
 
-StepMaker = Callable[[Env, Request, Game[Any, Any], str], Step]
+StepMaker = Callable[[Env, Request, GameLike, str], Step]
 """Turns ``/<game> <word> <rest>`` into its step; raises CommandError or TeamError when the
 words alone cannot be read, before anything is loaded."""
 
 
-def outbox_for(req: Request, game: Game[Any, Any] | None = None) -> Outbox:
+def outbox_for(req: Request, game: GameLike | None = None) -> Outbox:
     """An empty Outbox answering ``req`` (for ``game``'s table when known)."""
     return Outbox(platform=req.platform, channel=req.channel, game=game.name if game else None)

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
 
 from bot.commands.record import GameRecord, Member, SeatInfo
 from core import text as markup
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = [
     "MAX_TEAM_NAME",
@@ -192,7 +191,7 @@ def team_names(record: GameRecord) -> str:
     return "the teams are " + ", ".join(seat.name for seat in record.seats)
 
 
-def free_name(game: Game[Any, Any], record: GameRecord, wanted: str) -> str:
+def free_name(game: GameLike, record: GameRecord, wanted: str) -> str:
     """A player's own team is named after them, made unique (and short) if need be."""
     if not game.teams:
         return wanted

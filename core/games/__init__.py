@@ -5,14 +5,12 @@ Adding a game is a folder under ``core/games`` and a line in :func:`builtin_game
 
 from __future__ import annotations
 
-from typing import Any
-
-from core.engine import Game
+from core.engine import GameLike
 
 __all__ = ["builtin_games"]
 
 
-def builtin_games() -> list[Game[Any, Any]]:
+def builtin_games() -> list[GameLike]:
     """Every game that ships with the bot, in the order help and menus list them."""
     from core.games.biggiebills import GAME as BIGGIEBILLS
     from core.games.bigidea import GAME as BIGIDEA

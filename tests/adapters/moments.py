@@ -28,7 +28,7 @@ import zlib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from bot import table as tables_layer
 from bot.commands import codec, teams
@@ -38,7 +38,7 @@ from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import ui
-from core.engine import Game, GameState
+from core.engine import GameLike, GameState
 from core.games.biggiebills.cards import ACQUIRE
 from core.games.biggiebills.flow import declare_turn
 from core.games.biggiebills.state import Active, BiggieBillsState
@@ -263,7 +263,7 @@ class Coverage:
 class Table:
     """One game to play: its seats (a list of team sizes; 0 is a bot seat) and options."""
 
-    game: Game[Any, Any]
+    game: GameLike
     seats: tuple[int, ...]
     options: str = ""
     churn: bool = False
@@ -276,7 +276,7 @@ class Table:
         return f"{len(self.seats)} seats, {people} people, {bots} bots"
 
 
-def tables(game: Game[Any, Any]) -> list[Table]:
+def tables(game: GameLike) -> list[Table]:
     """Two games at the most seats the game allows, then one at the fewest (all people)."""
     most, fewest = game.max_players, game.min_players
     if game.teams:
@@ -473,7 +473,7 @@ class _Driver:
         self.lobby: list[_Seen] = []
         """The lobby card's buttons (commands: join, addbot, begin)."""
         self.old: list[_Seen] = []
-        self.game: Game[Any, Any] | None = None
+        self.game: GameLike | None = None
         self.channel = ""
         self.table = ""
         self.read_rules: set[str] = set()
@@ -649,7 +649,7 @@ class _Driver:
             if record.state_json != self._state_json:  # a step that changed nothing keeps it
                 self._state_json = record.state_json
                 self._state = load_state(game, record.state_json)
-                self._waiting = game.waiting_for(self._state)
+                self._waiting = game.at(self._state).waiting_for()
             state = self._state
             if steps == churn_at:
                 async for moment in self._churn(record, seated):
@@ -804,7 +804,7 @@ class _Driver:
         return record.seats[seat].name if record is not None else None
 
     @property
-    def table_game(self) -> Game[Any, Any]:
+    def table_game(self) -> GameLike:
         assert self.game is not None
         return self.game
 
@@ -925,7 +925,7 @@ def _current(seen: _Seen, seat: int, state: GameState) -> bool:
     )
 
 
-def _weight(game: Game[Any, Any], seen: _Seen) -> float:
+def _weight(game: GameLike, seen: _Seen) -> float:
     """Steer play towards the rarer moments worth rendering: in BiggieBills$$$ a team that may
     acquire a competitor does, and a team whose acquisition is challenged blocks."""
     action = seen.item.action or {}
@@ -939,7 +939,7 @@ def _weight(game: Game[Any, Any], seen: _Seen) -> float:
     return 1.0
 
 
-def _typed(game: Game[Any, Any], state: GameState, seat: int, rng: random.Random) -> str | None:
+def _typed(game: GameLike, state: GameState, seat: int, rng: random.Random) -> str | None:
     """A move only typing can make: a pitch in The Big Idea, long and hostile."""
     if not isinstance(state, BigIdeaState) or state.phase != "venture":
         return None
@@ -959,8 +959,8 @@ class Run:
         self,
         platform: Platform,
         seed: int = 1,
-        games: Sequence[Game[Any, Any]] | None = None,
-        plan: Callable[[Game[Any, Any]], list[Table]] = tables,
+        games: Sequence[GameLike] | None = None,
+        plan: Callable[[GameLike], list[Table]] = tables,
     ) -> None:
         self.platform = platform
         self.seed = seed

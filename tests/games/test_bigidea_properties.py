@@ -15,7 +15,7 @@ import pytest
 
 from core.engine import Event, IllegalAction, Seat
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, Point, Withdraw
+from core.games.bigidea.actions import Invest, Pick, Point, Withdraw
 from core.games.bigidea.events import IpoHeld
 from core.games.bigidea.legal import has_pick_option, pick_options
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
@@ -32,7 +32,8 @@ def check_legal_is_complete(state: BigIdeaState) -> None:
             hand = len(state.hands[seat])
             top = min(opts.max_pick, hand)
             expected = sum(comb(hand, k) for k in range(opts.min_pick, top + 1))
-            assert len(legal) == len({tuple(p.cards) for p in legal}) == expected
+            picks = {tuple(p.cards) for p in legal if isinstance(p, Pick)}
+            assert len(legal) == len(picks) == expected
         elif state.phase == "venture":
             points = {Point(seat=s) for s in [*state.seats, None]}
             if seat in state.votes:

@@ -69,7 +69,8 @@ def test_pick_timeout_picks_at_random_for_idle_seats() -> None:
     rng = RiggedRandom(choose=1)
     state, events = timeout(state, rng)
     # Ann keeps her pick; Bob and Cy get the second of their product-making picks.
-    bob = [p.cards for p in GAME.legal_actions(new_game(HANDS), 1) if is_product(p.cards)][1]
+    picks = [p for p in GAME.legal_actions(new_game(HANDS), 1) if isinstance(p, Pick)]
+    bob = [p.cards for p in picks if is_product(p.cards)][1]
     assert [p.cards for p in state.products][:2] == [["hat", "gigantic"], bob]
     assert state.phase == "venture"
     notes = of_kind(events, "your_pick")

@@ -8,7 +8,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from bot.commands.actionlog import replay
+from bot.commands.actionlog import Entry, replay
 from bot.commands.play import advance, start_state
 from core.engine import Event
 from core.games.businessgo import GAME
@@ -980,7 +980,7 @@ def test_the_authority_makes_automatic_moves_for_people_and_logs_them() -> None:
     assert begun.log[0][1:] == ["roll"]  # the opening player's only move, made at once
     state = begun.state
     assert isinstance(state, BusinessGoState)
-    entries = [["host", "begin", names, people], *begun.log]
+    entries: list[Entry] = [["host", "begin", [*names], [*people]], *begun.log]
     for _ in range(40):
         assert GAME.automatic(state) is None and not state.finished  # a real decision waits
         seat = GAME.waiting_for(state)[0]

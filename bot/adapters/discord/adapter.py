@@ -18,12 +18,13 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, cast
+from typing import Literal, TypedDict
 
 import discord
 
 from bot.adapters.discord.components import form_id, submitted_text
 from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
+from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
@@ -143,7 +144,7 @@ class DiscordAdapter:
 
     # --- entry points ----------------------------------------------------------------------
 
-    async def on_command(self, interaction: discord.Interaction[Any], game: str, text: str) -> None:
+    async def on_command(self, interaction: DiscordInteraction, game: str, text: str) -> None:
         """``/<game> <text>``; ``hand`` in a DM lists every game the user sits in."""
         answer = _Answer(interaction, self.platform)
         request = self._request(interaction)
@@ -156,7 +157,7 @@ class DiscordAdapter:
             return
         await self.desk.handle(asked, answer)
 
-    async def on_hand(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_hand(self, interaction: DiscordInteraction) -> None:
         """The top-level ``/hand``: every game the user sits in, with its buttons."""
         asked = Interaction(
             request=self._request(interaction), kind="command", text="hand", everywhere=True
@@ -164,7 +165,10 @@ class DiscordAdapter:
         await self.desk.handle(asked, _Answer(interaction, self.platform))
 
     async def on_component(
-        self, interaction: discord.Interaction[Any], custom_id: str, values: list[str] | None
+        self,
+        interaction: DiscordInteraction,
+        custom_id: str,
+        values: list[str] | None,
     ) -> None:
         asked = Interaction(
             request=self._request(interaction), kind="press", custom_id=custom_id, values=values
@@ -172,11 +176,15 @@ class DiscordAdapter:
         await self.desk.handle(asked, _Answer(interaction, self.platform))
 
     async def on_form(
-        self, interaction: discord.Interaction[Any], game: str, channel: str, command: str
+        self,
+        interaction: DiscordInteraction,
+        game: str,
+        channel: str,
+        command: str,
     ) -> None:
         """A submitted form (its custom id names the game, channel and command): its answer
         completes the typed command, run as if typed."""
-        answer = submitted_text(cast(dict[str, Any], interaction.data or {}))
+        answer = submitted_text(interaction.data or {})
         request = self._request(interaction).model_copy(update={"channel": channel})
         asked = Interaction(request=request, kind="form", game=game, text=f"{command} {answer}")
         await self.desk.handle(asked, _Answer(interaction, self.platform))
@@ -185,7 +193,7 @@ class DiscordAdapter:
         """Deliver an Outbox that no interaction asked for (a deadline fired)."""
         await self.desk.deliver(outbox)
 
-    def _request(self, interaction: discord.Interaction[Any]) -> Request:
+    def _request(self, interaction: DiscordInteraction) -> Request:
         channel = interaction.channel
         # A game's thread belongs to the game of the channel it was started in.
         where = channel.parent_id if isinstance(channel, discord.Thread) else interaction.channel_id
@@ -228,7 +236,7 @@ class DiscordPlatform:
     ) -> Shown:
         where = place.thread or place.channel
         rendered = render(message, game, None if where == place.channel else place.channel)
-        kwargs = _kwargs(rendered, files=True)
+        kwargs = _kwargs(rendered)
         if mention:
             names = " ".join(f"<@{int(user)}>" for user in mention)
             kwargs["content"] = f"{names} {rendered.content or ''}".strip()
@@ -256,8 +264,7 @@ class DiscordPlatform:
         # its attachment (an unchanged one is not sent again). A message older than an hour
         # takes only so many edits (30046): the table posts it anew (Stuck).
         rendered = render(message, game, None if shown.where == channel else channel)
-        kwargs = _kwargs(rendered)
-        kwargs.setdefault("view", None)  # an edit without components removes the old ones
+        kwargs = _edit_kwargs(rendered)  # an edit without components removes the old ones
         self.attached.edit_kwargs(shown.id, rendered, kwargs)
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))
         try:
@@ -277,7 +284,7 @@ class DiscordPlatform:
     async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
         try:
             dm = await self.client.create_dm(discord.Object(int(user)))
-            sent = await dm.send(**_kwargs(render(message, game, channel), files=True))
+            sent = await dm.send(**_kwargs(render(message, game, channel)))
         except discord.Forbidden as error:
             if error.code != CLOSED_DMS:
                 log.warning("DM to %s refused: %s", user, error)
@@ -302,7 +309,7 @@ class DiscordPlatform:
 class _Answer:
     """The interaction being answered: its pressed message and its private replies."""
 
-    def __init__(self, interaction: discord.Interaction[Any], platform: DiscordPlatform) -> None:
+    def __init__(self, interaction: DiscordInteraction, platform: DiscordPlatform) -> None:
         self.interaction = interaction
         self.platform = platform
         self.user = str(interaction.user.id)
@@ -325,8 +332,7 @@ class _Answer:
         if self.pressed is None:
             return False
         rendered = self._rendered(message, game, channel)
-        kwargs = _kwargs(rendered)
-        kwargs.setdefault("view", None)
+        kwargs = _edit_kwargs(rendered)
         kwargs.pop("allowed_mentions", None)
         self.platform.attached.edit_kwargs(self.pressed[1], rendered, kwargs)
         response = self.interaction.response
@@ -398,9 +404,11 @@ class _Answer:
         may_attach = interaction.guild_id is None or interaction.app_permissions.attach_files
         if message.files and not may_attach:
             message = await self._files_by_dm(message, game, channel)
-        kwargs = _kwargs(self._rendered(message, game, channel), files=True)
+        kwargs = _kwargs(self._rendered(message, game, channel))
         if interaction.response.is_done():
-            await interaction.followup.send(ephemeral=True, **kwargs)
+            # Webhook.send is annotated ``content: str`` but sends None as null, as the other
+            # sends do (a message whose text is all in its embed).
+            await interaction.followup.send(ephemeral=True, **kwargs)  # type: ignore[arg-type]
         else:
             await interaction.response.send_message(ephemeral=True, **kwargs)
         return True
@@ -420,25 +428,56 @@ class _Answer:
         return ui.Message(text=FILES_IN_DM.format(files=names))
 
 
-def _thinking(interaction: discord.Interaction[Any]) -> bool:
+def _thinking(interaction: DiscordInteraction) -> bool:
     """The command was answered with "thinking…" (a deferral that still needs resolving)."""
     deferred = discord.InteractionResponseType.deferred_channel_message
     return interaction.response.type == deferred
 
 
-def _kwargs(rendered: Rendered, files: bool = False) -> dict[str, Any]:
-    """Keyword arguments for discord.py; ``files``: with the message's files (a send, not an
-    edit, which would take them as ``attachments`` replacing the old ones)."""
-    kwargs: dict[str, Any] = {
+class _Send(TypedDict, total=False):
+    """What discord.py's sends are given."""
+
+    content: str | None
+    embeds: list[discord.Embed]
+    allowed_mentions: discord.AllowedMentions
+    view: discord.ui.View
+    files: list[discord.File]
+
+
+class _Edit(TypedDict, total=False):
+    """What discord.py's edits are given: ``view`` None removes the components, and files are
+    ``attachments``, which replace the old ones."""
+
+    content: str | None
+    embeds: list[discord.Embed]
+    allowed_mentions: discord.AllowedMentions
+    view: discord.ui.View | None
+    attachments: list[discord.File]
+
+
+def _kwargs(rendered: Rendered) -> _Send:
+    """Keyword arguments of a send, with the message's files."""
+    kwargs: _Send = {
         "content": rendered.content,
         "embeds": rendered.embeds,
         "allowed_mentions": NO_MENTIONS,
     }
     if rendered.view is not None:
         kwargs["view"] = rendered.view
-    if files and (rendered.files or rendered.picture):
+    if rendered.files or rendered.picture:
         kwargs["files"] = rendered.attachments()
     return kwargs
+
+
+def _edit_kwargs(rendered: Rendered) -> _Edit:
+    """Keyword arguments of an edit: without its files (an unchanged message keeps those it
+    was posted with), and with no components when it has none."""
+    return {
+        "content": rendered.content,
+        "embeds": rendered.embeds,
+        "allowed_mentions": NO_MENTIONS,
+        "view": rendered.view,
+    }
 
 
 PICTURES_KEPT = 1000
@@ -454,7 +493,7 @@ class _Attached:
     def __init__(self) -> None:
         self._by_message: OrderedDict[str, str] = OrderedDict()
 
-    def edit_kwargs(self, message_id: str, rendered: Rendered, kwargs: dict[str, Any]) -> None:
+    def edit_kwargs(self, message_id: str, rendered: Rendered, kwargs: _Edit) -> None:
         """Add the new picture to an edit's ``kwargs`` when ``message_id`` shows another."""
         if rendered.picture is None:
             return  # no picture, or the same one: the attachment stays as it is

@@ -10,7 +10,6 @@ import logging
 import random
 import secrets
 import sys
-from typing import Any
 
 import aiohttp
 import discord
@@ -207,7 +206,11 @@ async def _open_gateway(
     discord.py would retry it every 5 s for ever (see :class:`FirstFailure`)."""
     with FirstFailure(logging.getLogger("discord.shard"), "Failed to connect") as watch:
         ready = asyncio.ensure_future(client.wait_until_ready())
-        first: set[asyncio.Future[Any]] = {ready, running, watch.failed}
+        first: set[asyncio.Future[None] | asyncio.Future[BaseException]] = {
+            ready,
+            running,
+            watch.failed,
+        }
         try:
             await step(
                 asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED),

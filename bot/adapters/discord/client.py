@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, cast
+from typing import TypedDict
 
 import discord
 import yarl
@@ -15,6 +15,7 @@ from discord.voice_client import VoiceClient
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.adapters.discord.commands import build_commands
 from bot.adapters.discord.components import GameButton, GameSelect, read_form
+from bot.adapters.discord.sdk import DiscordInteraction, DiscordPayload
 from bot.commands.authority import Authority
 from bot.commands.deadlines import Heartbeat, run_deadlines
 from bot.runtime import DropRecords, StartFailed
@@ -42,6 +43,13 @@ def point_at(api_url: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
+class _Sharding(TypedDict, total=False):
+    """The sharding options of discord.py's client: ``shard_ids`` only when some are given."""
+
+    shard_count: int | None
+    shard_ids: list[int]
+
+
 class BoardroomClient(discord.AutoShardedClient):
     """The bot: slash commands, persistent component handlers and the deadline runner.
 
@@ -57,7 +65,7 @@ class BoardroomClient(discord.AutoShardedClient):
         shard_count: int | None = None,
         run_deadline_runner: bool = True,
     ) -> None:
-        sharding: dict[str, Any] = {"shard_count": shard_count}
+        sharding: _Sharding = {"shard_count": shard_count}
         if shard_ids:
             sharding["shard_ids"] = shard_ids
         logging.getLogger("discord.state").addFilter(_NO_GUILDS_WARNING)
@@ -85,12 +93,12 @@ class BoardroomClient(discord.AutoShardedClient):
         self.loop_died = False
         """The deadline loop ended by itself: the process exits with LOOP_DIED."""
 
-    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_interaction(self, interaction: DiscordInteraction) -> None:
         """A submitted form, whichever worker opened it and whenever (its custom id says
         what it answers); buttons and menus go to their persistent handlers."""
         if interaction.type != discord.InteractionType.modal_submit:
             return
-        data = cast(dict[str, Any], interaction.data or {})
+        data: DiscordPayload = interaction.data or {}
         form = read_form(str(data.get("custom_id", "")))
         if form is not None:
             await self.adapter.on_form(interaction, *form)

@@ -10,18 +10,19 @@ A top-level ``/hand`` works in DMs and lists every game the user sits in.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import discord
 from discord import app_commands
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
+from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.community import COMMAND
 from bot.commands.grammar import words
 from core.commands import Command, Kind
-from core.engine import Game
+from core.engine import GameLike
 from core.registry import all_games
 
 __all__ = ["Argument", "argument_of", "build_commands", "completer"]
@@ -66,25 +67,23 @@ class _Client(Protocol):
     def adapter(self) -> DiscordAdapter: ...
 
 
-def _client(interaction: discord.Interaction[Any]) -> _Client:
+def _client(interaction: DiscordInteraction) -> _Client:
+    # The client is the BoardroomClient, which this module cannot import (it imports this).
     return cast(_Client, interaction.client)
 
 
-_Callback = Callable[..., Awaitable[None]]
-
-
 _Choices = list[app_commands.Choice[str]]
-_Completer = Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, _Choices]]
+_Completer = Callable[[DiscordInteraction, str], Coroutine[object, object, _Choices]]
 
 
-def completer(game: Game[Any, Any], command: Command) -> _Completer | None:
+def completer(game: GameLike, command: Command) -> _Completer | None:
     """Autocomplete where it helps, by the kind of the command's first argument: rules topics,
     start options, team names, how many bots."""
     kind = command.args[0].kind if command.args else None
     if kind is Kind.TOPIC:
         topics = ["all", *game.rule_topics()]
 
-        async def topic(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def topic(interaction: DiscordInteraction, current: str) -> _Choices:
             wanted = current.strip().lower()
             return [_choice(t) for t in topics if t.startswith(wanted)][:MAX_CHOICES]
 
@@ -92,7 +91,7 @@ def completer(game: Game[Any, Any], command: Command) -> _Completer | None:
     if kind is Kind.OPTIONS:
         fields = game.options_model.model_fields
 
-        async def options(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def options(interaction: DiscordInteraction, current: str) -> _Choices:
             # Complete the last word typed: an option's name (bare for yes/no ones), or
             # name=default, after the options already given.
             head, _, last = current.rpartition(" ")
@@ -109,7 +108,7 @@ def completer(game: Game[Any, Any], command: Command) -> _Completer | None:
         return options
     if kind is Kind.TEAM and game.teams:
 
-        async def team(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def team(interaction: DiscordInteraction, current: str) -> _Choices:
             adapter = _client(interaction).adapter
             names = await adapter.authority.seat_names(PLATFORM, str(interaction.channel_id))
             wanted = current.strip().casefold()
@@ -119,7 +118,7 @@ def completer(game: Game[Any, Any], command: Command) -> _Completer | None:
     if kind is Kind.SEATS:
         counts = [str(n) for n in range(1, game.max_players)]
 
-        async def count(interaction: discord.Interaction[Any], current: str) -> _Choices:
+        async def count(interaction: DiscordInteraction, current: str) -> _Choices:
             return [_choice(n) for n in counts if n.startswith(current.strip())]
 
         return count
@@ -131,41 +130,40 @@ def _choice(value: str) -> app_commands.Choice[str]:
     return app_commands.Choice(name=value, value=value)
 
 
-def _callback(game: Game[Any, Any], command: Command) -> _Callback:
+def _add_command(group: app_commands.Group, game: GameLike, command: Command) -> None:
+    """``/<game> <word> [argument]``, which hands the authority the command's text."""
     name, word = game.name, command.word
+    description = _cut(command.about) or word
     argument = argument_of(command)
 
-    async def plain(interaction: discord.Interaction[Any]) -> None:
+    async def plain(interaction: DiscordInteraction) -> None:
         await _client(interaction).adapter.on_command(interaction, name, word)
 
-    async def required(interaction: discord.Interaction[Any], text: str) -> None:
+    async def required(interaction: DiscordInteraction, text: str) -> None:
         await _client(interaction).adapter.on_command(interaction, name, f"{word} {text}")
 
-    async def optional(interaction: discord.Interaction[Any], text: str | None = None) -> None:
+    async def optional(interaction: DiscordInteraction, text: str | None = None) -> None:
         await _client(interaction).adapter.on_command(interaction, name, f"{word} {text or ''}")
 
     if argument is None:
-        return plain
-    chosen: _Callback = required if argument.required else optional
+        group.add_command(app_commands.Command(name=word, description=description, callback=plain))
+        return
+    chosen = required if argument.required else optional
     complete = completer(game, command)
     if complete is not None:
         chosen = app_commands.autocomplete(text=complete)(chosen)
     described = app_commands.describe(text=_cut(argument.description))(chosen)
-    return app_commands.rename(text=argument.name)(described)
+    callback = app_commands.rename(text=argument.name)(described)
+    group.add_command(app_commands.Command(name=word, description=description, callback=callback))
 
 
-def _group(game: Game[Any, Any]) -> app_commands.Group:
+def _group(game: GameLike) -> app_commands.Group:
     group = app_commands.Group(name=game.name, description=_cut(f"Play {game.title}"))
     every = words(game)
     if len(every) > MAX_SUBCOMMANDS:
         log.warning("%s has %d subcommands; Discord shows 25", game.name, len(every))
-    for typed in every[:MAX_SUBCOMMANDS]:
-        command: app_commands.Command[Any, ..., None] = app_commands.Command(
-            name=typed.word,
-            description=_cut(typed.about) or typed.word,
-            callback=cast(Any, _callback(game, typed)),
-        )
-        group.add_command(command)
+    for command in every[:MAX_SUBCOMMANDS]:
+        _add_command(group, game, command)
     return group
 
 
@@ -180,52 +178,69 @@ def _community_group() -> app_commands.Group:
     )
     games = [app_commands.Choice(name=g.title, value=g.name) for g in all_games()]
 
-    async def run(interaction: discord.Interaction[Any], text: str) -> None:
+    async def run(interaction: DiscordInteraction, text: str) -> None:
         await _client(interaction).adapter.on_command(interaction, COMMAND, text)
 
     @app_commands.describe(game="the game")
     @app_commands.choices(game=games)
-    async def leaderboard(interaction: discord.Interaction[Any], game: str) -> None:
+    async def leaderboard(interaction: DiscordInteraction, game: str) -> None:
         await run(interaction, f"leaderboard {game}")
 
     # A text option (a @mention typed in it arrives as <@id>, or a name), not a user option:
     # it also finds someone who has left the server.
     @app_commands.describe(user="whose: a @mention or a name (yours when left out)")
-    async def stats(interaction: discord.Interaction[Any], user: str | None = None) -> None:
+    async def stats(interaction: DiscordInteraction, user: str | None = None) -> None:
         await run(interaction, f"stats {user or ''}")
 
     @app_commands.describe(game="only this game")
     @app_commands.choices(game=games)
-    async def history(interaction: discord.Interaction[Any], game: str | None = None) -> None:
+    async def history(interaction: DiscordInteraction, game: str | None = None) -> None:
         await run(interaction, f"history {game or ''}")
 
     @app_commands.describe(game_id="the game's id, from /boardroom history")
-    async def replay(interaction: discord.Interaction[Any], game_id: str) -> None:
+    async def replay(interaction: DiscordInteraction, game_id: str) -> None:
         await run(interaction, f"replay {game_id}")
 
-    async def forget_me(interaction: discord.Interaction[Any]) -> None:
+    async def forget_me(interaction: DiscordInteraction) -> None:
         await run(interaction, "forget-me")
 
-    commands: list[tuple[str, str, _Callback]] = [
-        ("leaderboard", "the best players of a game in this server", leaderboard),
-        ("stats", "someone's games, wins and ratings", stats),
-        ("history", "the latest finished games in this server", history),
-        ("replay", "step through a finished game, privately", replay),
-        ("forget-me", "delete your ratings, stats and name from the history", forget_me),
-    ]
-    for name, description, callback in commands:
-        command: app_commands.Command[Any, ..., None] = app_commands.Command(
-            name=name, description=description, callback=cast(Any, callback)
+    group.add_command(
+        app_commands.Command(
+            name="leaderboard",
+            description="the best players of a game in this server",
+            callback=leaderboard,
         )
-        group.add_command(command)
+    )
+    group.add_command(
+        app_commands.Command(
+            name="stats", description="someone's games, wins and ratings", callback=stats
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="history", description="the latest finished games in this server", callback=history
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="replay", description="step through a finished game, privately", callback=replay
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="forget-me",
+            description="delete your ratings, stats and name from the history",
+            callback=forget_me,
+        )
+    )
     return group
 
 
-async def _hand(interaction: discord.Interaction[Any]) -> None:
+async def _hand(interaction: DiscordInteraction) -> None:
     await _client(interaction).adapter.on_hand(interaction)
 
 
-def build_commands(tree: app_commands.CommandTree[Any], guild_ids: list[int]) -> None:
+def build_commands(tree: app_commands.CommandTree[discord.Client], guild_ids: list[int]) -> None:
     """Add every game's group and ``/boardroom`` (to ``guild_ids`` when given, else
     globally), and ``/hand``.
 
@@ -237,7 +252,7 @@ def build_commands(tree: app_commands.CommandTree[Any], guild_ids: list[int]) ->
             tree.add_command(group, guilds=guilds)
         else:
             tree.add_command(group)
-    hand: app_commands.Command[Any, ..., None] = app_commands.Command(
+    hand: app_commands.Command[app_commands.Group, [], None] = app_commands.Command(
         name="hand",
         description="Your hand and choices in every game you sit in (works in DMs)",
         callback=_hand,

@@ -8,9 +8,11 @@ after a restart, in whichever shard process receives the click.
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import discord
+
+from bot.adapters.discord.sdk import DiscordInteraction, DiscordPayload
 
 __all__ = ["GameButton", "GameSelect", "form_id", "read_form", "submitted_text"]
 
@@ -34,7 +36,7 @@ def read_form(custom_id: str) -> tuple[str, str, str] | None:
     return (match.group(1), match.group(2), match.group(3)) if match else None
 
 
-def submitted_text(data: dict[str, Any]) -> str:
+def submitted_text(data: DiscordPayload) -> str:
     """The text a submitted one-question form holds (a row of one text input, or a label)."""
     for row in data.get("components") or []:
         inner = row.get("components") or [row.get("component") or {}]
@@ -46,7 +48,10 @@ def submitted_text(data: dict[str, Any]) -> str:
 
 class _Presses(Protocol):
     async def on_component(
-        self, interaction: discord.Interaction[Any], custom_id: str, values: list[str] | None
+        self,
+        interaction: DiscordInteraction,
+        custom_id: str,
+        values: list[str] | None,
     ) -> None: ...
 
 
@@ -57,7 +62,7 @@ class _Client(Protocol):
     def adapter(self) -> _Presses: ...
 
 
-def _client(interaction: discord.Interaction[Any]) -> _Client:
+def _client(interaction: DiscordInteraction) -> _Client:
     return cast(_Client, interaction.client)
 
 
@@ -70,14 +75,14 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], tem
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
+        interaction: DiscordInteraction,
+        item: discord.ui.Item[discord.ui.View],
         match: re.Match[str],
         /,
     ) -> GameButton:
         return cls(cast("discord.ui.Button[discord.ui.View]", item))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def callback(self, interaction: DiscordInteraction) -> None:
         custom_id = self.item.custom_id or ""
         await _client(interaction).adapter.on_component(interaction, custom_id, None)
 
@@ -91,15 +96,15 @@ class GameSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], tem
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
+        interaction: DiscordInteraction,
+        item: discord.ui.Item[discord.ui.View],
         match: re.Match[str],
         /,
     ) -> GameSelect:
         return cls(cast("discord.ui.Select[discord.ui.View]", item))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def callback(self, interaction: DiscordInteraction) -> None:
         # The values come from the interaction itself: the rebuilt item may not have them yet.
-        data = cast(dict[str, Any], interaction.data or {})
+        data: DiscordPayload = interaction.data or {}
         values = [str(v) for v in data.get("values", [])]
         await _client(interaction).adapter.on_component(interaction, self.item.custom_id, values)

@@ -23,10 +23,10 @@ import logging
 import random
 import time
 from collections.abc import Coroutine
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -174,7 +174,7 @@ def with_retries(client: AsyncWebClient) -> AsyncWebClient:
     return client
 
 
-def delivery_id(kind: str, trigger_id: str | None, body: dict[str, Any]) -> str:
+def delivery_id(kind: str, trigger_id: str | None, body: dict[str, JsonValue]) -> str:
     """A stable id for one user gesture, equal on every redelivery of it.
 
     ``trigger_id`` is unique per gesture and repeated on retries; without one, a hash of the
@@ -240,7 +240,7 @@ class SlackAdapter:
 
     # --- listeners -------------------------------------------------------------------------
 
-    async def _on_command(self, ack: Any, command: dict[str, Any]) -> None:
+    async def _on_command(self, ack: AsyncAck, command: dict[str, JsonValue]) -> None:
         try:
             read = SlashCommand.model_validate(command)
         except ValidationError:  # Socket Mode: over HTTP, the front door refused it already
@@ -268,7 +268,7 @@ class SlackAdapter:
         )
         self._start(asked, handle, answer)
 
-    async def _on_action(self, ack: Any, body: dict[str, Any]) -> None:
+    async def _on_action(self, ack: AsyncAck, body: dict[str, JsonValue]) -> None:
         try:
             read = BlockActions.model_validate(body)
         except ValidationError:  # Socket Mode: over HTTP, the front door refused it already
@@ -304,7 +304,7 @@ class SlackAdapter:
         answer = SlackAnswer(self.platform, req.user, channel, pressed, forms=self._open_form)
         self._start(asked, handle, answer)
 
-    async def _on_home_opened(self, ack: Any, body: dict[str, Any]) -> None:
+    async def _on_home_opened(self, ack: AsyncAck, body: dict[str, JsonValue]) -> None:
         """A person opened the app's Home tab: show them their games and stats."""
         await ack()
         try:
@@ -379,7 +379,7 @@ class SlackAdapter:
             return False
         return True
 
-    async def _on_form(self, ack: Any, body: dict[str, Any]) -> None:
+    async def _on_form(self, ack: AsyncAck, body: dict[str, JsonValue]) -> None:
         """A submitted form: its answer completes the typed command, run as if typed."""
         try:
             read = ViewSubmission.model_validate(body)
@@ -455,7 +455,7 @@ class SlackAdapter:
 
         self._run(work())
 
-    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+    def _run(self, work: Coroutine[object, object, None]) -> None:
         task = asyncio.create_task(work)
         self._tasks.add(task)  # a task nobody references may be garbage-collected mid-way
         task.add_done_callback(self._tasks.discard)

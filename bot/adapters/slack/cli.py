@@ -7,7 +7,6 @@ import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import ClientError, ClientSession
 from slack_sdk.errors import SlackApiError
@@ -192,7 +191,10 @@ async def _connect_socket(
     handler.client.wss_uri = str(opened["url"])
     with FirstFailure(SOCKET_LOG, "Failed to connect") as watch:
         connecting = asyncio.ensure_future(handler.connect_async())  # type: ignore[no-untyped-call]
-        either: set[asyncio.Future[Any]] = {connecting, watch.failed}
+        either: set[asyncio.Future[None] | asyncio.Future[BaseException]] = {
+            connecting,
+            watch.failed,
+        }
         try:
             try:
                 await step(

@@ -21,8 +21,8 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
-from typing import Any
 
+from pydantic import JsonValue
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -64,21 +64,21 @@ FOOTER = (
     "`/boardroom leaderboard <game>` tell more."
 )
 
-Run = Callable[[Coroutine[Any, Any, None]], None]
+Run = Callable[[Coroutine[object, object, None]], None]
 
 
-def _text(kind: str, text: str) -> dict[str, Any]:
+def _text(kind: str, text: str) -> dict[str, JsonValue]:
     return {"type": kind, "text": text}
 
 
-def _section(text: str) -> dict[str, Any]:
+def _section(text: str) -> dict[str, JsonValue]:
     return {"type": "section", "text": _text("mrkdwn", markup.clip(text, MAX_SECTION_TEXT))}
 
 
-def home_view(home: Home) -> dict[str, Any]:
+def home_view(home: Home) -> dict[str, JsonValue]:
     """The Home tab's view: a section per game (its place a link to the channel), then the
     person's stats (Boardroom markup as mrkdwn: names never ping nor break the layout)."""
-    blocks: list[dict[str, Any]] = [
+    blocks: list[JsonValue] = [
         {"type": "header", "text": {**_text("plain_text", "Boardroom"[:MAX_HEADER])}},
         _section("*Your games*"),
     ]
@@ -98,7 +98,7 @@ def home_view(home: Home) -> dict[str, Any]:
     return {"type": "home", "blocks": blocks[:MAX_VIEW_BLOCKS]}
 
 
-def _digest(view: dict[str, Any]) -> str:
+def _digest(view: dict[str, JsonValue]) -> str:
     data = json.dumps(view, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(data).hexdigest()[:16]
 

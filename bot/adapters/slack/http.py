@@ -29,8 +29,7 @@ import logging
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
@@ -62,7 +61,7 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 
-Health = Callable[[], Awaitable[tuple[bool, dict[str, Any]]]]
+Health = Callable[[], Awaitable[tuple[bool, Mapping[str, object]]]]
 SHUTDOWN_S = 3.0
 """How long requests in flight may take to finish once the worker stops (Slack wants every
 answer within 3 s anyway); aiohttp's default, 60 s, would hold up a stop."""

@@ -19,10 +19,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import parse_qsl
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    model_validator,
+)
 
 from core import text as markup
 
@@ -294,7 +302,7 @@ class Malformed(ValueError):
     """A body that is not a JSON object nor a form (``str()``: why, for the log: no content)."""
 
 
-def read_body(text: str, content_type: str) -> dict[str, Any]:
+def read_body(text: str, content_type: str) -> dict[str, JsonValue]:
     """The JSON object in a body, as Slack sends them: JSON (``application/json``, or a body
     starting with ``{``), an interaction's ``payload=<JSON>`` form, or a form (a slash command).
 
@@ -309,15 +317,16 @@ def read_body(text: str, content_type: str) -> dict[str, Any]:
         )
     except ValueError:
         raise Malformed("not a form") from None
-    form = dict(fields)
+    form: dict[str, JsonValue] = dict(fields)
     if len(form) != len(fields):
         raise Malformed("a form field repeated")
-    if set(form) == {"payload"}:
-        return _json_object(form["payload"])
+    payload = form.get("payload")
+    if set(form) == {"payload"} and isinstance(payload, str):
+        return _json_object(payload)
     return form
 
 
-def _json_object(text: str) -> dict[str, Any]:
+def _json_object(text: str) -> dict[str, JsonValue]:
     try:
         loaded = json.loads(text)
     except RecursionError:
@@ -339,7 +348,7 @@ class Admitted:
     """A request of a kind the app handles, every field it reads checked."""
 
     kind: str
-    body: dict[str, Any]
+    body: dict[str, JsonValue]
     """What Bolt is given: the model's fields, nothing else of the request."""
 
 
@@ -372,7 +381,7 @@ _MODELS: dict[str, type[_Read]] = {
 }
 
 
-def admit(body: dict[str, Any]) -> Admitted | Unhandled | Unreadable:
+def admit(body: dict[str, JsonValue]) -> Admitted | Unhandled | Unreadable:
     """What ``body`` (from :func:`read_body`) is: a request to hand to Bolt, or why not."""
     if body.get("ssl_check") == "1":
         return Unhandled("ssl_check")  # answered 200 by the caller: Slack checks the certificate
@@ -394,13 +403,14 @@ def admit(body: dict[str, Any]) -> Admitted | Unhandled | Unreadable:
     return Admitted(kind, read.model_dump(exclude_none=True))
 
 
-def _home_opened(body: dict[str, Any]) -> bool:
+def _home_opened(body: dict[str, JsonValue]) -> bool:
     event = body.get("event")
     return isinstance(event, dict) and event.get("type") == "app_home_opened"
 
 
-def unreadable(kind: str, body: dict[str, Any]) -> Unreadable:
+def unreadable(kind: str, body: dict[str, JsonValue]) -> Unreadable:
     """What can still be read of a body its model refused, each piece checked on its own."""
+    channel: object
     if kind == "command":
         user, channel = body.get("user_id"), body.get("channel_id")
     else:

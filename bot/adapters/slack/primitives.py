@@ -28,11 +28,12 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
+from pydantic import JsonValue
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
@@ -141,16 +142,23 @@ def _rendered(
     if not prefix:
         return text, built
     head: Block = {"type": "section", "text": {"type": "mrkdwn", "text": prefix}}
-    at = next((i for i, b in enumerate(built) if b["type"] == "section" and "text" in b), None)
-    if at is None:
+    at = next((i for i, b in enumerate(built) if _section_text(b) is not None), None)
+    section = _section_text(built[at]) if at is not None else None
+    if at is None or section is None:
         built.insert(0, head)
-    elif len(joined := f"{prefix} {built[at]['text']['text']}") <= MAX_SECTION_TEXT:
-        built[at]["text"]["text"] = joined
+    elif len(joined := f"{prefix} {section['text']}") <= MAX_SECTION_TEXT:
+        section["text"] = joined
     elif len(built) < MAX_BLOCKS:
         built.insert(at, head)
     else:
-        built[at]["text"]["text"] = joined[:MAX_SECTION_TEXT]
+        section["text"] = joined[:MAX_SECTION_TEXT]
     return f"{prefix} {text}"[:MAX_FALLBACK], built
+
+
+def _section_text(block: Block) -> dict[str, JsonValue] | None:
+    """The text object of a section block (None: not a section with text)."""
+    text = block.get("text")
+    return text if block.get("type") == "section" and isinstance(text, dict) else None
 
 
 class SlackPlatform:
@@ -219,8 +227,11 @@ class SlackPlatform:
         return [*built[:at], image, *built[at:]]
 
     async def sent_with_picture(
-        self, send: Callable[[list[Block]], Awaitable[Any]], built: list[Block], plain: list[Block]
-    ) -> Any:
+        self,
+        send: Callable[[list[Block]], Awaitable[AsyncSlackResponse]],
+        built: list[Block],
+        plain: list[Block],
+    ) -> AsyncSlackResponse:
         """Send ``built`` (the blocks with the picture); Slack refuses an image block whose file
         it is still processing (``invalid_blocks``), so wait for it, a little longer each time,
         and in the end send the text alone (``plain``)."""
@@ -248,22 +259,24 @@ class SlackPlatform:
         prefix = await self._mentions(mention or [], ping)
         text, plain = _rendered(message, game, None, prefix)
         built = await self.with_picture(message, plain)
-        args: dict[str, Any] = {"channel": place.channel, "text": text, "blocks": built}
-        if self._thread(place.channel, place.thread):
-            args["thread_ts"] = place.thread
+        thread = place.thread if self._thread(place.channel, place.thread) else None
 
-        async def send(blocks: list[Block]) -> Any:
-            return await self.client.chat_postMessage(**{**args, "blocks": blocks})
+        async def send(blocks: list[Block]) -> AsyncSlackResponse:
+            return await self.client.chat_postMessage(
+                channel=place.channel, text=text, blocks=blocks, thread_ts=thread
+            )
 
         try:
             response = await self.sent_with_picture(send, built, plain)
         except SlackApiError as error:
-            if "thread_ts" in args and _code(error) in _THREAD_GONE:
+            if thread is not None and _code(error) in _THREAD_GONE:
                 # The card that held the thread was deleted: the game goes on in the channel.
                 log.info("the thread %s in %s is gone (%s)", place.thread, place.channel, error)
-                self._lost.add((place.channel, args.pop("thread_ts")))
+                self._lost.add((place.channel, thread))
                 try:
-                    response = await self.client.chat_postMessage(**args)
+                    response = await self.client.chat_postMessage(
+                        channel=place.channel, text=text, blocks=built
+                    )
                 except SlackApiError as again:
                     raise _refused(again) from again
             else:
@@ -282,7 +295,7 @@ class SlackPlatform:
         text, plain = _rendered(message, game, away)
         built = await self.with_picture(message, plain)
 
-        async def send(blocks: list[Block]) -> Any:
+        async def send(blocks: list[Block]) -> AsyncSlackResponse:
             return await self.client.chat_update(
                 channel=shown.where, ts=shown.id, text=text, blocks=blocks
             )
@@ -324,13 +337,13 @@ class SlackPlatform:
         """Upload ``message``'s files into ``conversation`` (Slack's external upload flow),
         with ``comment`` (mrkdwn) as the text above them; one over :data:`MAX_FILE_BYTES` is
         left out and said in the comment."""
-        uploads: list[dict[str, Any]] = []
+        uploads: list[dict[str, str | bytes]] = []
         left_out: list[str] = []
         for attached in message.files:
             if len(attached.data) > MAX_FILE_BYTES:
                 left_out.append(attached.name)
                 continue
-            upload: dict[str, Any] = {
+            upload: dict[str, str | bytes] = {
                 "file": attached.data,
                 "filename": attached.name,
                 "title": attached.alt or attached.name,
@@ -368,15 +381,15 @@ class SlackPlatform:
         (raises :class:`~bot.table.Closed` if that fails). ``home``: the game's channel, when
         ``channel`` is another (a DM): its buttons act there."""
         text, built = _rendered(message, game, home)
-        args: dict[str, Any] = {"channel": channel, "user": user, "text": text, "blocks": built}
-        if self._thread(channel, thread):
-            args["thread_ts"] = thread
+        where = thread if thread is not None and self._thread(channel, thread) else None
         try:
-            await self.client.chat_postEphemeral(**args)
+            await self.client.chat_postEphemeral(
+                channel=channel, user=user, text=text, blocks=built, thread_ts=where
+            )
         except SlackApiError as error:
             code = _code(error)
-            if "thread_ts" in args and code in _THREAD_GONE:
-                self._lost.add((channel, args["thread_ts"]))
+            if where is not None and code in _THREAD_GONE:
+                self._lost.add((channel, where))
                 await self.ephemeral(channel, user, message, game, home=home)
             elif code in _REFUSALS or code == "user_not_in_channel":
                 # The bot (or the user) is not in that conversation: the private answer still
@@ -490,7 +503,7 @@ class SlackAnswer:
             plain = built
             built = await self.platform.with_picture(message, plain)
 
-            async def send(blocks: list[Block]) -> Any:
+            async def send(blocks: list[Block]) -> AsyncSlackResponse:
                 return await self.platform.client.chat_update(
                     channel=press.channel, ts=press.ts, text=text, blocks=blocks
                 )

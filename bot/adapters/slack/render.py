@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any
+
+from pydantic import JsonValue
 
 from bot.commands import codec
 from core import text as markup
@@ -25,7 +26,7 @@ __all__ = ["ACTION_PATTERN", "Block", "blocks", "component_id", "ends", "fallbac
 
 log = logging.getLogger(__name__)
 
-Block = dict[str, Any]
+Block = dict[str, JsonValue]
 
 ACTION_PATTERN = re.compile(r"^brd\d+:")
 """What Bolt routes to the press handler: every component this module renders."""
@@ -147,7 +148,7 @@ def _select(game: str, select: ui.Select, channel: str | None, ids: _Ids) -> Blo
         "placeholder": _plain(select.placeholder, MAX_PLACEHOLDER),
         "action_id": ids(custom_id),
     }
-    options = [_option(o) for o in select.options]
+    options: list[JsonValue] = [_option(o) for o in select.options]
     if len(options) <= MAX_OPTIONS:
         element["options"] = options
     else:
@@ -207,7 +208,9 @@ def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[B
         live = [b for b in row if not b.disabled]
         # Slack buttons cannot be disabled: a greyed-out choice becomes a line of context.
         dead = [b.label for b in row if b.disabled]
-        elements = [e for e in (_button(game, b, channel, ids) for b in live) if e is not None]
+        elements: list[JsonValue] = [
+            e for e in (_button(game, b, channel, ids) for b in live) if e is not None
+        ]
         for start in range(0, len(elements), MAX_ELEMENTS):
             controls.append({"type": "actions", "elements": elements[start : start + MAX_ELEMENTS]})
         if dead:

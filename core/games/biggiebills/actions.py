@@ -5,7 +5,7 @@ A team acts through its seat; any member of the team may send the team's action.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 
@@ -27,14 +27,14 @@ __all__ = [
 ]
 
 
-def _single(value: Any) -> Any:
+def _single(value: object) -> object:
     # A menu (ui.Select) fills its field with the list of chosen values; one choice is one value.
     if isinstance(value, list) and len(value) == 1:
         return value[0]
     return value
 
 
-def _copy_tags(value: Any) -> Any:
+def _copy_tags(value: object) -> object:
     # The exchange menu tells two copies of one card apart as "id#1", "id#2"; the order of
     # the two cards does not matter, so it is sorted (equal exchanges compare equal).
     if isinstance(value, list):
@@ -72,7 +72,7 @@ class Challenge(_Action):
 
     @model_validator(mode="before")
     @classmethod
-    def _from_menu(cls, data: Any) -> Any:
+    def _from_menu(cls, data: object) -> object:
         # The challenge menu fills one field, "choice", with "<active>|<card>".
         if isinstance(data, dict) and "choice" in data:
             data = dict(data)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.commands import Arg, Command, Kind
 from core.engine import IllegalAction, Seat
 from core.games.biggiebills.actions import (
     Accept,
+    Action,
     Block,
     Challenge,
     Done,
@@ -65,10 +64,15 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
-def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any | None:
+def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Action | None:
     """The action a text command means; None when a needed argument is missing."""
     rest = rest.strip()
-    simple = {"skip": Skip, "done": Done, "block": Block, "accept": Accept}
+    simple: dict[str, type[Skip | Done | Block | Accept]] = {
+        "skip": Skip,
+        "done": Done,
+        "block": Block,
+        "accept": Accept,
+    }
     if word in simple:
         return simple[word]()
     if not rest:

@@ -8,7 +8,6 @@ its ``moves`` as ``(payer, payee, amount)`` (``-1`` is the bank).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from core.engine import (
     Deadline,
@@ -519,9 +518,10 @@ def _change_target(state: BiggieBillsState, events: list[Event]) -> None:
     )
 
 
-def _standing_key(
-    state: BiggieBillsState, last: list[Seat]
-) -> Callable[[Seat], tuple[int, int, int, int]]:
+_StandingKey = Callable[[Seat], tuple[int, int, int, int]]
+
+
+def _standing_key(state: BiggieBillsState, last: list[Seat]) -> _StandingKey:
     """Teams still in (with ``last``, those that went bankrupt in the final turn) by money,
     then completed Growth cards; below them the teams that left, the last to leave first."""
 
@@ -602,7 +602,11 @@ def _finish(
     )
 
 
-def _by_cards(state: BiggieBillsState, standings: list[Standing], key: Any) -> str:
+def _by_cards(
+    state: BiggieBillsState,
+    standings: list[Standing],
+    key: Callable[[Seat], tuple[int, int, int, int]],
+) -> str:
     """When the winner has only as much money as the runner-up and wins on completed Growth
     cards, the words that say so (else nothing)."""
     if len(standings) < 2:

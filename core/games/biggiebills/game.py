@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from core import ui as neutral
 from core.commands import Command
 from core.engine import (
-    ActionSet,
     Ending,
     Event,
     Game,
-    GameOptions,
-    GameState,
     Rng,
     Seat,
     Standing,
@@ -51,9 +48,9 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     title: ClassVar[str] = "BiggieBills$$$"
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 8
-    state_model: ClassVar[type[GameState]] = BiggieBillsState
-    options_model: ClassVar[type[GameOptions]] = BiggieBillsOptions
-    actions: ClassVar[ActionSet[Any]] = ACTIONS
+    state_model = BiggieBillsState
+    options_model = BiggieBillsOptions
+    actions = ACTIONS
     commands: ClassVar[tuple[Command, ...]] = commands.COMMANDS
     teams: ClassVar[bool] = True
     max_team_size: ClassVar[int | None] = MAX_TEAM
@@ -139,10 +136,10 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def score_text(self, score: float) -> str:
         return money(round(score))  # a standing's score is the team's cash, in $ millions
 
-    def _apply(self, state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    def _apply(self, state: BiggieBillsState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
 
-    def secret_variants(self, state: BiggieBillsState, rng: Rng) -> list[Variant]:
+    def secret_variants(self, state: BiggieBillsState, rng: Rng) -> list[Variant[BiggieBillsState]]:
         return secrets.variants(state, rng)
 
     def ledger(self, state: BiggieBillsState) -> list[int]:
@@ -154,7 +151,7 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def inventory(self, state: BiggieBillsState) -> dict[str, int]:
         return secrets.inventory(state)
 
-    def legal_actions(self, state: BiggieBillsState, actor: Seat) -> list[Any]:
+    def legal_actions(self, state: BiggieBillsState, actor: Seat) -> list[Action]:
         return legal.legal_actions(state, actor)
 
     def view(self, state: BiggieBillsState, viewer: Seat | None) -> BiggieBillsView:
@@ -181,8 +178,10 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def rule_topics(self) -> list[str]:
         return rulebook.topics()
 
-    def parse_text(self, state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Any | None:
+    def parse_text(
+        self, state: BiggieBillsState, seat: Seat, word: str, rest: str
+    ) -> Action | None:
         return commands.parse_text(state, seat, word, rest)
 
-    def describe_action(self, state: BiggieBillsState, action: Any) -> str:
+    def describe_action(self, state: BiggieBillsState, action: Action) -> str:
         return ui.describe_action(state, action)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
-from typing import Any
 
 from core.engine import Seat
 from core.games.biggiebills.actions import (
     Accept,
+    Action,
     Block,
     Challenge,
     Done,
@@ -442,13 +442,13 @@ def vote_problem(state: BiggieBillsState, seat: Seat) -> str | None:
     return None
 
 
-def _votes(state: BiggieBillsState, seat: Seat) -> list[Any]:
+def _votes(state: BiggieBillsState, seat: Seat) -> list[Action]:
     if vote_problem(state, seat) is not None:
         return []
     return [Vote(agree=True), Vote(agree=False)]
 
 
-def _proposals(state: BiggieBillsState, seat: Seat) -> list[Any]:
+def _proposals(state: BiggieBillsState, seat: Seat) -> list[Action]:
     targets = [state.target + step for step in PROPOSALS]
     return [ProposeTarget(target=t) for t in targets if propose_problem(state, seat, t) is None]
 
@@ -521,7 +521,7 @@ def return_options(state: BiggieBillsState, seat: Seat) -> list[ReturnCards]:
     return options
 
 
-def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
+def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Action]:
     """Every action ``seat`` may apply now."""
     if state.finished or seat not in state.seats or state.phase == "over":
         return []
@@ -529,7 +529,7 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
     if state.phase == "block":
         if block_problem(state, seat, False) is not None:
             return votes
-        out: list[Any] = []
+        out: list[Action] = []
         if block_problem(state, seat, True) is None:
             out.append(Block())
         out.append(Accept())
@@ -540,7 +540,7 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Any]:
         return [*return_options(state, seat), *votes]
     if turn_problem(state, seat) is not None:
         return votes
-    actions: list[Any] = turn_plays(state, seat)
+    actions: list[Action] = turn_plays(state, seat)
     if _can_exchange(state, seat):
         actions.extend(_exchanges(state, seat))
     if skip_problem(state, seat) is None:
@@ -556,9 +556,9 @@ def deciding(state: BiggieBillsState, seat: Seat) -> bool:
     return any(not isinstance(a, Vote) for a in legal_actions(state, seat))
 
 
-def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Any]:
+def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Action]:
     """The Growth, Challenge and Flexible Challenge plays ``seat`` may make now."""
-    actions: list[Any] = []
+    actions: list[Action] = []
     for card in dict.fromkeys(state.growth[seat]):
         if card == ACQUIRE:
             actions.extend(

@@ -4,12 +4,12 @@ the moderator's automatic steps (``flow.py``) run until the next decision."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from core.engine import SYSTEM, Audience, Event, Game, IllegalAction, Move, Rng, Seat, Timeout
 from core.games.biggiebills.actions import (
     ACTIONS,
     Accept,
+    Action,
     Block,
     Challenge,
     Done,
@@ -93,8 +93,11 @@ def start(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> Biggie
     return new_state(list(names), options, rng)
 
 
-def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
-    """Apply ``action`` in place or raise IllegalAction (the caller works on a copy).
+def apply_action(
+    state: BiggieBillsState, actor: Seat, action: Action | dict[str, object], rng: Rng
+) -> list[Event]:
+    """Apply ``action`` (or the dict of one, as tests write them) in place or raise
+    IllegalAction (the caller works on a copy).
 
     Every team whose hand changed is told privately what came in and what went, after the
     public events; its panel, sent with that news, shows the whole new hand.
@@ -117,7 +120,7 @@ def apply_action(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) ->
     return events
 
 
-def _dispatch(state: BiggieBillsState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+def _dispatch(state: BiggieBillsState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
     if isinstance(action, Timeout):
         return _timeout(state, actor, action, rng)
     if actor not in state.seats:

@@ -22,8 +22,8 @@ draw Bonus cards): variants leave them where they are."""
 _HANDS = (("growth", "growth_deck"), ("challenges", "challenge_deck"), ("bonus", "bonus_deck"))
 
 
-def variants(state: BiggieBillsState, rng: Rng) -> list[Variant]:
-    out: list[Variant] = []
+def variants(state: BiggieBillsState, rng: Rng) -> list[Variant[BiggieBillsState]]:
+    out: list[Variant[BiggieBillsState]] = []
     for seat in state.living():
         for hand_name, deck_name in _HANDS:
             hand: list[str] = getattr(state, hand_name)[seat]

@@ -5,7 +5,7 @@ Seats are teams. Money is in whole $ millions.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -199,7 +199,7 @@ class BiggieBillsState(GameState):
 
     @model_validator(mode="before")
     @classmethod
-    def _target_from_options(cls, data: Any) -> Any:
+    def _target_from_options(cls, data: object) -> object:
         # States saved before the target could change mid-game play to the option's target.
         if isinstance(data, dict) and not data.get("target"):
             options = data.get("options")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core import ui
 from core.engine import Seat
 from core.games.biggiebills.actions import (
@@ -293,7 +295,7 @@ def _button(state: BiggieBillsState, seat: Seat, action: Action, stuck: bool) ->
     )
 
 
-def _menus(state: BiggieBillsState, seat: Seat, actions: list[Action]) -> list[ui.Select]:
+def _menus(state: BiggieBillsState, seat: Seat, actions: Sequence[Action]) -> list[ui.Select]:
     """A menu of Growth plays and a menu of challenges (more menus past 25 options)."""
     plays = [
         ui.SelectOption(label=ui.fit(describe_action(state, a)), value=a.card)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
@@ -25,7 +25,7 @@ PITCH_LIMIT = 200
 """Longest pitch, in characters, after trimming."""
 
 
-def _single(value: Any) -> Any:
+def _single(value: object) -> object:
     # A menu (ui.Select) fills its field with the list of chosen values; one choice is one id.
     if isinstance(value, list) and len(value) == 1:
         return value[0]

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from core import ui as neutral
 from core.commands import Command
 from core.engine import (
-    ActionSet,
     Event,
     Game,
-    GameOptions,
-    GameState,
     Rng,
     Seat,
     Standing,
@@ -46,9 +43,9 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     title: ClassVar[str] = "The Big Idea"
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 6
-    state_model: ClassVar[type[GameState]] = BigIdeaState
-    options_model: ClassVar[type[GameOptions]] = BigIdeaOptions
-    actions: ClassVar[ActionSet[Any]] = ACTIONS
+    state_model = BigIdeaState
+    options_model = BigIdeaOptions
+    actions = ACTIONS
     commands: ClassVar[tuple[Command, ...]] = commands.COMMANDS
 
     def new_game(self, names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIdeaState:
@@ -56,7 +53,7 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
         return rules.new_state(names, options, rng)
 
-    def _apply(self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    def _apply(self, state: BigIdeaState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
 
     def decision_key(self, state: BigIdeaState) -> str:
@@ -64,10 +61,10 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
         # mezzanine turn does.
         return f"r{state.round}:{state.phase}:{state.turn if state.phase == 'mezzanine' else 0}"
 
-    def legal_actions(self, state: BigIdeaState, actor: Seat) -> list[Any]:
+    def legal_actions(self, state: BigIdeaState, actor: Seat) -> list[Action]:
         return legal.legal_actions(state, actor)
 
-    def secret_variants(self, state: BigIdeaState, rng: Rng) -> list[Variant]:
+    def secret_variants(self, state: BigIdeaState, rng: Rng) -> list[Variant[BigIdeaState]]:
         return secrets.variants(state, rng)
 
     def score_text(self, score: float) -> str:
@@ -128,8 +125,8 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     def rule_topics(self) -> list[str]:
         return rulebook.topics()
 
-    def parse_text(self, state: BigIdeaState, seat: Seat, word: str, rest: str) -> Any | None:
+    def parse_text(self, state: BigIdeaState, seat: Seat, word: str, rest: str) -> Action | None:
         return commands.parse_text(state, seat, word, rest)
 
-    def describe_action(self, state: BigIdeaState, action: Any) -> str:
+    def describe_action(self, state: BigIdeaState, action: Action) -> str:
         return ui.describe_action(state, action)

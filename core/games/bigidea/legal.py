@@ -7,10 +7,9 @@ cannot drift apart.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from core.engine import Seat
-from core.games.bigidea.actions import Invest, Pass, Pick, Point, Withdraw
+from core.games.bigidea.actions import Action, Invest, Pass, Pick, Point, Withdraw
 from core.games.bigidea.state import BigIdeaState, Product
 
 __all__ = [
@@ -106,7 +105,7 @@ def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw
     return options
 
 
-def legal_actions(state: BigIdeaState, seat: Seat) -> list[Any]:
+def legal_actions(state: BigIdeaState, seat: Seat) -> list[Action]:
     """Every action ``seat`` may apply now. Pitches are free text and never listed."""
     if state.finished or seat not in state.seats:
         return []

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.bigidea.actions import (
     ACTIONS,
     PITCH_LIMIT,
+    Action,
     Invest,
     Pass,
     Pick,
@@ -71,8 +71,11 @@ def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIde
     return state
 
 
-def apply_action(state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
-    """Apply ``action`` in place or raise IllegalAction (the caller works on a copy)."""
+def apply_action(
+    state: BigIdeaState, actor: Seat, action: Action | dict[str, object], rng: Rng
+) -> list[Event]:
+    """Apply ``action`` (or the dict of one, as tests write them) in place or raise
+    IllegalAction (the caller works on a copy)."""
     if isinstance(action, dict):
         action = ACTIONS.parse(action)
     if isinstance(action, Timeout):

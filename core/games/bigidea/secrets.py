@@ -24,8 +24,8 @@ def _safe_top(state: BigIdeaState) -> int:
     return DEAL_CARDS * state.players
 
 
-def variants(state: BigIdeaState, rng: Rng) -> list[Variant]:
-    out: list[Variant] = []
+def variants(state: BigIdeaState, rng: Rng) -> list[Variant[BigIdeaState]]:
+    out: list[Variant[BigIdeaState]] = []
     top = _safe_top(state)
     for seat in state.seats:
         name = state.names[seat]

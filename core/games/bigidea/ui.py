@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from core import ui
@@ -211,7 +212,7 @@ PITCH_FORM = ui.Ask(
 )
 
 
-def _button(state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass) -> ui.Button:
+def _button(state: BigIdeaState, seat: Seat, action: Action) -> ui.Button:
     return ui.Button(
         label=ui.fit(describe_action(state, action)),
         style="primary" if isinstance(action, Invest) else "secondary",
@@ -221,7 +222,7 @@ def _button(state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass) -
     )
 
 
-def _menus(state: BigIdeaState, seat: Seat, legal: list[Invest | Withdraw]) -> list[ui.Select]:
+def _menus(state: BigIdeaState, seat: Seat, legal: Sequence[Action]) -> list[ui.Select]:
     menus = []
     for kind, placeholder in (
         (Invest, "Invest a chit in..."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-def _single(value: Any) -> Any:
+def _single(value: object) -> object:
     # A menu (ui.Select) fills its field with the list of chosen values; one choice is one value.
     if isinstance(value, list) and len(value) == 1:
         return value[0]

@@ -11,7 +11,7 @@ where it stopped (the rest of a move, or the end of the turn) when the debt is p
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
 from core.games.businessgo.board import board
@@ -452,7 +452,7 @@ def _operating_fees(ctx: Ctx, seat: Seat, how: str) -> None:
     )
 
 
-def _draw(deck: list[str], known: dict[str, Any]) -> str:
+def _draw(deck: list[str], known: Mapping[str, object]) -> str:
     """The top card, put back at the bottom. Cards no longer printed (a game saved before the
     stack changed) leave the stack as they come up."""
     while deck and deck[0] not in known:

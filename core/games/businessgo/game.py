@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from core import ui as neutral
 from core.commands import Command
 from core.engine import (
-    ActionSet,
     Event,
     Game,
-    GameOptions,
-    GameState,
     Move,
     Rng,
     Seat,
@@ -48,9 +45,9 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     title: ClassVar[str] = "Busine$$ GO"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
-    state_model: ClassVar[type[GameState]] = BusinessGoState
-    options_model: ClassVar[type[GameOptions]] = BusinessGoOptions
-    actions: ClassVar[ActionSet[Any]] = ACTIONS
+    state_model = BusinessGoState
+    options_model = BusinessGoOptions
+    actions = ACTIONS
     commands: ClassVar[tuple[Command, ...]] = commands.COMMANDS
     choices_on_board: ClassVar[bool] = True
     simulation_variants: ClassVar[dict[str, list[str]]] = {
@@ -68,7 +65,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
         return rules.new_state(names, options, rng)
 
-    def _apply(self, state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+    def _apply(self, state: BusinessGoState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
         return rules.apply_action(state, actor, action, rng)
 
     def decision_key(self, state: BusinessGoState) -> str:
@@ -105,7 +102,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
         # A bankrupt player has left the game; their turns are skipped.
         return state.bankrupt[seat]
 
-    def secret_variants(self, state: BusinessGoState, rng: Rng) -> list[Variant]:
+    def secret_variants(self, state: BusinessGoState, rng: Rng) -> list[Variant[BusinessGoState]]:
         return secrets.variants(state, rng)
 
     def ledger(self, state: BusinessGoState) -> list[int]:
@@ -123,7 +120,7 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
             for seat, delta, _reason in event.transfers
         ]
 
-    def legal_actions(self, state: BusinessGoState, actor: Seat) -> list[Any]:
+    def legal_actions(self, state: BusinessGoState, actor: Seat) -> list[Action]:
         return legal.legal_actions(state, actor)
 
     def waiting_for(self, state: BusinessGoState) -> list[Seat]:
@@ -153,8 +150,8 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     def rule_topics(self) -> list[str]:
         return rulebook.topics()
 
-    def parse_text(self, state: BusinessGoState, seat: Seat, word: str, rest: str) -> Any | None:
+    def parse_text(self, state: BusinessGoState, seat: Seat, word: str, rest: str) -> Action | None:
         return commands.parse_text(state, seat, word, rest)
 
-    def describe_action(self, state: BusinessGoState, action: Any) -> str:
+    def describe_action(self, state: BusinessGoState, action: Action) -> str:
         return ui.describe_action(state, action)

@@ -6,8 +6,6 @@ cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.engine import Seat
 from core.games.businessgo.actions import (
     Accept,
@@ -276,7 +274,7 @@ def bid_amounts(state: BusinessGoState, seat: Seat | None) -> list[int]:
     return amounts
 
 
-def legal_actions(state: BusinessGoState, seat: Seat) -> list[Any]:
+def legal_actions(state: BusinessGoState, seat: Seat) -> list[Action]:
     """Every action ``seat`` may apply now (typed bets and bids of other amounts also apply)."""
     if state.finished or seat not in state.seats or state.bankrupt[seat]:
         return []
@@ -297,7 +295,7 @@ def legal_actions(state: BusinessGoState, seat: Seat) -> list[Any]:
     if phase == "turn":
         return [*setup_options(state, seat), *convert_options(state, seat), Roll()]
     if phase in ("licence", "service"):
-        buy: list[Any] = [Buy()] if state.cash[seat] >= landed_price(state) else []
+        buy: list[Action] = [Buy()] if state.cash[seat] >= landed_price(state) else []
         return [*buy, Pass()]
     if phase == "boom":
         return [*(Sell(product=p) for p in boom_products(state, seat)), Pass()]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from core.engine import SYSTEM, Event, Game, IllegalAction, Rng, Seat, Timeout
 from core.games.businessgo import flow
 from core.games.businessgo.actions import (
     Accept,
+    Action,
     AlwaysCompete,
     AuctionOff,
     Bet,
@@ -72,7 +75,7 @@ def new_state(names: Sequence[str], options: BusinessGoOptions, rng: Rng) -> Bus
     return state
 
 
-def apply_action(state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
+def apply_action(state: BusinessGoState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
     ctx = Ctx(state, rng)
     if isinstance(action, Timeout):
         Game.check_timeout(state, action, actor)
@@ -98,7 +101,7 @@ def apply_action(state: BusinessGoState, actor: Seat, action: Any, rng: Rng) -> 
     return ctx.events(kind)
 
 
-def _check_actor(state: BusinessGoState, actor: Seat, action: Any) -> None:
+def _check_actor(state: BusinessGoState, actor: Seat, action: Action) -> None:
     if actor == SYSTEM or actor not in state.seats:
         raise IllegalAction("Only a seated player can do that.")
     if state.bankrupt[actor]:
@@ -685,20 +688,39 @@ def _timeout(ctx: Ctx) -> None:
         _pass(ctx, seat, Pass())
 
 
-_HANDLERS: dict[type, Any] = {
-    Roll: _roll,
-    Setup: _setup,
-    Convert: _convert,
-    Buy: _buy,
-    Pass: _pass,
-    Sell: _sell,
-    Bet: _bet,
-    Travel: _travel,
-    Join: _join,
-    Bid: _bid,
-    Accept: _accept,
-    AuctionOff: _auction_off,
-    SellToBank: _sell_to_bank,
-    Downgrade: _downgrade,
-    Remove: _remove,
-}
+_T = TypeVar("_T", bound=BaseModel)
+_Handler = Callable[[Ctx, Seat, BaseModel], None]
+
+
+def _handler(
+    kind: type[_T], handle: Callable[[Ctx, Seat, _T], None]
+) -> tuple[type[BaseModel], _Handler]:
+    """``handle`` as an entry of :data:`_HANDLERS`, which holds it by the type it handles."""
+
+    def run(ctx: Ctx, seat: Seat, action: BaseModel) -> None:
+        if not isinstance(action, kind):
+            raise TypeError(f"{type(action).__name__} is not {kind.__name__}")
+        handle(ctx, seat, action)
+
+    return kind, run
+
+
+_HANDLERS: dict[type[BaseModel], _Handler] = dict(
+    [
+        _handler(Roll, _roll),
+        _handler(Setup, _setup),
+        _handler(Convert, _convert),
+        _handler(Buy, _buy),
+        _handler(Pass, _pass),
+        _handler(Sell, _sell),
+        _handler(Bet, _bet),
+        _handler(Travel, _travel),
+        _handler(Join, _join),
+        _handler(Bid, _bid),
+        _handler(Accept, _accept),
+        _handler(AuctionOff, _auction_off),
+        _handler(SellToBank, _sell_to_bank),
+        _handler(Downgrade, _downgrade),
+        _handler(Remove, _remove),
+    ]
+)

@@ -18,8 +18,8 @@ SAFE_TOP = 3
 """Cards at the top of a deck that one action may draw."""
 
 
-def variants(state: BusinessGoState, rng: Rng) -> list[Variant]:
-    out: list[Variant] = []
+def variants(state: BusinessGoState, rng: Rng) -> list[Variant[BusinessGoState]]:
+    out: list[Variant[BusinessGoState]] = []
     auction = state.auction
     if auction is not None and state.phase == "auction":
         for seat, bid in auction.bids.items():

@@ -9,13 +9,13 @@ from bot.commands.authority import Authority
 from bot.commands.grammar import words
 from bot.settings import Settings
 from core.commands import Command, find
-from core.engine import Game
+from core.engine import GameLike
 from core.games.bigidea import GAME
 from testkit.discord.fake import FakeDiscord
 from testkit.discord.sim import running_bot
 
 
-def _command(game: Game[Any, Any], word: str) -> Command:
+def _command(game: GameLike, word: str) -> Command:
     command = find(words(game), word)
     assert command is not None
     return command

@@ -21,6 +21,7 @@ from tests.adapters.discord.conftest import (
     thread_of,
 )
 from tests.games import businessgo_support as go
+from tests.records import plain_state
 
 SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
 
@@ -66,7 +67,7 @@ async def test_the_pitch_button_opens_a_modal_and_its_answer_is_the_pitch(
         record = await table.record()
         thread = await thread_of(authority.store)
     assert record is not None and record.state is not None
-    pitched = [p["pitch"] for p in record.state["products"] if p["pitch"]]
+    pitched = [p["pitch"] for p in plain_state(record)["products"] if p["pitch"]]
     assert pitched == [pitch]
     # The pitch is a post of its own in the game's thread (not a line of the log), and the
     # mention and @everyone in it notify nobody.
@@ -101,7 +102,7 @@ async def test_a_form_opened_before_a_restart_is_answered_after_it(
         await fresh.store.close()
     assert submitted.callback is not None and fake.refused == []
     assert record is not None and record.state is not None
-    assert [p["pitch"] for p in record.state["products"] if p["pitch"]] == ["Cold and warm"]
+    assert [p["pitch"] for p in plain_state(record)["products"] if p["pitch"]] == ["Cold and warm"]
 
 
 # --- Busine$$ GO: a bet and a sealed bid, each an amount of one's own -------------------------
@@ -171,7 +172,7 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(
         ]
         record = await table.record()
         assert record is not None and record.state is not None
-        assert record.state["auction"]["bids"] == {"1": 170_000}
+        assert plain_state(record)["auction"]["bids"] == {"1": 170_000}
         public = " ".join(m.text for m in fake.public(thread)) + fake.public(CHANNEL)[0].text
         assert "170,000" not in public and "170000" not in public  # sealed
     assert_only_notices(fake)

@@ -25,6 +25,7 @@ from tests.adapters.discord.conftest import (
     thread_of,
     titled,
 )
+from tests.records import plain_state
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 BOARD = "The Big Idea"
@@ -39,7 +40,7 @@ async def test_four_users_play_to_the_final_standings(
         record = await table.play()
         thread = await thread_of(authority.store)
     assert record is not None and record.status == "finished"
-    summary = (record.state or {})["outcome"]["summary"]
+    summary = plain_state(record)["outcome"]["summary"]
     # The channel got two messages for the whole game: the card (the lobby, edited as people
     # joined, now the final standings) and the result. The game played in the card's thread.
     card, result = posted(fake, CHANNEL)
@@ -118,6 +119,6 @@ async def test_hand_in_a_dm_lists_the_game_and_its_buttons_act_on_it(
         thread = await thread_of(authority.store)
     assert before is not None and before.state is not None
     assert after is not None and after.state is not None
-    assert before.state["picks"][1] is None
-    assert sorted(after.state["picks"][1]) == sorted(values)
+    assert plain_state(before)["picks"][1] is None
+    assert sorted(plain_state(after)["picks"][1]) == sorted(values)
     assert "Waiting for alice, carol and dave." in lines(fake.public(thread))  # on the board

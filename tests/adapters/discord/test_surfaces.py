@@ -32,6 +32,7 @@ from tests.adapters.discord.conftest import (
     thread_of,
     titled,
 )
+from tests.records import plain_state
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 BOARD = "The Big Idea"
@@ -332,7 +333,7 @@ async def test_the_turn_notice_rides_on_the_board_and_pings_only_the_player_wait
                 assert record is not None and record.state is not None
                 assert record.state["phase"] == "turn"
                 (note,) = fresh
-                assert note.target == users[record.state["turn"]].id
+                assert note.target == users[plain_state(record)["turn"]].id
                 (board,) = live_boards(fake, thread, "Busine$$ GO")
                 assert note.message_id == board.id and note.channel_id == thread
                 assert board.created["allowed_mentions"] == {"users": [note.target], "parse": []}
@@ -454,7 +455,9 @@ async def test_two_bot_processes_delivering_at_once_never_leave_two_boards(
     finally:
         await other.store.close()
     assert record is not None and record.state is not None
-    assert record.state["picks"][1] is not None and record.state["picks"][2] is not None
+    assert (
+        plain_state(record)["picks"][1] is not None and plain_state(record)["picks"][2] is not None
+    )
     live = live_boards(fake, thread, BOARD)
     assert len(live) == 1, [m.id for m in live]
     assert len(boards(fake, thread, BOARD)) == 2  # the deleted one and one new
@@ -500,7 +503,10 @@ async def test_a_board_past_discords_cap_on_old_edits_is_posted_anew_once(
         assert live_boards(fake, thread, BOARD) == [board] and board.edits == edits + 1
         record = await table.record()
         assert record is not None and record.state is not None
-        assert record.state["picks"][1] is not None and record.state["picks"][2] is not None
+        assert (
+            plain_state(record)["picks"][1] is not None
+            and plain_state(record)["picks"][2] is not None
+        )
     # The panel pressed was edited through the interaction (not capped): still the one panel.
     assert _dm_panel(fake, USERS[1]).id == old_panel.id
     assert_only_notices(fake)

@@ -39,6 +39,7 @@ from tests.adapters.discord.conftest import (
     thread_of,
     titled,
 )
+from tests.records import plain_state
 
 BIGGIE = "biggiebills"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
@@ -238,7 +239,7 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
         assert action.action is not None
         told = _told_since(fake, marks)
         if action.action["type"] == "play":
-            played = card_name(action.action["card"])
+            played = card_name(str(action.action["card"]))
             assert any(f"Sharks plays {played}" in line for line in told), told
         else:
             assert any("Sharks" in line for line in told), told
@@ -497,7 +498,7 @@ async def test_joining_a_running_team_asks_its_members_in_a_dm(
 async def _go_state(table: Table) -> dict[str, Any]:
     record = await table.record()
     assert record is not None and record.state is not None
-    return record.state
+    return plain_state(record)
 
 
 def _go_boards(fake: FakeDiscord) -> list[FakeMessage]:
@@ -527,14 +528,14 @@ async def _go_table(table: Table, options: str) -> None:
     await table.slash(ALICE, "begin")
     record = await table.record()
     assert record is not None and record.state is not None
-    assert record.state["names"][:3] == ["alice", "bob", "carol"] and record.seats[3].is_bot
+    assert plain_state(record)["names"][:3] == ["alice", "bob", "carol"] and record.seats[3].is_bot
 
 
 async def _until_a_person_may_compete(table: Table) -> dict[str, Any]:
     """Everyone presses on until a sale opens a competition that a person may join; its sale."""
     for _ in range(600):
         record = await table.record()
-        state = record.state if record is not None else None
+        state = plain_state(record) if record is not None else None
         assert state is not None and state["outcome"] is None
         sale = state["sales"][0] if state["sales"] else None
         if state["phase"] == "compete" and sale and [s for s in sale["eligible"] if s < 3]:
@@ -610,7 +611,7 @@ async def test_busine_go_roll_competition_and_bots_finish(
         record = await table.record()
         thread = await thread_of(authority.store)
     assert record is not None and record.status == "finished"
-    outcome = (record.state or {})["outcome"]
+    outcome = plain_state(record)["outcome"]
     card, result = posted(fake, CHANNEL)
     assert fake.public(CHANNEL) == [card, result]
     assert result.text == f"Game over: {outcome['summary']}"
@@ -655,9 +656,9 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
         assert closed() and closed()[0].startswith(f"Too late to join: {missed}"), closed()
         record = await table.record()
         assert record is not None and record.state is not None
-        assert record.state["window"] > 0 and not [s for s in record.state["sales"] if s == sale], (
-            "the competition is still open"
-        )
+        assert plain_state(record)["window"] > 0 and not [
+            s for s in plain_state(record)["sales"] if s == sale
+        ], "the competition is still open"
         seat = late[0]
         join = _button(FakeMessage(0, 0, "dm", None, screen), "Join the competition")
         now = _live_board(fake)

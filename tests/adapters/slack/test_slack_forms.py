@@ -21,6 +21,7 @@ from tests.adapters.slack.conftest import (
     stored,
 )
 from tests.games import businessgo_support as go
+from tests.records import plain_state
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 SLOW_VOTE = "pick_seconds=0 vote_seconds=600 turn_seconds=0"
@@ -88,7 +89,7 @@ async def test_the_pitch_button_opens_a_modal_and_its_submission_is_the_pitch(
     await loop.adapter.settled()
     record = await stored(loop)
     assert record is not None and record.state is not None
-    assert [p["pitch"] for p in record.state["products"] if p["pitch"]] == [pitch]
+    assert [p["pitch"] for p in plain_state(record)["products"] if p["pitch"]] == [pitch]
     # The pitch is a post of its own in the game's thread, and pings nobody.
     thread = (await refs(loop)).thread
     assert thread is not None
@@ -179,7 +180,7 @@ async def test_a_bet_and_a_sealed_bid_through_their_forms(loop: Loopback) -> Non
     assert "Your sealed bid: $170,000." in texts(note)
     record = await stored(loop)
     assert record is not None and record.state is not None
-    assert record.state["auction"]["bids"] == {"1": 170_000}
+    assert plain_state(record)["auction"]["bids"] == {"1": 170_000}
     shown = [texts_of(m) for m in loop.api.replies(CHANNEL, thread)]
     shown += [texts_of(m) for m in loop.api.channel_messages(CHANNEL)]
     assert not [t for t in shown if "170,000" in t or "170000" in t]  # sealed

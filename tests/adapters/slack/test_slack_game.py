@@ -10,6 +10,7 @@ from testkit.slack.fake import Call
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts, texts_of
 from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, boards, header, refs, stored
+from tests.records import plain_state
 
 USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 QUICK = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
@@ -59,9 +60,9 @@ async def test_four_users_play_a_whole_game_and_no_hand_leaks(loop: Loopback) ->
     await table.play(max_presses=2_000, after_each=no_leak)
     record = await stored(loop)
     assert record is not None and record.status == "finished", "the game did not end"
-    standings = (record.state or {})["outcome"]["standings"]
+    standings = plain_state(record)["outcome"]["standings"]
     assert len(standings) == 4
-    summary = (record.state or {})["outcome"]["summary"]
+    summary = plain_state(record)["outcome"]["summary"]
     assert any(summary.split(".")[0] in texts(c) for c in loop.api.calls if _public(c))
     assert_only_notices(loop.api)
 

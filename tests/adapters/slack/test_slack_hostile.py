@@ -13,6 +13,7 @@ from bot.commands.record import GameRecord
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts
 from tests.adapters.slack.conftest import CHANNEL, assert_only_notices, stored
+from tests.records import plain_state
 
 USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 NAMES = {
@@ -34,7 +35,7 @@ async def _pitch_when_possible(loop: Loopback, table: SlackTable) -> None:
     record = await stored(loop)
     if record is None or record.state is None or record.game != "bigidea":
         return
-    for product in record.state.get("products", []):
+    for product in plain_state(record).get("products", []):
         if product["new"] and product["pitch"] is None:
             await table.command(USERS[product["owner"]], f"pitch {PITCH}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ def test_blocks_respect_slack_limits() -> None:
             )
         ],
     )
-    built = blocks(message, "bigidea")
+    built: list[dict[str, Any]] = blocks(message, "bigidea")  # Block Kit JSON, read freely
     assert len(built) <= 50
     assert len(built[0]["text"]["text"]) <= 150
     sections = [b for b in built if b["type"] == "section"]
@@ -67,7 +68,7 @@ def test_a_choice_too_long_for_an_id_is_left_out_not_the_message() -> None:
         version=1,
     )
     message = ui.Message(text="Your hand.", buttons=[[_button("ok", 1), too_long]], selects=[menu])
-    built = blocks(message, "bigidea")
+    built: list[dict[str, Any]] = blocks(message, "bigidea")  # Block Kit JSON, read freely
     elements = [e for b in built if b["type"] == "actions" for e in b["elements"]]
     assert [e["text"]["text"] for e in elements] == ["ok"]
     assert built[0]["text"]["text"] == "Your hand."

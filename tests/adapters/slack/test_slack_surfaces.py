@@ -37,6 +37,7 @@ from tests.adapters.slack.conftest import (
     refs,
     stored,
 )
+from tests.records import plain_state
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 QUICK = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
@@ -101,7 +102,7 @@ async def _waiting_users(loop: Loopback) -> set[str]:
     game = get_game(record.game)
     assert game is not None
     state = load_state(game, record.state_json)
-    return {user for seat in game.waiting_for(state) for user in record.seats[seat].users}
+    return {user for seat in game.at(state).waiting_for() for user in record.seats[seat].users}
 
 
 async def _to_venture(loop: Loopback, table: SlackTable) -> None:
@@ -205,7 +206,7 @@ async def test_the_board_moves_to_the_bottom_once_messages_pile_up_below_it(
     assert thread is not None
     record = await stored(loop)
     assert record is not None and record.state is not None
-    owners = [USERS[p["owner"]] for p in record.state["products"] if p["new"]]
+    owners = [USERS[p["owner"]] for p in plain_state(record)["products"] if p["new"]]
     moved = 0
     for number, owner in enumerate(owners * 2, 1):  # each pitch is a post below the board
         before = await refs(loop)
