@@ -14,6 +14,8 @@ real redis-server, and counts what a channel's members would see:
 - ``max_posts_per_5s``: Discord, the most posts within 5 s in the channel or the thread (its
   limit: 5); ``max_posts_per_s``: Slack, the most posts within a second in the channel, thread
   replies included (about 1 sustained);
+- ``uploads_per_press``: board pictures uploaded (each one a new file on the platform: a
+  Discord attachment, a Slack external upload) per human press;
 - ``redis_commands_per_press``: the commands the bench's redis-server executed while the game
   was played (from the first press after ``begin`` to the end), counted by the server itself
   through ``MONITOR`` (:mod:`bench.redismeter`: a script is one ``EVALSHA``, each command of a
@@ -40,9 +42,10 @@ games (the figure the goal names), then the worst game's::
 
     channel_posts=<x> thread_posts_per_decision=<x> board_distance_max=<x> dms_per_player=<x>
     calls_per_press=<x> calls_per_press_worst=<x> redis_commands_per_press=<x>
+    uploads_per_press=<x>
 
-(on one line; ``redis_commands_per_press`` is the total over the three games divided by
-their presses).
+(on one line; ``redis_commands_per_press`` and ``uploads_per_press`` are the totals over the
+three games divided by their presses).
 """
 
 from __future__ import annotations
@@ -101,6 +104,8 @@ class Figures:
     calls: int
     max_posts_per_5s: int
     seconds: float
+    uploads: int = 0
+    """Board pictures uploaded (each a new file on the platform)."""
     rate: str = "max_posts_per_5s"
     """What ``max_posts_per_5s`` counts (Slack's limit is per second)."""
     commands: Counter[str] = field(default_factory=Counter)
@@ -113,6 +118,10 @@ class Figures:
         """A press's own commands: the deadline loop's polling is counted apart."""
         polled = sum(self.deadline_commands.values())
         return (sum(self.commands.values()) - polled) / max(1, self.presses)
+
+    @property
+    def uploads_per_press(self) -> float:
+        return self.uploads / max(1, self.presses)
 
     @property
     def per_decision(self) -> float:
@@ -129,6 +138,7 @@ class Figures:
             f"board_distance_max={self.board_distance_max} "
             f"dms_per_player={self.dms_per_player:.1f} calls_per_press={self.per_press:.2f} "
             f"{self.rate}={self.max_posts_per_5s} "
+            f"uploads_per_press={self.uploads_per_press:.2f} "
             f"redis_commands_per_press={self.redis_per_press:.2f} seconds={self.seconds:.1f}"
         )
 
@@ -196,6 +206,7 @@ async def _play_discord(
             calls=len(calls),
             max_posts_per_5s=busiest,
             seconds=time.monotonic() - started,
+            uploads=sum(u.filename.startswith("board-") for u in fake.files.values()),
             commands=counted.by_name,
             deadline_commands=counted.parts.get(DEADLINES, Counter()),
         )
@@ -278,6 +289,7 @@ async def _play_slack(
             calls=sum(table.stats.calls[first_call:]),
             max_posts_per_5s=rate.peak,
             seconds=time.monotonic() - started,
+            uploads=sum(f.filename.startswith("board-") for f in loop.api.files.values()),
             rate="max_posts_per_s",
             commands=counted.by_name,
             deadline_commands=counted.parts.get(DEADLINES, Counter()),
@@ -346,6 +358,7 @@ async def run_table_bench(
         f"board_distance_max={max(f.board_distance_max for f in figures)} "
         f"dms_per_player={max(f.dms_per_player for f in figures):.1f} "
         f"calls_per_press={mean:.2f} calls_per_press_worst={max(f.per_press for f in figures):.2f} "
-        f"redis_commands_per_press={(total - polled) / max(1, presses):.2f}"
+        f"redis_commands_per_press={(total - polled) / max(1, presses):.2f} "
+        f"uploads_per_press={sum(f.uploads for f in figures) / max(1, presses):.2f}"
     )
     return 0
