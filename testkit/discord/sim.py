@@ -67,18 +67,23 @@ async def running_bot(
     authority: Authority,
     settings: Settings,
     pace_window_s: float | None = None,
+    coalesce_s: float | None = None,
 ) -> AsyncIterator[BoardroomClient]:
     """A real discord.py client connected to ``fake``, ready and synced; closed on exit.
 
     ``pace_window_s``: the table's window for Discord's 5 posts per channel (None: Discord's 5
     seconds); whole games in tests that do not check the pacing may pass 0. The table paces on
     the fake's clock (``fake.clock``): with a :class:`~testkit.clock.VirtualClock` the window is
-    kept, and counted by the fake, without being waited out."""
+    kept, and counted by the fake, without being waited out. ``coalesce_s``: how long a board's
+    picture stands before the next is shown (None: the table's own; 0: each at once, for a test
+    about something else that counts the board's edits); the wait runs on the same clock."""
     point_at(fake.api_url, fake.gateway_url)
     client = BoardroomClient(authority, settings, shard_count=1)
     client.adapter.table.pacer.clock = fake.clock
     if pace_window_s is not None:
         client.adapter.table.pacer.window_s = pace_window_s
+    if coalesce_s is not None:
+        client.adapter.table.coalesce_s = coalesce_s
     watcher = Watcher()
     client.adapter.desk.observers.append(watcher)
     _WATCHERS[client] = watcher

@@ -468,7 +468,9 @@ class _Driver:
         closed = {p.user for i, p in enumerate(self.people) if i % CLOSED_DMS == 5}
         self.recorder = _Recorder(platform, closed)
         ttl = int(self.authority.settings.game_ttl_hours * 3600)
-        self.table_layer = tables_layer.Table(self.store, self.recorder, ttl)
+        # Each board picture at once: a picture held back would be shown by a catch-up at a
+        # time of the real clock, and a run must be the same every time.
+        self.table_layer = tables_layer.Table(self.store, self.recorder, ttl, coalesce_s=0)
         self.prompt: list[_Seen] = []
         self.lobby: list[_Seen] = []
         """The lobby card's buttons (commands: join, addbot, begin)."""
