@@ -34,7 +34,12 @@ Simulated players press at once (``--think-ms`` to pause), faster than people: p
 channel limit would exceed are coalesced by the table, so at a person's pace there are more log
 posts, never more than the limit. The fakes, the players' pauses and the table's pacing run on a
 virtual clock (``testkit.clock.VirtualClock``) that jumps over waits, so a game at a person's
-pace (``--think-ms 5000``) is counted in seconds of real time. Before each press the bench fires
+pace (``--think-ms 5000``) is counted in seconds of real time. A timer of the bot's own runs on
+that clock too, and a virtual clock jumps to it as soon as it waits: the table's catch-up of a
+board picture held back (``bot.table.plan.COALESCE_S``) comes before the next press however
+quick the players are. ``--real-clock`` plays on the machine's clock instead, so that presses at
+once really come faster than the catch-up (a pause of ``--think-ms`` is then waited out). Before
+each press the bench fires
 what has fallen due meanwhile (turn notices that waited for their player) through the bot's own
 deadline path, as the bot's deadline loop would have during the pause. One line per game, then
 the worst of the games, but for ``calls_per_press``: the mean over every press of the three
@@ -65,7 +70,7 @@ from bot.commands.outbox import Outbox
 from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey, GameStore
-from testkit.clock import VirtualClock
+from testkit.clock import Clock, RealClock, VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeUser
 from testkit.discord.sim import Table, running_bot
 from testkit.local_server import bench_redis
@@ -144,11 +149,10 @@ class Figures:
 
 
 async def _play_discord(
-    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter
+    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter, clock: Clock
 ) -> Figures:
     store = GameStore.from_url(redis_url)
     observer = observer_store(redis_url)
-    clock = VirtualClock()
     fake = await FakeDiscord(clock=clock).start()
     try:
         await observer.client.flushdb()
@@ -243,11 +247,11 @@ SLACK_USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 
 
 async def _play_slack(
-    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter
+    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter, clock: Clock
 ) -> Figures:
     observer = observer_store(redis_url)
     await observer.client.flushdb()
-    loop = await Loopback.start(redis_url, seed, clock=VirtualClock())
+    loop = await Loopback.start(redis_url, seed, clock=clock)
     try:
         started = time.monotonic()
         table = SlackTable.on(loop, SLACK_CHANNEL, SLACK_USERS, random.Random(seed), game)
@@ -320,6 +324,7 @@ async def run_table_bench(
     seed: int,
     think_ms: float,
     games: tuple[str, ...] = tuple(GAMES),
+    real_clock: bool = False,
 ) -> int:
     """Play a game of each of ``games`` and print the figures; 0 when all finished."""
     if adapter not in ("discord", "slack"):
@@ -338,7 +343,8 @@ async def run_table_bench(
             return 2
         figures = []
         for game in games:
-            result = await play(url, game, seed, think_ms / 1000, meter)
+            clock: Clock = RealClock() if real_clock else VirtualClock()
+            result = await play(url, game, seed, think_ms / 1000, meter, clock)
             print(result.line(), flush=True)
             figures.append(result)
     presses = sum(f.presses for f in figures)
