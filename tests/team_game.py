@@ -135,7 +135,7 @@ class Relay(Game[RelayState, RelayOptions, Action]):
     def bot_action(self, view: dict[str, Any], legal: list[Any], rng: Rng) -> Any:
         return legal[-1]
 
-    def render_board(self, state: RelayState) -> ui.Message:
+    def render_board(self, state: RelayState, pictured: bool = False) -> ui.Message:
         return ui.Message(title="Relay", text=f"Total {state.total}.")
 
     def render_private(self, state: RelayState, seat: Seat) -> ui.Message:

@@ -357,7 +357,9 @@ def _homes(out: Outbox, was: tuple[str, set[str]] | None, record: GameRecord) ->
 
 def _picture(out: Outbox, record: GameRecord) -> None:
     """Name the board's picture by what it is drawn from (the public view, less what changes
-    every move but is not drawn), and hand the table the drawing to do should it be new."""
+    every move but is not drawn), hand the table the drawing to do should it be new, and make
+    the board's text the one that goes with a picture (``render_board(pictured=True)``: what
+    the picture shows is left out)."""
     game = get_game(record.game)
     if game is None or type(game).picture is Game.picture or out.board is None:
         return  # a game that draws no picture
@@ -366,7 +368,8 @@ def _picture(out: Outbox, record: GameRecord) -> None:
     state = running_state(record)
     basis = game.picture_basis(state)
     key = hashlib.sha256(f"{game.name}:{basis}".encode()).hexdigest()[:16]
-    out.board = out.board.model_copy(update={"picture_key": key})
+    board = game.render_board(state, pictured=True)
+    out.board = board.model_copy(update={"deadline": out.board.deadline, "picture_key": key})
 
     def draw() -> ui.Picture | None:
         return game.picture(state)
