@@ -25,6 +25,7 @@ from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
 from bot.settings import Settings
 from storage import GameKey, GameStore
+from testkit.clock import held
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 
 __all__ = ["Table", "Watcher", "running_bot"]
@@ -279,34 +280,52 @@ class Table:
         return sum(self.fake.activity.get(place, 0) for place in self.places())
 
     async def play(
-        self, max_presses: int = 2_000, think_s: float = 0.0, until: float | None = None
+        self,
+        max_presses: int = 2_000,
+        think_s: float = 0.0,
+        until: float | None = None,
+        pauses_only: bool = False,
     ) -> GameRecord | None:
         """Press until the game is finished; raises when it stalls or runs too long.
 
         ``think_s``: mean pause between presses (uniform between half and one and a half of it),
         as people take, on the fake's clock; ``until``: a time of that clock
-        (``fake.clock.now()``) at which to stop (returns None then).
+        (``fake.clock.now()``) at which to stop (returns None then). ``pauses_only``: a virtual
+        clock jumps only during those pauses (it is held from each press to the next pause),
+        so that a wait of the bot's own (a board picture held back for a few seconds) runs
+        against the players' pace as it would with people, rather than being jumped to while
+        a press is under way; what the bot waits for during a press (a post limit) is then
+        waited out.
         """
         refreshed = False
-        while self.presses < max_presses:
-            if until is not None and self.fake.clock.now() >= until:
-                return None
-            record = await self.record()
-            if record is not None and record.status == "finished":
-                return record
-            if think_s > 0:
-                await self._think(think_s)
-            if self.after_think is not None:
-                await self.after_think()
-            if await self.step():
-                refreshed = False
-                continue
-            if refreshed:
-                raise RuntimeError(f"the game in {self.channel_id} stalled: nobody can act")
-            # Nothing to press: everyone asks for their hand, as a stuck player would.
-            for user in self.users:
-                await self.slash(user, "hand")
-            refreshed = True
+        pressing = held(self.fake.clock) if pauses_only else None
+        try:
+            while self.presses < max_presses:
+                if until is not None and self.fake.clock.now() >= until:
+                    return None
+                record = await self.record()
+                if record is not None and record.status == "finished":
+                    return record
+                if think_s > 0:
+                    if pressing is not None:
+                        pressing.release()
+                    await self._think(think_s)
+                    if pressing is not None:
+                        pressing = held(self.fake.clock)
+                if self.after_think is not None:
+                    await self.after_think()
+                if await self.step():
+                    refreshed = False
+                    continue
+                if refreshed:
+                    raise RuntimeError(f"the game in {self.channel_id} stalled: nobody can act")
+                # Nothing to press: everyone asks for their hand, as a stuck player would.
+                for user in self.users:
+                    await self.slash(user, "hand")
+                refreshed = True
+        finally:
+            if pressing is not None:
+                pressing.release()
         raise RuntimeError(f"the game in {self.channel_id} did not end in {max_presses} presses")
 
     async def _think(self, think_s: float) -> None:
