@@ -81,7 +81,9 @@ def _card(canvas: kit.Canvas, public: BigIdeaView, product: ProductView, index: 
 def _alt(public: BigIdeaView) -> str:
     names = [p.name for p in public.players]
     people = "; ".join(
-        f"{p.name} {p.money_text} with {plural(p.chits, 'chit')} left" for p in public.players
+        f"{p.name} {p.money_text} with {plural(p.chits, 'chit')} left and "
+        f"{plural(p.hand_size, 'card')}"
+        for p in public.players
     )
     products = "; ".join(
         f"{names[p.owner]}'s {p.name} ({plural(p.total_chits, 'chit')})" for p in _shown(public)
