@@ -54,7 +54,7 @@ def _product_line(public: BigIdeaView, p: ProductView, sentence: bool, owners: b
     tags = [tag for tag, shown in (("new", p.new), ("pitched", pitched)) if shown]
     line = f"#{p.id} {possessive(public.players[p.owner].name)} {p.name}"
     line += f" ({', '.join(tags)})" if tags else ""
-    line += f": {p.sentence}" if sentence else ""
+    line += f": {p.sentence}" if sentence else "."
     if owners:
         return f"{line} Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
     return f"{line} Chits {p.total_chits}."
