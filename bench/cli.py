@@ -43,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --adapter: whole games of each game, counting posts, DMs and calls per press",
     )
     parser.add_argument(
+        "--real-clock",
+        action="store_true",
+        help="with --table: play on the real clock (pauses and waits take their time) rather "
+        "than the virtual one that jumps over them",
+    )
+    parser.add_argument(
         "--hostile",
         action="store_true",
         help="with --adapter slack: whole games of hostile players against a Slack answering "
@@ -130,7 +136,12 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         from bench.table import run_table_bench
 
         think = args.think_ms or 0.0
-        return asyncio.run(run_table_bench(settings, args.adapter, args.seed, think))
+        return asyncio.run(
+            run_table_bench(settings, args.adapter, args.seed, think, real_clock=args.real_clock)
+        )
+    if args.real_clock:
+        print("--real-clock goes with --table")
+        return 2
     if args.adapter != "authority":
         if args.adapter == "discord":
             from bench.discord import run_bench

@@ -14,6 +14,8 @@ real redis-server, and counts what a channel's members would see:
 - ``max_posts_per_5s``: Discord, the most posts within 5 s in the channel or the thread (its
   limit: 5); ``max_posts_per_s``: Slack, the most posts within a second in the channel, thread
   replies included (about 1 sustained);
+- ``uploads_per_press``: board pictures uploaded (each one a new file on the platform: a
+  Discord attachment, a Slack external upload) per human press;
 - ``redis_commands_per_press``: the commands the bench's redis-server executed while the game
   was played (from the first press after ``begin`` to the end), counted by the server itself
   through ``MONITOR`` (:mod:`bench.redismeter`: a script is one ``EVALSHA``, each command of a
@@ -32,7 +34,12 @@ Simulated players press at once (``--think-ms`` to pause), faster than people: p
 channel limit would exceed are coalesced by the table, so at a person's pace there are more log
 posts, never more than the limit. The fakes, the players' pauses and the table's pacing run on a
 virtual clock (``testkit.clock.VirtualClock``) that jumps over waits, so a game at a person's
-pace (``--think-ms 5000``) is counted in seconds of real time. Before each press the bench fires
+pace (``--think-ms 5000``) is counted in seconds of real time. A timer of the bot's own runs on
+that clock too, and a virtual clock jumps to it as soon as it waits: the table's catch-up of a
+board picture held back (``bot.table.plan.COALESCE_S``) comes before the next press however
+quick the players are. ``--real-clock`` plays on the machine's clock instead, so that presses at
+once really come faster than the catch-up (a pause of ``--think-ms`` is then waited out). Before
+each press the bench fires
 what has fallen due meanwhile (turn notices that waited for their player) through the bot's own
 deadline path, as the bot's deadline loop would have during the pause. One line per game, then
 the worst of the games, but for ``calls_per_press``: the mean over every press of the three
@@ -40,9 +47,10 @@ games (the figure the goal names), then the worst game's::
 
     channel_posts=<x> thread_posts_per_decision=<x> board_distance_max=<x> dms_per_player=<x>
     calls_per_press=<x> calls_per_press_worst=<x> redis_commands_per_press=<x>
+    uploads_per_press=<x>
 
-(on one line; ``redis_commands_per_press`` is the total over the three games divided by
-their presses).
+(on one line; ``redis_commands_per_press`` and ``uploads_per_press`` are the totals over the
+three games divided by their presses).
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ from bot.commands.outbox import Outbox
 from bot.settings import Settings
 from bot.table import Refs
 from storage import GameKey, GameStore
-from testkit.clock import VirtualClock
+from testkit.clock import Clock, RealClock, VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeUser
 from testkit.discord.sim import Table, running_bot
 from testkit.local_server import bench_redis
@@ -101,6 +109,8 @@ class Figures:
     calls: int
     max_posts_per_5s: int
     seconds: float
+    uploads: int = 0
+    """Board pictures uploaded (each a new file on the platform)."""
     rate: str = "max_posts_per_5s"
     """What ``max_posts_per_5s`` counts (Slack's limit is per second)."""
     commands: Counter[str] = field(default_factory=Counter)
@@ -113,6 +123,10 @@ class Figures:
         """A press's own commands: the deadline loop's polling is counted apart."""
         polled = sum(self.deadline_commands.values())
         return (sum(self.commands.values()) - polled) / max(1, self.presses)
+
+    @property
+    def uploads_per_press(self) -> float:
+        return self.uploads / max(1, self.presses)
 
     @property
     def per_decision(self) -> float:
@@ -129,16 +143,16 @@ class Figures:
             f"board_distance_max={self.board_distance_max} "
             f"dms_per_player={self.dms_per_player:.1f} calls_per_press={self.per_press:.2f} "
             f"{self.rate}={self.max_posts_per_5s} "
+            f"uploads_per_press={self.uploads_per_press:.2f} "
             f"redis_commands_per_press={self.redis_per_press:.2f} seconds={self.seconds:.1f}"
         )
 
 
 async def _play_discord(
-    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter
+    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter, clock: Clock
 ) -> Figures:
     store = GameStore.from_url(redis_url)
     observer = observer_store(redis_url)
-    clock = VirtualClock()
     fake = await FakeDiscord(clock=clock).start()
     try:
         await observer.client.flushdb()
@@ -196,6 +210,7 @@ async def _play_discord(
             calls=len(calls),
             max_posts_per_5s=busiest,
             seconds=time.monotonic() - started,
+            uploads=sum(u.filename.startswith("board-") for u in fake.files.values()),
             commands=counted.by_name,
             deadline_commands=counted.parts.get(DEADLINES, Counter()),
         )
@@ -232,11 +247,11 @@ SLACK_USERS = ["UALICE", "UBOB", "UCAROL", "UDAVE"]
 
 
 async def _play_slack(
-    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter
+    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter, clock: Clock
 ) -> Figures:
     observer = observer_store(redis_url)
     await observer.client.flushdb()
-    loop = await Loopback.start(redis_url, seed, clock=VirtualClock())
+    loop = await Loopback.start(redis_url, seed, clock=clock)
     try:
         started = time.monotonic()
         table = SlackTable.on(loop, SLACK_CHANNEL, SLACK_USERS, random.Random(seed), game)
@@ -278,6 +293,7 @@ async def _play_slack(
             calls=sum(table.stats.calls[first_call:]),
             max_posts_per_5s=rate.peak,
             seconds=time.monotonic() - started,
+            uploads=sum(f.filename.startswith("board-") for f in loop.api.files.values()),
             rate="max_posts_per_s",
             commands=counted.by_name,
             deadline_commands=counted.parts.get(DEADLINES, Counter()),
@@ -308,6 +324,7 @@ async def run_table_bench(
     seed: int,
     think_ms: float,
     games: tuple[str, ...] = tuple(GAMES),
+    real_clock: bool = False,
 ) -> int:
     """Play a game of each of ``games`` and print the figures; 0 when all finished."""
     if adapter not in ("discord", "slack"):
@@ -326,7 +343,8 @@ async def run_table_bench(
             return 2
         figures = []
         for game in games:
-            result = await play(url, game, seed, think_ms / 1000, meter)
+            clock: Clock = RealClock() if real_clock else VirtualClock()
+            result = await play(url, game, seed, think_ms / 1000, meter, clock)
             print(result.line(), flush=True)
             figures.append(result)
     presses = sum(f.presses for f in figures)
@@ -346,6 +364,7 @@ async def run_table_bench(
         f"board_distance_max={max(f.board_distance_max for f in figures)} "
         f"dms_per_player={max(f.dms_per_player for f in figures):.1f} "
         f"calls_per_press={mean:.2f} calls_per_press_worst={max(f.per_press for f in figures):.2f} "
-        f"redis_commands_per_press={(total - polled) / max(1, presses):.2f}"
+        f"redis_commands_per_press={(total - polled) / max(1, presses):.2f} "
+        f"uploads_per_press={sum(f.uploads for f in figures) / max(1, presses):.2f}"
     )
     return 0

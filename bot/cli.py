@@ -166,6 +166,10 @@ async def _console(
     from bot.commands.authority import Authority
     from bot.runtime import open_store, warn_about_policy
 
+    if pictures is None:
+        # Without --pictures the console shows no picture: nothing is drawn, and every board
+        # is the text of a board without one (the track, the table and all).
+        settings = settings.model_copy(update={"pictures": False})
     store = open_store(settings)
     await warn_about_policy(store)
     clock = VirtualClock(time.time()) if script is not None else None

@@ -539,9 +539,14 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
     # --- presentation ----------------------------------------------------------------------
 
     @abstractmethod
-    def render_board(self, state: S) -> ui.Message:
+    def render_board(self, state: S, pictured: bool = False) -> ui.Message:
         """The public live board: only what ``view(state, None)`` shows (with
-        :attr:`choices_on_board`, the controls of the seats the game waits for too)."""
+        :attr:`choices_on_board`, the controls of the seats the game waits for too).
+
+        ``pictured``: the board carries its :meth:`picture`, so its text leaves out what the
+        picture shows (a track, a table of numbers) and keeps what a player needs that the
+        picture does not give; what the picture shows that a screen reader must say is in its
+        alt text. A game that draws no picture ignores it."""
 
     def picture_basis(self, state: S) -> str:
         """What :meth:`picture` draws from, as text: equal bases, equal pictures (so that the
@@ -756,8 +761,8 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
     def opening_events(self) -> list[Event]:
         return self._game.opening_events(self._state)
 
-    def render_board(self) -> ui.Message:
-        return self._game.render_board(self._state)
+    def render_board(self, pictured: bool = False) -> ui.Message:
+        return self._game.render_board(self._state, pictured)
 
     def render_private(self, seat: Seat) -> ui.Message:
         return self._game.render_private(self._state, seat)

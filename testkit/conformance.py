@@ -16,10 +16,12 @@ made or lost). What every game gets:
   back to the same action;
 - choices are shown where their seat can press them (on the board with
   :attr:`~core.engine.Game.choices_on_board`, else on the seat's panel, and only to seats that
-  may act), and a shown action button applies for a seat that may press it;
+  may act), and a shown action button applies for a seat that may press it; the board that
+  goes with its picture (``render_board(pictured=True)``) offers the same choices;
 - replaying the action log (as the authority writes it) rebuilds the stored state;
 - non-interference: a state that differs only in hidden information shows the same public view,
-  board, board picture (the same bytes, compared every few versions), prompt, waiting seats
+  board (and the board that goes with its picture), board picture (the same bytes, compared
+  every few versions), prompt, waiting seats
   and deadline, standings and recap (the final card's, for a game that ends now), and the
   same private output to every other seat;
   and the same action applied to both gives the same public events and outputs, unless the
@@ -135,6 +137,8 @@ def public_face(game: GameLike, state: GameState) -> dict[str, Any]:
     return {
         "view": _dump(game.at(state).view(None)),
         "board": _dump(game.at(state).render_board()),
+        # The board as it goes with its picture: its text is shorter, never more telling.
+        "pictured board": _dump(game.at(state).render_board(pictured=True)),
         "prompt": _dump(game.at(state).render_prompt()),
         "waiting": game.at(state).waiting_for(),
         "deadline": _dump(state.deadline),
@@ -236,7 +240,13 @@ class _Table:
             )
         if self.inventory is not None:
             assert game.at(state).inventory() == self.inventory, "something was made or lost"
-        self.check_ids(game.at(state).render_board(), None)
+        board = game.at(state).render_board()
+        self.check_ids(board, None)
+        pictured = game.at(state).render_board(pictured=True)
+        self.check_ids(pictured, None)
+        assert (pictured.buttons, pictured.selects) == (board.buttons, board.selects), (
+            "the board that goes with its picture offers other choices than the board"
+        )
         prompt = game.at(state).render_prompt()
         if prompt is not None:
             self.check_ids(prompt, None)

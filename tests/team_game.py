@@ -140,7 +140,7 @@ class Relay(Game[RelayState, RelayOptions, Action, RelayView]):
     def bot_action(self, view: RelayView, legal: list[Action], rng: Rng) -> Action:
         return legal[-1]
 
-    def render_board(self, state: RelayState) -> ui.Message:
+    def render_board(self, state: RelayState, pictured: bool = False) -> ui.Message:
         return ui.Message(title="Relay", text=f"Total {state.total}.")
 
     def render_private(self, state: RelayState, seat: Seat) -> ui.Message:

@@ -79,8 +79,21 @@ class _BoardNamesTopCard(BigIdea):
 
     name: ClassVar[str] = "topcard"
 
-    def render_board(self, state: BigIdeaState) -> ui.Message:
-        board = super().render_board(state)
+    def render_board(self, state: BigIdeaState, pictured: bool = False) -> ui.Message:
+        board = super().render_board(state, pictured)
+        top = state.deck[0] if state.deck else "none"
+        return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
+
+
+class _PicturedBoardNamesTopCard(BigIdea):
+    """Only the board that goes with its picture names the deck's top card."""
+
+    name: ClassVar[str] = "picturedtopcard"
+
+    def render_board(self, state: BigIdeaState, pictured: bool = False) -> ui.Message:
+        board = super().render_board(state, pictured)
+        if not pictured:
+            return board
         top = state.deck[0] if state.deck else "none"
         return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
 
@@ -123,6 +136,7 @@ class _RefusalChanges(BigIdea):
 BROKEN: list[tuple[type[BigIdea], str]] = [
     (_LeakyView, "changes what seat"),
     (_BoardNamesTopCard, "changes what the channel sees"),
+    (_PicturedBoardNamesTopCard, "changes what the channel sees"),
     (_IllegalBot, "not a legal action"),
     (_MakesMoney, "money moved without a listed payment"),
     (_RefusalChanges, "a refused action changed the state"),

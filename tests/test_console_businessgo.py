@@ -74,3 +74,23 @@ def test_click_any_leaves_the_board_buttons_of_someone_elses_turn_alone(tmp_path
     assert "only they can press those buttons" not in stdout
     assert "(there is nothing " in stdout  # the one not on turn, at least once
     assert any(" rolls " in r["text"] for r in records)  # the one on turn played
+
+
+def test_the_board_leaves_the_track_to_its_picture_when_it_carries_one(tmp_path: Path) -> None:
+    """With ``--pictures DIR`` the board carries its picture, which draws the track, so its
+    text leaves the 40 spaces out (each player's line names what they own); without it the
+    console shows no picture and the board lists the track."""
+    lines = [
+        "alice: /businessgo start short=yes turn_seconds=0 auto_moves=no",
+        "alice: /businessgo addbot 1",
+        "alice: click Begin",
+    ]
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "drawn").mkdir()
+    plain, _ = run_script(tmp_path / "plain", lines, "--seed", "7")
+    pictures = tmp_path / "pictures"
+    drawn, _ = run_script(tmp_path / "drawn", lines, "--seed", "7", "--pictures", str(pictures))
+    assert "The track, clockwise" in plain and "20 Boom" in plain and "(picture:" not in plain
+    assert "The track, clockwise" not in drawn and "(picture: " in drawn
+    assert "alice" in drawn and "N = National" in drawn
+    assert sorted(pictures.glob("board-*.png"))

@@ -16,6 +16,7 @@ from core import registry, ui
 from core.engine import GameLike, GameState
 from core.games.biggiebills import GAME as BB
 from core.games.biggiebills import picture as bb_picture
+from core.games.biggiebills.state import BiggieBillsState
 from core.games.bigidea import GAME as BI
 from core.games.bigidea import picture as bi_picture
 from core.games.bigidea.state import BigIdeaState
@@ -172,3 +173,44 @@ def test_alt_text_is_cut_to_what_every_platform_takes() -> None:
     long = "x" * 5000
     assert len(ui.fit_alt(long)) == ui.MAX_FILE_ALT
     assert ui.fit_alt("short") == "short"
+
+
+# --- the text that goes with a picture -----------------------------------------------------------
+
+
+def test_the_busine_go_board_with_its_picture_leaves_the_track_out_but_not_who_owns_what() -> None:
+    state = go.own(go.new_game(3), 2, "canada")
+    state = go.own(state, 1, licence_only=["japan"])
+    state.closed.append("mexico")
+    full, pictured = GO.render_board(state), GO.render_board(state, pictured=True)
+    assert "The track, clockwise" in full.text and "The track" not in pictured.text
+    assert len(pictured.plain_text().splitlines()) * 3 < len(full.plain_text().splitlines())
+    owners = {f.name.removeprefix("▶ "): f.value for f in pictured.fields}
+    names = state.names
+    assert "Canada N" in owners[names[2]] and "Japan licence" in owners[names[1]]
+    assert "Closed: Mexico." in pictured.text  # the picture greys it; the text says it
+    assert (pictured.buttons, pictured.selects) == (full.buttons, full.selects)
+
+
+def test_the_biggiebills_board_with_its_picture_is_a_line_of_money_per_team() -> None:
+    _game, state = _played("biggiebills", 40)
+    assert isinstance(state, BiggieBillsState)
+    full, pictured = BB.render_board(state), BB.render_board(state, pictured=True)
+    assert [f.name for f in pictured.fields] == [f.name for f in full.fields]
+    for field, team in zip(pictured.fields, BB.view(state, None).teams, strict=True):
+        assert field.value.startswith(team.cash_text) and "\n" not in field.value
+        assert "completed" not in field.value  # the stages are drawn
+    assert len(pictured.plain_text()) < len(full.plain_text())
+    # What the picture does not give stays: each card in play's number and penalty.
+    for active in state.active:
+        assert f"#{active.id} " in pictured.text
+
+
+def test_the_big_idea_board_with_its_picture_keeps_the_products_numbers() -> None:
+    _game, state = _played("bigidea", 60)
+    assert isinstance(state, BigIdeaState) and state.products
+    full, pictured = BI.render_board(state), BI.render_board(state, pictured=True)
+    assert full.fields and not pictured.fields  # each player's money and chits are drawn
+    for product in state.products:
+        assert f"#{product.id} " in pictured.text
+    assert len(pictured.plain_text()) < len(full.plain_text())

@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from bot.commands.outbox import GAME_OVER, Outbox
 from bot.table import MAX_BELOW, MOVE_AT, PENDING_S, YOUR_MOVE, Refs, Shown, digest, plan
-from bot.table.plan import Context, Delete, Dm, Edit, Plan, Post, Reply, StartThread, Update
+from bot.table.plan import (
+    COALESCE_S,
+    Context,
+    Delete,
+    Dm,
+    Edit,
+    Held,
+    Plan,
+    Post,
+    Reply,
+    StartThread,
+    Update,
+)
 from core import ui
 
 CHANNEL = "C1"
@@ -178,3 +190,81 @@ def test_private_answers_come_first_and_a_deadline_s_go_by_dm() -> None:
     assert isinstance(planned.ops[0], Reply)
     by_clock = plan(playing(), answered, ctx())  # nobody asked: a DM (a note) instead
     assert type(by_clock.ops[0]).__name__ == "Note"
+
+
+# --- board pictures within the window ----------------------------------------------------------
+
+
+def pictured(text: str, key: str) -> ui.Message:
+    return ui.Message(title="Board", text=text, picture_key=key)
+
+
+def coalescing(now: float = NOW, shows: bool = True) -> Context:
+    return Context(
+        token="t",
+        now=now,
+        free=lambda where: 5,
+        coalesce_s=COALESCE_S,
+        shows=lambda key: shows,
+    )
+
+
+def showing(key: str = "k1", at: float = NOW - 1.0) -> Refs:
+    """A board showing picture ``key`` since ``at``."""
+    refs = playing(drawn=pictured("0", key))
+    refs.picture_at = at
+    return refs
+
+
+def test_a_picture_sooner_than_the_window_waits_and_the_text_does_not() -> None:
+    held = plan(showing(), out(2, board=pictured("1", "k2")), coalescing())
+    (edit,) = held.ops
+    assert isinstance(edit, Edit) and edit.message.text == "1"  # the text now
+    assert edit.message.picture_key == "k1"  # the picture it had
+    assert held.held == Held(key="k2", version=2, due=NOW - 1.0 + COALESCE_S)
+    assert held.refs.picture_at == NOW - 1.0  # the picture shown did not change
+    later = plan(showing(), out(2, board=pictured("1", "k2")), coalescing(NOW + COALESCE_S))
+    (edit,) = later.ops
+    assert isinstance(edit, Edit) and edit.message.picture_key == "k2" and later.held is None
+    assert later.refs.picture_at == NOW + COALESCE_S
+
+
+def test_the_catch_up_gives_the_held_version_s_board_its_newest_picture_and_nothing_else() -> None:
+    held = plan(showing(), out(2, board=pictured("1", "k2")), coalescing())
+    refs = held.refs
+    refs.pending = ["a line shown under Latest"]
+    catch = out(2, board=pictured("1", "k2"), catch_up=True)
+    caught = plan(refs, catch, coalescing(NOW + COALESCE_S))
+    (edit,) = caught.ops
+    assert isinstance(edit, Edit) and edit.slot == "board"
+    assert edit.message.picture_key == "k2" and edit.message.text == "1"
+    assert caught.refs.picture_at == NOW + COALESCE_S and caught.refs.version == 2
+    # A newer state drawn meanwhile (by any worker) shows or holds its own: nothing to do.
+    newer = plan(held.refs, out(3, board=pictured("2", "k3")), coalescing(NOW + 0.5))
+    assert plan(newer.refs, catch, coalescing(NOW + COALESCE_S)).ops == []
+    # Never a post: a board that is not there any more is not the catch-up's to post.
+    gone = held.refs.model_copy(update={"board": None})
+    assert plan(gone, catch, coalescing(NOW + COALESCE_S)).ops == []
+
+
+def test_the_end_and_a_board_posted_anew_never_hold_their_picture() -> None:
+    ended = plan(showing(), out(9, ended=True, board=pictured("over", "k9")), coalescing())
+    edits = [op for op in ended.ops if isinstance(op, Edit) and op.slot == "board"]
+    assert [e.message.picture_key for e in edits] == ["k9"] and ended.held is None
+    moved = plan(showing(), out(2, board=pictured("1", "k2"), notify=["bob"]), coalescing())
+    posts = [op for op in moved.ops if isinstance(op, Post) and op.slot == "board"]
+    assert [p.message.picture_key for p in posts] == ["k2"] and moved.held is None
+    # A worker that never showed the board's picture cannot keep it there: the newest goes.
+    other = plan(showing(), out(2, board=pictured("1", "k2")), coalescing(shows=False))
+    assert other.held is None and other.refs.board_message is not None
+    assert other.refs.board_message.picture_key == "k2"
+
+
+def test_an_older_delivery_keeps_the_picture_the_newer_one_shows_or_holds() -> None:
+    refs = showing()
+    refs.version = 5
+    refs.board_source = pictured("5", "k5")
+    stale = plan(refs, out(4, board=pictured("4", "k4"), log=["a line"]), coalescing())
+    assert stale.held is None
+    assert stale.refs.board_message is not None
+    assert stale.refs.board_message.picture_key == "k1"

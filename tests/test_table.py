@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from bot.commands.outbox import Outbox
-from bot.table import LOG_ON_BOARD, MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
+from bot.table import COALESCE_S, LOG_ON_BOARD, MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
 from core import ui
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
@@ -45,6 +45,11 @@ class Recorder:
         self.buttons: dict[str, int] = {}
         """How many buttons each message shows now."""
         self.mentions: dict[str, list[str]] = {}
+        self.pictures: dict[str, str | None] = {}
+        """The picture each message shows now (its key)."""
+        self.uploads: list[str] = []
+        """Each picture a message was given (posted with it, or edited to show another): what
+        a platform uploads."""
         self._ids = 0
 
     def _new(self, where: str, message: ui.Message) -> Shown:
@@ -53,7 +58,14 @@ class Recorder:
         self.places.setdefault(where, []).append(shown.id)
         self.texts[shown.id] = message.plain_text()
         self.buttons[shown.id] = len(message.all_buttons())
+        self._picture(shown.id, message)
         return shown
+
+    def _picture(self, ident: str, message: ui.Message) -> None:
+        key = message.picture_key
+        if key is not None and self.pictures.get(ident) != key:
+            self.uploads.append(key)
+        self.pictures[ident] = key
 
     async def post(
         self,
@@ -78,6 +90,7 @@ class Recorder:
         self.calls.append(("edit", surface))
         self.texts[shown.id] = message.plain_text()
         self.buttons[shown.id] = len(message.all_buttons())
+        self._picture(shown.id, message)
 
     async def delete(self, shown: Shown) -> None:
         await asyncio.sleep(self.latency_s)
@@ -356,3 +369,80 @@ async def test_a_note_to_others_is_kept_and_closed_once_settled(store: GameStore
     assert [platform.buttons[i] for i in copies] == [0, 0]
     stored = await store.table_refs(GameKey("test", CHANNEL))
     assert stored is not None and '"request:1"' not in stored  # nothing left to close
+
+
+# --- board pictures held back within the window -----------------------------------------------
+
+
+def _pictured(version: int, key: str, **surfaces: object) -> Outbox:
+    """A move's Outbox whose board shows picture ``key`` (drawn by the table when it is new)."""
+    picture = ui.Picture(data=key.encode(), width=1, height=1, alt=f"picture {key}")
+    out = _out(version, board=ui.Message(title="Board", text=str(version), picture_key=key))
+    out.draw = lambda: picture
+    return out.model_copy(update=surfaces)
+
+
+def _live_board(platform: Recorder) -> str:
+    (board,) = [
+        i for ids in platform.places.values() for i in ids if platform.texts[i].startswith("**")
+    ]
+    return board
+
+
+async def test_pictures_faster_than_the_window_show_the_newest_once_it_has_passed(
+    store: GameStore,
+) -> None:
+    clock = VirtualClock()
+    platform = Recorder()
+    table = Table(store, platform, 60, clock=clock)
+    await table.deliver(_out(1, card=ui.Message(text="lobby")))
+    await table.deliver(_pictured(2, "k2", begun=True, card=ui.Message(text="playing")))
+    board = _live_board(platform)
+    with clock.hold():  # (real time runs meanwhile: the moves come within the window)
+        for version in range(3, 8):
+            await table.deliver(_pictured(version, f"k{version}"))
+            assert platform.texts[board] == f"**Board**\n{version}"  # the text at once
+            assert platform.pictures[board] == "k2"  # the picture it had
+    started = clock.now()
+    await table.caught_up()
+    assert clock.now() - started <= COALESCE_S  # (jumped, not waited)
+    assert platform.pictures[board] == "k7" and platform.texts[board] == "**Board**\n7"
+    assert platform.uploads == ["k2", "k7"]  # the newest picture won; none in between
+    assert _live_board(platform) == board  # edited in place, never posted again
+    # Once the window has passed, the next picture is shown at once.
+    await clock.sleep(COALESCE_S)
+    await table.deliver(_pictured(8, "k8"))
+    assert platform.pictures[board] == "k8" and platform.uploads[-1] == "k8"
+    # The end never waits, even within the window.
+    with clock.hold():
+        await table.deliver(_pictured(9, "k9", ended=True))
+    assert platform.pictures[board] == "k9"
+
+
+async def test_two_workers_holding_pictures_show_the_newest_and_post_nothing_twice(
+    redis_url: str,
+) -> None:
+    """Worker one holds a move's picture; worker two delivers a newer move within the window.
+    Two never showed the board's picture, so it shows its newest at once, and holds the next
+    one. One's catch-up then finds a newer board drawn and does nothing; two's shows the newest
+    picture. Neither posts anything."""
+    racing = _Racing.from_url(redis_url)
+    await racing.client.flushdb()
+    clock = VirtualClock()
+    platform = Recorder(latency_s=0.01)
+    one, two = Table(racing, platform, 60, clock=clock), Table(racing, platform, 60, clock=clock)
+    try:
+        await one.deliver(_out(1, card=ui.Message(text="lobby")))
+        with clock.hold():  # (real time: each move comes within the window of the one before)
+            await one.deliver(_pictured(2, "k2", begun=True, card=ui.Message(text="playing")))
+            posts = platform.calls.count(("post", "board"))
+            await one.deliver(_pictured(3, "k3"))  # within k2's window: held by one
+            await two.deliver(_pictured(4, "k4"))  # two cannot show k2 again: k4 at once
+            await two.deliver(_pictured(5, "k5"))  # within k4's window: held by two
+        await asyncio.gather(one.caught_up(), two.caught_up())
+    finally:
+        await racing.close()
+    board = _live_board(platform)
+    assert platform.pictures[board] == "k5" and platform.texts[board] == "**Board**\n5"
+    assert platform.uploads == ["k2", "k4", "k5"]  # k3 was never shown: k4 superseded it
+    assert platform.calls.count(("post", "board")) == posts  # catch-ups only ever edit

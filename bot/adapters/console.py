@@ -141,7 +141,11 @@ class Console:
         self.platform = _ConsolePlatform(self)
         ttl = int(authority.settings.game_ttl_hours * 3600)
         finished = int(authority.settings.finished_ttl_hours * 3600)
-        self.table = table.Table(authority.store, self.platform, ttl, finished_ttl_s=finished)
+        # Every board's picture at once: a file written costs no platform's upload limit, and
+        # a script shows the same pictures each run, whatever the machine's speed.
+        self.table = table.Table(
+            authority.store, self.platform, ttl, finished_ttl_s=finished, coalesce_s=0
+        )
         self.desk = Desk(authority, self.table)
         """Every line's request: the authority, the table and the answer."""
         self.rng = rng or random.Random()

@@ -118,6 +118,10 @@ class Outbox(BaseModel):
     draw: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
     """Draws the picture of ``board.picture_key`` (a pure function of the public view); the
     table calls it in a worker thread, and only when that picture is not drawn yet."""
+    catch_up: bool = False
+    """The table's own delivery of a board picture it held back (changes came faster than the
+    platform should take uploads): the board of ``version``, if it is still the newest, gets
+    the picture of ``board.picture_key``; nothing else is touched."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
     forgotten: tuple[str, str] | None = None

@@ -356,18 +356,20 @@ def _homes(out: Outbox, was: tuple[str, set[str]] | None, record: GameRecord) ->
 
 def _picture(out: Outbox, record: GameRecord) -> None:
     """Name the board's picture by what it is drawn from (the public view, less what changes
-    every move but is not drawn), and hand the table the drawing to do should it be new."""
+    every move but is not drawn), hand the table the drawing to do should it be new, and make
+    the board's text the one that goes with a picture (``render_board(pictured=True)``: what
+    the picture shows is left out)."""
     game = get_game(record.game)
     if game is None or not game.draws_pictures or out.board is None:
         return  # a game that draws no picture
     if record.state_json is None:
         return
-    state = running_state(record)
-    basis = game.at(state).picture_basis()
-    key = hashlib.sha256(f"{game.name}:{basis}".encode()).hexdigest()[:16]
-    out.board = out.board.model_copy(update={"picture_key": key})
+    position = game.at(running_state(record))
+    key = hashlib.sha256(f"{game.name}:{position.picture_basis()}".encode()).hexdigest()[:16]
+    board = position.render_board(pictured=True)
+    out.board = board.model_copy(update={"deadline": out.board.deadline, "picture_key": key})
 
     def draw() -> ui.Picture | None:
-        return game.at(state).picture()
+        return position.picture()
 
     out.draw = draw

@@ -30,6 +30,7 @@ from bot.table.model import (
 from bot.table.pacing import Clock, MonotonicClock, Pacer
 from bot.table.plan import (
     CLOSED_NOTE,
+    COALESCE_S,
     LOG_FLUSH,
     LOG_MESSAGE,
     LOG_ON_BOARD,
@@ -43,6 +44,7 @@ from bot.table.plan import (
 
 __all__ = [
     "CLOSED_NOTE",
+    "COALESCE_S",
     "LOG_FLUSH",
     "LOG_MESSAGE",
     "LOG_ON_BOARD",

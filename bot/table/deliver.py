@@ -18,6 +18,13 @@ A worker that dies between 2 and 4 costs its reservations' :data:`~bot.table.pla
 the next delivery then posts those surfaces itself. Within one process, deliveries to one
 channel go one at a time (an asyncio lock, held by nothing across processes), so they keep
 their order and rarely meet in the store.
+
+A board picture a plan held back (:data:`~bot.table.plan.COALESCE_S`) is shown by a catch-up:
+one task per channel waits on the table's clock until the window has passed, then delivers
+``Outbox(catch_up=True)`` with the newest picture held, like any other delivery. A newer
+delivery to the channel supersedes it: one that holds its own picture gives the waiting task
+its newer board, one that shows its picture ends the task. :meth:`Table.caught_up` waits for
+the pictures held to be shown; :meth:`Table.flush` shows them at once (a worker stopping).
 """
 
 from __future__ import annotations
@@ -26,7 +33,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -51,6 +57,7 @@ from bot.table.model import (
 from bot.table.model import digest as digest_of
 from bot.table.pacing import Clock, Pacer
 from bot.table.plan import (
+    COALESCE_S,
     NO_THREAD,
     Context,
     Delete,
@@ -79,6 +86,9 @@ _T = TypeVar("_T")
 
 DRAWN_KEPT = 16
 """Board pictures kept drawn in a process (the newest)."""
+SHOWN_KEPT = 1000
+"""Keys of the board pictures a process has shown, remembered (the newest): a board whose
+picture this worker showed may keep it a moment while a newer one is held back."""
 MAX_PLANS = 5
 """Plans one delivery makes at most when other deliveries keep writing the refs first."""
 MAX_SETTLES = 4
@@ -102,6 +112,16 @@ class _Gone:
     """Another delivery's new message, to edit to ``message`` (newer) once the refs say so."""
     stuck: Shown | None = None
     """The old message when it is still there (:class:`Stuck`): deleted once posted anew."""
+
+
+@dataclass
+class _CatchUp:
+    """A channel's board picture held back: ``out`` (a catch-up Outbox) is delivered at
+    ``due`` (unix time, the table's clock)."""
+
+    out: Outbox
+    due: float
+    task: asyncio.Task[None] | None = None
 
 
 @dataclass
@@ -145,6 +165,7 @@ class Table:
         ttl_s: int,
         clock: Clock | None = None,
         finished_ttl_s: int | None = None,
+        coalesce_s: float = COALESCE_S,
     ) -> None:
         self.store = store
         self.platform = platform
@@ -154,14 +175,25 @@ class Table:
         """How long the refs of a game that is over are kept: as long as the game's record
         and log (what they name, final board and all, goes with them)."""
         self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
-        self.clock: Callable[[], float] = time.time
-        """Unix time, for reservations (tests move it with their virtual clock)."""
+        self.coalesce_s = coalesce_s
+        """How long a board's picture stands before the next is shown (0: each at once, as the
+        console shows them)."""
         self._locks: dict[str, asyncio.Lock] = {}
         self._token = secrets.token_hex(4)
         self._deliveries = 0
         self._drawn: OrderedDict[str, ui.Picture] = OrderedDict()
         """The newest board pictures drawn, by key (a board moved down shows its picture
         again without a redraw)."""
+        self._shown: OrderedDict[str, None] = OrderedDict()
+        """The keys of the board pictures this process has shown (see :data:`SHOWN_KEPT`)."""
+        self._catch_ups: dict[str, _CatchUp] = {}
+        """Each channel's board picture held back, waiting for its window."""
+        self._catching_up: set[asyncio.Task[None]] = set()
+
+    def clock(self) -> float:
+        """Unix time on the table's clock (tests move it with their virtual clock): for the
+        reservations and the picture's window written in the refs."""
+        return self.pacer.clock.wall()
 
     # --- one delivery ------------------------------------------------------------------------
 
@@ -180,7 +212,76 @@ class Table:
             planned = await self._reserve(key, run)
             await self._execute(run, planned)
             await self._settle(key, run, planned)
+            self._follow(out, planned)
         return Delivered(answered=run.answered, refused=run.refused)
+
+    # --- pictures held back ------------------------------------------------------------------
+
+    def _follow(self, out: Outbox, planned: Plan) -> None:
+        """After a delivery: its held picture waits for a catch-up (the channel's waiting one
+        now brings this newer board); a board that showed its picture ends the wait."""
+        if out.catch_up:
+            return
+        held, waiting = planned.held, self._catch_ups.get(out.channel)
+        if held is None:
+            if waiting is None or out.board is None or out.version is None:
+                return
+            if out.version >= (waiting.out.version or 0):
+                del self._catch_ups[out.channel]
+                if waiting.task is not None:
+                    waiting.task.cancel()
+            return
+        later = Outbox(
+            platform=out.platform,
+            channel=out.channel,
+            game=out.game,
+            table=out.table,
+            thread=out.thread,
+            board=out.board,
+            version=held.version,
+            draw=out.draw,
+            catch_up=True,
+        )
+        if waiting is not None:
+            waiting.out, waiting.due = later, held.due
+            return
+        entry = _CatchUp(later, held.due)
+        self._catch_ups[out.channel] = entry
+        entry.task = asyncio.create_task(self._catch_up(out.channel, entry))
+        self._catching_up.add(entry.task)
+        entry.task.add_done_callback(self._catching_up.discard)
+
+    async def _catch_up(self, channel: str, entry: _CatchUp) -> None:
+        """Wait for ``entry``'s window on the table's clock, then deliver its catch-up."""
+        while (wait := entry.due - self.clock()) > 0:
+            await self.pacer.clock.sleep(wait)
+        if self._catch_ups.get(channel) is not entry:
+            return
+        del self._catch_ups[channel]
+        try:
+            await self.deliver(entry.out)
+        except Exception:  # the next change of the board shows its picture
+            log.exception("showing the held picture in %s failed", channel)
+
+    async def caught_up(self) -> None:
+        """Wait until every board picture held back has been shown (or superseded)."""
+        while self._catching_up:
+            await asyncio.wait(set(self._catching_up))
+
+    async def flush(self) -> None:
+        """Show every board picture held back now, without waiting for its window (a worker
+        that stops leaves no board a picture behind)."""
+        waiting = list(self._catch_ups.values())
+        self._catch_ups.clear()
+        for entry in waiting:
+            if entry.task is not None:
+                entry.task.cancel()
+        for entry in waiting:
+            try:
+                await self.deliver(entry.out)
+            except Exception:
+                log.exception("showing the held picture in %s failed", entry.out.channel)
+        await self.caught_up()
 
     def _context(self, run: _Run) -> Context:
         self._deliveries += 1
@@ -191,6 +292,8 @@ class Table:
             free=self.pacer.room,
             threads_share_limit=self.platform.threads_share_limit,
             closed_hint=self.platform.closed_hint,
+            coalesce_s=self.coalesce_s,
+            shows=self._shown.__contains__,
             user=answer.user if answer is not None else None,
             pressed=answer.pressed if answer is not None else None,
             pressed_private=answer.pressed_private if answer is not None else False,
@@ -277,6 +380,10 @@ class Table:
         if picture is not None:
             self._drawn.move_to_end(key)
             op.message = op.message.model_copy(update={"picture": picture})
+            self._shown[key] = None
+            self._shown.move_to_end(key)
+            while len(self._shown) > SHOWN_KEPT:
+                self._shown.popitem(last=False)
 
     async def _draw(self, draw: Callable[[], ui.Picture | None], key: str) -> ui.Picture | None:
         try:

@@ -101,6 +101,9 @@ class Refs(BaseModel):
     board: Shown | None = None
     board_message: ui.Message | None = None
     """The board as last drawn, so posts without a new state can move it down."""
+    picture_at: float = 0.0
+    """When the board's picture last changed (unix time, the table's clock): a new picture
+    sooner than :data:`~bot.table.plan.COALESCE_S` after it waits (see :mod:`bot.table.plan`)."""
     board_source: ui.Message | None = None
     """The newest state's board before the log was added to it, so that log lines arriving
     with an older delivery still reach the board's **Latest**."""

@@ -17,14 +17,22 @@ class Clock(Protocol):
 
     def now(self) -> float: ...
 
+    def wall(self) -> float:
+        """Seconds since the epoch, moved on with :meth:`now` (what the table writes in the
+        refs that every worker reads: reservations, when the board's picture changed)."""
+        ...
+
     async def sleep(self, seconds: float) -> None: ...
 
 
 class MonotonicClock:
-    """The real clock: :func:`time.monotonic` and :func:`asyncio.sleep`."""
+    """The real clock: :func:`time.monotonic`, :func:`time.time` and :func:`asyncio.sleep`."""
 
     def now(self) -> float:
         return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)

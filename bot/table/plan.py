@@ -30,10 +30,25 @@ The surfaces (see ``ARCHITECTURE.md``, "Presentation: the table"):
 - a *note* to others about something open (a request to join) is kept, and once it is settled
   (``closed_notes``) each copy is edited to say so, without its buttons;
 - the turn *notice* rides on the board: the board moves to the bottom with a mention of the
-  users to notify (and nobody else); the old board is deleted, so there is one notice at a time.
+  users to notify (and nobody else); the old board is deleted, so there is one notice at a time;
+- the board's *picture* (a new one is an upload) changes at most once every
+  :data:`COALESCE_S`: a board edited in place sooner than that after its picture last changed
+  shows its new text with the picture it has, and the plan says which picture it *held*
+  (:attr:`Plan.held`); once the window has passed, the table delivers a catch-up
+  (``Outbox.catch_up``) that gives the board the newest picture held, unless a newer delivery
+  came first. A board posted anew (moved down, a notice) takes its newest picture at once,
+  and so does the board of the game's end: the final board always carries the final picture.
 
 Posts are paced within the platform's channel limit: what can wait (a log flush, a board move)
 waits for the next change when the place has no free slot (:attr:`Context.free`).
+
+Several workers (Slack HTTP workers on one Redis) plan from the same refs: the picture's age is
+in the refs (:attr:`~bot.table.model.Refs.picture_at`), so every worker holds by the same
+window, and a catch-up only edits the board of the version it held (it never posts): one that
+finds a newer version drawn (by any worker) does nothing, that newer delivery having shown its
+own picture or held it for a catch-up of its own. So the newest picture wins and no surface is
+posted twice; a worker that dies with a picture held leaves the board's picture one change
+behind until the next change of the board.
 """
 
 from __future__ import annotations
@@ -48,6 +63,7 @@ from core import ui
 
 __all__ = [
     "CLOSED_NOTE",
+    "COALESCE_S",
     "LOG_FLUSH",
     "LOG_MESSAGE",
     "LOG_ON_BOARD",
@@ -62,6 +78,7 @@ __all__ = [
     "Delete",
     "Dm",
     "Edit",
+    "Held",
     "Note",
     "Op",
     "Plan",
@@ -75,6 +92,10 @@ __all__ = [
     "touches_table",
 ]
 
+COALESCE_S = 3.0
+"""Seconds a board's picture stands before the next one is shown: each new picture is an upload,
+which the platforms count like posts, and a picture replaced within a few seconds is one nobody
+looked at."""
 LOG_FLUSH = 1200
 """Characters of waiting log lines that make a log message of their own."""
 LOG_MESSAGE = 1800
@@ -209,6 +230,11 @@ class Context:
     """Posts ``where`` may take now within the platform's limit (see :meth:`paced`)."""
     threads_share_limit: bool = False
     closed_hint: str = ""
+    coalesce_s: float = 0.0
+    """How long a board's picture stands before the next one is shown (0: each at once)."""
+    shows: Callable[[str], bool] = lambda key: True
+    """Whether this worker can show the picture of a key again (it showed it): a board whose
+    picture it cannot show is given its newest one rather than held."""
     user: str | None = None
     """The requester being answered, if any (a deadline answers nobody)."""
     pressed: tuple[str, str] | None = None
@@ -222,6 +248,16 @@ class Context:
 
 
 @dataclass
+class Held:
+    """A board picture held back: ``key`` is to be shown on the board of ``version`` once the
+    window has passed, at ``due`` (unix time)."""
+
+    key: str
+    version: int
+    due: float
+
+
+@dataclass
 class Plan:
     """The operations of one delivery, in order, and the refs once they are done."""
 
@@ -229,6 +265,8 @@ class Plan:
     ops: list[Op] = field(default_factory=list)
     reserved: list[str] = field(default_factory=list)
     """This delivery's reservations, in order."""
+    held: Held | None = None
+    """The board's new picture this delivery did not show yet (see :data:`COALESCE_S`)."""
 
     @property
     def touches(self) -> bool:
@@ -259,17 +297,23 @@ class _Planner:
         """Posts planned per pacing key, against what it has free."""
         self.updated = False
         """The pressed message is already being replaced by an earlier operation."""
+        self.stale = False
+        """A newer state is drawn already: this delivery's board is not shown."""
 
     # --- the whole delivery ------------------------------------------------------------------
 
     def run(self) -> Plan:
         out, refs = self.out, self.refs
+        if out.catch_up:
+            self._catch_up()
+            return self.result
         if out.stale_press:
             self._heal()
         self._replies()
         if not _touches_table(out):
             return self.result
         stale = out.version is not None and out.version < refs.version
+        self.stale = stale
         if out.version is not None and not stale:
             refs.version = out.version
         refs.pending.extend(out.log)
@@ -575,9 +619,43 @@ class _Planner:
         if shown is None:
             self._new_board(view, notify)
             return
+        view = self._coalesced(view)
         if shown.digest == digest(view):
             return
         refs.board_message = view
+        self._show("board", shown, view, "board")
+
+    def _coalesced(self, view: ui.Message) -> ui.Message:
+        """``view`` as the board edited in place shows it: with its new picture, or with the
+        picture it has when that changed less than :data:`COALESCE_S` ago (the new one held)."""
+        refs, ctx, out = self.refs, self.ctx, self.out
+        old = refs.board_message.picture_key if refs.board_message is not None else None
+        new = view.picture_key
+        if new is None or old is None or new == old:
+            return view
+        keep = view.model_copy(update={"picture_key": old})
+        if self.stale:
+            return keep  # a newer state is drawn: its delivery shows (or holds) its picture
+        due = refs.picture_at + ctx.coalesce_s
+        if out.ended or out.version is None or ctx.now >= due or not ctx.shows(old):
+            refs.picture_at = ctx.now
+            return view
+        self.result.held = Held(key=new, version=out.version, due=due)
+        return keep
+
+    def _catch_up(self) -> None:
+        """The board of the held version, if it is still the newest drawn, gets the newest
+        picture: an edit of what it shows now (its text, its Latest, a notice), never a post."""
+        refs, out = self.refs, self.out
+        board, shown, view = out.board, refs.board, refs.board_message
+        if board is None or out.version is None or out.version != refs.version or refs.ended:
+            return
+        if shown is None or view is None or self._lost(shown):
+            return
+        if view.picture_key == board.picture_key:
+            return
+        view = view.model_copy(update={"picture_key": board.picture_key})
+        refs.board_message, refs.picture_at = view, self.ctx.now
         self._show("board", shown, view, "board")
 
     def _keep_board_in_view(self) -> None:
@@ -597,10 +675,13 @@ class _Planner:
         self.result.ops.append(Delete(old, after=posted.id, slot="board"))
 
     def _new_board(self, view: ui.Message, notify: list[str] | None = None) -> Shown:
+        """The board posted; its picture (a new message's is an upload) counts as changed."""
         refs = self.refs
         place = refs.place(self.out.channel)
         posted = self._post("board", place, view, "board", notify or None)
         refs.board, refs.below, refs.board_message = posted, [], view
+        if view.picture_key is not None:
+            refs.picture_at = self.ctx.now
         return posted
 
     # --- the prompt --------------------------------------------------------------------------

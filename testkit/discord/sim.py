@@ -25,6 +25,7 @@ from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
 from bot.settings import Settings
 from storage import GameKey, GameStore
+from testkit.clock import held
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 
 __all__ = ["Table", "Watcher", "running_bot"]
@@ -67,18 +68,23 @@ async def running_bot(
     authority: Authority,
     settings: Settings,
     pace_window_s: float | None = None,
+    coalesce_s: float | None = None,
 ) -> AsyncIterator[BoardroomClient]:
     """A real discord.py client connected to ``fake``, ready and synced; closed on exit.
 
     ``pace_window_s``: the table's window for Discord's 5 posts per channel (None: Discord's 5
     seconds); whole games in tests that do not check the pacing may pass 0. The table paces on
     the fake's clock (``fake.clock``): with a :class:`~testkit.clock.VirtualClock` the window is
-    kept, and counted by the fake, without being waited out."""
+    kept, and counted by the fake, without being waited out. ``coalesce_s``: how long a board's
+    picture stands before the next is shown (None: the table's own; 0: each at once, for a test
+    about something else that counts the board's edits); the wait runs on the same clock."""
     point_at(fake.api_url, fake.gateway_url)
     client = BoardroomClient(authority, settings, shard_count=1)
     client.adapter.table.pacer.clock = fake.clock
     if pace_window_s is not None:
         client.adapter.table.pacer.window_s = pace_window_s
+    if coalesce_s is not None:
+        client.adapter.table.coalesce_s = coalesce_s
     watcher = Watcher()
     client.adapter.desk.observers.append(watcher)
     _WATCHERS[client] = watcher
@@ -274,34 +280,52 @@ class Table:
         return sum(self.fake.activity.get(place, 0) for place in self.places())
 
     async def play(
-        self, max_presses: int = 2_000, think_s: float = 0.0, until: float | None = None
+        self,
+        max_presses: int = 2_000,
+        think_s: float = 0.0,
+        until: float | None = None,
+        pauses_only: bool = False,
     ) -> GameRecord | None:
         """Press until the game is finished; raises when it stalls or runs too long.
 
         ``think_s``: mean pause between presses (uniform between half and one and a half of it),
         as people take, on the fake's clock; ``until``: a time of that clock
-        (``fake.clock.now()``) at which to stop (returns None then).
+        (``fake.clock.now()``) at which to stop (returns None then). ``pauses_only``: a virtual
+        clock jumps only during those pauses (it is held from each press to the next pause),
+        so that a wait of the bot's own (a board picture held back for a few seconds) runs
+        against the players' pace as it would with people, rather than being jumped to while
+        a press is under way; what the bot waits for during a press (a post limit) is then
+        waited out.
         """
         refreshed = False
-        while self.presses < max_presses:
-            if until is not None and self.fake.clock.now() >= until:
-                return None
-            record = await self.record()
-            if record is not None and record.status == "finished":
-                return record
-            if think_s > 0:
-                await self._think(think_s)
-            if self.after_think is not None:
-                await self.after_think()
-            if await self.step():
-                refreshed = False
-                continue
-            if refreshed:
-                raise RuntimeError(f"the game in {self.channel_id} stalled: nobody can act")
-            # Nothing to press: everyone asks for their hand, as a stuck player would.
-            for user in self.users:
-                await self.slash(user, "hand")
-            refreshed = True
+        pressing = held(self.fake.clock) if pauses_only else None
+        try:
+            while self.presses < max_presses:
+                if until is not None and self.fake.clock.now() >= until:
+                    return None
+                record = await self.record()
+                if record is not None and record.status == "finished":
+                    return record
+                if think_s > 0:
+                    if pressing is not None:
+                        pressing.release()
+                    await self._think(think_s)
+                    if pressing is not None:
+                        pressing = held(self.fake.clock)
+                if self.after_think is not None:
+                    await self.after_think()
+                if await self.step():
+                    refreshed = False
+                    continue
+                if refreshed:
+                    raise RuntimeError(f"the game in {self.channel_id} stalled: nobody can act")
+                # Nothing to press: everyone asks for their hand, as a stuck player would.
+                for user in self.users:
+                    await self.slash(user, "hand")
+                refreshed = True
+        finally:
+            if pressing is not None:
+                pressing.release()
         raise RuntimeError(f"the game in {self.channel_id} did not end in {max_presses} presses")
 
     async def _think(self, think_s: float) -> None:

@@ -54,6 +54,8 @@ class Loopback:
     depends on timing. ``clock`` is the time of the fake (its windows), the table (its pacing)
     and the authority (its deadlines): the real one by default; with a
     :class:`~testkit.clock.VirtualClock`, waiting for Slack's pace or for a deadline jumps.
+    ``coalesce_s``: how long a board's picture stands before the next is shown (None: the
+    table's own; 0: each at once, for a test about something else that counts board edits).
     """
 
     api: FakeSlackAPI
@@ -67,6 +69,7 @@ class Loopback:
     _main: Worker
     _session: ClientSession
     _others: list[Worker] = field(default_factory=list)
+    coalesce_s: float | None = None
 
     @classmethod
     async def start(
@@ -76,6 +79,7 @@ class Loopback:
         settings: Settings | None = None,
         pace_s: float | None = None,
         clock: Clock | None = None,
+        coalesce_s: float | None = None,
     ) -> Loopback:
         clock = clock or RealClock()
         api = FakeSlackAPI(clock=clock)
@@ -86,16 +90,28 @@ class Loopback:
             store, settings or Settings(), clock=clock.wall, new_seed=lambda: seeds.getrandbits(63)
         )
         session = ClientSession()
-        main = await _worker(api, authority, session, pace_s, clock)
+        main = await _worker(api, authority, session, pace_s, clock, coalesce_s)
         return cls(
-            api, store, authority, main.adapter, main.slack, pace_s, redis_url, clock, main, session
+            api,
+            store,
+            authority,
+            main.adapter,
+            main.slack,
+            pace_s,
+            redis_url,
+            clock,
+            main,
+            session,
+            coalesce_s=coalesce_s,
         )
 
     async def restart(self) -> SlackAdapter:
         """Stop the bot and start a new one on the same Redis; requests go to the new one."""
         await self.adapter.settled()
         await self._main.close()
-        self._main = await _worker(self.api, self.authority, self._session, self.pace_s, self.clock)
+        self._main = await _worker(
+            self.api, self.authority, self._session, self.pace_s, self.clock, self.coalesce_s
+        )
         self.adapter = self._main.adapter
         self.slack.endpoint = self._main.slack.endpoint
         return self.adapter
@@ -110,7 +126,9 @@ class Loopback:
             clock=self.authority.clock,
             new_seed=self.authority.new_seed,
         )
-        other = await _worker(self.api, authority, self._session, self.pace_s, self.clock)
+        other = await _worker(
+            self.api, authority, self._session, self.pace_s, self.clock, self.coalesce_s
+        )
         if store is not self.store:
             other.stores.append(store)
         self._others.append(other)
@@ -131,6 +149,7 @@ async def _worker(
     signing: ClientSession,
     pace_s: float | None,
     clock: Clock,
+    coalesce_s: float | None = None,
 ) -> Worker:
     # One shared session per bot: without it slack_sdk opens a new connection for every call.
     session = ClientSession()
@@ -142,6 +161,8 @@ async def _worker(
             handler.clock = clock  # a 429's Retry-After is waited on the same clock
     if pace_s is not None:
         adapter.table.pacer.window_s = pace_s
+    if coalesce_s is not None:
+        adapter.table.coalesce_s = coalesce_s
     runner, port = await serve_http(adapter, "127.0.0.1", 0)
     slack = SignedClient(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET, signing)
     return Worker(adapter, slack, runner, session)

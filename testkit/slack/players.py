@@ -23,7 +23,7 @@ from bot.commands import codec
 from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
 from storage import GameKey, GameStore
-from testkit.clock import pause
+from testkit.clock import held, pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
 
@@ -445,18 +445,32 @@ class SlackTable:
         think_s: float = 0.0,
         after_each: Callable[[], Awaitable[None]] | None = None,
         before_each: Callable[[], Awaitable[None]] | None = None,
+        pauses_only: bool = False,
     ) -> None:
         """Press random pending choices until nobody has any left (``before_each``: after the
-        pause, before the press; ``after_each``: after it)."""
-        while self.stats.presses < max_presses:
-            if think_s:
-                await pause(self.api.clock, self.rng.uniform(0.5, 1.5) * think_s)
-            if before_each is not None:
-                await before_each()
-            if not await self.step():
-                return
-            if after_each is not None:
-                await after_each()
+        pause, before the press; ``after_each``: after it). ``pauses_only``: a virtual clock
+        jumps only during the pauses of ``think_s`` (it is held from each press to the next
+        pause), so that a wait of the bot's own (a board picture held back for a few seconds)
+        runs against the players' pace as it would with people, rather than being jumped to
+        while a press is under way."""
+        pressing = held(self.api.clock) if pauses_only else None
+        try:
+            while self.stats.presses < max_presses:
+                if think_s:
+                    if pressing is not None:
+                        pressing.release()
+                    await pause(self.api.clock, self.rng.uniform(0.5, 1.5) * think_s)
+                    if pressing is not None:
+                        pressing = held(self.api.clock)
+                if before_each is not None:
+                    await before_each()
+                if not await self.step():
+                    return
+                if after_each is not None:
+                    await after_each()
+        finally:
+            if pressing is not None:
+                pressing.release()
 
     async def step(self) -> bool:
         """One user presses one random pending choice of theirs; False when nobody has any."""

@@ -277,7 +277,10 @@ class Table:
 
 
 def tables(game: GameLike) -> list[Table]:
-    """Two games at the most seats the game allows, then one at the fewest (all people)."""
+    """Two games at the most seats the game allows, then one at the fewest (all people). The
+    second shows its board as text only (``pictures=off``): the whole text, the longest a board
+    gets (The Big Idea's crowded table is that game's); the others the shorter text that goes
+    with a picture."""
     most, fewest = game.max_players, game.min_players
     if game.teams:
         full = game.max_team_size or 3
@@ -290,7 +293,12 @@ def tables(game: GameLike) -> list[Table]:
         sized = [(1,) * (most - 1) + (0,), (1,) * (most - 2) + (0, 0)]
     variants = list(game.simulation_variants.values()) or [[]]
     picked = [
-        Table(game, seats, " ".join(variants[index % len(variants)]), churn=index == 0)
+        Table(
+            game,
+            seats,
+            " ".join([*variants[index % len(variants)], *(["pictures=off"] if index == 1 else [])]),
+            churn=index == 0,
+        )
         for index, seats in enumerate(sized)
     ]
     # The smallest table plays in the channel itself (``thread=off``).
@@ -468,7 +476,9 @@ class _Driver:
         closed = {p.user for i, p in enumerate(self.people) if i % CLOSED_DMS == 5}
         self.recorder = _Recorder(platform, closed)
         ttl = int(self.authority.settings.game_ttl_hours * 3600)
-        self.table_layer = tables_layer.Table(self.store, self.recorder, ttl)
+        # Each board picture at once: a picture held back would be shown by a catch-up at a
+        # time of the real clock, and a run must be the same every time.
+        self.table_layer = tables_layer.Table(self.store, self.recorder, ttl, coalesce_s=0)
         self.prompt: list[_Seen] = []
         self.lobby: list[_Seen] = []
         """The lobby card's buttons (commands: join, addbot, begin)."""

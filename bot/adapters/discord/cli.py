@@ -165,6 +165,7 @@ async def _serve(
         return LOOP_DIED if client.loop_died else 0
     finally:
         stopping.cancel()
+        await settle(client.adapter.table.flush(), "showing the board pictures held back")
         await settle(client.close(), "closing the connection to Discord")
         if not running.done():
             await asyncio.wait({running}, timeout=STOP_GRACE_S)

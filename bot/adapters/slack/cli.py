@@ -166,6 +166,7 @@ async def _start_and_run(
         return code
     finally:
         stop.set()
+        await settle(adapter.table.flush(), "showing the board pictures held back")
         await settle(stopping(), "closing the connection to Slack")
         await settle(deadlines, "stopping the deadline loop")
 

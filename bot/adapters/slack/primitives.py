@@ -186,8 +186,9 @@ class SlackPlatform:
         self._lost: set[tuple[str, str]] = set()
         """Threads (channel, parent ts) Slack said are gone: posts there go to the channel."""
         self._pictures: OrderedDict[str, str] = OrderedDict()
-        """Board pictures uploaded, by key: their Slack file id (an unchanged picture is not
-        uploaded again with each edit of its board)."""
+        """Board pictures uploaded, by key and by their bytes and alt text: their Slack file
+        id (an unchanged picture is not uploaded again with each edit of its board, nor the
+        same picture under another key)."""
 
     async def with_picture(self, message: ui.Message, built: list[Block]) -> list[Block]:
         """``built`` with the board's picture as an image block (``slack_file``): uploaded
@@ -199,6 +200,9 @@ class SlackPlatform:
             return built
         file_id = self._pictures.get(key)
         picture = message.picture
+        same = f"bytes:{picture.digest}:{picture.alt}" if picture is not None else ""
+        if file_id is None and picture is not None:
+            file_id = self._pictures.get(same)  # the same picture under another key
         if file_id is None and picture is not None:
             attached = picture.file()
             try:
@@ -215,12 +219,13 @@ class SlackPlatform:
             file_id = files[0].get("id") if isinstance(files[0], dict) else None
             if not isinstance(file_id, str):
                 return built
-            self._pictures[key] = file_id
-            while len(self._pictures) > PICTURES_KEPT:
-                self._pictures.popitem(last=False)
+            self._pictures[same] = file_id
         if file_id is None:
             return built  # a picture this worker never saw: the board shows its text
+        self._pictures[key] = file_id
         self._pictures.move_to_end(key)
+        while len(self._pictures) > PICTURES_KEPT:
+            self._pictures.popitem(last=False)
         alt = picture.alt if picture is not None else "The game's board."
         image: Block = {"type": "image", "slack_file": {"id": file_id}, "alt_text": alt}
         at = next((i for i, b in enumerate(built) if b.get("type") == "actions"), len(built))

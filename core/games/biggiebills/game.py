@@ -160,8 +160,8 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def bot_action(self, view: BiggieBillsView, legal: list[Action], rng: Rng) -> Action:
         return bots.bot_action(view, legal, rng)
 
-    def render_board(self, state: BiggieBillsState) -> neutral.Message:
-        return ui.render_board(state)
+    def render_board(self, state: BiggieBillsState, pictured: bool = False) -> neutral.Message:
+        return ui.render_board(state, pictured)
 
     def picture(self, state: BiggieBillsState) -> neutral.Picture:
         return picture.draw(view.view(state, None))

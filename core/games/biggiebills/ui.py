@@ -39,8 +39,12 @@ from core.games.biggiebills.view import view
 __all__ = ["TARGET_FORM", "describe_action", "render_board", "render_private", "render_prompt"]
 
 
-def render_board(state: BiggieBillsState) -> ui.Message:
-    """The live team progress board, built from the public view only."""
+def render_board(state: BiggieBillsState, pictured: bool = False) -> ui.Message:
+    """The live team progress board, built from the public view only. ``pictured``: the
+    board's picture draws the race (each team's money toward the target, its completed stages
+    and bonus cards), so each team's line is its money and whether it is to play or out; the
+    Growth cards in play keep their numbers, penalties and protection, which the picture does
+    not give."""
     public = view(state, None)
     names = [t.name for t in public.teams]
     grown = f" · payoffs {public.payoff_percent}%" if public.payoff_percent != 100 else ""
@@ -94,6 +98,12 @@ def render_board(state: BiggieBillsState) -> ui.Message:
     for t in public.teams:
         if not t.alive:
             fields.append(ui.Field_(name=t.name, value=f"{t.cash_text} · out ({t.out})"))
+            continue
+        if pictured:
+            playing = public.turn == t.seat and public.phase == "turn"
+            fields.append(
+                ui.Field_(name=t.name, value=t.cash_text + (" · to play" if playing else ""))
+            )
             continue
         stages = " ".join(f"S{i + 1}:{n}" for i, n in enumerate(t.stages))
         value = (

@@ -96,8 +96,8 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
     def bot_action(self, view: BigIdeaView, legal: list[Action], rng: Rng) -> Action:
         return bots.bot_action(view, legal, rng)
 
-    def render_board(self, state: BigIdeaState) -> neutral.Message:
-        return ui.render_board(state)
+    def render_board(self, state: BigIdeaState, pictured: bool = False) -> neutral.Message:
+        return ui.render_board(state, pictured)
 
     def picture(self, state: BigIdeaState) -> neutral.Picture:
         return picture.draw(view.view(state, None))

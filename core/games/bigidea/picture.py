@@ -10,6 +10,7 @@ from __future__ import annotations
 from core import picture as kit
 from core import ui
 from core.games.bigidea.view import BigIdeaView, ProductView
+from core.text import plural
 
 __all__ = ["CARDS_SHOWN", "card_box", "draw"]
 
@@ -79,9 +80,13 @@ def _card(canvas: kit.Canvas, public: BigIdeaView, product: ProductView, index: 
 
 def _alt(public: BigIdeaView) -> str:
     names = [p.name for p in public.players]
-    people = "; ".join(f"{p.name} {p.money_text} with {p.chits} chits" for p in public.players)
+    people = "; ".join(
+        f"{p.name} {p.money_text} with {plural(p.chits, 'chit')} left and "
+        f"{plural(p.hand_size, 'card')}"
+        for p in public.players
+    )
     products = "; ".join(
-        f"{names[p.owner]}'s {p.name} ({p.total_chits} chits)" for p in _shown(public)
+        f"{names[p.owner]}'s {p.name} ({plural(p.total_chits, 'chit')})" for p in _shown(public)
     )
     head = public.outcome.summary if public.outcome else _PHASES[public.phase]
     return (

@@ -55,13 +55,13 @@ def _product_line(public: BigIdeaView, p: ProductView, sentence: bool, owners: b
     tags = [tag for tag, shown in (("new", p.new), ("pitched", pitched)) if shown]
     line = f"#{p.id} {possessive(public.players[p.owner].name)} {p.name}"
     line += f" ({', '.join(tags)})" if tags else ""
-    line += f": {p.sentence}" if sentence else ""
+    line += f": {p.sentence}" if sentence else "."
     if owners:
         return f"{line} Chits {p.total_chits}: {_chit_owners(public, p.chits)}."
     return f"{line} Chits {p.total_chits}."
 
 
-def _products(public: BigIdeaView, room: int) -> str:
+def _products(public: BigIdeaView, room: int, owners: bool = True) -> str:
     """The products in at most ``room`` characters, whatever the names and however many.
 
     Each step drops the least important detail left until the list fits: the sentences of the
@@ -79,6 +79,8 @@ def _products(public: BigIdeaView, room: int) -> str:
         ("none", True),
         ("none", False),
     ]
+    if not owners:  # (the picture shows them, and each product's cards)
+        steps = [("new", False), ("none", False)]
     lines: list[str] = []
     for sentences, owners in steps:
         lines = [
@@ -101,9 +103,13 @@ def _products(public: BigIdeaView, room: int) -> str:
     return clip("\n".join([_HEADING, *kept]), room)
 
 
-def render_board(state: BigIdeaState) -> ui.Message:
+def render_board(state: BigIdeaState, pictured: bool = False) -> ui.Message:
     """The live board, built from the public view only; its text fits :data:`ui.MAX_BOARD`
-    whatever the names, the pitches and the number of products."""
+    whatever the names, the pitches and the number of products. ``pictured``: the board's
+    picture draws each player's money, chits and cards and each product's cards and chits, so
+    the text leaves out the players' lines, whose chits are where and the sentences of the
+    older products (the story told them); each product keeps its number (for a typed move) and
+    a new one its sentence, which the picture does not give."""
     public = view(state, None)
     names = [p.name for p in public.players]
     head = [f"Round {public.round} of {public.rounds} · Dealer: {names[public.dealer]}"]
@@ -119,9 +125,9 @@ def render_board(state: BigIdeaState) -> ui.Message:
     )
     # Everything but the products is short by design (at most six names): they get the rest.
     room = ui.MAX_BOARD - len("\n".join([*head, foot])) - 2
-    text = "\n".join([*head, _products(public, room), foot])
+    text = "\n".join([*head, _products(public, room, owners=not pictured), foot])
     fields = []
-    for p in public.players:
+    for p in [] if pictured else public.players:
         value = f"{p.money_text} · {plural(p.chits, 'chit')} · {plural(p.hand_size, 'card')}"
         if public.turn == p.seat:
             value += " · to play"

@@ -132,8 +132,8 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
     def bot_action(self, view: BusinessGoView, legal: list[Action], rng: Rng) -> Action:
         return bots.bot_action(view, legal, rng)
 
-    def render_board(self, state: BusinessGoState) -> neutral.Message:
-        return ui.render_board(state)
+    def render_board(self, state: BusinessGoState, pictured: bool = False) -> neutral.Message:
+        return ui.render_board(state, pictured)
 
     def picture(self, state: BusinessGoState) -> neutral.Picture:
         return picture.draw(view.view(state, None))

@@ -18,6 +18,7 @@ from core.games.businessgo.board import board
 from core.games.businessgo.text import join, money
 from core.games.businessgo.ui import _PHASES
 from core.games.businessgo.view import BusinessGoView
+from core.text import plural
 
 __all__ = ["CORNER", "MARKETS", "SIDE", "draw", "space_box"]
 
@@ -222,10 +223,11 @@ def _alt(public: BusinessGoView) -> str:
         if p.bankrupt:
             people.append(f"{p.name} is bankrupt")
             continue
-        owned = sum(1 for s in public.licences.values() if s == p.seat)
-        people.append(f"{p.name} on {p.space} with {p.cash_text} and {owned} countries")
+        count = sum(1 for s in public.licences.values() if s == p.seat)
+        owned = plural(count, "country", "countries")
+        people.append(f"{p.name} on {p.space} with {p.cash_text} and {owned}")
     status = (
-        public.outcome.summary if public.outcome else f"{public.players[public.turn].name} to play"
+        public.outcome.summary if public.outcome else f"{public.players[public.turn].name} to play."
     )
     return f"The Busine$$ GO board in round {public.round}: " + "; ".join(people) + f". {status}"
 

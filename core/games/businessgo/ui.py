@@ -150,8 +150,11 @@ def _track(state: BusinessGoState) -> list[str]:
     return lines
 
 
-def render_board(state: BusinessGoState) -> ui.Message:
-    """The live board, built from the public view only."""
+def render_board(state: BusinessGoState, pictured: bool = False) -> ui.Message:
+    """The live board, built from the public view only. ``pictured``: the board's picture
+    shows the track (every space, its owner and tag, the tokens), so the text leaves it out and
+    each player's line names what they own, their licences too (and the closed countries are
+    said): everything the track told in words."""
     public = view(state, None)
     b = board()
     names = [p.name for p in public.players]
@@ -190,12 +193,17 @@ def render_board(state: BusinessGoState) -> ui.Message:
                 f"(smallest bid {money(auction.floor)}); "
                 f"answered: {join([names[s] for s in auction.answered]) or 'nobody yet'}."
             )
-    lines = [
-        "The track, clockwise (◀ marks where players stand; passing 0 pays the grant, "
-        "passing 16 the Operating Fees):",
-        *_track(state),
-        "N = National, N+ = has sold (white chimney), I = International.",
-    ]
+    legend = "N = National, N+ = has sold (white chimney), I = International."
+    if pictured:
+        closed = [b.countries[c].name for c in public.closed]
+        lines = [*(["Closed: " + join(closed) + "."] if closed else []), legend]
+    else:
+        lines = [
+            "The track, clockwise (◀ marks where players stand; passing 0 pays the grant, "
+            "passing 16 the Operating Fees):",
+            *_track(state),
+            legend,
+        ]
     fields = []
     for p in public.players:
         corps = [
@@ -203,6 +211,12 @@ def render_board(state: BusinessGoState) -> ui.Message:
             for cid, corp in public.corporations.items()
             if corp.owner == p.seat
         ]
+        if pictured:  # (the track says whose a bare licence is)
+            corps += [
+                f"{b.countries[cid].name} licence"
+                for cid, owner in public.licences.items()
+                if owner == p.seat and cid not in public.corporations
+            ]
         corps += [b.services[sid].name for sid, owner in public.services.items() if owner == p.seat]
         value = f"{p.cash_text} · on {p.position} {p.space}"
         if p.bankrupt:

@@ -182,9 +182,10 @@ async def test_a_press_on_the_board_is_answered_by_updating_the_board(
     fake: FakeDiscord, authority: Authority, settings: Settings
 ) -> None:
     """Busine$$ GO's choices are the board's buttons: a press that keeps the turn (a set-up
-    before the roll) is answered with UPDATE_MESSAGE of the board itself, one call in all."""
+    before the roll) is answered with UPDATE_MESSAGE of the board itself, one call in all
+    (the board's new picture with it: none is held back for later here)."""
     alice, bob = USERS[:2]
-    async with running_bot(fake, authority, settings) as client:
+    async with running_bot(fake, authority, settings, coalesce_s=0) as client:
         table = Table(fake, client, CHANNEL, [alice, bob], random.Random(2), "businessgo")
         await table.open("turn_seconds=0 compete_seconds=0 auction_seconds=0 auto_moves=no")
         thread = await thread_of(authority.store)

@@ -60,8 +60,10 @@ async def test_one_board_moved_to_the_bottom_and_the_story_coalesced(
 ) -> None:
     # Paced as on Discord (5 posts per 5 s), on the virtual clock that jumps over the waits.
     # (A game whose story scrolls the board up at least once between turn notices: the story
-    # says nothing per pick or point, so not every game does.)
-    async with running_bot(fake, authority, settings) as client:
+    # says nothing per pick or point, so not every game does.) Each picture at once: a
+    # picture held back would be a catch-up edit of the board, and its wait (jumped by the
+    # virtual clock) would bring the turn notices' deadlines sooner than the players' pace.
+    async with running_bot(fake, authority, settings, coalesce_s=0) as client:
         table = Table(fake, client, CHANNEL, USERS, random.Random(22))
         await table.open(FAST)
         thread = await thread_of(authority.store)

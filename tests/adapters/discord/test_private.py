@@ -107,7 +107,8 @@ async def test_wrong_user_double_click_and_stale_button(
         assert after_first != before
         assert first.callback is not None and first.callback["type"] == 7 and panel.edits == 1
         # The second click of the double click, from the version still on his screen: answered
-        # privately, nothing changes anywhere.
+        # privately, nothing changes anywhere (once the board shows the picture it held back).
+        await client.adapter.table.caught_up()
         activity, edits = dict(fake.activity), panel.edits
         again = await _press(table, USERS[1], panel, custom_id, values, screen)
         assert again.messages and all(m.audience == "ephemeral" for m in again.messages)
@@ -119,6 +120,7 @@ async def test_wrong_user_double_click_and_stale_button(
         while _phase(await table.record()) == "pick":
             assert await table.step()
         moved_on = await table.record()
+        await client.adapter.table.caught_up()
         activity = dict(fake.activity)
         stale = await _press(table, USERS[1], panel, custom_id, values, screen)
         assert stale.messages and all(m.audience == "ephemeral" for m in stale.messages)

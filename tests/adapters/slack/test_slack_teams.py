@@ -171,6 +171,7 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
     # the pressed panel, brought up to date by the answer (it cannot be pressed stale again).
     _, alice_found = panels[ALICE]
     same = next(c for c in alice_found if _press_of(c).action == _press_of(play).action)
+    await loop.adapter.table.caught_up()  # (Bob's move's picture, held back, shown first)
     since = len(loop.api.calls)
     assert not await table.press(ALICE, same)
     healed, *stale = [texts(c) for c in _private(loop, ALICE, since)]
