@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from storage import GameStore
 from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
@@ -16,6 +17,14 @@ __all__ = ["RedisServer", "free_port"]
 
 RedisServer = LocalRedisServer
 """The tests' name for a redis-server they started (kept for existing annotations)."""
+
+# Hypothesis, for every property test: no deadline per example. A deadline is a timed test,
+# and speed is measured by the benchmarks, never asserted: on two cores shared with other work
+# Hypothesis' default (200 ms) fails examples at random, saying nothing about the code. A hang
+# is still caught, by pytest-timeout (pyproject.toml), with its stack. ``print_blob``: a failure
+# prints the ``@reproduce_failure`` line that replays it.
+settings.register_profile("boardroom", deadline=None, print_blob=True)
+settings.load_profile("boardroom")
 
 
 def _started(server: LocalRedisServer) -> LocalRedisServer:
