@@ -3,10 +3,12 @@ Redis Clusters on loopback (3 masters for the session; 3 masters + 3 replicas to
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from storage import GameStore
 from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
@@ -16,6 +18,14 @@ __all__ = ["RedisServer", "free_port"]
 
 RedisServer = LocalRedisServer
 """The tests' name for a redis-server they started (kept for existing annotations)."""
+
+# Hypothesis, for every property test: no deadline per example. A deadline is a timed test,
+# and speed is measured by the benchmarks, never asserted: on two cores shared with other work
+# Hypothesis' default (200 ms) fails examples at random, saying nothing about the code. A hang
+# is still caught, by pytest-timeout (pyproject.toml), with its stack. ``print_blob``: a failure
+# prints the ``@reproduce_failure`` line that replays it.
+settings.register_profile("boardroom", deadline=None, print_blob=True)
+settings.load_profile("boardroom")
 
 
 def _started(server: LocalRedisServer) -> LocalRedisServer:
@@ -30,6 +40,22 @@ def _started_cluster(cluster: LocalRedisCluster) -> LocalRedisCluster:
         return cluster.start()  # stops what it started when it fails
     except RedisServerError as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+WORKERS_PER_CORE = 2
+"""pytest-xdist workers ``-n auto`` starts per core (pyproject.toml's addopts)."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: :data:`WORKERS_PER_CORE` workers a core. A worker spends much of its time
+    waiting rather than computing (a bot process starting, a real Redis timing out, a cluster
+    failing over, a round trip to a loopback fake), and a second worker a core runs meanwhile:
+    on 2 shared cores a mix of such tests took 57 s with 4 workers, 65-71 s with 2.
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number (xdist's own hook reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
 
 
 @pytest.hookimpl(tryfirst=True)

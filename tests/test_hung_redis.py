@@ -44,6 +44,7 @@ from bot.settings import Settings
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult, StorageFull
 from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError
+from testkit.waiting import until
 from tests.authority_support import Clock
 from tests.test_authority import panel, panel_select
 from tests.test_cluster import (
@@ -310,9 +311,12 @@ async def test_moves_in_flight_when_redis_freezes_are_neither_lost_nor_doubled(
 
     due = [(await _record(store, channel)).deadline_due for channel in tables]
     clock.now = max(when or 0.0 for when in due) + 1
-    async with asyncio.timeout(RECOVERY_S):
-        while set(worker.fired) != set(tables):
-            await asyncio.sleep(0.02)
+    await until(
+        lambda: set(worker.fired) == set(tables),
+        "every table's deadline fired",
+        within_s=RECOVERY_S,
+        every_s=0.02,
+    )
     assert all(when is not None for when in due) and worker.beat.failing_since is None
     status, body = await worker.healthz()
     assert status == 200 and body == {
@@ -358,9 +362,11 @@ async def test_a_full_redis_keeps_every_worker_in_the_load_balancer(
         admin = aioredis.Redis.from_url(full_worker_server.url, decode_responses=True)
         clock.now = rec.deadline_due + 1  # due: claiming it is a write, which Redis refuses
         await worker.start()
-        async with asyncio.timeout(RECOVERY_S):
-            while await _oom_refusals(admin) < 3:
-                await asyncio.sleep(0.02)
+
+        async def refused() -> bool:
+            return await _oom_refusals(admin) >= 3
+
+        await until(refused, "Redis refused three writes (OOM)", within_s=RECOVERY_S, every_s=0.02)
         assert worker.fired == [] and worker.beat.failing_since is None
         status, body = await worker.healthz()
         assert status == 200, body
@@ -377,9 +383,12 @@ async def test_a_full_redis_keeps_every_worker_in_the_load_balancer(
 
         await admin.config_set("maxmemory", 0)  # the operator makes room
         await admin.aclose()
-        async with asyncio.timeout(RECOVERY_S):
-            while worker.fired != ["table-1"]:
-                await asyncio.sleep(0.02)
+        await until(
+            lambda: worker.fired == ["table-1"],
+            "the deadline fired once Redis had room",
+            within_s=RECOVERY_S,
+            every_s=0.02,
+        )
         status, body = await worker.healthz()
         assert status == 200 and body["redis"] == "ok"
     finally:
@@ -420,13 +429,15 @@ async def test_a_frozen_cluster_master_is_an_outage_within_the_bound_that_heals(
                 out = await authority.command(_req(channels[0], "bob"), "bigidea", "status")
             assert out.unavailable and _said(out, "bob") == UNAVAILABLE
             # The replica takes over while the old master is still frozen.
-            async with asyncio.timeout(RECOVERY_S):
-                while True:
-                    async with asyncio.timeout(ANSWER_GUARD_S):
-                        out = await authority.command(_req(channels[0], "bob"), "bigidea", "status")
-                    if not out.unavailable:
-                        break
-                    await asyncio.sleep(0.05)
+
+            async def served() -> bool:
+                async with asyncio.timeout(ANSWER_GUARD_S):
+                    out = await authority.command(_req(channels[0], "bob"), "bigidea", "status")
+                return not out.unavailable
+
+            await until(
+                served, "a replica took over the frozen master", within_s=RECOVERY_S, every_s=0.05
+            )
             assert cluster.master_of(_game_name(keys[0])).port != victim.port
 
         await asyncio.to_thread(cluster.wait_healthy, RECOVERY_S)  # it rejoins as a replica

@@ -29,6 +29,7 @@ from bot.settings import Settings
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
 from testkit.local_server import LocalRedisServer
+from testkit.waiting import until
 from tests.authority_support import Clock
 from tests.test_authority import CHANNEL, KEY, lobby, record, reply_text, req
 
@@ -167,19 +168,13 @@ async def test_the_deadline_loop_outlives_errors_and_reports_its_heartbeat(
     try:
         await _bot_game(authority, CHANNEL)
         server.stop()  # Redis goes away: the loop backs off, it does not die
-        for _ in range(500):
-            if beat.failing_since is not None:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: beat.failing_since is not None, "the runner noticed Redis was gone")
         assert not loop.done() and beat.failing_since is not None
         spawn_redis(server.port)
         await _bot_game(authority, "after")  # (the restarted server kept nothing)
         clock.now += 3_600
-        for _ in range(500):
-            if "after" in delivered:
-                break
-            await asyncio.sleep(0.01)
-        assert "after" in delivered and beat.failing_since is None and beat.alive()
+        await until(lambda: "after" in delivered, "the runner fired the game made after")
+        assert beat.failing_since is None and beat.alive()
     finally:
         stop.set()
         await loop
@@ -209,22 +204,15 @@ async def test_a_stuck_channel_never_delays_another_channels_deadline(store: Gam
     loop = asyncio.create_task(run_deadlines(authority, "console", sink, 0.01, stop))
     try:
         clock.now += 3_600  # both games' deadlines are due
-        for _ in range(500):
-            if "fast" in delivered and "slow" in delivered:
-                break
-            await asyncio.sleep(0.01)
-        assert "slow" in delivered and "fast" in delivered and "slow released" not in delivered
+        await until(
+            lambda: "fast" in delivered and "slow" in delivered, "both deadlines were delivered"
+        )
+        assert "slow released" not in delivered
         clock.now += 3_600  # again: "fast" goes on, "slow" queues behind its stuck delivery
-        for _ in range(500):
-            if delivered.count("fast") >= 2:
-                break
-            await asyncio.sleep(0.01)
-        assert delivered.count("fast") >= 2 and delivered.count("slow") == 1
+        await until(lambda: delivered.count("fast") >= 2, "the fast channel's second delivery")
+        assert delivered.count("slow") == 1
         stuck.set()
-        for _ in range(500):
-            if delivered.count("slow") >= 2:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: delivered.count("slow") >= 2, "the slow channel's queued delivery")
         assert delivered.index("slow released") < len(delivered) - 1
         assert delivered[delivered.index("slow released") + 1 :].count("slow") >= 1
     finally:

@@ -517,7 +517,13 @@ class _Driver:
         self.coverage.origins[origin] += 1
         answer = _Requester(self.recorder, requester, origin) if requester is not None else None
         self.recorder.shown = []
-        await self.table_layer.deliver(out, answer)
+        # Delivered without its drawing: the board keeps its picture's key (and whatever goes
+        # with having a picture), but no picture is drawn. Drawing every new board (in a worker
+        # thread) was about 80 % of the run's CPU time, and no check here reads a picture's
+        # bytes: drawn, every message shown is the same but for its ``picture`` (compared once,
+        # by a digest of every message of the run). Pictures have tests of their own
+        # (tests/test_pictures.py, the adapters' test_pictures.py, the conformance kit's).
+        await self.table_layer.deliver(out.model_copy(update={"draw": None}), answer)
         shown = tuple(self.recorder.shown)
         for showing in shown:
             named = " naming" if showing.mention else ""

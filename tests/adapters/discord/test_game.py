@@ -11,6 +11,7 @@ from bot.table import MOVE_AT
 from bot.table.plan import PANEL_MOVED
 from testkit.discord.fake import FakeDiscord
 from testkit.discord.sim import Table, running_bot
+from testkit.waiting import attempts
 from tests.adapters.discord.conftest import (
     CHANNEL,
     USERS,
@@ -67,7 +68,10 @@ async def test_one_board_moved_to_the_bottom_and_the_story_coalesced(
         table = Table(fake, client, CHANNEL, USERS, random.Random(22))
         await table.open(FAST)
         thread = await thread_of(authority.store)
-        while (record := await table.record()) is not None and record.status != "finished":
+        for _ in attempts("the game ended", 10_000):  # steps: presses, and waits for deadlines
+            record = await table.record()
+            if record is None or record.status == "finished":
+                break
             assert await table.step() or table.presses > 0
             # One live board at every moment, at most a few messages from the bottom.
             assert len(live_boards(fake, thread, BOARD)) == 1

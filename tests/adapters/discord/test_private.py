@@ -13,6 +13,7 @@ from bot.settings import Settings
 from core.games.bigidea.cards import card
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser, Interaction
 from testkit.discord.sim import Table, running_bot
+from testkit.waiting import attempts, until
 from tests.adapters.discord.conftest import (
     CHANNEL,
     USERS,
@@ -45,7 +46,7 @@ async def test_no_hand_card_in_any_channel_message(
         table = Table(fake, client, CHANNEL, USERS, random.Random(5))
         await table.open(FAST)
         checked = since = 0
-        while True:
+        for _ in attempts("the game ended", 10_000):  # steps (presses, and rounds of "hand")
             record = await table.record()
             assert record is not None
             if record.status == "finished" or record.state is None:
@@ -117,7 +118,9 @@ async def test_wrong_user_double_click_and_stale_button(
         assert await table.record() == after_first
 
         # Everyone else picks; the seed phase is over and Bob's old menu is stale.
-        while _phase(await table.record()) == "pick":
+        for _ in attempts("the pick phase ended", 1_000):
+            if _phase(await table.record()) != "pick":
+                break
             assert await table.step()
         moved_on = await table.record()
         await client.adapter.table.caught_up()
@@ -221,9 +224,14 @@ async def _deferred(
 ) -> Any:
     """The interaction of ``done`` (the first after ``before`` others) once the bot deferred
     it; only then may the work finish."""
-    while len(fake.interactions) <= before or list(fake.interactions.values())[-1].callback is None:
-        assert not done.done()
-        await asyncio.sleep(0.005)
+
+    def deferred() -> bool:
+        assert not done.done(), "the work finished before the bot deferred its interaction"
+        return len(fake.interactions) > before and (
+            list(fake.interactions.values())[-1].callback is not None
+        )
+
+    await until(deferred, "the bot deferred the interaction", every_s=0.005)
     interaction = list(fake.interactions.values())[-1]
     assert interaction.callback is not None and interaction.callback["type"] == 5  # "thinking"
     slow.gate.set()

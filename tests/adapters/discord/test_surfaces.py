@@ -18,6 +18,7 @@ from storage import GameStore
 from testkit.clock import VirtualClock
 from testkit.discord.fake import OLD_MESSAGE_S, FakeDiscord, FakeMessage, FakeUser, Interaction
 from testkit.discord.sim import Table, running_bot
+from testkit.waiting import attempts, until
 from tests.adapters.discord.conftest import (
     CHANNEL,
     USERS,
@@ -302,7 +303,9 @@ async def test_the_big_idea_prompt_loses_its_buttons_once_its_decision_is_over(
         assert prompt is not None, "no public prompt was ever posted"
         assert any(c["type"] == 2 for c in prompt.components)
         decision = (await refs(authority.store)).prompt_id
-        while (await refs(authority.store)).prompt_id == decision:
+        for _ in attempts("the decision of the first prompt ended", 1_000):
+            if (await refs(authority.store)).prompt_id != decision:
+                break
             assert await table.step()
     # The decision is over: its prompt stays where it was, edited, without its buttons.
     assert not prompt.deleted and prompt.components == []
@@ -369,11 +372,11 @@ async def test_a_turn_notice_waits_for_its_player_on_the_deadline_loop(
         assert record is not None and record.nudge and fake.notifications == []
         (nudged,) = record.nudge
         await fake.clock.sleep(31)  # nobody moves: the clock jumps past the notice's time
-        for _ in range(200):
-            # The notice is the board posted anew; the old one is deleted right after it.
-            if fake.notifications and len(live_boards(fake, thread, "Busine$$ GO")) == 1:
-                break
-            await asyncio.sleep(0.01)
+        # The notice is the board posted anew; the old one is deleted right after it.
+        await until(
+            lambda: bool(fake.notifications) and len(live_boards(fake, thread, "Busine$$ GO")) == 1,
+            "the turn notice was posted as the one live board",
+        )
         (note,) = fake.notifications
         assert str(note.target) == nudged
         (board,) = live_boards(fake, thread, "Busine$$ GO")

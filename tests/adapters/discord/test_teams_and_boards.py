@@ -9,7 +9,6 @@ on the board ("Latest"), each player's choices on their own DM panel, edited in 
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
@@ -24,6 +23,7 @@ from core.games.biggiebills.ui import render_private
 from testkit.clock import VirtualClock
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.discord.sim import Table, running_bot
+from testkit.waiting import until
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
 from tests.adapters.discord.conftest import (
     CHANNEL,
@@ -646,12 +646,14 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
             return [line for line in lines(_public(fake)) if line.startswith("Too late to join")]
 
         await clock.sleep(1.0)  # the window's second passes (on the clock deadlines keep)
-        for _ in range(200):  # the deadline runner polls every 0.05 s and posts what it did
-            # (until its delivery is over: a board moving down is posted anew before the old
-            # one is deleted, so for a moment there are two)
-            if closed() and len(_go_boards(fake)) == 1:
-                break
-            await asyncio.sleep(0.05)
+        # The deadline runner polls every 0.05 s and posts what it did (until its delivery is
+        # over: a board moving down is posted anew before the old one is deleted, so for a
+        # moment there are two).
+        await until(
+            lambda: bool(closed()) and len(_go_boards(fake)) == 1,
+            "the runner closed the competition window and one board is live",
+            every_s=0.05,
+        )
         missed = ", ".join(users[s].name for s in late)
         assert closed() and closed()[0].startswith(f"Too late to join: {missed}"), closed()
         record = await table.record()

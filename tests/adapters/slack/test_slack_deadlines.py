@@ -10,6 +10,7 @@ from bot.commands.deadlines import run_deadlines
 from testkit.clock import VirtualClock
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts
+from testkit.waiting import until
 from tests.adapters.slack.conftest import CHANNEL, stored
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
@@ -31,11 +32,12 @@ async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback, clock: Vir
     )
     try:
         await clock.sleep(1.0)  # nobody picks: once the second has passed the clock picks
-        for _ in range(100):  # (the runner looks every 0.05 s)
+
+        async def picked() -> bool:
             record = await stored(loop)
-            if record is not None and (record.state or {})["phase"] != "pick":
-                break
-            await asyncio.sleep(0.05)
+            return record is not None and (record.state or {})["phase"] != "pick"
+
+        await until(picked, "the runner ended the pick phase", every_s=0.05)  # it looks as often
         await loop.adapter.settled()
     finally:
         stop.set()
@@ -78,10 +80,7 @@ async def test_a_turn_notice_waits_for_its_player_then_pings_only_them(
         assert loop.api.notified() == []  # nobody yet: they may be playing along
         (waited,) = record.nudge
         await clock.sleep(31)  # nobody moves
-        for _ in range(100):
-            if loop.api.notified():
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: bool(loop.api.notified()), "the turn notice pinged", every_s=0.05)
         await loop.adapter.settled()
         assert loop.api.notified() == [waited]
         after = await stored(loop)

@@ -536,9 +536,8 @@ def _mutated(value: Any, path: tuple[Any, ...], new: Any, delete: bool) -> Any:
     return copy
 
 
-@settings(
+@settings(  # (no deadline: the suite's profile, tests/conftest.py)
     max_examples=60,
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
