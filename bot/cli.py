@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +19,17 @@ __all__ = ["main"]
 log = logging.getLogger("boardroom")
 
 
-def _parser() -> argparse.ArgumentParser:
+_PLATFORMS = {
+    "discord": ("run the bot on Discord", "bot.adapters.discord.cli"),
+    "slack": ("run the bot on Slack", "bot.adapters.slack.cli"),
+}
+"""The platform commands and the modules that add their arguments (and run them)."""
+
+
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. A platform's arguments are added only when ``argv`` names that
+    platform: its module imports the platform's SDK (about half a second), which the console,
+    ``simulate`` and ``bench`` do not need."""
     parser = argparse.ArgumentParser(
         prog="boardroom",
         description="Boardroom: business board games in chat. With no command, the console.",
@@ -69,11 +81,11 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=1)
     simulate.add_argument("--option", action="append", default=[], help="a start option, k=v")
 
-    from bot.adapters.discord import cli as discord_cli
-    from bot.adapters.slack import cli as slack_cli
-
-    discord_cli.add_arguments(commands.add_parser("discord", help="run the bot on Discord"))
-    slack_cli.add_arguments(commands.add_parser("slack", help="run the bot on Slack"))
+    words = [word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")]
+    for name, (about, module) in _PLATFORMS.items():
+        platform = commands.add_parser(name, help=about)
+        if words[:1] == [name]:
+            importlib.import_module(module).add_arguments(platform)
 
     # Commands other installed packages add (the benchmarks: `bench` from bench/cli.py), found
     # by their entry points so that nothing here imports them.
@@ -83,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     settings = Settings()
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
@@ -148,7 +160,7 @@ def _with_defaults(args: argparse.Namespace, command: str) -> argparse.Namespace
     """``args`` with the platform's own defaults when it was chosen by its token alone."""
     if args.command == command:
         return args
-    return _parser().parse_args([command])
+    return _parser([command]).parse_args([command])
 
 
 async def _console(

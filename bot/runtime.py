@@ -17,8 +17,6 @@ from collections.abc import Awaitable
 from types import TracebackType
 from typing import TypeVar
 
-import aiohttp
-
 from bot.settings import Settings
 from storage import GameStore, StorageUnavailable
 
@@ -167,6 +165,11 @@ async def settle(work: Awaitable[object], what: str) -> None:
 def unreachable(error: BaseException) -> str | None:
     """Why a connection failed, in a few words ("connection refused"), or None when ``error`` is
     not a failure of the network."""
+    # An aiohttp error exists only once aiohttp is imported (by a platform's SDK): the console,
+    # which has none, does not pay for importing it here.
+    if "aiohttp" not in sys.modules:
+        return _unreachable_os(error)
+    import aiohttp
     if isinstance(error, aiohttp.ClientConnectorDNSError | socket.gaierror):
         return "its host name did not resolve"
     if isinstance(error, aiohttp.ClientSSLError | ssl.SSLError):
@@ -180,12 +183,25 @@ def unreachable(error: BaseException) -> str | None:
     if isinstance(error, aiohttp.WSServerHandshakeError):
         return f"it answered {error.status} {error.message} instead of opening a websocket"
     if isinstance(error, OSError):
+        return _unreachable_os(error)
+    if isinstance(error, aiohttp.ClientError):
+        return str(error) or type(error).__name__
+    return None
+
+
+def _unreachable_os(error: BaseException) -> str | None:
+    """:func:`unreachable` for errors of the socket layer (no aiohttp)."""
+    if isinstance(error, socket.gaierror):
+        return "its host name did not resolve"
+    if isinstance(error, ssl.SSLError):
+        return f"the TLS handshake failed ({error})"
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    if isinstance(error, OSError):
         if error.errno == errno.ECONNREFUSED:
             return "connection refused"
         words = error.strerror or str(error) or type(error).__name__
         return words[:1].lower() + words[1:]
-    if isinstance(error, aiohttp.ClientError):
-        return str(error) or type(error).__name__
     return None
 
 
