@@ -5,15 +5,17 @@ SIGINT or SIGTERM whatever the start is waiting for)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import errno
 import gc
 import logging
+import multiprocessing
 import signal
 import socket
 import ssl
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from types import TracebackType
 from typing import TypeVar
 
@@ -170,6 +172,7 @@ def unreachable(error: BaseException) -> str | None:
     if "aiohttp" not in sys.modules:
         return _unreachable_os(error)
     import aiohttp
+
     if isinstance(error, aiohttp.ClientConnectorDNSError | socket.gaierror):
         return "its host name did not resolve"
     if isinstance(error, aiohttp.ClientSSLError | ssl.SSLError):
@@ -252,3 +255,27 @@ class FirstFailure(logging.Filter):
     ) -> None:
         self.logger.removeFilter(self)
         self.failed.cancel()
+
+
+PICTURE_PROCESSES = 1
+"""Processes a worker draws its board pictures in (see :func:`picture_drawer`)."""
+
+
+@contextlib.contextmanager
+def picture_drawer(settings: Settings) -> Iterator[concurrent.futures.Executor | None]:
+    """Where a platform worker draws its board pictures: a process of its own (started with
+    ``spawn``: a clean interpreter, nothing of the worker's threads or sockets), so that drawing,
+    which holds the GIL for most of its 20 ms, takes none of the event loop's time; None (a
+    worker thread) with pictures off. Stopped with the worker."""
+    if not settings.pictures:
+        yield None
+        return
+    context = multiprocessing.get_context("spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(PICTURE_PROCESSES, mp_context=context)
+    from bot.commands.pipeline import warm_pictures
+
+    pool.submit(warm_pictures)  # the process starts and loads now, not at the first board
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

@@ -3,6 +3,8 @@ says where it says it."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
 import io
 import random
 from typing import Any
@@ -10,7 +12,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.commands.pipeline import draw_picture
 from bot.commands.play import start_state
+from bot.runtime import picture_drawer
+from bot.settings import Settings
 from core import picture as kit
 from core import registry, ui
 from core.engine import GameLike, GameState
@@ -214,3 +219,18 @@ def test_the_big_idea_board_with_its_picture_keeps_the_products_numbers() -> Non
     for product in state.products:
         assert f"#{product.id} " in pictured.text
     assert len(pictured.plain_text()) < len(full.plain_text())
+
+
+def test_a_worker_draws_in_a_process_of_its_own_the_same_pictures() -> None:
+    # What the Discord and Slack workers do (bot.runtime.picture_drawer): the table hands the
+    # pipeline's drawing (a function and its arguments, not a closure) to another process.
+    with picture_drawer(Settings()) as drawer:
+        assert isinstance(drawer, concurrent.futures.ProcessPoolExecutor)
+        for name in GAMES:
+            game, state = _played(name, 40)
+            expected = game.at(state).picture()
+            draw = functools.partial(draw_picture, name, state.model_dump_json())
+            drawn = drawer.submit(draw).result(timeout=120)
+            assert expected is not None and drawn == expected, name
+    with picture_drawer(Settings(BOARDROOM_PICTURES=False)) as drawer:
+        assert drawer is None  # pictures off: nothing is started

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox
 from bot.settings import Settings
 from core import ui
 from core.engine import GameLike, IllegalAction
-from core.registry import get_game
+from core.registry import all_games, get_game
 from storage import (
     GameKey,
     GameStore,
@@ -368,8 +369,21 @@ def _picture(out: Outbox, record: GameRecord) -> None:
     key = hashlib.sha256(f"{game.name}:{position.picture_basis()}".encode()).hexdigest()[:16]
     board = position.render_board(pictured=True)
     out.board = board.model_copy(update={"deadline": out.board.deadline, "picture_key": key})
+    # A plain function and its arguments (not a closure), so that the table may draw it in
+    # another process: drawing holds the GIL long enough to delay other answers.
+    out.draw = functools.partial(draw_picture, game.name, record.state_json)
 
-    def draw() -> ui.Picture | None:
-        return position.picture()
 
-    out.draw = draw
+def draw_picture(game: str, state_json: str) -> ui.Picture | None:
+    """The picture of the board of ``game`` in the state ``state_json`` (a pure function of
+    its public view): what the table draws, in a worker thread or process."""
+    found = get_game(game)
+    if found is None:
+        return None
+    return found.at(found.state_model.model_validate_json(state_json)).picture()
+
+
+def warm_pictures() -> None:
+    """Load what drawing needs (the games, their data, the picture modules) in a process that is
+    to draw pictures, before the first board asks for one."""
+    all_games()

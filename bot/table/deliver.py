@@ -30,6 +30,7 @@ the pictures held to be shown; :meth:`Table.flush` shows them at once (a worker 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import secrets
@@ -175,6 +176,10 @@ class Table:
         """How long the refs of a game that is over are kept: as long as the game's record
         and log (what they name, final board and all, goes with them)."""
         self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
+        self.drawer: concurrent.futures.Executor | None = None
+        """Where board pictures are drawn: None, a worker thread; a worker runs them in a
+        process of its own (:func:`bot.runtime.picture_drawer`), where drawing takes none of the
+        event loop's time."""
         self.coalesce_s = coalesce_s
         """How long a board's picture stands before the next is shown (0: each at once, as the
         console shows them)."""
@@ -387,7 +392,8 @@ class Table:
 
     async def _draw(self, draw: Callable[[], ui.Picture | None], key: str) -> ui.Picture | None:
         try:
-            picture = await asyncio.to_thread(draw)
+            loop = asyncio.get_running_loop()
+            picture = await loop.run_in_executor(self.drawer, draw)
         except Exception:  # the text board still goes
             log.exception("the board's picture %s could not be drawn", key)
             return None

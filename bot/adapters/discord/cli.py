@@ -26,6 +26,7 @@ from bot.runtime import (
     Stopped,
     freeze_startup,
     open_store,
+    picture_drawer,
     settle,
     step,
     stop_on_signals,
@@ -120,12 +121,14 @@ async def _run(
         authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
         point_at(settings.discord_api_url, settings.discord_gateway_url)
         client = BoardroomClient(authority, settings, shard_ids or None, shard_count)
-        freeze_startup()
-        async with client:
-            try:
-                return await _serve(client, token, stop, settings)
-            finally:
-                await settle(client.close(), "closing the connection to Discord")
+        with picture_drawer(settings) as drawer:
+            client.adapter.table.drawer = drawer
+            freeze_startup()
+            async with client:
+                try:
+                    return await _serve(client, token, stop, settings)
+                finally:
+                    await settle(client.close(), "closing the connection to Discord")
     except StartFailed as failure:
         print(failure, file=sys.stderr)
         return failure.status

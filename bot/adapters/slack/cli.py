@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import logging
 import sys
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from bot.runtime import (
     Stopped,
     freeze_startup,
     open_store,
+    picture_drawer,
     settle,
     step,
     stop_on_signals,
@@ -105,7 +107,8 @@ async def _serve(settings: Settings, http: bool, host: str, port: int) -> int:
     session = ClientSession()
     try:
         await step(warn_about_policy(store), stop)
-        return await _start_and_run(settings, store, session, stop, http, host, port)
+        with picture_drawer(settings) as drawer:
+            return await _start_and_run(settings, store, session, stop, http, host, port, drawer)
     except StartFailed as failure:
         print(failure, file=sys.stderr)
         return failure.status
@@ -125,6 +128,7 @@ async def _start_and_run(
     http: bool,
     host: str,
     port: int,
+    drawer: concurrent.futures.Executor | None = None,
 ) -> int:
     """Check the bot token, serve (HTTP) or connect (Socket Mode), then run the deadline loop
     until stopped (0) or it dies (LOOP_DIED); a start that fails raises :class:`StartFailed`."""
@@ -133,6 +137,7 @@ async def _start_and_run(
     client = AsyncWebClient(token=settings.slack_bot_token, base_url=url, session=session)
     authority = Authority(store, settings)
     adapter = SlackAdapter(authority, client, settings.slack_signing_secret if http else None)
+    adapter.table.drawer = drawer
     await _slack_step(client.auth_test(), "SLACK_BOT_TOKEN", url, stop, timeout)
     freeze_startup()
     heartbeat = Heartbeat(settings.deadline_poll_seconds)
