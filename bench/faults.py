@@ -138,6 +138,8 @@ MAX_LATE_S = 10.0
 POLL_S = 0.2
 """The workers' deadline poll."""
 SLACK_S = 2.0
+LOG_COPY_S = 0.5
+"""How often the bench copies the games' log entries (with their times) while they run."""
 """On top of lease + poll: the time one firing may take on a loaded machine."""
 GAMES = ("bigidea", "biggiebills", "businessgo")
 OPTIONS = {
@@ -827,6 +829,10 @@ class FaultBench:
         # Set in run():
         self.platform: Platform
         self.probe: GameStore
+        self.logs: dict[str, list[tuple[str, dict[str, str]]]] = {}
+        """Each channel's log entries as copied while its games ran (see _keep_logs)."""
+        self.packed_at: dict[str, float] = {}
+        """When each channel's log was first seen packed (its game over)."""
         self.workers: Workers
         self.slack: FakeSlackAPI
         self.redis: SingleRedis | ClusterRedis
@@ -886,6 +892,8 @@ class FaultBench:
         )
         reading = asyncio.Event()
         reader = asyncio.create_task(self.platform.read_answers(reading))
+        copied = asyncio.Event()
+        copying = asyncio.create_task(self._keep_logs(copied))
         stop_play = asyncio.Event()
         no_new = asyncio.Event()
         tables = [Table(self, index) for index in range(self.games)]
@@ -917,13 +925,16 @@ class FaultBench:
             await settling
             await self._quiet()
             self.workers.check()
+            copied.set()
+            await copying
             checked = await self._check()
             self._visible(checked)
         finally:
             reading.set()
+            copied.set()
             for task in playing:
                 task.cancel()
-            await asyncio.gather(reader, *playing, return_exceptions=True)
+            await asyncio.gather(reader, copying, *playing, return_exceptions=True)
         return self._report(tables, checked)
 
     async def _chaos(self, tables: list[Table]) -> None:
@@ -1023,11 +1034,61 @@ class FaultBench:
             seconds = max(0.0, (shown if shown is not None else now) - entry.due)
             checked.seen.append(Seen(entry, shown, seconds))
 
+    async def _keep_logs(self, stop: asyncio.Event) -> None:
+        """Copy each game's log entries (with their stream ids, the times of the saves) as the
+        games go: the save that ends a game packs its log into one string without them."""
+        while not stop.is_set():
+            for channel in list(self.channels):
+                with contextlib.suppress(StorageUnavailable, redis.exceptions.RedisError, OSError):
+                    await self._copy_log(channel)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), LOG_COPY_S)
+
+    async def _copy_log(self, channel: str) -> None:
+        kept = self.logs.setdefault(channel, [])
+        start = f"({kept[-1][0]}" if kept else "-"
+        key = _log_key(GameKey(PLATFORM, channel))
+        try:
+            entries = cast(list[Any], await self.probe.client.xrange(key, min=start))
+        except redis.exceptions.ResponseError as error:
+            if not str(error).startswith("WRONGTYPE"):
+                raise
+            self.packed_at.setdefault(channel, time.time())  # the game ended: packed
+            return
+        if channel in self.packed_at:  # a new game's log (a new lobby dropped the packed one)
+            del self.packed_at[channel]
+            kept.clear()
+        for entry_id, fields in entries:
+            if "a" in fields and any(item[1] == "begin" for item in json.loads(fields["a"])):
+                kept.clear()  # a log is one game's, from its begin on
+            kept.append((str(entry_id), dict(fields)))
+
+    async def _packed(self, key: GameKey) -> list[Any]:
+        """A finished game's log as stream entries: those copied while it ran, then the lines
+        the packed log holds beyond them (the last saves), timed when it was seen packed."""
+        history = await self.probe.read_history(key)
+        kept = self.logs.get(key.channel, [])
+        at = self.packed_at.get(key.channel, time.time())
+        tail_id = f"{int(at * 1000)}-0"
+        snapshots = [i for i, (_id, fields) in enumerate(kept) if "s" in fields]
+        after = kept[snapshots[-1] + 1 :] if snapshots else kept
+        copied = [fields.get("a") for _id, fields in after]
+        if history.lines[: len(copied)] == copied:
+            return [*kept, *((tail_id, {"a": line}) for line in history.lines[len(copied) :])]
+        # A snapshot came after the last copy: the log from it, all timed at the end.
+        entries: list[Any] = [(tail_id, {"s": history.snapshot})] if history.snapshot else []
+        return entries + [(tail_id, {"a": line}) for line in history.lines]
+
     async def _retrying(self, key: GameKey) -> tuple[GameRecord | None, list[Any]]:
         for _ in range(100):
             try:
                 _, loaded = await self.probe.load(key)
-                entries = cast(list[Any], await self.probe.client.xrange(_log_key(key)))
+                try:
+                    entries = cast(list[Any], await self.probe.client.xrange(_log_key(key)))
+                except redis.exceptions.ResponseError as error:
+                    if not str(error).startswith("WRONGTYPE"):
+                        raise
+                    entries = await self._packed(key)
             except (StorageUnavailable, redis.exceptions.RedisError, OSError):
                 await asyncio.sleep(0.2)
                 continue
