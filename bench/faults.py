@@ -792,6 +792,53 @@ class Checked:
     """Such deadlines ended too recently to tell (their delivery may be under way)."""
 
 
+class LogCopy:
+    """Each game's log entries, with their stream ids (the times of the saves), copied as the
+    games go: the save that ends a game packs its log into one string without them."""
+
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+        self.logs: dict[str, list[tuple[str, dict[str, str]]]] = {}
+        """Each channel's entries so far, those of its current game only."""
+        self.packed_at: dict[str, float] = {}
+        """When each channel's log was first seen packed (its game over)."""
+
+    async def copy(self, key: GameKey) -> None:
+        """Copy the entries of ``key``'s log added since the last copy."""
+        kept = self.logs.setdefault(key.channel, [])
+        start = f"({kept[-1][0]}" if kept else "-"
+        try:
+            entries = cast(list[Any], await self.store.client.xrange(_log_key(key), min=start))
+        except redis.exceptions.ResponseError as error:
+            if not str(error).startswith("WRONGTYPE"):
+                raise
+            self.packed_at.setdefault(key.channel, time.time())  # the game ended: packed
+            return
+        if key.channel in self.packed_at and entries:  # a new lobby dropped the packed log
+            del self.packed_at[key.channel]
+            kept.clear()
+        for entry_id, fields in entries:
+            if "a" in fields and any(item[1] == "begin" for item in json.loads(fields["a"])):
+                kept.clear()  # a log is one game's, from its begin on
+            kept.append((str(entry_id), dict(fields)))
+
+    async def entries(self, key: GameKey) -> list[Any]:
+        """A finished game's log as stream entries: those copied while it ran, then the lines
+        the packed log holds beyond them (the last saves), timed when it was seen packed."""
+        history = await self.store.read_history(key)
+        kept = self.logs.get(key.channel, [])
+        at = self.packed_at.get(key.channel, time.time())
+        tail_id = f"{int(at * 1000)}-0"
+        snapshots = [i for i, (_id, fields) in enumerate(kept) if "s" in fields]
+        after = kept[snapshots[-1] + 1 :] if snapshots else kept
+        copied = [fields.get("a") for _id, fields in after]
+        if history.lines[: len(copied)] == copied:
+            return [*kept, *((tail_id, {"a": line}) for line in history.lines[len(copied) :])]
+        # A snapshot came after the last copy: the log from it, all timed at the end.
+        entries: list[Any] = [(tail_id, {"s": history.snapshot})] if history.snapshot else []
+        return entries + [(tail_id, {"a": line}) for line in history.lines]
+
+
 class FaultBench:
     def __init__(
         self,
@@ -829,10 +876,7 @@ class FaultBench:
         # Set in run():
         self.platform: Platform
         self.probe: GameStore
-        self.logs: dict[str, list[tuple[str, dict[str, str]]]] = {}
-        """Each channel's log entries as copied while its games ran (see _keep_logs)."""
-        self.packed_at: dict[str, float] = {}
-        """When each channel's log was first seen packed (its game over)."""
+        self.log_copy: LogCopy
         self.workers: Workers
         self.slack: FakeSlackAPI
         self.redis: SingleRedis | ClusterRedis
@@ -865,6 +909,7 @@ class FaultBench:
             self._say(f"redis under test: {what} at {self.redis.url}")
             self.platform = Platform(platform_server.url, random.Random(f"{self.seed}:platform"))
             self.probe = GameStore.from_url(self.redis.url, cluster=self.cluster)
+            self.log_copy = LogCopy(self.probe)
             # The players' platform: its log's times are the wall clock's, as the due times.
             self.slack = FakeSlackAPI(clock=time.time)
             slack_url = await self.slack.start()
@@ -1035,49 +1080,13 @@ class FaultBench:
             checked.seen.append(Seen(entry, shown, seconds))
 
     async def _keep_logs(self, stop: asyncio.Event) -> None:
-        """Copy each game's log entries (with their stream ids, the times of the saves) as the
-        games go: the save that ends a game packs its log into one string without them."""
+        """Copy each game's log as the games go (see :class:`LogCopy`)."""
         while not stop.is_set():
             for channel in list(self.channels):
                 with contextlib.suppress(StorageUnavailable, redis.exceptions.RedisError, OSError):
-                    await self._copy_log(channel)
+                    await self.log_copy.copy(GameKey(PLATFORM, channel))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), LOG_COPY_S)
-
-    async def _copy_log(self, channel: str) -> None:
-        kept = self.logs.setdefault(channel, [])
-        start = f"({kept[-1][0]}" if kept else "-"
-        key = _log_key(GameKey(PLATFORM, channel))
-        try:
-            entries = cast(list[Any], await self.probe.client.xrange(key, min=start))
-        except redis.exceptions.ResponseError as error:
-            if not str(error).startswith("WRONGTYPE"):
-                raise
-            self.packed_at.setdefault(channel, time.time())  # the game ended: packed
-            return
-        if channel in self.packed_at:  # a new game's log (a new lobby dropped the packed one)
-            del self.packed_at[channel]
-            kept.clear()
-        for entry_id, fields in entries:
-            if "a" in fields and any(item[1] == "begin" for item in json.loads(fields["a"])):
-                kept.clear()  # a log is one game's, from its begin on
-            kept.append((str(entry_id), dict(fields)))
-
-    async def _packed(self, key: GameKey) -> list[Any]:
-        """A finished game's log as stream entries: those copied while it ran, then the lines
-        the packed log holds beyond them (the last saves), timed when it was seen packed."""
-        history = await self.probe.read_history(key)
-        kept = self.logs.get(key.channel, [])
-        at = self.packed_at.get(key.channel, time.time())
-        tail_id = f"{int(at * 1000)}-0"
-        snapshots = [i for i, (_id, fields) in enumerate(kept) if "s" in fields]
-        after = kept[snapshots[-1] + 1 :] if snapshots else kept
-        copied = [fields.get("a") for _id, fields in after]
-        if history.lines[: len(copied)] == copied:
-            return [*kept, *((tail_id, {"a": line}) for line in history.lines[len(copied) :])]
-        # A snapshot came after the last copy: the log from it, all timed at the end.
-        entries: list[Any] = [(tail_id, {"s": history.snapshot})] if history.snapshot else []
-        return entries + [(tail_id, {"a": line}) for line in history.lines]
 
     async def _retrying(self, key: GameKey) -> tuple[GameRecord | None, list[Any]]:
         for _ in range(100):
@@ -1088,7 +1097,7 @@ class FaultBench:
                 except redis.exceptions.ResponseError as error:
                     if not str(error).startswith("WRONGTYPE"):
                         raise
-                    entries = await self._packed(key)
+                    entries = await self.log_copy.entries(key)
             except (StorageUnavailable, redis.exceptions.RedisError, OSError):
                 await asyncio.sleep(0.2)
                 continue

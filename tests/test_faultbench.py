@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -10,13 +11,14 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from bench.faults import Checked, Platform, Sent, Step, faultbench, match_moves
+from bench.faults import Checked, LogCopy, Platform, Sent, Step, faultbench, match_moves
 from bench.faultworker import SURFACES, show
 from bench.visible import Sightings
 from bot.adapters.slack.render import blocks
 from bot.commands.outbox import GAME_OVER, Outbox
 from bot.settings import Settings
 from core import ui
+from storage import GameKey, GameStore
 from testkit.slack.fake import Call
 
 LAST = re.compile(
@@ -187,3 +189,32 @@ def test_a_save_is_seen_at_the_first_call_showing_its_choices_or_the_end() -> No
     assert seen.first("C2", 1, True, ["UBOB"], 6.5) == 7
     assert seen.first("C2", 1, True, ["UBOB"], 7.5) is None
     assert seen.first("C2", 1, True, ["UALICE"], 0) is None
+
+
+async def test_the_log_copy_keeps_the_times_of_a_game_whose_end_packed_its_log(
+    redis_store: GameStore,
+) -> None:
+    # The check times each save by its log entry's stream id; the save that ends a game packs the
+    # log into one string without them, so the bench copies the entries as the game goes.
+    key = GameKey("slack", "copied")
+    begin = json.dumps([["alice", "begin", ["Alice", "Bob"], []]])
+    move, last = json.dumps([[0, "pick", [1, 2]]]), json.dumps([[1, "pick", [3, 4]]])
+    copy = LogCopy(redis_store)
+    saves = [(None, 1, begin, True), (1, 2, move, False)]
+    for expected, version, line, fresh in saves:
+        await redis_store.save(
+            key, "{}", expected=expected, version=version, log=line, ttl_s=60, fresh_log=fresh
+        )
+    await copy.copy(key)
+    stream = [entry_id for entry_id, _fields in copy.logs["copied"]]
+    await redis_store.save(key, "{}", expected=2, version=3, log=last, ttl_s=60, final=True)
+    await copy.copy(key)  # now packed: nothing more to copy, and when it was seen is kept
+    entries = await copy.entries(key)
+    assert [fields["a"] for _id, fields in entries] == [begin, move, last]
+    ids = [entry_id for entry_id, _fields in entries]
+    assert ids[:2] == stream and int(ids[2].split("-")[0]) >= int(stream[1].split("-")[0])
+    # A new game in the channel is copied afresh, without the last game's entries.
+    again = json.dumps([["bob", "begin", ["Bob", "Cy"], []]])
+    await redis_store.save(key, "{}", expected=3, version=4, log=again, ttl_s=60, fresh_log=True)
+    await copy.copy(key)
+    assert [fields["a"] for _id, fields in copy.logs["copied"]] == [again]
