@@ -4,6 +4,7 @@ declared once, and the help, Discord's command tree and the text parser read tha
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -23,6 +24,8 @@ GAMES = {game.name: game for game in all_games()}
 def test_a_command_shows_how_it_is_typed() -> None:
     rename = find(TEAM_SUBCOMMANDS, "rename")
     assert rename is not None and rename.form == "rename <old> to <new>"
+    option = argument_of(rename)
+    assert option is not None and option.name == "old_new" and option.required
     exchange = Command("exchange", "swap", (Arg("card", Kind.CARD), Arg("card", lead=", ")))
     assert exchange.form == "exchange <card>, <card>" and exchange.needs_argument
     compete = Command("compete", "join", (Arg("standing", Kind.WORD, False, ("ask", "always")),))
@@ -44,6 +47,7 @@ def test_help_and_discord_options_come_from_the_declaration(name: str) -> None:
         else:
             assert option is not None and option.required == command.args[0].required
             assert option.name.startswith(command.args[0].key), (option.name, command.word)
+            assert re.fullmatch(r"[-_a-z0-9]{1,32}", option.name), option.name  # Discord's
 
 
 @pytest.fixture

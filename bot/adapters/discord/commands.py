@@ -33,6 +33,7 @@ MAX_SUBCOMMANDS = 25
 MAX_CHOICES = 25
 CHOICE_LIMIT = 100
 DESCRIPTION_LIMIT = 100
+OPTION_NAME_LIMIT = 32
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,14 @@ def argument_of(command: Command) -> Argument | None:
     if not command.args:
         return None
     first = command.args[0]
-    several = len(command.args) > 1 and not first.key.endswith("s")
-    name = first.key + "s" if several else first.key
+    keys = list(dict.fromkeys(arg.key for arg in command.args))
+    # One kind of argument typed several times reads as its plural (``cards``); several kinds
+    # as their names joined (``old_new``, ``team_card_flex``), within Discord's 32 characters.
+    if len(keys) == 1:
+        several = len(command.args) > 1 and not first.key.endswith("s")
+        name = first.key + "s" if several else first.key
+    else:
+        name = "_".join(keys)[:OPTION_NAME_LIMIT]
     return Argument(name, _cut(command.line), required=first.required)
 
 
