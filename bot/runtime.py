@@ -169,31 +169,21 @@ def unreachable(error: BaseException) -> str | None:
     not a failure of the network."""
     # An aiohttp error exists only once aiohttp is imported (by a platform's SDK): the console,
     # which has none, does not pay for importing it here.
-    if "aiohttp" not in sys.modules:
-        return _unreachable_os(error)
-    import aiohttp
+    if "aiohttp" in sys.modules:
+        import aiohttp
 
-    if isinstance(error, aiohttp.ClientConnectorDNSError | socket.gaierror):
-        return "its host name did not resolve"
-    if isinstance(error, aiohttp.ClientSSLError | ssl.SSLError):
-        return f"the TLS handshake failed ({error})"
-    if isinstance(error, aiohttp.ClientConnectorError):
-        error = error.os_error
-    if isinstance(error, TimeoutError):
-        return "no answer in time"
-    if isinstance(error, aiohttp.ServerDisconnectedError):
-        return "it closed the connection without answering"
-    if isinstance(error, aiohttp.WSServerHandshakeError):
-        return f"it answered {error.status} {error.message} instead of opening a websocket"
-    if isinstance(error, OSError):
-        return _unreachable_os(error)
-    if isinstance(error, aiohttp.ClientError):
-        return str(error) or type(error).__name__
-    return None
-
-
-def _unreachable_os(error: BaseException) -> str | None:
-    """:func:`unreachable` for errors of the socket layer (no aiohttp)."""
+        if isinstance(error, aiohttp.ClientConnectorDNSError):
+            return "its host name did not resolve"
+        if isinstance(error, aiohttp.ClientSSLError):
+            return f"the TLS handshake failed ({error})"
+        if isinstance(error, aiohttp.ClientConnectorError):
+            error = error.os_error  # the socket's own error says why
+        elif isinstance(error, aiohttp.ServerDisconnectedError):
+            return "it closed the connection without answering"
+        elif isinstance(error, aiohttp.WSServerHandshakeError):
+            return f"it answered {error.status} {error.message} instead of opening a websocket"
+        elif isinstance(error, aiohttp.ClientError) and not isinstance(error, OSError):
+            return str(error) or type(error).__name__
     if isinstance(error, socket.gaierror):
         return "its host name did not resolve"
     if isinstance(error, ssl.SSLError):
