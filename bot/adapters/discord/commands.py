@@ -2,7 +2,7 @@
 
 ``/<game> <word> [argument]`` is built from the commands as data (``bot.commands.grammar.words``:
 the shared lobby words and the game's ``commands``): a command with arguments takes one text
-option, named after its first argument, required when that is, autocompleted by its kind, and
+option, named after its arguments, required when the first is, autocompleted by its kind, and
 passed to the authority as the rest of the command text, so the grammar stays in one place.
 A top-level ``/hand`` works in DMs and lists every game the user sits in.
 """
