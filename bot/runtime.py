@@ -262,7 +262,7 @@ def picture_drawer(settings: Settings) -> Iterator[concurrent.futures.Executor |
         return
     context = multiprocessing.get_context("spawn")
     pool = concurrent.futures.ProcessPoolExecutor(PICTURE_PROCESSES, mp_context=context)
-    from bot.commands.pipeline import warm_pictures
+    from bot.commands.play import warm_pictures
 
     pool.submit(warm_pictures)  # the process starts and loads now, not at the first board
     try:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hashlib
 import logging
 from collections.abc import Callable
 
@@ -31,7 +29,6 @@ from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox
 from bot.settings import Settings
 from core import ui
 from core.engine import GameLike, IllegalAction
-from core.registry import all_games, get_game
 from storage import (
     GameKey,
     GameStore,
@@ -94,6 +91,7 @@ class Pipeline:
         told: list[ui.Message] = []  # a damaged game set aside: the channel is told, once
         for _attempt in range(MAX_ATTEMPTS):
             out = outbox_for(req, game)
+            out.pictures = self.settings.pictures
             out.announcements = told
             try:
                 fresh, loaded, refs = await self.store.load_table(key, dedupe=dedupe)
@@ -129,8 +127,6 @@ class Pipeline:
                 await self._release(key, lease, again.due)
                 return out
             if change is None:
-                if out.board is not None and record is not None:
-                    self._picture(out, record)
                 live = record is not None and record.status == "playing"
                 due_now = record.next_due if live and record else None
                 if lease is not None and record is not None and record.status == "finished":
@@ -209,8 +205,6 @@ class Pipeline:
                     await self.recorder.publish(key, ending, history)
                 except StorageUnavailable as error:
                     results.publish_failed(key, error)
-            if out.board is not None:
-                self._picture(out, change.record)
             if charted and game is not None and out.card is not None and history is not None:
                 out.card = await self._charted(key, game, change.record, out.card, history)
             return out
@@ -303,10 +297,6 @@ class Pipeline:
         )
         return max(1, int(hours * 3600))
 
-    def _picture(self, out: Outbox, record: GameRecord) -> None:
-        if self.settings.pictures and record.pictures:
-            _picture(out, record)
-
     async def _charted(
         self,
         key: GameKey,
@@ -353,37 +343,3 @@ def _homes(out: Outbox, was: tuple[str, set[str]] | None, record: GameRecord) ->
     status, before = was if was is not None else ("", set())
     if out.card is not None or status != record.status or before != set(record.humans):
         out.homes = sorted({*out.homes, *before, *record.humans})
-
-
-def _picture(out: Outbox, record: GameRecord) -> None:
-    """Name the board's picture by what it is drawn from (the public view, less what changes
-    every move but is not drawn), hand the table the drawing to do should it be new, and make
-    the board's text the one that goes with a picture (``render_board(pictured=True)``: what
-    the picture shows is left out)."""
-    game = get_game(record.game)
-    if game is None or not game.draws_pictures or out.board is None:
-        return  # a game that draws no picture
-    if record.state_json is None:
-        return
-    position = game.at(running_state(record))
-    key = hashlib.sha256(f"{game.name}:{position.picture_basis()}".encode()).hexdigest()[:16]
-    board = position.render_board(pictured=True)
-    out.board = board.model_copy(update={"deadline": out.board.deadline, "picture_key": key})
-    # A plain function and its arguments (not a closure), so that the table may draw it in
-    # another process: drawing holds the GIL long enough to delay other answers.
-    out.draw = functools.partial(draw_picture, game.name, record.state_json)
-
-
-def draw_picture(game: str, state_json: str) -> ui.Picture | None:
-    """The picture of the board of ``game`` in the state ``state_json`` (a pure function of
-    its public view): what the table draws, in a worker thread or process."""
-    found = get_game(game)
-    if found is None:
-        return None
-    return found.at(found.state_model.model_validate_json(state_json)).picture()
-
-
-def warm_pictures() -> None:
-    """Load what drawing needs (the games, their data, the picture modules) in a process that is
-    to draw pictures, before the first board asks for one."""
-    all_games()

@@ -6,6 +6,8 @@ Everything here is pure (no storage, no clock of its own): the authority loads, 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import random
 from collections.abc import Mapping
@@ -18,16 +20,20 @@ from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
 from core.engine import Event, GameLike, GameState, IllegalAction, Seat
+from core.registry import all_games, get_game
 
 __all__ = [
     "MAX_BOT_STEPS",
     "Advance",
     "action_rng",
     "advance",
+    "draw_picture",
     "load_state",
     "publish",
     "run_bots",
+    "show_board",
     "start_state",
+    "warm_pictures",
 ]
 
 log = logging.getLogger(__name__)
@@ -143,6 +149,7 @@ def publish(
     out: Outbox,
     note: tuple[int, str] | None = None,
     due: float | None = None,
+    picture: str | None = None,
 ) -> None:
     """Turn events and the new state into what the table's surfaces show.
 
@@ -157,6 +164,8 @@ def publish(
     it waits for show it as a countdown. When the game now
     waits for one seat (a turn), its users who did not just act are to be notified; a decision
     everyone makes at once is announced by the board, the prompt and each panel's countdown.
+    ``picture``: the new state as stored (JSON), when the board is to be drawn as a picture
+    too (:func:`show_board`).
     """
     new_decision = before is None or after.decision_version != before.decision_version
     waiting_before = set(game.at(before).waiting_for()) if before is not None else set()
@@ -209,4 +218,39 @@ def publish(
     out.notify = [] if after.finished else notify
     if waiting_after != waiting_before:  # whose turn it is: on every player's home page
         out.homes = sorted({*out.homes, *(user for users in members for user in users)})
-    out.board = game.at(after).render_board().model_copy(update={"deadline": due})
+    show_board(game, after, out, due, picture)
+
+
+def show_board(
+    game: GameLike, state: GameState, out: Outbox, due: float | None, picture: str | None
+) -> None:
+    """The board of ``state``, drawn once: as text only, or, given ``picture`` (the state as
+    stored, JSON) for a game that draws one, as the text that goes with a picture
+    (``render_board(pictured=True)``: what the picture shows is left out), the picture named by
+    what it is drawn from (the public view, less what changes every move but is not drawn) and
+    the drawing handed to the table, which does it only when that picture is new."""
+    position = game.at(state)
+    if picture is None or not game.draws_pictures:
+        out.board = position.render_board().model_copy(update={"deadline": due})
+        return
+    key = hashlib.sha256(f"{game.name}:{position.picture_basis()}".encode()).hexdigest()[:16]
+    board = position.render_board(pictured=True)
+    out.board = board.model_copy(update={"deadline": due, "picture_key": key})
+    # A plain function and its arguments (not a closure), so that the table may draw it in
+    # another process: drawing holds the GIL long enough to delay other answers.
+    out.draw = functools.partial(draw_picture, game.name, picture)
+
+
+def draw_picture(game: str, state_json: str) -> ui.Picture | None:
+    """The picture of the board of ``game`` in the state ``state_json`` (a pure function of
+    its public view): what the table draws, in a worker thread or process."""
+    found = get_game(game)
+    if found is None:
+        return None
+    return found.at(found.state_model.model_validate_json(state_json)).picture()
+
+
+def warm_pictures() -> None:
+    """Load what drawing needs (the games, their data, the picture modules) in a process that is
+    to draw pictures, before the first board asks for one."""
+    all_games()

@@ -41,6 +41,7 @@ from bot.commands.guards import (
     running_state,
 )
 from bot.commands.outbox import Outbox
+from bot.commands.play import show_board
 from bot.commands.record import Asked, GameRecord, JoinRequest, Member
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
@@ -128,7 +129,8 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     prompt = game.at(state).render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
     out.prompt_id = game.at(state).prompt_version() if prompt is not None else None
-    out.board = game.at(state).render_board().model_copy(update={"deadline": due})
+    picture = record.state_json if out.pictures and record.pictures else None
+    show_board(game, state, out, due, picture)
     out.version = state.version
 
 
