@@ -56,6 +56,7 @@ from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
+from bot.runtime import freeze_startup
 from bot.settings import Settings
 from bot.simulate import percentile
 from core import ui
@@ -644,6 +645,9 @@ async def _run(
     sized: dict[str, list[_GameResult]] = {}
     copies = [GameKey(PLATFORM, _copy_key(t.key.channel, run)) for t in tables]
     try:
+        # As the bot does once it has started (its CLIs): what start-up built is moved out of the
+        # collector's way, so that a full collection does not walk it while a press waits.
+        freeze_startup()
         cpu_started = time.process_time()
         started = time.perf_counter()
         results = await asyncio.gather(*(table.play() for table in tables))

@@ -813,6 +813,7 @@ class GameStore:
         fresh_log: bool = False,
         final: bool = False,
         result: str | None = None,
+        pack: bool = True,
     ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
@@ -828,11 +829,14 @@ class GameStore:
         Whoever saved in between made the version differ, so nothing is written then.
         ``result``: the save ends the game, whose result the community's history is to record
         (kept in the game's hash until it is: see :mod:`storage.history`).
+        ``pack``: store ``data`` compressed (a record kept for long, a finished game's); a game
+        being played is saved at every move and read at the next, where compressing and
+        decompressing would cost more than its bytes are worth.
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
             str(version),
-            _pack(data),
+            _pack(data) if pack else data,
             ttl_s * 1000,
             log or "",
             dedupe_ttl_s,

@@ -164,6 +164,9 @@ class Pipeline:
                     # The save that ends the game keeps its log packed from then on.
                     final=change.record.status == "finished" and not was_finished,
                     result=ending,
+                    # Packed once it is kept for the retention; a game in play is read back
+                    # at the next move, and compressing every save costs more than it saves.
+                    pack=change.record.status != "playing",
                 )
             except (StorageFull, StorageRefused) as refused_by_redis:
                 # Redis refused the script outright: nothing of it was written.
