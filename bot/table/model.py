@@ -136,7 +136,12 @@ def digest(message: ui.Message) -> str:
 
 
 class Platform(Protocol):
-    """The primitives a platform's adapter implements for the table."""
+    """The primitives a platform's adapter implements for the table.
+
+    Every message handed to them (and to :class:`Answer`) has its controls bound to their ids
+    already, for where it goes (:func:`bot.commands.codec.bind`): a renderer draws each
+    ``custom_id`` as it is and leaves out a control without one. ``game`` and ``channel`` say
+    what the message is about (logs, the place of a private answer), never its ids."""
 
     name: str
     posts_per_window: int
@@ -147,6 +152,14 @@ class Platform(Protocol):
     threads_share_limit: bool
     """Whether posts in a thread count against its channel's post limit (Slack: yes; Discord:
     a thread is a channel of its own)."""
+    threads_are_conversations: bool
+    """Whether a thread is a conversation with an id of its own (Discord, the console), so that
+    controls posted there name the game's channel as a DM's do; a Slack thread is replies in
+    its channel, whose id a press there carries."""
+    id_limit: int
+    """The longest id a control may carry (Discord 100; Slack 255 less its renderer's prefix):
+    the table binds every message's controls to ids within it (:func:`bot.commands.codec.bind`)
+    before it calls a primitive, which draws them as they are."""
 
     async def post(
         self,

@@ -340,6 +340,7 @@ class _Recorder:
         self.name = platform.name
         self.platform = platform
         self.closed_hint = _closed_hint(platform)
+        self.id_limit, self.threads_are_conversations = _ids_of(platform)
         self.closed = closed
         self.shown: list[Showing] = []
         self._ids = 0
@@ -397,6 +398,18 @@ class _Recorder:
         if self._games % NO_THREADS == 2:
             return None  # the bot lacks the permission here: the game plays in the channel
         return card.id if self.name == SLACK.name else f"7{self._id()[:10]}"
+
+
+def _ids_of(platform: Platform) -> tuple[int, bool]:
+    """The platform adapter's id limit, and whether its threads are conversations of their own
+    (what the table binds the controls of each message it shows by)."""
+    if platform.name == DISCORD.name:
+        from bot.adapters.discord.adapter import DiscordPlatform
+
+        return DiscordPlatform.id_limit, DiscordPlatform.threads_are_conversations
+    from bot.adapters.slack.primitives import SlackPlatform
+
+    return SlackPlatform.id_limit, SlackPlatform.threads_are_conversations
 
 
 def _closed_hint(platform: Platform) -> str:

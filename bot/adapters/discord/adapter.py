@@ -23,7 +23,14 @@ from typing import Literal, TypedDict
 import discord
 
 from bot.adapters.discord.components import form_id, submitted_text
-from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
+from bot.adapters.discord.render import (
+    CUSTOM_ID_LIMIT,
+    NO_MENTIONS,
+    PLACEHOLDER_LIMIT,
+    Rendered,
+    cut,
+    render,
+)
 from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Form, Outbox
@@ -217,6 +224,8 @@ class DiscordPlatform:
     closed_hint = OPEN_DMS
     threads_share_limit = False
     """A Discord thread is a channel with its own post limit."""
+    threads_are_conversations = True
+    id_limit = CUSTOM_ID_LIMIT
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
@@ -235,7 +244,7 @@ class DiscordPlatform:
         ping: bool = True,
     ) -> Shown:
         where = place.thread or place.channel
-        rendered = render(message, game, None if where == place.channel else place.channel)
+        rendered = render(message)
         kwargs = _kwargs(rendered)
         if mention:
             names = " ".join(f"<@{int(user)}>" for user in mention)
@@ -263,7 +272,7 @@ class DiscordPlatform:
         # An edit keeps the files the message was posted with; a board's new picture replaces
         # its attachment (an unchanged one is not sent again). A message older than an hour
         # takes only so many edits (30046): the table posts it anew (Stuck).
-        rendered = render(message, game, None if shown.where == channel else channel)
+        rendered = render(message)
         kwargs = _edit_kwargs(rendered)  # an edit without components removes the old ones
         self.attached.edit_kwargs(shown.id, rendered, kwargs)
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))
@@ -284,7 +293,7 @@ class DiscordPlatform:
     async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
         try:
             dm = await self.client.create_dm(discord.Object(int(user)))
-            sent = await dm.send(**_kwargs(render(message, game, channel)))
+            sent = await dm.send(**_kwargs(render(message)))
         except discord.Forbidden as error:
             if error.code != CLOSED_DMS:
                 log.warning("DM to %s refused: %s", user, error)
@@ -321,17 +330,15 @@ class _Answer:
             interaction.guild_id is None or message.flags.ephemeral
         )
 
-    def _rendered(self, message: ui.Message, game: str, channel: str) -> Rendered:
-        here = str(self.interaction.channel_id) == channel
-        limit = self.interaction.filesize_limit
-        return render(message, game, None if here else channel, file_limit=limit)
+    def _rendered(self, message: ui.Message) -> Rendered:
+        return render(message, file_limit=self.interaction.filesize_limit)
 
     async def update(self, message: ui.Message, game: str, channel: str) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
         deferred update, an edit of the original message; after a private reply, False)."""
         if self.pressed is None:
             return False
-        rendered = self._rendered(message, game, channel)
+        rendered = self._rendered(message)
         kwargs = _edit_kwargs(rendered)
         kwargs.pop("allowed_mentions", None)
         self.platform.attached.edit_kwargs(self.pressed[1], rendered, kwargs)
@@ -404,7 +411,7 @@ class _Answer:
         may_attach = interaction.guild_id is None or interaction.app_permissions.attach_files
         if message.files and not may_attach:
             message = await self._files_by_dm(message, game, channel)
-        kwargs = _kwargs(self._rendered(message, game, channel))
+        kwargs = _kwargs(self._rendered(message))
         if interaction.response.is_done():
             # Webhook.send is annotated ``content: str`` but sends None as null, as the other
             # sends do (a message whose text is all in its embed).
