@@ -76,7 +76,6 @@ class Recorder:
         self,
         place: Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -88,9 +87,7 @@ class Recorder:
             self.mentions[shown.id] = list(mention)
         return shown
 
-    async def edit(
-        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
-    ) -> None:
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
         await asyncio.sleep(self.latency_s)
         self.calls.append(("edit", surface))
         self.texts[shown.id] = message.plain_text()
@@ -103,7 +100,7 @@ class Recorder:
         self.calls.append(("delete", ""))
         self.places[shown.where].remove(shown.id)
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+    async def dm(self, user: str, message: ui.Message) -> Shown:
         if user == "closed":
             raise Closed(user)
         self.calls.append(("dm", user))
@@ -190,13 +187,11 @@ class _FailingEdits(Recorder):
 
     failing = False
 
-    async def edit(
-        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
-    ) -> None:
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
         if self.failing:
             self.calls.append(("refused edit", surface))
             raise RuntimeError("429 ratelimited")
-        await super().edit(shown, message, game, channel, surface)
+        await super().edit(shown, message, surface)
 
 
 async def test_a_failed_edit_is_made_again_by_the_next_delivery(store: GameStore) -> None:

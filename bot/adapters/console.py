@@ -524,7 +524,6 @@ class _ConsolePlatform:
         self,
         place: table.Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -539,14 +538,13 @@ class _ConsolePlatform:
         self,
         shown: table.Shown,
         message: ui.Message,
-        game: str,
-        channel: str,
         surface: str = "post",
     ) -> None:
         self.console.forget(shown)
         viewer = shown.where.removeprefix("dm:") if shown.where.startswith("dm:") else None
         if viewer is None and shown.where.startswith("private:"):
             viewer = shown.where.removeprefix("private:")
+        channel = self.console.channel
         place = f"#{channel}" + (" › thread" if shown.where != channel else "")
         label = f"{viewer} · {surface}, updated" if viewer else f"{place} · {surface}, updated"
         audience = "dm" if viewer else "board" if surface == "board" else "channel"
@@ -555,7 +553,7 @@ class _ConsolePlatform:
     async def delete(self, shown: table.Shown) -> None:
         self.console.forget(shown)
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> table.Shown:
+    async def dm(self, user: str, message: ui.Message) -> table.Shown:
         return self.console.show(f"dm:{user}", user, message, "dm", f"{user} · panel")
 
     async def start_thread(self, channel: str, card: table.Shown, name: str) -> str | None:
@@ -588,14 +586,14 @@ class _ConsoleAnswer:
         self.pressed = (pressed.where, pressed.shown) if pressed is not None else None
         self.pressed_private = pressed is not None and pressed.viewers is not None
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         if self.pressed is None:
             return False
         shown = table.Shown(where=self.pressed[0], id=self.pressed[1])
-        await self.console.platform.edit(shown, message, game, channel, "pressed message")
+        await self.console.platform.edit(shown, message, "pressed message")
         return True
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         where = f"private:{self.user}"
         self.console.show(where, self.user, message, "ephemeral", f"{self.user} · private")
         return True

@@ -408,12 +408,12 @@ class Table:
         return picture
 
     async def _op(self, run: _Run, refs: Refs, op: Op) -> None:
-        out, answer = run.out, run.answer
+        answer = run.answer
         if isinstance(op, Reply):
             await self._reply(run, op)
         elif isinstance(op, Note):
             with contextlib.suppress(Closed):
-                dm = self.platform.dm(op.user, self._bound(run, op.message), run.game, out.channel)
+                dm = self.platform.dm(op.user, self._bound(run, op.message))
                 await self._try(run, "a note", dm)
         elif isinstance(op, Post):
             run.posted[op.id] = await self._send(
@@ -465,7 +465,7 @@ class Table:
         answer, out = run.answer, run.out
         if answer is None:
             with contextlib.suppress(Closed):
-                dm = self.platform.dm(op.user, self._bound(run, op.message), run.game, out.channel)
+                dm = self.platform.dm(op.user, self._bound(run, op.message))
                 await self._try(run, "a reply", dm)
             return
         if op.in_place and await self._try(
@@ -473,7 +473,7 @@ class Table:
         ):
             run.answered = True
             return
-        reply = answer.reply(self._bound(run, op.message), run.game, out.channel)
+        reply = answer.reply(self._bound(run, op.message), out.channel)
         sent = await self._try(run, "a reply", reply)
         run.answered = run.answered or bool(sent)
 
@@ -494,7 +494,7 @@ class Table:
         out = run.out
         try:
             bound = self._bound(run, op.message)
-            shown = await self.platform.dm(op.user, bound, run.game, out.channel)
+            shown = await self.platform.dm(op.user, bound)
         except Closed:
             run.posted[op.id] = None
             if not op.slot.startswith("panel:"):
@@ -514,7 +514,7 @@ class Table:
         open DMs, once); anyone else is told in the game's place, named but not pinged."""
         answer = run.answer
         if answer is not None and user == answer.user:
-            reply = answer.reply(self._bound(run, panel), run.game, run.out.channel)
+            reply = answer.reply(self._bound(run, panel), run.out.channel)
             sent = await self._try(run, "a panel", reply)
             run.answered = run.answered or bool(sent)
             hint = self.platform.closed_hint.format(game=run.game)
@@ -523,7 +523,7 @@ class Table:
                 await self._try(
                     run,
                     "the DM hint",
-                    answer.reply(ui.Message(text=hint), run.game, run.out.channel),
+                    answer.reply(ui.Message(text=hint), run.out.channel),
                 )
             return
         place = self._place(run, refs.place(run.out.channel))
@@ -543,7 +543,7 @@ class Table:
         """Edit ``shown``; when it is gone, the surface kept there is posted anew."""
         bound = self._bound(run, message, shown.where)
         try:
-            await self.platform.edit(shown, bound, run.game, run.out.channel, surface)
+            await self.platform.edit(shown, bound, surface)
             return
         except Stuck:
             log.info(
@@ -583,7 +583,7 @@ class Table:
         await self.pacer.slot(where)
         bound = self._bound(run, message, self._conversation(place))
         try:
-            send = self.platform.post(place, bound, run.game, surface, mention, ping)
+            send = self.platform.post(place, bound, surface, mention, ping)
             posted = await self._try(run, f"the {surface}", send)
         finally:
             self.pacer.posted(where)
@@ -608,7 +608,7 @@ class Table:
     def _update(self, run: _Run, answer: Answer, message: ui.Message) -> Awaitable[bool]:
         """The pressed message replaced by ``message``, bound for where it is."""
         where = answer.pressed[0] if answer.pressed is not None else None
-        return answer.update(self._bound(run, message, where), run.game, run.out.channel)
+        return answer.update(self._bound(run, message, where))
 
     def _paced(self, place: Place) -> str:
         """What a post in ``place`` counts against for the platform's post limit."""
@@ -707,7 +707,7 @@ class Table:
         else:
             user = gone.slot.removeprefix("panel:")
             with contextlib.suppress(Closed):
-                dm = self.platform.dm(user, self._bound(run, gone.message), run.game, out.channel)
+                dm = self.platform.dm(user, self._bound(run, gone.message))
                 anew = await self._try(run, "a panel", dm)
             if anew is not None:
                 anew.digest = digest_of(gone.message)

@@ -140,8 +140,8 @@ class Platform(Protocol):
 
     Every message handed to them (and to :class:`Answer`) has its controls bound to their ids
     already, for where it goes (:func:`bot.commands.codec.bind`): a renderer draws each
-    ``custom_id`` as it is and leaves out a control without one. ``game`` and ``channel`` say
-    what the message is about (logs, the place of a private answer), never its ids."""
+    ``custom_id`` as it is and leaves out a control without one, so no primitive needs the
+    game or its channel for ids."""
 
     name: str
     posts_per_window: int
@@ -165,7 +165,6 @@ class Platform(Protocol):
         self,
         place: Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -177,16 +176,13 @@ class Platform(Protocol):
         else ever is)."""
         ...
 
-    async def edit(
-        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
-    ) -> None:
-        """Edit a message the bot posted; raises :class:`Gone` when it is no longer there.
-        ``channel`` is the game's channel (components shown elsewhere act on its game)."""
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
+        """Edit a message the bot posted; raises :class:`Gone` when it is no longer there."""
         ...
 
     async def delete(self, shown: Shown) -> None: ...
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+    async def dm(self, user: str, message: ui.Message) -> Shown:
         """A new direct message to ``user``; raises :class:`Closed` when DMs are closed."""
         ...
 
@@ -204,13 +200,14 @@ class Answer(Protocol):
     pressed_private: bool
     """Whether that message is private to the presser (a DM, an ephemeral message)."""
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         """Replace the pressed message (Discord UPDATE_MESSAGE, Slack replace_original); False
         when it could not (never raises :class:`Gone` or :class:`Closed`)."""
         ...
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
-        """A private reply to the requester (ephemeral); False when it could not."""
+    async def reply(self, message: ui.Message, channel: str) -> bool:
+        """A private reply to the requester (ephemeral); False when it could not. ``channel``
+        is the game's channel ("" for none), where a platform may answer privately (Slack)."""
         ...
 
     async def acknowledge(self) -> None:

@@ -238,7 +238,6 @@ class DiscordPlatform:
         self,
         place: Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -261,14 +260,7 @@ class DiscordPlatform:
         self.attached.remember(str(sent.id), rendered)
         return Shown(where=where, id=str(sent.id))
 
-    async def edit(
-        self,
-        shown: Shown,
-        message: ui.Message,
-        game: str,
-        channel: str,
-        surface: str = "post",
-    ) -> None:
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
         # An edit keeps the files the message was posted with; a board's new picture replaces
         # its attachment (an unchanged one is not sent again). A message older than an hour
         # takes only so many edits (30046): the table posts it anew (Stuck).
@@ -290,7 +282,7 @@ class DiscordPlatform:
         with contextlib.suppress(discord.NotFound):
             await partial.delete()
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+    async def dm(self, user: str, message: ui.Message) -> Shown:
         try:
             dm = await self.client.create_dm(discord.Object(int(user)))
             sent = await dm.send(**_kwargs(render(message)))
@@ -333,7 +325,7 @@ class _Answer:
     def _rendered(self, message: ui.Message) -> Rendered:
         return render(message, file_limit=self.interaction.filesize_limit)
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
         deferred update, an edit of the original message; after a private reply, False)."""
         if self.pressed is None:
@@ -404,13 +396,13 @@ class _Answer:
         except discord.HTTPException as error:
             log.debug("finishing interaction %s: %s", interaction.id, error)
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         """An ephemeral answer (a followup once the interaction was answered), with the
         message's files attached; where the bot may not attach them, they come by DM."""
         interaction = self.interaction
         may_attach = interaction.guild_id is None or interaction.app_permissions.attach_files
         if message.files and not may_attach:
-            message = await self._files_by_dm(message, game, channel)
+            message = await self._files_by_dm(message)
         kwargs = _kwargs(self._rendered(message))
         if interaction.response.is_done():
             # Webhook.send is annotated ``content: str`` but sends None as null, as the other
@@ -420,12 +412,12 @@ class _Answer:
             await interaction.response.send_message(ephemeral=True, **kwargs)
         return True
 
-    async def _files_by_dm(self, message: ui.Message, game: str, channel: str) -> ui.Message:
+    async def _files_by_dm(self, message: ui.Message) -> ui.Message:
         """Send ``message`` with its files by DM; what to answer here instead (a line saying
         where they went, or the text and why the files could not come)."""
         names = markup.escape(join([f.name for f in message.files]))
         try:
-            await self.platform.dm(self.user, message, game, channel)
+            await self.platform.dm(self.user, message)
         except (Closed, discord.HTTPException) as error:
             log.info("the files of a reply to %s could not go by DM: %s", self.user, error)
             why = "your DMs are closed" if isinstance(error, Closed) else "my DM to you failed"

@@ -259,7 +259,6 @@ class SlackPlatform:
         self,
         place: table.Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -295,8 +294,6 @@ class SlackPlatform:
         self,
         shown: table.Shown,
         message: ui.Message,
-        game: str,
-        channel: str,
         surface: str = "post",
     ) -> None:
         text, plain = _rendered(message)
@@ -321,7 +318,7 @@ class SlackPlatform:
             if _code(error) != "message_not_found":  # gone already: what was wanted
                 raise _refused(error) from error
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> table.Shown:
+    async def dm(self, user: str, message: ui.Message) -> table.Shown:
         conversation = await self._open(user)
         text, built = _rendered(message)
         try:
@@ -378,7 +375,6 @@ class SlackPlatform:
         channel: str,
         user: str,
         message: ui.Message,
-        game: str,
         thread: str | None = None,
         instead: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
@@ -395,12 +391,12 @@ class SlackPlatform:
             code = _code(error)
             if where is not None and code in _THREAD_GONE:
                 self._lost.add((channel, where))
-                await self.ephemeral(channel, user, message, game)
+                await self.ephemeral(channel, user, message)
             elif code in _REFUSALS or code == "user_not_in_channel":
                 # The bot (or the user) is not in that conversation: the private answer still
                 # reaches its reader, where they asked if the request allows it.
                 if instead is None or not await instead():
-                    await self.dm(user, message, game, channel)
+                    await self.dm(user, message)
             else:
                 raise
 
@@ -487,7 +483,7 @@ class SlackAnswer:
             return False
         if await self.forms(trigger, form):
             return True
-        return await self.reply(ui.Message(text=PRESS_AGAIN), form.game, form.channel)
+        return await self.reply(ui.Message(text=PRESS_AGAIN), form.channel)
 
     def refusal(self, refused: list[str], game: str) -> str:
         """The platform's own sentences (they name what the bot may not do, and where)."""
@@ -496,7 +492,7 @@ class SlackAnswer:
     async def finish(self, answered: bool) -> None:
         return None  # Bolt acknowledged the request before any work began
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         """Replace the pressed message: an ephemeral one through the response URL, any other
         with ``chat.update``. False when that failed (the table edits or posts instead)."""
         press = self.press
@@ -535,37 +531,35 @@ class SlackAnswer:
     async def acknowledge(self) -> None:
         return None  # Bolt acknowledged the request before any work began
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         """A private answer where the request came from: ephemeral in the game's channel (in
         the thread of the pressed message); in a DM, a DM message when it offers choices (a
         hand asked for there stays), else ephemeral in that DM (a refusal or a stale press
         leaves no message in it for good). With files, see :meth:`_with_files`."""
         if message.files:
-            return await self._with_files(message, game, channel)
+            return await self._with_files(message, channel)
         try:
             origin = self.origin
             if origin is not None and origin != channel and is_dm(origin):
                 choices = bool(message.buttons or message.selects)
                 if not choices:
-                    await self.platform.ephemeral(origin, self.user, message, game)
+                    await self.platform.ephemeral(origin, self.user, message)
                 else:
-                    await self.platform.dm(self.user, message, game, channel)
+                    await self.platform.dm(self.user, message)
             else:
                 press = self.press
                 thread = press.thread if press is not None and press.channel == channel else None
 
                 async def instead() -> bool:
-                    return await self._through_response_url(message, game, channel)
+                    return await self._through_response_url(message)
 
-                await self.platform.ephemeral(
-                    channel, self.user, message, game, thread, instead=instead
-                )
+                await self.platform.ephemeral(channel, self.user, message, thread, instead=instead)
         except (SlackApiError, table.Closed) as error:
             log.warning("a private answer to %s in %s failed: %s", self.user, channel, error)
             return False
         return True
 
-    async def _through_response_url(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def _through_response_url(self, message: ui.Message) -> bool:
         """An ephemeral answer through the request's response URL (False when there is none,
         its answers are used up, or Slack refused it: then ``chat.postEphemeral``)."""
         if self.response_url is None or self._answers >= RESPONSE_URL_ANSWERS:
@@ -589,7 +583,7 @@ class SlackAnswer:
             return False
         return True
 
-    async def _with_files(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def _with_files(self, message: ui.Message, channel: str) -> bool:
         """An answer with files: uploaded to the reader's DM with the answer's text, and, when
         they asked elsewhere, a private line there saying where it is. If the DM or the
         upload fails, the text comes where they asked, with why the files did not."""
@@ -610,9 +604,7 @@ class SlackAnswer:
             if self.origin is not None and self.origin == conversation:
                 return True  # asked in that DM: the upload is the answer
             note = FILES_IN_DM.format(files=names)
-            return await self.reply(ui.Message(text=note), game, channel)
+            return await self.reply(ui.Message(text=note), channel)
         note = FILES_NOT_SENT.format(files=names, why=why)
         text = f"{message.text}\n\n{note}".strip()
-        return await self.reply(
-            message.model_copy(update={"text": text, "files": []}), game, channel
-        )
+        return await self.reply(message.model_copy(update={"text": text, "files": []}), channel)
