@@ -128,7 +128,7 @@ class Desk:
             # The bot must stay up whatever one request did; tell the person if we still can.
             log.exception("answering %s failed", interaction.request.delivery)
             try:
-                answered = await answer.reply(ui.Message(text=FAILED), "", "") or answered
+                answered = await answer.reply(ui.Message(text=FAILED), "") or answered
             except Exception:
                 log.warning("could not tell %s about a failure", interaction.request.user)
         finally:
@@ -146,7 +146,7 @@ class Desk:
         """Answer a request the adapter refuses before anything is asked (the platform would
         not let the game be seen): privately, in ``sentence``."""
         try:
-            sent = await answer.reply(ui.Message(text=sentence), interaction.game, "")
+            sent = await answer.reply(ui.Message(text=sentence), "")
             await answer.finish(sent)
         except Exception:
             log.warning("could not refuse %s", interaction.request.delivery, exc_info=True)
@@ -211,10 +211,10 @@ class Desk:
             if await answer.open_form(out.form):
                 return True
             typed = TYPE_IT.format(game=out.form.game, command=out.form.command)
-            return await answer.reply(ui.Message(text=typed), out.form.game, out.channel)
+            return await answer.reply(ui.Message(text=typed), out.channel)
         delivered = await self.table.deliver(out, answer)
         if delivered.refused:
             told = answer.refusal(list(dict.fromkeys(delivered.refused)), out.game or "game")
-            sent = await answer.reply(ui.Message(text=told), out.game or "", out.channel)
+            sent = await answer.reply(ui.Message(text=told), out.channel)
             return sent or delivered.answered
         return delivered.answered

@@ -83,6 +83,9 @@ class Button(BaseModel):
     disabled: bool = False
     ask: bool = False
     """The ``command`` is typed: pressing opens the game's form for it (``Command.ask``)."""
+    custom_id: str | None = Field(default=None, exclude=True)
+    """The opaque id a platform carries for it, bound where the message is shown
+    (``bot.commands.codec.bind``); None: unbound, and renderers leave it out. Not content."""
 
     @model_validator(mode="after")
     def _one_meaning(self) -> Self:
@@ -110,6 +113,8 @@ class Select(BaseModel):
     seat: int | None = None
     min_values: int = Field(default=1, ge=0)
     max_values: int = Field(default=1, ge=1)
+    custom_id: str | None = Field(default=None, exclude=True)
+    """The opaque id a platform carries for it (see :attr:`Button.custom_id`)."""
 
     @model_validator(mode="after")
     def _choosable(self) -> Self:

@@ -13,7 +13,8 @@ from bench.authority import bench
 from bench.hostile import dropped, run_hostile_bench
 from bench.redismeter import CommandMeter, observer_store, script_names
 from bench.table import run_table_bench
-from bot.adapters.slack.render import blocks
+from bot.adapters.slack.render import ID_LIMIT, blocks
+from bot.commands import codec
 from bot.settings import Settings
 from core import ui
 from storage import GameKey, GameStore
@@ -151,12 +152,17 @@ def _slack_call(method: str, error: str | None = None, **args: Any) -> Call:
     return call
 
 
+def _bound(message: ui.Message) -> ui.Message:
+    """``message`` as the table hands it to Slack's primitives: its controls bound to ids."""
+    return codec.bind(message, "bigidea", None, ID_LIMIT)
+
+
 def test_a_refused_call_is_dropped_unless_it_lands_or_is_superseded() -> None:
     def choices(version: int, title: str | None = None) -> list[dict[str, Any]]:
         vote = ui.Button(label="Vote", action={"type": "vote"}, version=version)
-        return blocks(ui.Message(title=title, text="choose", buttons=[[vote]]), "bigidea", None)
+        return blocks(_bound(ui.Message(title=title, text="choose", buttons=[[vote]])))
 
-    panel = blocks(ui.Message(title="The Big Idea: UALICE", text="hand"), "bigidea", "C")
+    panel = blocks(ui.Message(title="The Big Idea: UALICE", text="hand"))
     log = {"channel": "C", "thread_ts": "1.0"}
     received = [
         _slack_call("chat.postMessage", "ratelimited", text="a", **log),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -156,3 +159,71 @@ def test_an_id_nested_or_long_past_anything_made_here_decodes_to_nothing(
     if len(custom_id) > codec.MAX_DECODED_LENGTH or depth > codec.MAX_DEPTH:
         assert press is None
     assert codec.seat_of(custom_id) is None or custom_id.startswith("br1|")
+
+
+# --- binding: the ids of one message where it is shown ---------------------------------------
+
+
+def _panel() -> ui.Message:
+    """A message with two buttons and two menus of one meaning each (as Busine$$ GO's Travel
+    Agency shows 26 countries), and a button of another meaning."""
+    join = ui.Button(label="Join", command="join")
+    menu = ui.Select(
+        placeholder="Go to",
+        options=[ui.SelectOption(label="Japan", value="japan")],
+        action={"type": "x"},
+        field="to",
+        version=4,
+        seat=1,
+    )
+    invest = ui.Button(label="Invest", action={"type": "invest", "product": 12}, version=57)
+    return ui.Message(text="Choose.", buttons=[[join, join], [invest]], selects=[menu, menu])
+
+
+def _ids(message: ui.Message) -> list[str | None]:
+    return [b.custom_id for b in message.all_buttons()] + [s.custom_id for s in message.selects]
+
+
+def test_binding_gives_every_control_its_own_id_in_its_place() -> None:
+    message = _panel()
+    bound = codec.bind(message, "bigidea")
+    ids = _ids(bound)
+    assert None not in ids and len(set(ids)) == len(ids)  # twins get slots of their own
+    presses = [codec.decode(custom_id or "", ["japan"]) for custom_id in ids]
+    assert [p.command if p else None for p in presses[:2]] == ["join", "join"]
+    assert presses[2] is not None and presses[2].action == {"type": "invest", "product": 12}
+    assert all(p is not None and p.field == "to" and p.seat == 1 for p in presses[3:])
+    assert all(p is not None and p.channel is None for p in presses)
+    # The message given is not changed, and the ids are not content: a digest is the same.
+    assert _ids(message) == [None] * 5
+    from bot.table import digest
+
+    assert digest(bound) == digest(message)
+
+
+def test_a_message_bound_outside_its_channel_acts_on_that_channel() -> None:
+    """Shown in a DM (or a private answer), pressing acts on the game of the channel named."""
+    bound = codec.bind(_panel(), "bigidea", "123456789012345678")
+    for custom_id in _ids(bound):
+        press = codec.decode(custom_id or "", ["japan"])
+        assert press is not None and press.channel == "123456789012345678"
+        assert press.game == "bigidea"
+
+
+def test_a_control_whose_id_cannot_fit_is_left_unbound_and_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    long = ui.Button(label="Pitch", action={"type": "pitch", "text": "y" * 80}, version=1)
+    message = ui.Message(text="Go.", buttons=[[ui.Button(label="Join", command="join"), long]])
+    with caplog.at_level(logging.WARNING, logger="bot.commands.codec"):
+        bound = codec.bind(message, "bigidea", limit=60)
+    assert bound.buttons[0][0].custom_id == "br1|c|bigidea||join"
+    assert bound.buttons[0][1].custom_id is None
+    assert "'Pitch' of bigidea does not fit an id of 60 characters" in caplog.text
+    # Within a wider limit (Slack's) it fits.
+    assert codec.bind(message, "bigidea", limit=249).buttons[0][1].custom_id is not None
+
+
+def test_a_message_without_controls_is_bound_as_it_is() -> None:
+    message = ui.Message(text="Nothing to press.")
+    assert codec.bind(message, "bigidea", "C1") is message

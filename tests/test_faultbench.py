@@ -14,7 +14,8 @@ import redis.asyncio as aioredis
 from bench.faults import Checked, LogCopy, Platform, Sent, Step, faultbench, match_moves
 from bench.faultworker import SURFACES, show
 from bench.visible import Sightings
-from bot.adapters.slack.render import blocks
+from bot.adapters.slack.render import ID_LIMIT, blocks
+from bot.commands import codec
 from bot.commands.outbox import GAME_OVER, Outbox
 from bot.settings import Settings
 from core import ui
@@ -159,7 +160,8 @@ def _call(method: str, at: float, channel: str, message: ui.Message, **args: obj
     """A call as the fake Slack logs it, its blocks rendered by the Slack adapter's renderer
     (a DM's choices name their game's channel)."""
     home = "C1" if channel.startswith("D") else None
-    body = {"channel": channel, "text": message.text, "blocks": blocks(message, "bigidea", home)}
+    bound = codec.bind(message, "bigidea", home, ID_LIMIT)  # as the table hands it to Slack
+    body = {"channel": channel, "text": message.text, "blocks": blocks(bound)}
     return Call(method, {**body, **args}, at=at, channel=channel, ts=f"{at}")
 
 

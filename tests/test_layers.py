@@ -188,3 +188,41 @@ def test_importing_a_game_registers_nothing() -> None:
         "assert [g.name for g in r.all_games()] == ['biggiebills', 'bigidea', 'businessgo']"
     )
     subprocess.run([sys.executable, "-c", probe], check=True, cwd=ROOT)
+
+
+ENCODERS = {"encode_button", "encode_select", "MessageIds"}
+"""What turns a control into its id: the codec's own, used through :func:`codec.bind` only."""
+
+
+def _codec_names(tree: ast.AST) -> set[str]:
+    """The names of ``bot.commands.codec`` a module uses: imported from it, or read as
+    ``codec.<name>`` (lazy imports included)."""
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "bot.commands.codec":
+            used.update(alias.name for alias in node.names)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "codec"
+        ):
+            used.add(node.attr)
+    return used
+
+
+def test_ids_are_bound_by_the_table_and_renderers_draw_them() -> None:
+    """Controls are bound to ids once, by the codec's layer (the table's executor binds each
+    message for where it goes); no adapter or renderer encodes one, nor binds it again."""
+    problems = []
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        relative = path.relative_to(ROOT)
+        if relative == Path("bot/commands/codec.py"):
+            continue
+        used = _codec_names(ast.parse(path.read_text(encoding="utf-8")))
+        if used & ENCODERS:
+            problems.append(f"{relative} encodes ids itself: {sorted(used & ENCODERS)}")
+        if "bind" in used and relative.parts[:2] != ("bot", "table"):
+            problems.append(f"{relative} binds ids outside the table")
+    assert problems == []
+    # The check can fail: the table does bind, through the codec.
+    assert "bind" in _codec_names(ast.parse((ROOT / "bot/table/deliver.py").read_text()))

@@ -35,6 +35,8 @@ class Recorder:
     window_s = 5.0
     closed_hint = ""
     threads_share_limit = False
+    threads_are_conversations = True
+    id_limit = 100
 
     def __init__(self, latency_s: float = 0.0) -> None:
         self.latency_s = latency_s
@@ -44,6 +46,8 @@ class Recorder:
         self.texts: dict[str, str] = {}
         self.buttons: dict[str, int] = {}
         """How many buttons each message shows now."""
+        self.ids: dict[str, list[str | None]] = {}
+        """The ids each message's buttons were bound to, as a renderer draws them."""
         self.mentions: dict[str, list[str]] = {}
         self.pictures: dict[str, str | None] = {}
         """The picture each message shows now (its key)."""
@@ -58,6 +62,7 @@ class Recorder:
         self.places.setdefault(where, []).append(shown.id)
         self.texts[shown.id] = message.plain_text()
         self.buttons[shown.id] = len(message.all_buttons())
+        self.ids[shown.id] = [b.custom_id for b in message.all_buttons()]
         self._picture(shown.id, message)
         return shown
 
@@ -71,7 +76,6 @@ class Recorder:
         self,
         place: Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -83,13 +87,12 @@ class Recorder:
             self.mentions[shown.id] = list(mention)
         return shown
 
-    async def edit(
-        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
-    ) -> None:
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
         await asyncio.sleep(self.latency_s)
         self.calls.append(("edit", surface))
         self.texts[shown.id] = message.plain_text()
         self.buttons[shown.id] = len(message.all_buttons())
+        self.ids[shown.id] = [b.custom_id for b in message.all_buttons()]
         self._picture(shown.id, message)
 
     async def delete(self, shown: Shown) -> None:
@@ -97,7 +100,7 @@ class Recorder:
         self.calls.append(("delete", ""))
         self.places[shown.where].remove(shown.id)
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+    async def dm(self, user: str, message: ui.Message) -> Shown:
         if user == "closed":
             raise Closed(user)
         self.calls.append(("dm", user))
@@ -184,13 +187,11 @@ class _FailingEdits(Recorder):
 
     failing = False
 
-    async def edit(
-        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
-    ) -> None:
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
         if self.failing:
             self.calls.append(("refused edit", surface))
             raise RuntimeError("429 ratelimited")
-        await super().edit(shown, message, game, channel, surface)
+        await super().edit(shown, message, surface)
 
 
 async def test_a_failed_edit_is_made_again_by_the_next_delivery(store: GameStore) -> None:
@@ -446,3 +447,38 @@ async def test_two_workers_holding_pictures_show_the_newest_and_post_nothing_twi
     assert platform.pictures[board] == "k5" and platform.texts[board] == "**Board**\n5"
     assert platform.uploads == ["k2", "k4", "k5"]  # k3 was never shown: k4 superseded it
     assert platform.calls.count(("post", "board")) == posts  # catch-ups only ever edit
+
+
+class _SharedThreads(Recorder):
+    """A platform whose threads are replies in their channel (Slack): a press there names the
+    channel itself."""
+
+    threads_are_conversations = False
+
+
+@pytest.mark.parametrize("platform", [Recorder(), _SharedThreads()], ids=["discord", "slack"])
+async def test_controls_are_bound_once_for_where_each_surface_is_shown(
+    store: GameStore, platform: Recorder
+) -> None:
+    """The table binds each message's controls before the platform sees it: in the game's
+    channel they need not name it; in a DM (and a thread with an id of its own) they do, so a
+    press there acts on the channel's game."""
+    table = Table(store, platform, 60)
+    join = ui.Button(label="Join", command="join")
+    await table.deliver(_out(1, card=ui.Message(text="lobby", buttons=[[join]])))
+    (card,) = platform.places[CHANNEL]
+    assert platform.ids[card] == ["br1|c|g||join"]
+    bet = ui.Button(label="Bet", action={"type": "bet"}, version=2)
+    board = ui.Message(title="Board", text="0", buttons=[[bet, bet]])
+    panel = ui.Message(text="hand", buttons=[[join]])
+    playing = ui.Message(text="playing", buttons=[[join]])
+    begun = _out(2, begun=True, card=playing, board=board, panels={"bob": panel})
+    await table.deliver(begun)
+    assert platform.calls[1] == ("edit", "card") and platform.ids[card] == ["br1|c|g||join"]
+    (dm,) = platform.places["dm:bob"]
+    assert platform.ids[dm] == [f"br1|c|g|{CHANNEL}|join"]
+    (shown_board,) = [i for i in platform.places[f"T{card}"] if platform.buttons[i]]
+    where = CHANNEL if platform.threads_are_conversations else ""
+    first, second = platform.ids[shown_board]
+    assert first == f'br1|a|g|{where}|2||{{"type":"bet"}}'
+    assert second is not None and second != first  # one message never holds two equal ids

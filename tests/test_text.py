@@ -85,7 +85,7 @@ def test_a_decision_with_a_deadline_shows_when_it_ends_on_every_platform() -> No
     from core import ui
 
     message = ui.Message(text="Pick two cards.", deadline=1_800_000_045.6)
-    assert "<t:1800000045:R>" in (render(message, "bigidea").content or "")
-    shown: list[dict[str, Any]] = [b for b in blocks(message, "bigidea") if b["type"] == "context"]
+    assert "<t:1800000045:R>" in (render(message).content or "")
+    shown: list[dict[str, Any]] = [b for b in blocks(message) if b["type"] == "context"]
     assert "<!date^1800000045^{time_secs}|" in shown[-1]["elements"][0]["text"]
-    assert "<t:" not in (render(ui.Message(text="No clock."), "bigidea").content or "")
+    assert "<t:" not in (render(ui.Message(text="No clock.")).content or "")

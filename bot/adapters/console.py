@@ -379,7 +379,6 @@ class Console:
         where: str,
         viewer: str | None,
         message: ui.Message,
-        game: str,
         audience: str,
         label: str,
         mention: list[str] | None = None,
@@ -397,7 +396,7 @@ class Console:
             text = f"{text}\n({max(0, round(message.deadline - now))} s left)".strip()
         text_lines = text.splitlines() or [""]
         lines = [f"[{label}] {text_lines[0]}", *(f"  {line}" for line in text_lines[1:])]
-        lines += self._number_components(message, game, viewers, shown)
+        lines += self._number_components(message, viewers, shown)
         lines += [f"  {self._file(attached)}" for attached in message.files]
         if message.picture is not None and self.pictures is not None:
             lines.append(f"  {self._picture(message.picture)}")
@@ -457,22 +456,29 @@ class Console:
                 choice.retired = True
 
     def _number_components(
-        self, message: ui.Message, game: str, viewers: set[str] | None, shown: table.Shown
+        self, message: ui.Message, viewers: set[str] | None, shown: table.Shown
     ) -> list[str]:
+        """Number the message's choices, each pressing the id it was bound to (one left
+        unbound, whose id could not fit, is left out as the other platforms leave it out)."""
         lines = []
         for row in message.buttons:
             cells = []
             for button in row:
-                custom_id = codec.encode_button(game, button, self._away(shown))
+                custom_id = button.custom_id
+                if custom_id is None:
+                    continue
                 self.choices.append(
                     _Choice(
                         custom_id, button.label, viewers, self._deliveries, shown.where, shown.id
                     )
                 )
                 cells.append(f"[{len(self.choices)}] {markup.unescape(button.label)}")
-            lines.append("  " + "   ".join(cells))
+            if cells:
+                lines.append("  " + "   ".join(cells))
         for select in message.selects:
-            custom_id = codec.encode_select(game, select, self._away(shown))
+            custom_id = select.custom_id
+            if custom_id is None:
+                continue
             many = (
                 f"choose {select.min_values}"
                 if select.min_values == select.max_values
@@ -497,10 +503,6 @@ class Console:
                 lines.append(f"    [{len(self.choices)}] {markup.unescape(option.label)}{about}")
         return lines
 
-    def _away(self, shown: table.Shown) -> str | None:
-        """Choices shown outside the channel (a DM, the thread) name the game's channel."""
-        return None if shown.where == self.channel else self.channel
-
 
 class _ConsolePlatform:
     """The table's primitives for the terminal: every post, edit and DM is printed."""
@@ -510,6 +512,10 @@ class _ConsolePlatform:
     window_s = 1.0
     closed_hint = ""
     threads_share_limit = False
+    threads_are_conversations = True
+    """The game's thread is a conversation apart (its choices name the channel)."""
+    id_limit = codec.MAX_ID_LENGTH
+    """As on Discord, the strictest platform: what fits here fits everywhere."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -518,7 +524,6 @@ class _ConsolePlatform:
         self,
         place: table.Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -527,30 +532,29 @@ class _ConsolePlatform:
         label = f"#{place.channel}" + (" › thread" if place.thread else "")
         label += f" · {surface}" if surface in ("card", "board", "prompt") else ""
         audience = "board" if surface == "board" else "channel"
-        return self.console.show(where, None, message, game, audience, label, mention)
+        return self.console.show(where, None, message, audience, label, mention)
 
     async def edit(
         self,
         shown: table.Shown,
         message: ui.Message,
-        game: str,
-        channel: str,
         surface: str = "post",
     ) -> None:
         self.console.forget(shown)
         viewer = shown.where.removeprefix("dm:") if shown.where.startswith("dm:") else None
         if viewer is None and shown.where.startswith("private:"):
             viewer = shown.where.removeprefix("private:")
+        channel = self.console.channel
         place = f"#{channel}" + (" › thread" if shown.where != channel else "")
         label = f"{viewer} · {surface}, updated" if viewer else f"{place} · {surface}, updated"
         audience = "dm" if viewer else "board" if surface == "board" else "channel"
-        self.console.show(shown.where, viewer, message, game, audience, label, same=shown.id)
+        self.console.show(shown.where, viewer, message, audience, label, same=shown.id)
 
     async def delete(self, shown: table.Shown) -> None:
         self.console.forget(shown)
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> table.Shown:
-        return self.console.show(f"dm:{user}", user, message, game, "dm", f"{user} · panel")
+    async def dm(self, user: str, message: ui.Message) -> table.Shown:
+        return self.console.show(f"dm:{user}", user, message, "dm", f"{user} · panel")
 
     async def start_thread(self, channel: str, card: table.Shown, name: str) -> str | None:
         self.console.write(f"(#{channel}: the game goes on in the thread “{markup.plain(name)}”)")
@@ -582,16 +586,16 @@ class _ConsoleAnswer:
         self.pressed = (pressed.where, pressed.shown) if pressed is not None else None
         self.pressed_private = pressed is not None and pressed.viewers is not None
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         if self.pressed is None:
             return False
         shown = table.Shown(where=self.pressed[0], id=self.pressed[1])
-        await self.console.platform.edit(shown, message, game, channel, "pressed message")
+        await self.console.platform.edit(shown, message, "pressed message")
         return True
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         where = f"private:{self.user}"
-        self.console.show(where, self.user, message, game, "ephemeral", f"{self.user} · private")
+        self.console.show(where, self.user, message, "ephemeral", f"{self.user} · private")
         return True
 
 

@@ -9,11 +9,16 @@ the order of the game's action model (trailing defaults left out): ``["challenge
 a numeric (Discord) channel id in base 36 after a ``~``, so that even BiggieBills' longest choices
 in a DM at a high version fit. Ids written before this form, with the action as a JSON object
 (``{"card":"x","type":"play"}``), still decode to the same press.
+
+Ids are bound here, once per message where it is shown (:func:`bind`, called by the table's
+executor and every other path that shows controls): each button and menu gets its final id in
+``custom_id``, and renderers draw that opaque string without knowing what it holds.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 
 from pydantic import BaseModel, Field, JsonValue
@@ -27,6 +32,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MessageIds",
     "Press",
+    "bind",
     "decode",
     "encode_button",
     "encode_select",
@@ -41,6 +47,8 @@ MAX_DEPTH = 4
 """How deeply an id's action may nest: an action is a list or object of values, a value at most
 a list of strings (``["discard",["c_a","c_b"]]``); anything deeper was not made here."""
 _PREFIX = "br1"
+
+log = logging.getLogger(__name__)
 
 
 class Press(BaseModel):
@@ -157,6 +165,53 @@ class MessageIds:
             custom_id = encode(slot)
         self._used.add(custom_id)
         return custom_id
+
+
+def bind(
+    message: ui.Message, game: str, channel: str | None = None, limit: int = MAX_ID_LENGTH
+) -> ui.Message:
+    """``message`` with each button and menu carrying its id (``custom_id``) for one place.
+
+    ``game`` is the game the controls act on; ``channel`` names its channel when the message is
+    shown anywhere else (a DM, a thread with an id of its own, a private reply), so that a press
+    there acts on that channel's game; ``limit`` is the platform's longest id. Ids are unique
+    within the message (:class:`MessageIds`); a control whose id cannot fit is left unbound
+    (None, logged), and renderers leave it out. ``message`` itself is not changed.
+    """
+    if not message.buttons and not message.selects:
+        return message
+    ids = MessageIds(game, channel, limit)
+    rows = [[_bound_button(ids, button) for button in row] for row in message.buttons]
+    selects = [_bound_select(ids, select) for select in message.selects]
+    return message.model_copy(update={"buttons": rows, "selects": selects})
+
+
+def _bound_button(ids: MessageIds, button: ui.Button) -> ui.Button:
+    try:
+        custom_id: str | None = ids.button(button)
+    except ValueError:  # one choice left out rather than the whole message lost
+        log.warning(
+            "button %r of %s does not fit an id of %d characters; left out",
+            button.label,
+            ids.game,
+            ids.limit,
+        )
+        custom_id = None
+    return button.model_copy(update={"custom_id": custom_id})
+
+
+def _bound_select(ids: MessageIds, select: ui.Select) -> ui.Select:
+    try:
+        custom_id: str | None = ids.select(select)
+    except ValueError:
+        log.warning(
+            "menu %r of %s does not fit an id of %d characters; left out",
+            select.placeholder,
+            ids.game,
+            ids.limit,
+        )
+        custom_id = None
+    return select.model_copy(update={"custom_id": custom_id})
 
 
 def _fitted(

@@ -8,7 +8,10 @@ One delivery:
    everyone's to see. A delivery that finds the refs changed since it read them reads them again
    and plans anew, so two deliveries never both post one surface, without any lock;
 3. runs the operations in order (posts paced within the platform's limit), handling what a
-   platform can answer (a message gone, DMs closed, no thread allowed, a refusal);
+   platform can answer (a message gone, DMs closed, no thread allowed, a refusal); each message
+   is bound just before its call (:func:`bot.commands.codec.bind`: its controls' ids, within the
+   platform's limit, naming the game's channel wherever it is shown outside it), so the refs and
+   the digests hold neutral messages and the platform draws opaque ids;
 4. writes what it learned (the real ids of what it posted) with a compare-and-set; when another
    delivery wrote meanwhile, its results are merged into the newer refs, a surface that another
    delivery wanted to show something newer is brought up to date, and a post whose reservation
@@ -41,6 +44,7 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
+from bot.commands import codec
 from bot.commands.outbox import Outbox
 from bot.table.model import (
     PENDING,
@@ -404,12 +408,12 @@ class Table:
         return picture
 
     async def _op(self, run: _Run, refs: Refs, op: Op) -> None:
-        out, answer = run.out, run.answer
+        answer = run.answer
         if isinstance(op, Reply):
             await self._reply(run, op)
         elif isinstance(op, Note):
             with contextlib.suppress(Closed):
-                dm = self.platform.dm(op.user, op.message, run.game, out.channel)
+                dm = self.platform.dm(op.user, self._bound(run, op.message))
                 await self._try(run, "a note", dm)
         elif isinstance(op, Post):
             run.posted[op.id] = await self._send(
@@ -423,7 +427,7 @@ class Table:
                 return
             if isinstance(op, Update) and answer is not None:
                 if await self._try(
-                    run, "the pressed message", answer.update(op.message, run.game, out.channel)
+                    run, "the pressed message", self._update(run, answer, op.message)
                 ):
                     run.answered = True
                     return
@@ -461,16 +465,16 @@ class Table:
         answer, out = run.answer, run.out
         if answer is None:
             with contextlib.suppress(Closed):
-                await self._try(
-                    run, "a reply", self.platform.dm(op.user, op.message, run.game, out.channel)
-                )
+                dm = self.platform.dm(op.user, self._bound(run, op.message))
+                await self._try(run, "a reply", dm)
             return
         if op.in_place and await self._try(
-            run, "the pressed message", answer.update(op.message, run.game, out.channel)
+            run, "the pressed message", self._update(run, answer, op.message)
         ):
             run.answered = True
             return
-        sent = await self._try(run, "a reply", answer.reply(op.message, run.game, out.channel))
+        reply = answer.reply(self._bound(run, op.message), out.channel)
+        sent = await self._try(run, "a reply", reply)
         run.answered = run.answered or bool(sent)
 
     async def _thread(self, run: _Run, refs: Refs, op: StartThread) -> None:
@@ -489,7 +493,8 @@ class Table:
     async def _dm(self, run: _Run, refs: Refs, op: Dm) -> None:
         out = run.out
         try:
-            shown = await self.platform.dm(op.user, op.message, run.game, out.channel)
+            bound = self._bound(run, op.message)
+            shown = await self.platform.dm(op.user, bound)
         except Closed:
             run.posted[op.id] = None
             if not op.slot.startswith("panel:"):
@@ -509,7 +514,8 @@ class Table:
         open DMs, once); anyone else is told in the game's place, named but not pinged."""
         answer = run.answer
         if answer is not None and user == answer.user:
-            sent = await self._try(run, "a panel", answer.reply(panel, run.game, run.out.channel))
+            reply = answer.reply(self._bound(run, panel), run.out.channel)
+            sent = await self._try(run, "a panel", reply)
             run.answered = run.answered or bool(sent)
             hint = self.platform.closed_hint.format(game=run.game)
             if hint and user not in refs.hinted:
@@ -517,7 +523,7 @@ class Table:
                 await self._try(
                     run,
                     "the DM hint",
-                    answer.reply(ui.Message(text=hint), run.game, run.out.channel),
+                    answer.reply(ui.Message(text=hint), run.out.channel),
                 )
             return
         place = self._place(run, refs.place(run.out.channel))
@@ -535,8 +541,9 @@ class Table:
         self, run: _Run, refs: Refs, slot: str, shown: Shown, message: ui.Message, surface: str
     ) -> None:
         """Edit ``shown``; when it is gone, the surface kept there is posted anew."""
+        bound = self._bound(run, message, shown.where)
         try:
-            await self.platform.edit(shown, message, run.game, run.out.channel, surface)
+            await self.platform.edit(shown, bound, surface)
             return
         except Stuck:
             log.info(
@@ -574,14 +581,34 @@ class Table:
             # first (Discord wants an answer within 3 s), so the player is not kept waiting.
             await self._try(run, "the acknowledgement", run.answer.acknowledge())
         await self.pacer.slot(where)
+        bound = self._bound(run, message, self._conversation(place))
         try:
-            send = self.platform.post(place, message, run.game, surface, mention, ping)
+            send = self.platform.post(place, bound, surface, mention, ping)
             posted = await self._try(run, f"the {surface}", send)
         finally:
             self.pacer.posted(where)
         if posted is not None:
             posted.digest = digest_of(message)
         return posted
+
+    def _bound(self, run: _Run, message: ui.Message, where: str | None = None) -> ui.Message:
+        """``message`` with its controls bound to their ids (:func:`~bot.commands.codec.bind`)
+        for conversation ``where``; they name the game's channel unless ``where`` is that
+        channel itself (None: a DM, or a private reply, which a platform may show in a DM)."""
+        channel = run.out.channel
+        away = None if where == channel else channel
+        return codec.bind(message, run.game, away, self.platform.id_limit)
+
+    def _conversation(self, place: Place) -> str:
+        """The conversation a post in ``place`` lands in."""
+        if place.thread is not None and self.platform.threads_are_conversations:
+            return place.thread
+        return place.channel
+
+    def _update(self, run: _Run, answer: Answer, message: ui.Message) -> Awaitable[bool]:
+        """The pressed message replaced by ``message``, bound for where it is."""
+        where = answer.pressed[0] if answer.pressed is not None else None
+        return answer.update(self._bound(run, message, where))
 
     def _paced(self, place: Place) -> str:
         """What a post in ``place`` counts against for the platform's post limit."""
@@ -680,7 +707,7 @@ class Table:
         else:
             user = gone.slot.removeprefix("panel:")
             with contextlib.suppress(Closed):
-                dm = self.platform.dm(user, gone.message, run.game, out.channel)
+                dm = self.platform.dm(user, self._bound(run, gone.message))
                 anew = await self._try(run, "a panel", dm)
             if anew is not None:
                 anew.digest = digest_of(gone.message)

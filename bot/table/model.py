@@ -136,7 +136,12 @@ def digest(message: ui.Message) -> str:
 
 
 class Platform(Protocol):
-    """The primitives a platform's adapter implements for the table."""
+    """The primitives a platform's adapter implements for the table.
+
+    Every message handed to them (and to :class:`Answer`) has its controls bound to their ids
+    already, for where it goes (:func:`bot.commands.codec.bind`): a renderer draws each
+    ``custom_id`` as it is and leaves out a control without one, so no primitive needs the
+    game or its channel for ids."""
 
     name: str
     posts_per_window: int
@@ -147,12 +152,19 @@ class Platform(Protocol):
     threads_share_limit: bool
     """Whether posts in a thread count against its channel's post limit (Slack: yes; Discord:
     a thread is a channel of its own)."""
+    threads_are_conversations: bool
+    """Whether a thread is a conversation with an id of its own (Discord, the console), so that
+    controls posted there name the game's channel as a DM's do; a Slack thread is replies in
+    its channel, whose id a press there carries."""
+    id_limit: int
+    """The longest id a control may carry (Discord 100; Slack 255 less its renderer's prefix):
+    the table binds every message's controls to ids within it (:func:`bot.commands.codec.bind`)
+    before it calls a primitive, which draws them as they are."""
 
     async def post(
         self,
         place: Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
@@ -164,16 +176,13 @@ class Platform(Protocol):
         else ever is)."""
         ...
 
-    async def edit(
-        self, shown: Shown, message: ui.Message, game: str, channel: str, surface: str = "post"
-    ) -> None:
-        """Edit a message the bot posted; raises :class:`Gone` when it is no longer there.
-        ``channel`` is the game's channel (components shown elsewhere act on its game)."""
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
+        """Edit a message the bot posted; raises :class:`Gone` when it is no longer there."""
         ...
 
     async def delete(self, shown: Shown) -> None: ...
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+    async def dm(self, user: str, message: ui.Message) -> Shown:
         """A new direct message to ``user``; raises :class:`Closed` when DMs are closed."""
         ...
 
@@ -191,13 +200,14 @@ class Answer(Protocol):
     pressed_private: bool
     """Whether that message is private to the presser (a DM, an ephemeral message)."""
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         """Replace the pressed message (Discord UPDATE_MESSAGE, Slack replace_original); False
         when it could not (never raises :class:`Gone` or :class:`Closed`)."""
         ...
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
-        """A private reply to the requester (ephemeral); False when it could not."""
+    async def reply(self, message: ui.Message, channel: str) -> bool:
+        """A private reply to the requester (ephemeral); False when it could not. ``channel``
+        is the game's channel ("" for none), where a platform may answer privately (Slack)."""
         ...
 
     async def acknowledge(self) -> None:

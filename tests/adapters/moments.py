@@ -187,8 +187,6 @@ class Showing:
     message: ui.Message
     where: str
     """The conversation: the game's channel, its thread, or a DM."""
-    channel: str
-    """The game's channel."""
     mention: tuple[str, ...] = ()
     """Users named at the head of the message (the turn notice, the closed-DM note)."""
     ping: bool = True
@@ -340,6 +338,7 @@ class _Recorder:
         self.name = platform.name
         self.platform = platform
         self.closed_hint = _closed_hint(platform)
+        self.id_limit, self.threads_are_conversations = _ids_of(platform)
         self.closed = closed
         self.shown: list[Showing] = []
         self._ids = 0
@@ -360,36 +359,31 @@ class _Recorder:
         self,
         place: tables_layer.Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> tables_layer.Shown:
         where = self._where(place)
         named = tuple(mention or ())
-        self.shown.append(Showing(surface, "post", message, where, place.channel, named, ping))
+        self.shown.append(Showing(surface, "post", message, where, named, ping))
         return tables_layer.Shown(where=where, id=self._id())
 
     async def edit(
         self,
         shown: tables_layer.Shown,
         message: ui.Message,
-        game: str,
-        channel: str,
         surface: str = "post",
     ) -> None:
-        self.shown.append(Showing(surface, "edit", message, shown.where, channel))
+        self.shown.append(Showing(surface, "edit", message, shown.where))
 
     async def delete(self, shown: tables_layer.Shown) -> None:
         return None
 
-    async def dm(
-        self, user: str, message: ui.Message, game: str, channel: str
-    ) -> tables_layer.Shown:
+    async def dm(self, user: str, message: ui.Message) -> tables_layer.Shown:
         if user in self.closed:
             raise tables_layer.Closed(user)
         where = self.platform.dm(user)
-        self.shown.append(Showing("panel", "dm", message, where, channel))
+        self.shown.append(Showing("panel", "dm", message, where))
         return tables_layer.Shown(where=where, id=self._id())
 
     async def start_thread(self, channel: str, card: tables_layer.Shown, name: str) -> str | None:
@@ -397,6 +391,18 @@ class _Recorder:
         if self._games % NO_THREADS == 2:
             return None  # the bot lacks the permission here: the game plays in the channel
         return card.id if self.name == SLACK.name else f"7{self._id()[:10]}"
+
+
+def _ids_of(platform: Platform) -> tuple[int, bool]:
+    """The platform adapter's id limit, and whether its threads are conversations of their own
+    (what the table binds the controls of each message it shows by)."""
+    if platform.name == DISCORD.name:
+        from bot.adapters.discord.adapter import DiscordPlatform
+
+        return DiscordPlatform.id_limit, DiscordPlatform.threads_are_conversations
+    from bot.adapters.slack.primitives import SlackPlatform
+
+    return SlackPlatform.id_limit, SlackPlatform.threads_are_conversations
 
 
 def _closed_hint(platform: Platform) -> str:
@@ -425,12 +431,12 @@ class _Requester:
     async def acknowledge(self) -> None:
         """Nothing to tell a platform: the driver waits for every delivery anyway."""
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         return False
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         where = self.recorder.platform.dm(self.user) if self.origin == "dm" else channel
-        self.recorder.shown.append(Showing("reply", "reply", message, where, channel))
+        self.recorder.shown.append(Showing("reply", "reply", message, where))
         return True
 
 

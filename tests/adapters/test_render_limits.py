@@ -155,19 +155,10 @@ class Report:
 # --- where each message goes, as the adapters decide ---------------------------------------
 
 
-def _ids_channel(moment: Moment, showing: Showing) -> str | None:
-    """The ``channel`` an adapter renders ``showing`` with: the game's channel for a message
-    shown outside it (a DM, a Discord thread), so that its components act on that game; None in
-    the channel itself (and in a Slack thread, whose payloads name the channel)."""
-    if showing.how == "dm":
-        return showing.channel
-    if showing.how == "reply":
-        # Discord answers in the conversation of the request; Slack answers a request from a
-        # DM with a DM, any other one with an ephemeral message in the channel.
-        return showing.channel if moment.origin == "dm" else None
-    if showing.how == "post" and moment.platform == SLACK.name:
-        return None
-    return None if showing.where == showing.channel else showing.channel
+def _ids(message: ui.Message) -> tuple[str | None, ...]:
+    """The ids the table bound ``message``'s controls to where it shows them (a DM's, a Discord
+    thread's and a private answer's name the game's channel; None: left unbound)."""
+    return (*(b.custom_id for b in message.all_buttons()), *(s.custom_id for s in message.selects))
 
 
 def _mention_head(moment: Moment, showing: Showing) -> str:
@@ -228,9 +219,9 @@ def _ui_counts(message: ui.Message, live_only: bool) -> tuple[int, int]:
 
 
 def _check_discord(
-    moment: Moment, message: ui.Message, channel: str | None, head: str = ""
+    moment: Moment, message: ui.Message, head: str = ""
 ) -> Iterator[tuple[str, str]]:
-    rendered = discord_render(message, moment.game, channel)
+    rendered = discord_render(message)
     content = f"{head} {rendered.content or ''}".strip() if head else rendered.content
     body: dict[str, Any] = {
         "content": content,
@@ -305,11 +296,9 @@ def _slack_options(control: dict[str, Any]) -> int:
     return len(control.get("options", [])) + sum(len(g.get("options", [])) for g in groups)
 
 
-def _check_slack(
-    moment: Moment, message: ui.Message, channel: str | None, head: str = ""
-) -> Iterator[tuple[str, str]]:
+def _check_slack(moment: Moment, message: ui.Message, head: str = "") -> Iterator[tuple[str, str]]:
     # As the adapter sends it: the head (who a notice names) before the text and the blocks.
-    text, built = slack_rendered(message, moment.game, channel, head)
+    text, built = slack_rendered(message, head)
     for error in slack_validate({"text": text, "blocks": built}):
         yield f"slack: {_generic(error)}", error
     controls = _slack_controls(built)
@@ -370,18 +359,18 @@ async def _collect(platform: Platform) -> Report:
     run = Run(platform, seed=SEED, plan=tables)
     # The same message rendered the same way is checked once (a panel shown again as it was,
     # a board edited back): what a check finds depends only on what is rendered, and how.
-    checked: dict[tuple[str, str, str | None, str], list[tuple[str, str]]] = {}
+    checked: dict[tuple[str, str, tuple[str | None, ...], str], list[tuple[str, str]]] = {}
     async for moment in run:
         report.moments[f"{platform.name} {moment.game}"] += 1
         for showing in moment.shown:
             report.messages[platform.name] += 1
             where = f"{moment.table} · {moment.step} · {showing.surface} {showing.how}"
-            channel, head = _ids_channel(moment, showing), _mention_head(moment, showing)
-            key = (moment.game, showing.message.model_dump_json(), channel, head)
+            head = _mention_head(moment, showing)
+            key = (moment.game, showing.message.model_dump_json(), _ids(showing.message), head)
             found = checked.get(key)
             if found is None:
                 try:
-                    found = list(check(moment, showing.message, channel, head))
+                    found = list(check(moment, showing.message, head))
                 except Exception as error:  # a renderer that crashes is a problem like any other
                     failed = f"{platform.name}: render failed ({type(error).__name__})"
                     found = [(failed, str(error))]

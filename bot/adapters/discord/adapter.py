@@ -23,7 +23,14 @@ from typing import Literal, TypedDict
 import discord
 
 from bot.adapters.discord.components import form_id, submitted_text
-from bot.adapters.discord.render import NO_MENTIONS, PLACEHOLDER_LIMIT, Rendered, cut, render
+from bot.adapters.discord.render import (
+    CUSTOM_ID_LIMIT,
+    NO_MENTIONS,
+    PLACEHOLDER_LIMIT,
+    Rendered,
+    cut,
+    render,
+)
 from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Form, Outbox
@@ -217,6 +224,8 @@ class DiscordPlatform:
     closed_hint = OPEN_DMS
     threads_share_limit = False
     """A Discord thread is a channel with its own post limit."""
+    threads_are_conversations = True
+    id_limit = CUSTOM_ID_LIMIT
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
@@ -229,13 +238,12 @@ class DiscordPlatform:
         self,
         place: Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> Shown:
         where = place.thread or place.channel
-        rendered = render(message, game, None if where == place.channel else place.channel)
+        rendered = render(message)
         kwargs = _kwargs(rendered)
         if mention:
             names = " ".join(f"<@{int(user)}>" for user in mention)
@@ -252,18 +260,11 @@ class DiscordPlatform:
         self.attached.remember(str(sent.id), rendered)
         return Shown(where=where, id=str(sent.id))
 
-    async def edit(
-        self,
-        shown: Shown,
-        message: ui.Message,
-        game: str,
-        channel: str,
-        surface: str = "post",
-    ) -> None:
+    async def edit(self, shown: Shown, message: ui.Message, surface: str = "post") -> None:
         # An edit keeps the files the message was posted with; a board's new picture replaces
         # its attachment (an unchanged one is not sent again). A message older than an hour
         # takes only so many edits (30046): the table posts it anew (Stuck).
-        rendered = render(message, game, None if shown.where == channel else channel)
+        rendered = render(message)
         kwargs = _edit_kwargs(rendered)  # an edit without components removes the old ones
         self.attached.edit_kwargs(shown.id, rendered, kwargs)
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))
@@ -281,10 +282,10 @@ class DiscordPlatform:
         with contextlib.suppress(discord.NotFound):
             await partial.delete()
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> Shown:
+    async def dm(self, user: str, message: ui.Message) -> Shown:
         try:
             dm = await self.client.create_dm(discord.Object(int(user)))
-            sent = await dm.send(**_kwargs(render(message, game, channel)))
+            sent = await dm.send(**_kwargs(render(message)))
         except discord.Forbidden as error:
             if error.code != CLOSED_DMS:
                 log.warning("DM to %s refused: %s", user, error)
@@ -321,17 +322,15 @@ class _Answer:
             interaction.guild_id is None or message.flags.ephemeral
         )
 
-    def _rendered(self, message: ui.Message, game: str, channel: str) -> Rendered:
-        here = str(self.interaction.channel_id) == channel
-        limit = self.interaction.filesize_limit
-        return render(message, game, None if here else channel, file_limit=limit)
+    def _rendered(self, message: ui.Message) -> Rendered:
+        return render(message, file_limit=self.interaction.filesize_limit)
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
         deferred update, an edit of the original message; after a private reply, False)."""
         if self.pressed is None:
             return False
-        rendered = self._rendered(message, game, channel)
+        rendered = self._rendered(message)
         kwargs = _edit_kwargs(rendered)
         kwargs.pop("allowed_mentions", None)
         self.platform.attached.edit_kwargs(self.pressed[1], rendered, kwargs)
@@ -397,14 +396,14 @@ class _Answer:
         except discord.HTTPException as error:
             log.debug("finishing interaction %s: %s", interaction.id, error)
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         """An ephemeral answer (a followup once the interaction was answered), with the
         message's files attached; where the bot may not attach them, they come by DM."""
         interaction = self.interaction
         may_attach = interaction.guild_id is None or interaction.app_permissions.attach_files
         if message.files and not may_attach:
-            message = await self._files_by_dm(message, game, channel)
-        kwargs = _kwargs(self._rendered(message, game, channel))
+            message = await self._files_by_dm(message)
+        kwargs = _kwargs(self._rendered(message))
         if interaction.response.is_done():
             # Webhook.send is annotated ``content: str`` but sends None as null, as the other
             # sends do (a message whose text is all in its embed).
@@ -413,12 +412,12 @@ class _Answer:
             await interaction.response.send_message(ephemeral=True, **kwargs)
         return True
 
-    async def _files_by_dm(self, message: ui.Message, game: str, channel: str) -> ui.Message:
+    async def _files_by_dm(self, message: ui.Message) -> ui.Message:
         """Send ``message`` with its files by DM; what to answer here instead (a line saying
         where they went, or the text and why the files could not come)."""
         names = markup.escape(join([f.name for f in message.files]))
         try:
-            await self.platform.dm(self.user, message, game, channel)
+            await self.platform.dm(self.user, message)
         except (Closed, discord.HTTPException) as error:
             log.info("the files of a reply to %s could not go by DM: %s", self.user, error)
             why = "your DMs are closed" if isinstance(error, Closed) else "my DM to you failed"

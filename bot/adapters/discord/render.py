@@ -2,13 +2,15 @@
 
 Discord's limits are applied here, so nothing else needs to know them: 2000 characters of
 content, 4096 in an embed description, 25 fields, 5 action rows of 5 buttons, 25 select options,
-80-character button labels and 100-character custom ids, unique within a message
-(:class:`~bot.commands.codec.MessageIds`). Long text is cut with an ellipsis (the full text is
-always one `/<game> status` or `rules` away); components that do not fit are left out and logged,
-as are ids that the codec cannot fit in 100 characters. Files (:class:`core.ui.File`) become
-attachments with their description (alt text, at most 1,024 characters); one larger than the
-upload limit (10 MiB by default; an interaction says its own) is left out, logged and said in
-the text, so that the message never promises a file it does not carry.
+80-character button labels. Long text is cut with an ellipsis (the full text is always one
+`/<game> status` or `rules` away); components that do not fit are left out and logged. Each
+button and menu is drawn with the id it was bound to (``custom_id``: the table binds every
+message before a primitive sees it, see :func:`bot.commands.codec.bind`, within
+:data:`CUSTOM_ID_LIMIT`); one left unbound (its id could not fit) is left out. Files
+(:class:`core.ui.File`) become attachments with their description (alt text, at most 1,024
+characters); one larger than the upload limit (10 MiB by default; an interaction says its own)
+is left out, logged and said in the text, so that the message never promises a file it does
+not carry.
 
 Text arrives as Boardroom markup (:mod:`core.text`) and leaves as Discord markdown: escaped
 characters stay escaped (a backslash, or a zero-width space after ``@`` so that nothing reads as
@@ -25,11 +27,10 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.adapters.discord.components import GameButton, GameSelect
-from bot.commands import codec
 from core import text as markup
 from core import ui
 
-__all__ = ["FILE_LIMIT", "NO_MENTIONS", "Rendered", "markdown", "render"]
+__all__ = ["CUSTOM_ID_LIMIT", "FILE_LIMIT", "NO_MENTIONS", "Rendered", "markdown", "render"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ MAX_FIELDS = 25
 MAX_ROWS = 5
 ROW_WIDTH = 5
 LABEL_LIMIT = 80
+CUSTOM_ID_LIMIT = 100
+"""Characters of a component's custom id (what the table binds ids within for Discord)."""
 OPTION_LIMIT = 100
 MAX_OPTIONS = 25
 PLACEHOLDER_LIMIT = 150
@@ -102,12 +105,10 @@ def cut(text: str, limit: int) -> str:
     return markup.clip(text, limit)
 
 
-def render(
-    message: ui.Message, game: str, channel: str | None = None, file_limit: int = FILE_LIMIT
-) -> Rendered:
-    """Render ``message`` of ``game``; ``channel`` is the game's channel when the message is
-    shown anywhere else (a DM), so that its components act on that channel's game.
-    ``file_limit``: bytes per file where it is shown (an interaction's own limit)."""
+def render(message: ui.Message, file_limit: int = FILE_LIMIT) -> Rendered:
+    """Render ``message``, its controls bound to their ids already
+    (:func:`bot.commands.codec.bind`); ``file_limit``: bytes per file where it is shown (an
+    interaction's own limit)."""
     rendered = Rendered()
     if message.picture is not None and len(message.picture.data) <= file_limit:
         rendered.picture = message.picture.file()
@@ -116,7 +117,7 @@ def render(
         if len(attached.data) <= file_limit:
             rendered.files.append(attached)
             continue
-        log.warning("the file %s of %s is over %d bytes; left out", attached.name, game, file_limit)
+        log.warning("the file %s is over %d bytes; left out", attached.name, file_limit)
         mib = file_limit / 2**20
         note = f"({attached.name} is too large to attach here: Discord takes {mib:g} MiB a file.)"
         text = f"{text}\n\n{markdown(markup.escape(note))}".strip()
@@ -139,25 +140,24 @@ def render(
         rendered.embeds.append(embed)
     else:
         rendered.content = text or "\u200b"
-    rendered.view = _view(message, game, channel)
+    rendered.view = _view(message)
     return rendered
 
 
-def _view(message: ui.Message, game: str, channel: str | None) -> discord.ui.View | None:
-    ids = codec.MessageIds(game, channel)
+def _view(message: ui.Message) -> discord.ui.View | None:
     rows: list[list[GameButton | GameSelect]] = []
     for buttons in message.buttons:
         for start in range(0, len(buttons), ROW_WIDTH):
-            made = [_button(b, ids) for b in buttons[start : start + ROW_WIDTH]]
+            made = [_button(b) for b in buttons[start : start + ROW_WIDTH]]
             rows.append([item for item in made if item is not None])
     for select in message.selects:
-        menu = _select(select, ids)
+        menu = _select(select)
         rows.append([menu] if menu is not None else [])
     rows = [row for row in rows if row]
     if not rows:
         return None
     if len(rows) > MAX_ROWS:
-        log.warning("a message of %s has %d component rows; showing %d", game, len(rows), MAX_ROWS)
+        log.warning("a message has %d component rows; showing %d", len(rows), MAX_ROWS)
     view = discord.ui.View(timeout=None)
     for index, items in enumerate(rows[:MAX_ROWS]):
         for item in items:
@@ -166,29 +166,21 @@ def _view(message: ui.Message, game: str, channel: str | None) -> discord.ui.Vie
     return view
 
 
-def _button(button: ui.Button, ids: codec.MessageIds) -> GameButton | None:
-    try:
-        custom_id = ids.button(button)
-    except ValueError:
-        log.warning("button %r of %s does not fit a custom id; left out", button.label, ids.game)
-        return None
+def _button(button: ui.Button) -> GameButton | None:
+    if button.custom_id is None:
+        return None  # unbound: its id did not fit (the binding said so)
     return GameButton(
         discord.ui.Button(
             label=cut(markup.plain(button.label), LABEL_LIMIT) or "?",
             style=_STYLES[button.style],
-            custom_id=custom_id,
+            custom_id=button.custom_id,
             disabled=button.disabled,
         )
     )
 
 
-def _select(select: ui.Select, ids: codec.MessageIds) -> GameSelect | None:
-    try:
-        custom_id = ids.select(select)
-    except ValueError:
-        log.warning(
-            "menu %r of %s does not fit a custom id; left out", select.placeholder, ids.game
-        )
+def _select(select: ui.Select) -> GameSelect | None:
+    if select.custom_id is None:
         return None
     options = [
         discord.SelectOption(
@@ -204,7 +196,7 @@ def _select(select: ui.Select, ids: codec.MessageIds) -> GameSelect | None:
     low = max(0, min(select.min_values, high))
     return GameSelect(
         discord.ui.Select(
-            custom_id=custom_id,
+            custom_id=select.custom_id,
             placeholder=cut(markup.plain(select.placeholder), PLACEHOLDER_LIMIT),
             options=options,
             min_values=low,

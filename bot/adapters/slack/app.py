@@ -421,7 +421,7 @@ class SlackAdapter:
 
         async def work() -> None:
             if channel is not None:
-                await SlackAnswer(self.platform, user, channel).reply(say, "", channel)
+                await SlackAnswer(self.platform, user, channel).reply(say, channel)
                 return
             hook = AsyncWebhookClient(str(url), session=self.client.session)
             body = {"response_type": "ephemeral", "replace_original": False, "text": UNREADABLE}

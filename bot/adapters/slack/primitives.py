@@ -9,9 +9,10 @@ into one Slack call and Slack's refusals into the table's :class:`~bot.table.Gon
 - A thread is the card's own ``ts``: Slack starts one with the first ``thread_ts`` reply, so
   :meth:`SlackPlatform.start_thread` makes no call. A thread whose parent is gone (a moderator
   deleted the card) takes the post in the channel instead, and is remembered as gone.
-- Components shown outside the game's channel (a DM) carry that channel in their ids, so a
-  press there acts on the right game; in the channel and its thread the block_actions payload
-  names the channel already.
+- Components come bound to their ids (the table binds each message for where it goes, within
+  :data:`~bot.adapters.slack.render.ID_LIMIT`): shown outside the game's channel (a DM, a
+  private answer) they carry that channel, so a press there acts on the right game; in the
+  channel and its thread the block_actions payload names the channel already.
 - Mentions notify in Slack whenever they are written as ``<@U…>``: a mention that must not ping
   is written as the user's display name (escaped, so it formats and mentions nothing).
 - Files: an ephemeral message cannot carry one, so a private answer with files goes to the
@@ -38,6 +39,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
 from bot.adapters.slack.render import (
+    ID_LIMIT,
     MAX_BLOCKS,
     MAX_FALLBACK,
     MAX_SECTION_TEXT,
@@ -132,13 +134,11 @@ def _refused(error: SlackApiError) -> Exception:
     return table.Refused(sentence) if sentence else error
 
 
-def _rendered(
-    message: ui.Message, game: str, channel: str | None, prefix: str = ""
-) -> tuple[str, list[Block]]:
+def _rendered(message: ui.Message, prefix: str = "") -> tuple[str, list[Block]]:
     """The fallback text and blocks of ``message``, ``prefix`` (mrkdwn) at the head of both:
     in the first section when both fit in one, else in a section of its own before it (a full
     section keeps all its text; a message of as many blocks as Slack takes keeps the prefix)."""
-    text, built = fallback_text(message), blocks(message, game, channel)
+    text, built = fallback_text(message), blocks(message)
     if not prefix:
         return text, built
     head: Block = {"type": "section", "text": {"type": "mrkdwn", "text": prefix}}
@@ -174,6 +174,9 @@ class SlackPlatform:
     window_s = 1.0
     threads_share_limit = True
     """Thread replies count against their channel's limit."""
+    threads_are_conversations = False
+    """A thread reply is a message of its channel's conversation (its payloads name it)."""
+    id_limit = ID_LIMIT
     closed_hint = (
         "I can't send you direct messages in this workspace, so your hand comes here, where "
         "only you see it; `/{game} hand` shows it again."
@@ -256,13 +259,12 @@ class SlackPlatform:
         self,
         place: table.Place,
         message: ui.Message,
-        game: str,
         surface: str = "post",
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> table.Shown:
         prefix = await self._mentions(mention or [], ping)
-        text, plain = _rendered(message, game, None, prefix)
+        text, plain = _rendered(message, prefix)
         built = await self.with_picture(message, plain)
         thread = place.thread if self._thread(place.channel, place.thread) else None
 
@@ -292,12 +294,9 @@ class SlackPlatform:
         self,
         shown: table.Shown,
         message: ui.Message,
-        game: str,
-        channel: str,
         surface: str = "post",
     ) -> None:
-        away = channel if shown.where != channel else None
-        text, plain = _rendered(message, game, away)
+        text, plain = _rendered(message)
         built = await self.with_picture(message, plain)
 
         async def send(blocks: list[Block]) -> AsyncSlackResponse:
@@ -319,9 +318,9 @@ class SlackPlatform:
             if _code(error) != "message_not_found":  # gone already: what was wanted
                 raise _refused(error) from error
 
-    async def dm(self, user: str, message: ui.Message, game: str, channel: str) -> table.Shown:
+    async def dm(self, user: str, message: ui.Message) -> table.Shown:
         conversation = await self._open(user)
-        text, built = _rendered(message, game, channel)
+        text, built = _rendered(message)
         try:
             response = await self.client.chat_postMessage(
                 channel=conversation, text=text, blocks=built
@@ -376,16 +375,13 @@ class SlackPlatform:
         channel: str,
         user: str,
         message: ui.Message,
-        game: str,
         thread: str | None = None,
-        home: str | None = None,
         instead: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         """A message only ``user`` sees in ``channel`` (in ``thread`` when set); where the bot
         may not post, ``instead`` (the request's response URL) or else the same as a DM
-        (raises :class:`~bot.table.Closed` if that fails). ``home``: the game's channel, when
-        ``channel`` is another (a DM): its buttons act there."""
-        text, built = _rendered(message, game, home)
+        (raises :class:`~bot.table.Closed` if that fails)."""
+        text, built = _rendered(message)
         where = thread if thread is not None and self._thread(channel, thread) else None
         try:
             await self.client.chat_postEphemeral(
@@ -395,12 +391,12 @@ class SlackPlatform:
             code = _code(error)
             if where is not None and code in _THREAD_GONE:
                 self._lost.add((channel, where))
-                await self.ephemeral(channel, user, message, game, home=home)
+                await self.ephemeral(channel, user, message)
             elif code in _REFUSALS or code == "user_not_in_channel":
                 # The bot (or the user) is not in that conversation: the private answer still
                 # reaches its reader, where they asked if the request allows it.
                 if instead is None or not await instead():
-                    await self.dm(user, message, game, home or channel)
+                    await self.dm(user, message)
             else:
                 raise
 
@@ -487,7 +483,7 @@ class SlackAnswer:
             return False
         if await self.forms(trigger, form):
             return True
-        return await self.reply(ui.Message(text=PRESS_AGAIN), form.game, form.channel)
+        return await self.reply(ui.Message(text=PRESS_AGAIN), form.channel)
 
     def refusal(self, refused: list[str], game: str) -> str:
         """The platform's own sentences (they name what the bot may not do, and where)."""
@@ -496,14 +492,13 @@ class SlackAnswer:
     async def finish(self, answered: bool) -> None:
         return None  # Bolt acknowledged the request before any work began
 
-    async def update(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def update(self, message: ui.Message) -> bool:
         """Replace the pressed message: an ephemeral one through the response URL, any other
         with ``chat.update``. False when that failed (the table edits or posts instead)."""
         press = self.press
         if press is None:
             return False
-        away = channel if press.channel != channel else None
-        text, built = _rendered(message, game, away)
+        text, built = _rendered(message)
         if not press.ephemeral:
             plain = built
             built = await self.platform.with_picture(message, plain)
@@ -536,44 +531,41 @@ class SlackAnswer:
     async def acknowledge(self) -> None:
         return None  # Bolt acknowledged the request before any work began
 
-    async def reply(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def reply(self, message: ui.Message, channel: str) -> bool:
         """A private answer where the request came from: ephemeral in the game's channel (in
         the thread of the pressed message); in a DM, a DM message when it offers choices (a
         hand asked for there stays), else ephemeral in that DM (a refusal or a stale press
         leaves no message in it for good). With files, see :meth:`_with_files`."""
         if message.files:
-            return await self._with_files(message, game, channel)
+            return await self._with_files(message, channel)
         try:
             origin = self.origin
             if origin is not None and origin != channel and is_dm(origin):
                 choices = bool(message.buttons or message.selects)
                 if not choices:
-                    await self.platform.ephemeral(origin, self.user, message, game, home=channel)
+                    await self.platform.ephemeral(origin, self.user, message)
                 else:
-                    await self.platform.dm(self.user, message, game, channel)
+                    await self.platform.dm(self.user, message)
             else:
                 press = self.press
                 thread = press.thread if press is not None and press.channel == channel else None
 
                 async def instead() -> bool:
-                    return await self._through_response_url(message, game, channel)
+                    return await self._through_response_url(message)
 
-                await self.platform.ephemeral(
-                    channel, self.user, message, game, thread, instead=instead
-                )
+                await self.platform.ephemeral(channel, self.user, message, thread, instead=instead)
         except (SlackApiError, table.Closed) as error:
             log.warning("a private answer to %s in %s failed: %s", self.user, channel, error)
             return False
         return True
 
-    async def _through_response_url(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def _through_response_url(self, message: ui.Message) -> bool:
         """An ephemeral answer through the request's response URL (False when there is none,
         its answers are used up, or Slack refused it: then ``chat.postEphemeral``)."""
         if self.response_url is None or self._answers >= RESPONSE_URL_ANSWERS:
             return False
         self._answers += 1
-        away = channel if self.origin is not None and self.origin != channel else None
-        text, built = _rendered(message, game, away)
+        text, built = _rendered(message)
         hook = AsyncWebhookClient(
             self.response_url,
             session=self.platform.client.session,
@@ -591,7 +583,7 @@ class SlackAnswer:
             return False
         return True
 
-    async def _with_files(self, message: ui.Message, game: str, channel: str) -> bool:
+    async def _with_files(self, message: ui.Message, channel: str) -> bool:
         """An answer with files: uploaded to the reader's DM with the answer's text, and, when
         they asked elsewhere, a private line there saying where it is. If the DM or the
         upload fails, the text comes where they asked, with why the files did not."""
@@ -612,9 +604,7 @@ class SlackAnswer:
             if self.origin is not None and self.origin == conversation:
                 return True  # asked in that DM: the upload is the answer
             note = FILES_IN_DM.format(files=names)
-            return await self.reply(ui.Message(text=note), game, channel)
+            return await self.reply(ui.Message(text=note), channel)
         note = FILES_NOT_SENT.format(files=names, why=why)
         text = f"{message.text}\n\n{note}".strip()
-        return await self.reply(
-            message.model_copy(update={"text": text, "files": []}), game, channel
-        )
+        return await self.reply(message.model_copy(update={"text": text, "files": []}), channel)

@@ -2,7 +2,10 @@
 
 Every button and select gets an ``action_id`` of ``brd<n>:<component id>``: the index keeps
 action ids unique within a message (Slack refuses a message with two equal ones) and the
-component id (:mod:`bot.commands.codec`) is all the authority needs to handle the press.
+component id, bound by the table before a primitive sees the message
+(:func:`bot.commands.codec.bind`, within :data:`ID_LIMIT`), is all the authority needs to handle
+the press; this module draws it as it is. A control left unbound (its id could not fit) is left
+out.
 
 Text arrives as Boardroom markup (:mod:`core.text`): ``**bold**`` becomes Slack's ``*bold*``,
 ``&``, ``<`` and ``>`` become entities (so nothing typed can mention anyone), and an escaped
@@ -12,19 +15,24 @@ mark (mrkdwn has no backslash escape). Plain-text fields (buttons, headers, opti
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 
 from pydantic import JsonValue
 
-from bot.commands import codec
 from core import text as markup
 from core import ui
 
-__all__ = ["ACTION_PATTERN", "Block", "blocks", "component_id", "ends", "fallback_text", "mrkdwn"]
-
-log = logging.getLogger(__name__)
+__all__ = [
+    "ACTION_PATTERN",
+    "ID_LIMIT",
+    "Block",
+    "blocks",
+    "component_id",
+    "ends",
+    "fallback_text",
+    "mrkdwn",
+]
 
 Block = dict[str, JsonValue]
 
@@ -44,6 +52,8 @@ MAX_OPTION_TEXT = 75
 MAX_PLACEHOLDER = 150
 MAX_FALLBACK = 3000
 MAX_ACTION_ID = 255
+ID_LIMIT = MAX_ACTION_ID - len("brd99:")
+"""The longest component id a control may be bound to: an ``action_id`` less its index."""
 
 _MARKS = frozenset("*_~`")
 """mrkdwn's formatting characters."""
@@ -101,25 +111,21 @@ def component_id(action_id: str) -> str | None:
 class _Ids:
     """Numbers the components of one message (their action ids), over ids unique already."""
 
-    def __init__(self, game: str, channel: str | None) -> None:
+    def __init__(self) -> None:
         self.count = 0
-        self.codec = codec.MessageIds(game, channel, limit=MAX_ACTION_ID - len("brd99:"))
 
     def __call__(self, custom_id: str) -> str:
         self.count += 1
         return f"brd{self.count}:{custom_id}"
 
 
-def _button(game: str, button: ui.Button, channel: str | None, ids: _Ids) -> Block | None:
-    try:
-        custom_id = ids.codec.button(button)
-    except ValueError:  # as on Discord: one choice left out rather than the whole message lost
-        log.warning("button %r of %s does not fit an action id; left out", button.label, game)
-        return None
+def _button(button: ui.Button, ids: _Ids) -> Block | None:
+    if button.custom_id is None:
+        return None  # unbound: its id did not fit (the binding said so)
     element: Block = {
         "type": "button",
         "text": _plain(button.label, MAX_BUTTON_TEXT),
-        "action_id": ids(custom_id),
+        "action_id": ids(button.custom_id),
     }
     # Slack has two accent styles; the neutral "success" reads as the primary one.
     if button.style in ("primary", "success"):
@@ -136,17 +142,14 @@ def _option(option: ui.SelectOption) -> Block:
     return built
 
 
-def _select(game: str, select: ui.Select, channel: str | None, ids: _Ids) -> Block | None:
-    try:
-        custom_id = ids.codec.select(select)
-    except ValueError:
-        log.warning("menu %r of %s does not fit an action id; left out", select.placeholder, game)
+def _select(select: ui.Select, ids: _Ids) -> Block | None:
+    if select.custom_id is None:
         return None
     many = select.max_values > 1
     element: Block = {
         "type": "multi_static_select" if many else "static_select",
         "placeholder": _plain(select.placeholder, MAX_PLACEHOLDER),
-        "action_id": ids(custom_id),
+        "action_id": ids(select.custom_id),
     }
     options: list[JsonValue] = [_option(o) for o in select.options]
     if len(options) <= MAX_OPTIONS:
@@ -186,12 +189,9 @@ def _fields(fields: list[ui.Field_]) -> list[Block]:
     return out
 
 
-def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[Block]:
-    """``message`` as Block Kit blocks.
-
-    ``channel`` is the game's channel when the message is shown elsewhere (a DM), so that its
-    components act on that channel's game.
-    """
+def blocks(message: ui.Message) -> list[Block]:
+    """``message`` as Block Kit blocks, its controls bound to their ids already
+    (:func:`bot.commands.codec.bind`)."""
     out: list[Block] = []
     if message.title:
         out.append({"type": "header", "text": _plain(message.title, MAX_HEADER)})
@@ -202,22 +202,20 @@ def blocks(message: ui.Message, game: str, channel: str | None = None) -> list[B
         out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": ends(message)}]})
     if message.image_url:
         out.append({"type": "image", "image_url": message.image_url, "alt_text": "board"})
-    ids = _Ids(game, channel)
+    ids = _Ids()
     controls: list[Block] = []
     for row in message.buttons:
         live = [b for b in row if not b.disabled]
         # Slack buttons cannot be disabled: a greyed-out choice becomes a line of context.
         dead = [b.label for b in row if b.disabled]
-        elements: list[JsonValue] = [
-            e for e in (_button(game, b, channel, ids) for b in live) if e is not None
-        ]
+        elements: list[JsonValue] = [e for e in (_button(b, ids) for b in live) if e is not None]
         for start in range(0, len(elements), MAX_ELEMENTS):
             controls.append({"type": "actions", "elements": elements[start : start + MAX_ELEMENTS]})
         if dead:
             text = _cut(" · ".join(mrkdwn(label) for label in dead), MAX_SECTION_TEXT)
             controls.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
     for select in message.selects:
-        menu = _select(game, select, channel, ids)
+        menu = _select(select, ids)
         if menu is not None:
             controls.append({"type": "actions", "elements": [menu]})
     # Components matter more than the tail of a long text: keep them when trimming to 50 blocks.

@@ -10,12 +10,18 @@ from typing import Any
 import pytest
 
 from bot.adapters.slack import cli
-from bot.adapters.slack.render import blocks, component_id
+from bot.adapters.slack.render import ID_LIMIT, blocks, component_id
+from bot.commands import codec
 from bot.settings import Settings
 from core import ui
 from core.registry import all_games
 
 MANIFEST = Path(__file__).resolve().parents[3] / "slack-manifest.json"
+
+
+def _bound(message: ui.Message) -> ui.Message:
+    """``message`` as the table hands it to Slack's primitives: its controls bound to ids."""
+    return codec.bind(message, "bigidea", None, ID_LIMIT)
 
 
 def _button(label: str, n: int) -> ui.Button:
@@ -39,7 +45,7 @@ def test_blocks_respect_slack_limits() -> None:
             )
         ],
     )
-    built: list[dict[str, Any]] = blocks(message, "bigidea")  # Block Kit JSON, read freely
+    built: list[dict[str, Any]] = blocks(_bound(message))  # Block Kit JSON, read freely
     assert len(built) <= 50
     assert len(built[0]["text"]["text"]) <= 150
     sections = [b for b in built if b["type"] == "section"]
@@ -68,7 +74,7 @@ def test_a_choice_too_long_for_an_id_is_left_out_not_the_message() -> None:
         version=1,
     )
     message = ui.Message(text="Your hand.", buttons=[[_button("ok", 1), too_long]], selects=[menu])
-    built: list[dict[str, Any]] = blocks(message, "bigidea")  # Block Kit JSON, read freely
+    built: list[dict[str, Any]] = blocks(_bound(message))  # Block Kit JSON, read freely
     elements = [e for b in built if b["type"] == "actions" for e in b["elements"]]
     assert [e["text"]["text"] for e in elements] == ["ok"]
     assert built[0]["text"]["text"] == "Your hand."
