@@ -60,9 +60,13 @@ def decode_action(game: GameLike, entry: Entry) -> tuple[int, BaseModel]:
     return actor, game.parse_action(dict(zip(fields, [kind, *values], strict=True)))
 
 
+_LINE = json.JSONEncoder(separators=(",", ":"))
+"""Built once: ``json.dumps`` with any argument builds an encoder at every call."""
+
+
 def line(entries: list[Entry]) -> str:
     """One log line for everything a command applied."""
-    return json.dumps(entries, separators=(",", ":"))
+    return _LINE.encode(entries)
 
 
 Seen = Callable[[GameState], None]
