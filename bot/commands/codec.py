@@ -187,31 +187,29 @@ def bind(
 
 
 def _bound_button(ids: MessageIds, button: ui.Button) -> ui.Button:
-    try:
-        custom_id: str | None = ids.button(button)
-    except ValueError:  # one choice left out rather than the whole message lost
-        log.warning(
-            "button %r of %s does not fit an id of %d characters; left out",
-            button.label,
-            ids.game,
-            ids.limit,
-        )
-        custom_id = None
+    custom_id = _fitting(ids, "button", button.label, lambda: ids.button(button))
     return button.model_copy(update={"custom_id": custom_id})
 
 
 def _bound_select(ids: MessageIds, select: ui.Select) -> ui.Select:
+    custom_id = _fitting(ids, "menu", select.placeholder, lambda: ids.select(select))
+    return select.model_copy(update={"custom_id": custom_id})
+
+
+def _fitting(ids: MessageIds, what: str, name: str, encode: Callable[[], str]) -> str | None:
+    """The control's id, or None (logged) when it cannot fit: one choice left out rather than
+    the whole message lost."""
     try:
-        custom_id: str | None = ids.select(select)
+        return encode()
     except ValueError:
         log.warning(
-            "menu %r of %s does not fit an id of %d characters; left out",
-            select.placeholder,
+            "%s %r of %s does not fit an id of %d characters; left out",
+            what,
+            name,
             ids.game,
             ids.limit,
         )
-        custom_id = None
-    return select.model_copy(update={"custom_id": custom_id})
+        return None
 
 
 def _fitted(
