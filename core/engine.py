@@ -24,10 +24,12 @@ from typing import (
     ClassVar,
     Generic,
     Literal,
+    Never,
     Protocol,
     Self,
     TypeGuard,
     TypeVar,
+    cast,
     get_args,
 )
 
@@ -40,6 +42,7 @@ from core.commands import Command
 __all__ = [
     "MAX_SECONDS",
     "SYSTEM",
+    "UNKNOWN_ACTION",
     "ActionSet",
     "Audience",
     "Deadline",
@@ -52,6 +55,7 @@ __all__ = [
     "IllegalAction",
     "MoneyEvent",
     "Move",
+    "Moves",
     "Outcome",
     "Position",
     "Rng",
@@ -136,6 +140,10 @@ class Deadline(BaseModel):
 
     key: str
     seconds: float
+
+
+UNKNOWN_ACTION = "That is not an action this game knows."
+"""The refusal of an action the game has no move for (or cannot read)."""
 
 
 def declare(state: GameState, decision: str, seconds: float) -> None:
@@ -310,6 +318,12 @@ A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
 V_co = TypeVar("V_co", bound=View, covariant=True)
 
 
+Moves = Mapping[type[BaseModel], Callable[[S, Seat, Never, Rng], list[Event]]]
+"""A game's moves by the action type each applies: ``{Pick: pick, Point: point}``. A move
+takes the state (the engine's private copy, changed in place), the acting seat, the action (of
+the type it is filed under, which its signature names) and the rng, and returns the events."""
+
+
 class ActionSet(Generic[A]):
     """A game's actions, declared once as a union of models, each with a ``type`` literal as
     its first field (``Timeout`` among them): the validator and the member list come from it.
@@ -350,7 +364,7 @@ class ActionSet(Generic[A]):
         try:
             return self.adapter.validate_python(data)
         except ValueError as exc:
-            raise IllegalAction("That is not an action this game knows.") from exc
+            raise IllegalAction(UNKNOWN_ACTION) from exc
 
 
 class Variant(BaseModel, Generic[S_co]):
@@ -407,16 +421,28 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         Which seats bots play is the authority's to know (it may change as people leave);
         the rules treat every seat alike."""
 
-    def apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> Transition[S]:
-        """Apply ``action`` by ``actor`` to a copy of ``state``.
+    moves: Moves[S]
+    """The game's moves, by the action type each applies: ``{Pick: pick, Point: point}``, each
+    ``(state, seat, action, rng) -> events`` working in place on the engine's private copy
+    (several types may share one move). The engine finds the move of an action by its type,
+    after checking that the actor is seated; :meth:`timeout` is what a passed deadline does."""
+
+    def apply(
+        self, state: S, actor: Seat, action: A | Timeout | Mapping[str, object], rng: Rng
+    ) -> Transition[S]:
+        """Apply ``action`` (or the dict of one, as tests write them) by ``actor`` to a copy of
+        ``state``.
 
         Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
         ``state`` itself is never changed.
         """
         if state.finished:
             raise IllegalAction("This game is over.")
+        if isinstance(action, Mapping):
+            action = self.parse_action(action)
         work = state.model_copy(deep=True)
         events = self._apply(work, actor, action, rng)
+        events += self.news(state, work)
         work.version = state.version + 1
         if self.decision_key(work) != self.decision_key(state):
             work.decision_version = work.version
@@ -487,9 +513,33 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         simulate``. By default a plain number with thousands separators."""
         return f"{score:,.2f}".rstrip("0").rstrip(".")
 
-    @abstractmethod
     def _apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
-        """Validate and apply in place on a private copy; raise IllegalAction to refuse."""
+        """Dispatch in place on the private copy: a ``Timeout`` to :meth:`timeout` (once
+        :meth:`check_timeout` has passed it), any other action to its move in :attr:`moves`,
+        from a seated actor only."""
+        if isinstance(action, Timeout):
+            self.check_timeout(state, action, actor)
+            return self.timeout(state, action, rng)
+        if actor not in state.seats:
+            raise IllegalAction(f"Only a seated {'team' if self.teams else 'player'} can do that.")
+        move = self.moves.get(type(action))
+        if move is None:
+            raise IllegalAction(UNKNOWN_ACTION)
+        # ``moves`` holds each move by the type it takes (the declaration says so), which is
+        # the type of ``action`` here.
+        run = cast("Callable[[S, Seat, BaseModel, Rng], list[Event]]", move)
+        return run(state, actor, action, rng)
+
+    def timeout(self, state: S, action: Timeout, rng: Rng) -> list[Event]:
+        """What the passing of a pending deadline (``action.key``: the decision's or the game
+        clock's) does, in place. By default the game declares no deadline."""
+        raise IllegalAction(UNKNOWN_ACTION)
+
+    def news(self, before: S, after: S) -> list[Event]:
+        """What the seats are told after every action besides its own events, from the states
+        before and after it (BiggieBills tells each team whose hand changed what came in and
+        what went). By default nothing."""
+        return []
 
     @abstractmethod
     def legal_actions(self, state: S, actor: Seat) -> list[A]:
@@ -694,7 +744,7 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
 
     def _action(self, action: BaseModel) -> A_co:
         if not self._game.actions.member(action):
-            raise IllegalAction("That is not an action this game knows.")
+            raise IllegalAction(UNKNOWN_ACTION)
         return action
 
     def apply(self, actor: Seat, action: BaseModel, rng: Rng) -> Transition[S_co]:

@@ -14,6 +14,7 @@ from core.engine import (
     Rng,
     Seat,
     Standing,
+    Timeout,
     Variant,
 )
 from core.games.biggiebills import (
@@ -136,8 +137,13 @@ class BiggieBills(Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBills
     def score_text(self, score: float) -> str:
         return money(round(score))  # a standing's score is the team's cash, in $ millions
 
-    def _apply(self, state: BiggieBillsState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
-        return rules.apply_action(state, actor, action, rng)
+    moves = rules.MOVES
+
+    def timeout(self, state: BiggieBillsState, action: Timeout, rng: Rng) -> list[Event]:
+        return rules.timeout(state, action, rng)
+
+    def news(self, before: BiggieBillsState, after: BiggieBillsState) -> list[Event]:
+        return rules.news(before, after)
 
     def secret_variants(self, state: BiggieBillsState, rng: Rng) -> list[Variant[BiggieBillsState]]:
         return secrets.variants(state, rng)

@@ -13,6 +13,7 @@ from core.engine import (
     Rng,
     Seat,
     Standing,
+    Timeout,
     Variant,
 )
 from core.games.bigidea import (
@@ -53,8 +54,10 @@ class BigIdea(Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView]):
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
         return rules.new_state(names, options, rng)
 
-    def _apply(self, state: BigIdeaState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
-        return rules.apply_action(state, actor, action, rng)
+    moves = rules.MOVES
+
+    def timeout(self, state: BigIdeaState, action: Timeout, rng: Rng) -> list[Event]:
+        return rules.timeout(state, action, rng)
 
     def decision_key(self, state: BigIdeaState) -> str:
         # A pick or a vote does not outdate the other players' menus; a new phase, round or

@@ -14,6 +14,7 @@ from core.engine import (
     Rng,
     Seat,
     Standing,
+    Timeout,
     Variant,
 )
 from core.games.businessgo import (
@@ -65,8 +66,10 @@ class BusinessGo(Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} players.")
         return rules.new_state(names, options, rng)
 
-    def _apply(self, state: BusinessGoState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
-        return rules.apply_action(state, actor, action, rng)
+    moves = rules.MOVES
+
+    def timeout(self, state: BusinessGoState, action: Timeout, rng: Rng) -> list[Event]:
+        return rules.timeout(state, action, rng)
 
     def decision_key(self, state: BusinessGoState) -> str:
         # In a sales competition or an auction one player's answer does not outdate the
