@@ -3,8 +3,6 @@ the moderator's automatic steps (``flow.py``) run until the next decision."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from core.engine import Audience, Event, IllegalAction, Move, Moves, Rng, Seat, Timeout
 from core.games.biggiebills.actions import (
     Accept,
@@ -49,7 +47,6 @@ from core.games.biggiebills.flow import (
     declare_turn,
     draw,
     end_turn,
-    new_state,
     pay,
     resume,
     return_card,
@@ -77,18 +74,13 @@ from core.games.biggiebills.state import (
     CHALLENGE_HAND,
     GROWTH_HAND,
     Active,
-    BiggieBillsOptions,
     BiggieBillsState,
     Pending,
     TargetVote,
 )
 from core.games.biggiebills.text import money, plural, possessive
 
-__all__ = ["MOVES", "new_state", "news", "start", "timeout"]
-
-
-def start(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
-    return new_state(list(names), options, rng)
+__all__ = ["MOVES", "news", "timeout"]
 
 
 def news(before: BiggieBillsState, after: BiggieBillsState) -> list[Event]:

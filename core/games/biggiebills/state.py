@@ -21,6 +21,7 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_MINUTES",
     "MAX_TARGET",
+    "MAX_TEAM",
     "MIN_TARGET",
     "START_CASH",
     "Active",
@@ -31,6 +32,8 @@ __all__ = [
     "TargetVote",
 ]
 
+MAX_TEAM = 6
+"""The document's largest team."""
 START_CASH = 200
 """$M each team starts with."""
 GROWTH_HAND = 6
