@@ -1,8 +1,10 @@
-"""The engine contract every game implements.
+"""The engine, and the contract every game declares.
 
-A game is a pure reducer: ``apply(state, actor, action, rng)`` returns the next state and the
-events that say what happened, or raises :class:`IllegalAction` with a sentence a player can read.
-The input state is never mutated, so a refused action leaves the game exactly as it was.
+A game is declared as data, a :class:`Game` (its name, models, moves by action type and the
+functions of its state), and runs as a pure reducer: ``game.apply(state, actor, action, rng)``
+returns the next state and the events that say what happened, or raises :class:`IllegalAction`
+with a sentence a player can read. The input state is never mutated, so a refused action leaves
+the game exactly as it was.
 
 Seats are numbered from 0. The authority maps platform users to seats; the core only knows seats
 and their display names. ``SYSTEM`` is the actor for actions nobody typed (deadline timeouts).
@@ -650,7 +652,9 @@ class Game(Generic[S, OptionsT, A, V]):
 
     def __post_init__(self) -> None:
         for kind, move in self.moves.items():
-            if kind not in self.actions.models or kind is Timeout:
+            if kind is Timeout:
+                raise TypeError(f"{self.title}'s Timeout is its timeout, not one of its moves")
+            if kind not in self.actions.models:
                 raise TypeError(f"{kind.__name__} is not one of {self.title}'s actions")
             if not _takes(move, kind):
                 raise TypeError(f"{self.title}'s move for {kind.__name__} takes another action")
@@ -809,10 +813,6 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
         self._game = game
         self._state = state
 
-    @property
-    def state(self) -> S_co:
-        return self._state
-
     def _action(self, action: BaseModel) -> A_co:
         if not self._game.actions.member(action):
             raise IllegalAction(UNKNOWN_ACTION)
@@ -846,9 +846,6 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
     def describe_action(self, action: BaseModel) -> str:
         return self._game.describe_action(self._state, self._action(action))
 
-    def decision_key(self) -> str:
-        return self._game.decision_key(self._state)
-
     def waiting_for(self) -> list[Seat]:
         return self._game.waiting_for(self._state)
 
@@ -869,9 +866,6 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
 
     def standings(self) -> list[Standing]:
         return self._game.standings(self._state)
-
-    def ranking(self) -> list[Standing]:
-        return self._game.ranking(self._state)
 
     def recap(self) -> list[str]:
         return self._game.recap(self._state)
