@@ -63,6 +63,7 @@ __all__ = [
     "Moves",
     "Outcome",
     "Position",
+    "Question",
     "Rng",
     "Seat",
     "Standing",
@@ -395,16 +396,28 @@ class BoardRenderer(Protocol[S_contra]):
 # What a game declares nothing for does by default: these are the defaults of Game's hooks.
 
 
+@dataclass(frozen=True, kw_only=True)
+class Question(Generic[S]):
+    """A public question open beside the decision the game waits for (BiggieBills' vote on a
+    new target), declared by a game as :attr:`Game.question`.
+
+    The game does not wait for it: its seats get no deadline and no turn notice, and their
+    panels are redrawn only as they start or stop answering; the question is the public prompt
+    (:attr:`Game.render_prompt`), whose buttons stand from the version it opened at until it
+    closes, whatever else is decided meanwhile. Bots answer it as soon as they may. An answer
+    that leaves it open opens no new decision: nobody else's buttons go stale.
+    """
+
+    seats: Callable[[S], list[Seat]]
+    """The seats that may answer it now (none while it is closed)."""
+    opened: Callable[[S], int | None]
+    """The state version at which the open question opened, or None when none is open."""
+    answers: tuple[type[BaseModel], ...]
+    """The actions that answer it."""
+
+
 def _version_key(state: GameState) -> str:
     return str(state.version)
-
-
-def _decision_version(state: GameState) -> int:
-    return state.decision_version
-
-
-def _nobody(state: GameState) -> list[Seat]:
-    return []
 
 
 def _none(state: GameState) -> None:
@@ -536,16 +549,9 @@ class Game(Generic[S, OptionsT, A, V]):
     waiting: Callable[[S], list[Seat]] | None = None
     """The seats the game waits for (:meth:`waiting_for`), when that is not every seat with a
     legal action (the default): a seat that has picked may still change its mind."""
-    answering: Callable[[S], list[Seat]] = _nobody
-    """Seats that may answer a public question open beside the decision the game waits for
-    (BiggieBills' vote on a new target), which the game does not wait for: it gives them no
-    deadline and no turn notice, and their panels are redrawn only as they start or stop
-    answering; the question is the public prompt. Bots answer it as soon as they may. By
-    default nothing is open beside the decision."""
-    prompt_version: Callable[[S], int] = _decision_version
-    """The state version at which the open prompt (:attr:`render_prompt`) opened: a new value
-    is a new prompt, and the buttons it shows stand until then, whatever else is decided
-    meanwhile. By default the prompt is the current decision's."""
+    question: Question[S] | None = None
+    """A public question that may be open beside the decision the game waits for
+    (BiggieBills' vote on a new target): see :class:`Question`. By default there is none."""
     automatic: Callable[[S], tuple[Seat, A] | None] = _none
     """A move the game makes by itself now for a seat it waits for, a person's as well as a
     bot's (typically the only legal move, when the table's options want that), or None. The
@@ -685,9 +691,20 @@ class Game(Generic[S, OptionsT, A, V]):
         events = self._dispatch(work, actor, action, rng)
         events += self.news(state, work)
         work.version = state.version + 1
-        if self.decision_key(work) != self.decision_key(state):
+        if self.decision_key(work) != self.decision_key(state) and not self._answered(
+            state, work, action
+        ):
             work.decision_version = work.version
         return Transition(state=work, events=events)
+
+    def _answered(self, before: S, after: S, action: BaseModel) -> bool:
+        """Whether ``action`` answered the open question and left it open: it opens no new
+        decision, so nobody else's buttons go stale."""
+        question = self.question
+        if question is None or not isinstance(action, question.answers):
+            return False
+        opened = question.opened(before)
+        return opened is not None and question.opened(after) == opened
 
     def _dispatch(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
         """In place on the private copy: a ``Timeout`` to :attr:`timeout` once
@@ -720,6 +737,17 @@ class Game(Generic[S, OptionsT, A, V]):
         if self.waiting is not None:
             return self.waiting(state)
         return [seat for seat in state.seats if self.legal_actions(state, seat)]
+
+    def answering(self, state: S) -> list[Seat]:
+        """The seats that may answer the open :attr:`question` (none when none is open)."""
+        return self.question.seats(state) if self.question is not None else []
+
+    def prompt_version(self, state: S) -> int:
+        """The state version at which the open prompt (:attr:`render_prompt`) opened: a new
+        value is a new prompt, and the buttons it shows stand until then, whatever else is
+        decided meanwhile. The open question's, else the current decision's."""
+        opened = self.question.opened(state) if self.question is not None else None
+        return opened if opened is not None else state.decision_version
 
     def actors(self, state: S) -> list[Seat]:
         """Every seat that may act now: those the game waits for and those answering."""

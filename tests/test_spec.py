@@ -9,6 +9,10 @@ from dataclasses import replace
 import pytest
 
 from core.engine import SYSTEM, Deadline, Event, IllegalAction, Rng, Seat, Timeout
+from core.games.biggiebills import GAME as BIGGIEBILLS
+from core.games.biggiebills.actions import ProposeTarget, Skip, Vote
+from tests.games.biggiebills_support import act
+from tests.games.biggiebills_support import new_game as new_biggiebills
 from tests.team_game import GAME, Add, RelayOptions, RelayState
 
 
@@ -58,3 +62,22 @@ def test_a_timeout_is_checked_before_a_game_without_deadlines_refuses_it() -> No
 def test_new_game_counts_the_seats() -> None:
     with pytest.raises(ValueError, match=r"^Relay needs 2-4 teams\.$"):
         GAME.new_game(["Sharks"], RelayOptions(), random.Random(1))
+
+
+def test_an_answer_that_leaves_the_question_open_outdates_no_buttons() -> None:
+    """BiggieBills' vote on a new target is its ``question``: a team agreeing while others have
+    still to answer opens no new decision; the proposal, a refusal and a turn's move do."""
+    proposed, _ = act(new_biggiebills(), 0, ProposeTarget(target=2000))
+    assert proposed.decision_version == proposed.version
+    assert BIGGIEBILLS.prompt_version(proposed) == proposed.version
+    assert BIGGIEBILLS.answering(proposed) == [1, 2, 3]
+    agreed, _ = act(proposed, 1, Vote(agree=True))
+    assert agreed.decision_version == proposed.version
+    assert BIGGIEBILLS.prompt_version(agreed) == proposed.version
+    assert BIGGIEBILLS.answering(agreed) == [2, 3]
+    refused, _ = act(agreed, 2, Vote(agree=False))
+    assert refused.vote is None and refused.decision_version == refused.version
+    assert BIGGIEBILLS.answering(refused) == []
+    assert BIGGIEBILLS.prompt_version(refused) == refused.version
+    moved, _ = act(agreed, 0, Skip())
+    assert moved.decision_version == moved.version

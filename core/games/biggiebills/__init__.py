@@ -5,7 +5,7 @@ importing this package registers nothing)."""
 
 from __future__ import annotations
 
-from core.engine import Game
+from core.engine import Game, Question
 from core.games.biggiebills import (
     bots,
     commands,
@@ -20,7 +20,7 @@ from core.games.biggiebills import (
     ui,
     view,
 )
-from core.games.biggiebills.actions import ACTIONS, Action
+from core.games.biggiebills.actions import ACTIONS, Action, Vote
 from core.games.biggiebills.state import MAX_TEAM, BiggieBillsOptions, BiggieBillsState
 from core.games.biggiebills.view import BiggieBillsView
 
@@ -44,9 +44,9 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     news=rules.news,
     legal_actions=legal.legal_actions,
     waiting=legal.waiting_for,
-    answering=legal.answering,
-    prompt_version=legal.prompt_version,
-    decision_key=legal.decision_key,
+    # A vote on a new target runs beside the turns; a team agreeing to it (the vote still
+    # open) changes nobody else's choices, and every other action is a new decision.
+    question=Question(seats=legal.answering, opened=legal.vote_opened, answers=(Vote,)),
     seat_out=legal.seat_out,
     absorbed=legal.absorbed,
     view=view.view,

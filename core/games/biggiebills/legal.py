@@ -65,7 +65,6 @@ __all__ = [
     "challenge_terms_problem",
     "cost_of",
     "deciding",
-    "decision_key",
     "done_problem",
     "excess",
     "exchange_problem",
@@ -79,7 +78,6 @@ __all__ = [
     "may_play_on",
     "payoff_of",
     "penalty_of",
-    "prompt_version",
     "propose_problem",
     "return_hint",
     "return_options",
@@ -92,6 +90,7 @@ __all__ = [
     "to_return",
     "turn_plays",
     "turn_problem",
+    "vote_opened",
     "vote_problem",
     "waiting_for",
 ]
@@ -610,15 +609,9 @@ def answering(state: BiggieBillsState) -> list[Seat]:
     return [s for s in state.seats if vote_problem(state, s) is None]
 
 
-def prompt_version(state: BiggieBillsState) -> int:
-    """The prompt is the vote: it stands from its proposal until it is settled."""
-    return state.vote.opened if state.vote is not None else state.decision_version
-
-
-def decision_key(state: BiggieBillsState) -> str:
-    """A team agreeing to a proposed target (the vote still open) changes nobody else's
-    choices; every other action is a new decision."""
-    return str(state.version - state.quiet)
+def vote_opened(state: BiggieBillsState) -> int | None:
+    """The vote stands from its proposal until it is settled."""
+    return state.vote.opened if state.vote is not None else None
 
 
 def seat_out(state: BiggieBillsState, seat: Seat) -> bool:

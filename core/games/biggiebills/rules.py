@@ -380,8 +380,6 @@ def _vote(state: BiggieBillsState, seat: Seat, action: Vote, rng: Rng) -> list[E
             agree=True,
         )
     ]
-    if agreed < len(living):
-        state.quiet += 1  # the vote goes on: nobody else's choices change
     settle(state, events)
     return events
 

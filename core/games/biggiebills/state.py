@@ -196,9 +196,6 @@ class BiggieBillsState(GameState):
     """Team -> the Business Cycle of its last proposal (one a cycle)."""
     time_called: bool = False
     """The game ended because its clock ran out."""
-    quiet: int = 0
-    """Actions that opened no new decision (a vote that leaves the vote open): the decision
-    key leaves them out, so that nobody else's buttons go stale."""
 
     @model_validator(mode="before")
     @classmethod
