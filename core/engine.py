@@ -1,8 +1,10 @@
-"""The engine contract every game implements.
+"""The engine, and the contract every game declares.
 
-A game is a pure reducer: ``apply(state, actor, action, rng)`` returns the next state and the
-events that say what happened, or raises :class:`IllegalAction` with a sentence a player can read.
-The input state is never mutated, so a refused action leaves the game exactly as it was.
+A game is declared as data, a :class:`Game` (its name, models, moves by action type and the
+functions of its state), and runs as a pure reducer: ``game.apply(state, actor, action, rng)``
+returns the next state and the events that say what happened, or raises :class:`IllegalAction`
+with a sentence a player can read. The input state is never mutated, so a refused action leaves
+the game exactly as it was.
 
 Seats are numbered from 0. The authority maps platform users to seats; the core only knows seats
 and their display names. ``SYSTEM`` is the actor for actions nobody typed (deadline timeouts).
@@ -15,23 +17,27 @@ harmless.
 
 from __future__ import annotations
 
+import inspect
 import random
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import (
     Annotated,
-    ClassVar,
     Generic,
     Literal,
+    Never,
     Protocol,
     Self,
     TypeGuard,
     TypeVar,
+    cast,
     get_args,
+    get_type_hints,
 )
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic.main import IncEx
 from typing_extensions import TypeForm
 
 from core import ui
@@ -40,8 +46,10 @@ from core.commands import Command
 __all__ = [
     "MAX_SECONDS",
     "SYSTEM",
+    "UNKNOWN_ACTION",
     "ActionSet",
     "Audience",
+    "BoardRenderer",
     "Deadline",
     "Ending",
     "Event",
@@ -52,8 +60,10 @@ __all__ = [
     "IllegalAction",
     "MoneyEvent",
     "Move",
+    "Moves",
     "Outcome",
     "Position",
+    "Question",
     "Rng",
     "Seat",
     "Standing",
@@ -136,6 +146,10 @@ class Deadline(BaseModel):
 
     key: str
     seconds: float
+
+
+UNKNOWN_ACTION = "That is not an action this game knows."
+"""The refusal of an action the game has no move for (or cannot read)."""
 
 
 def declare(state: GameState, decision: str, seconds: float) -> None:
@@ -281,6 +295,7 @@ class GameState(BaseModel):
 
 S = TypeVar("S", bound=GameState)
 S_co = TypeVar("S_co", bound=GameState, covariant=True)
+S_contra = TypeVar("S_contra", bound=GameState, contravariant=True)
 
 
 class Transition(BaseModel, Generic[S_co]):
@@ -308,6 +323,12 @@ V = TypeVar("V", bound=View)
 O_co = TypeVar("O_co", bound=GameOptions, covariant=True)
 A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
 V_co = TypeVar("V_co", bound=View, covariant=True)
+
+
+Moves = Mapping[type[BaseModel], Callable[[S, Seat, Never, Rng], list[Event]]]
+"""A game's moves by the action type each applies: ``{Pick: pick, Point: point}``. A move
+takes the state (the engine's private copy, changed in place), the acting seat, the action (of
+the type it is filed under, which its signature names) and the rng, and returns the events."""
 
 
 class ActionSet(Generic[A]):
@@ -350,7 +371,7 @@ class ActionSet(Generic[A]):
         try:
             return self.adapter.validate_python(data)
         except ValueError as exc:
-            raise IllegalAction("That is not an action this game knows.") from exc
+            raise IllegalAction(UNKNOWN_ACTION) from exc
 
 
 class Variant(BaseModel, Generic[S_co]):
@@ -366,230 +387,393 @@ class Variant(BaseModel, Generic[S_co]):
     """What was changed, for the failure message of the conformance kit."""
 
 
-class Game(ABC, Generic[S, OptionsT, A, V]):
-    """A registered game. Subclasses are stateless; everything lives in the state model."""
+class BoardRenderer(Protocol[S_contra]):
+    """A game's public board renderer: :attr:`Game.render_board`."""
 
-    name: ClassVar[str]
+    def __call__(self, state: S_contra, /, pictured: bool = False) -> ui.Message: ...
+
+
+# What a game declares nothing for does by default: these are the defaults of Game's hooks.
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question(Generic[S]):
+    """A public question open beside the decision the game waits for (BiggieBills' vote on a
+    new target), declared by a game as :attr:`Game.question`.
+
+    The game does not wait for it: its seats get no deadline and no turn notice, and their
+    panels are redrawn only as they start or stop answering; the question is the public prompt
+    (:attr:`Game.render_prompt`), whose buttons stand from the version it opened at until it
+    closes, whatever else is decided meanwhile. Bots answer it as soon as they may. An answer
+    that leaves it open opens no new decision: nobody else's buttons go stale.
+    """
+
+    seats: Callable[[S], list[Seat]]
+    """The seats that may answer it now (none while it is closed)."""
+    opened: Callable[[S], int | None]
+    """The state version at which the open question opened, or None when none is open."""
+    answers: tuple[type[BaseModel], ...]
+    """The actions that answer it."""
+
+
+def _version_key(state: GameState) -> str:
+    return str(state.version)
+
+
+def _none(state: GameState) -> None:
+    return None
+
+
+def _no_events(state: GameState) -> list[Event]:
+    return []
+
+
+def _no_news(before: GameState, after: GameState) -> list[Event]:
+    return []
+
+
+def _no_timeout(state: GameState, action: Timeout, rng: Rng) -> list[Event]:
+    raise IllegalAction(UNKNOWN_ACTION)
+
+
+def _no_lobby_problem(
+    options: GameOptions, seat_sizes: list[int], seat_names: list[str]
+) -> str | None:
+    return None
+
+
+def _never_out(state: GameState, seat: Seat) -> bool:
+    return False
+
+
+def _none_absorbed(state: GameState) -> dict[Seat, Seat]:
+    return {}
+
+
+def _no_ranking(state: GameState) -> list[Standing]:
+    return []
+
+
+def _no_recap(state: GameState) -> list[str]:
+    return []
+
+
+def _no_tallies(state: GameState) -> dict[str, float]:
+    return {}
+
+
+def _plain_score(score: float) -> str:
+    return f"{score:,.2f}".rstrip("0").rstrip(".")
+
+
+def _plain_money(amount: int) -> str:
+    return f"{amount:,}"
+
+
+def _no_prompt(state: GameState) -> ui.Message | None:
+    return None
+
+
+def _no_topics() -> list[str]:
+    return []
+
+
+def _no_text(state: GameState, seat: Seat, word: str, rest: str) -> None:
+    return None
+
+
+def _action_text(state: GameState, action: BaseModel) -> str:
+    return str(action)
+
+
+def _no_variants(state: GameState, rng: Rng) -> list[Never]:
+    return []
+
+
+def _listed_moves(event: Event) -> list[Move]:
+    return list(event.moves) if isinstance(event, MoneyEvent) else []
+
+
+def _not_drawn() -> IncEx:
+    return {"version", "deadline"}
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Game(Generic[S, OptionsT, A, V]):
+    """A game, declared as data: what it is, its moves, and the functions of its state that
+    the engine and the authority read (each game's package declares one, ``GAME = Game(...)``).
+
+    The engine is this class's methods: :meth:`apply` copies the state, checks the actor and
+    dispatches by the action's type to :attr:`moves` (a ``Timeout`` to :attr:`timeout`), and
+    keeps the version and the decision version. A field left out has the default its
+    docstring says; a game fills in only what it has.
+    """
+
+    name: str
     """Command name, e.g. ``bigidea``."""
-    title: ClassVar[str]
-    min_players: ClassVar[int]
-    max_players: ClassVar[int]
+    title: str
+    min_players: int
+    max_players: int
     state_model: type[S]
-    """The game's state model (a class attribute, like the ones above and below)."""
+    """The game's full, secret-holding state model."""
     options_model: type[OptionsT]
     actions: ActionSet[A]
     """The game's action union (Timeout included), declared once."""
-    commands: ClassVar[tuple[Command, ...]] = ()
-    """The game's typed moves as data (:mod:`core.commands`), read by :meth:`parse_text`; the
-    help, the platforms' command lists and the forms a button opens (``Command.ask``) are
-    built from them."""
-    teams: ClassVar[bool] = False
-    """Seats are teams: several users may share a seat and any of them acts for it. The core
-    still only knows seats; the authority maps members to them."""
-    max_team_size: ClassVar[int | None] = None
-    """In a team game, the most people one team may have (None: no limit)."""
-    choices_on_board: ClassVar[bool] = False
-    """A game of open information whose choices are public: the board carries the controls
-    of the seats the game waits for (each press updates the board itself), and a seat has no
-    private panel to keep. Its private news (a sealed bid's amount) goes to the seat's people
-    as private messages, and :meth:`render_private` is what ``hand`` shows: holdings, no
-    controls. By default every choice is on the seat's private panel."""
-    simulation_variants: ClassVar[dict[str, list[str]]] = {}
-    """Named option sets (``key=value`` words) that ``boardroom simulate`` runs one after the
-    other when it is given no options, e.g. ``{"normal": [], "short": ["short=yes"]}``."""
 
     # --- rules -----------------------------------------------------------------------------
 
-    @abstractmethod
+    new_state: Callable[[Sequence[str], OptionsT, Rng], S]
+    """A fresh game for these seat names (already counted by :meth:`new_game`); the state may
+    already declare a deadline. Which seats bots play is the authority's to know; the rules
+    treat every seat alike."""
+    moves: Moves[S]
+    """The game's moves, by the action type each applies: ``{Pick: pick, Point: point}``, each
+    ``(state, seat, action, rng) -> events`` working in place on the engine's private copy
+    (several types may share one move). The engine finds the move of an action by its type,
+    after checking that the actor is seated."""
+    timeout: Callable[[S, Timeout, Rng], list[Event]] = _no_timeout
+    """What the passing of a pending deadline (``action.key``: the decision's or the game
+    clock's, checked by :meth:`check_timeout`) does, in place. By default: no deadline."""
+    news: Callable[[S, S], list[Event]] = _no_news
+    """What the seats are told after every action besides its own events, from the states
+    before and after it (BiggieBills tells each team whose hand changed what came in and
+    what went). By default nothing."""
+    legal_actions: Callable[[S, Seat], list[A]]
+    """Every action a seat may take now (never ``Timeout``); agrees with :meth:`apply`."""
+    view: Callable[[S, Seat | None], V]
+    """What a seat (``None``: everyone) may see. Bots and the UI read only this."""
+    decision_key: Callable[[S], str] = _version_key
+    """Names the current decision point (e.g. ``"r3:pick"``); a change makes old buttons
+    stale. By default every action is a new decision point; a game with simultaneous
+    phases keys them so that one player's choice does not outdate another's buttons."""
+    waiting: Callable[[S], list[Seat]] | None = None
+    """The seats the game waits for (:meth:`waiting_for`), when that is not every seat with a
+    legal action (the default): a seat that has picked may still change its mind."""
+    question: Question[S] | None = None
+    """A public question that may be open beside the decision the game waits for
+    (BiggieBills' vote on a new target): see :class:`Question`. By default there is none."""
+    automatic: Callable[[S], tuple[Seat, A] | None] = _none
+    """A move the game makes by itself now for a seat it waits for, a person's as well as a
+    bot's (typically the only legal move, when the table's options want that), or None. The
+    authority applies it as that seat's move right after every action, before any bot move,
+    and logs it like any other, so a replay makes it too. By default none."""
+    lobby_problem: Callable[[OptionsT, list[int], list[str]], str | None] = _no_lobby_problem
+    """Why the lobby cannot begin with these options and seats, as a sentence, or None.
+    ``seat_sizes`` counts the people in each seat (0 for a bot seat) and ``seat_names`` names
+    the seats, in the same order (markup, as the lobby shows them); player and team counts are
+    already checked against ``min_players`` and ``max_players``."""
+    seat_out: Callable[[S, Seat], bool] = _never_out
+    """Whether a seat has left the game by its rules (bankrupt, acquired): it plays no more,
+    nobody may join it or be moved into it. By default no seat is ever out."""
+    absorbed: Callable[[S], dict[Seat, Seat]] = _none_absorbed
+    """Seats whose people now play for another seat, ``{acquired: acquirer}``: after each
+    action the authority moves the people of a seat newly here to the seat it maps to, as far
+    as ``max_team_size`` allows, and tells them privately. By default none."""
+    opening_events: Callable[[S], list[Event]] = _no_events
+    """What the channel is told as the game begins (the opening roll, the first order...)."""
+
+    # --- the end -----------------------------------------------------------------------------
+
+    ranking: Callable[[S], list[Standing]] = _no_ranking
+    """How the seats rank in a game still being played, from public information only, by the
+    rule that decides the winner at the end. By default none is given."""
+    recap: Callable[[S], list[str]] = _no_recap
+    """A few short lines of how the game went for the final card: public information only, at
+    most four lines, each a sentence of markup. By default none."""
+    tallies: Callable[[S], dict[str, float]] = _no_tallies
+    """What ``boardroom simulate`` averages over finished games: a name ending in ``_pct`` is a
+    yes (1) or no (0) per game, any other a number, printed as its mean."""
+    score_text: Callable[[float], str] = _plain_score
+    """A score (:attr:`Standing.score`, or a median of them) as the game writes its money;
+    by default a plain number with thousands separators."""
+    simulation_variants: Mapping[str, list[str]] = field(default_factory=dict)
+    """Named option sets (``key=value`` words) that ``boardroom simulate`` runs one after the
+    other when it is given no options, e.g. ``{"normal": [], "short": ["short=yes"]}``."""
+
+    # --- seats and bots ------------------------------------------------------------------------
+
+    teams: bool = False
+    """Seats are teams: several users may share a seat and any of them acts for it. The core
+    still only knows seats; the authority maps members to them."""
+    max_team_size: int | None = None
+    """In a team game, the most people one team may have (None: no limit)."""
+    bot_action: Callable[[V, list[A], Rng], A]
+    """A bot's choice among the seat's legal actions, from the seat's own view only."""
+
+    # --- presentation ------------------------------------------------------------------------
+
+    render_board: BoardRenderer[S]
+    """The public live board: only what ``view(state, None)`` shows (with
+    :attr:`choices_on_board`, the controls of the seats the game waits for too). ``pictured``:
+    the board carries its picture, so its text leaves out what the picture shows and keeps
+    what a player needs that the picture does not give."""
+    render_private: Callable[[S, Seat], ui.Message]
+    """The seat's private panel: its hand and the buttons for its legal actions."""
+    render_prompt: Callable[[S], ui.Message | None] = _no_prompt
+    """A public message with buttons that any seat may press (a vote), or None (the default)."""
+    choices_on_board: bool = False
+    """A game of open information whose choices are public: the board carries the controls
+    of the seats the game waits for (each press updates the board itself), and a seat has no
+    private panel to keep. Its private news (a sealed bid's amount) goes to the seat's people
+    as private messages, and :attr:`render_private` is what ``hand`` shows: holdings, no
+    controls. By default every choice is on the seat's private panel."""
+    draw: Callable[[V], ui.Picture] | None = None
+    """The board drawn as a picture from the public view alone (a pure function: the same
+    view, the same bytes); None (the default) for a game that draws none."""
+    undrawn: IncEx = field(default_factory=_not_drawn)
+    """What of the public view the picture does not draw, as pydantic's ``exclude``: a change
+    there redraws nothing (:meth:`picture_basis`). By default the version and the deadline."""
+    rules: Callable[[str | None], str]
+    """A short rules overview (``None``), one topic of the rules page, or ``all`` of it."""
+    rule_topics: Callable[[], list[str]] = _no_topics
+    """The topics :attr:`rules` knows, for menus and autocomplete."""
+    commands: tuple[Command, ...] = ()
+    """The game's typed moves as data (:mod:`core.commands`), read by :attr:`parse_text`; the
+    help, the platforms' command lists and the forms a button opens are built from them."""
+    parse_text: Callable[[S, Seat, str, str], A | None] = _no_text
+    """Turn one of :attr:`commands` (``word``, then the ``rest`` of the line) into an action,
+    or None when an argument it needs is missing. A command whose first argument is required
+    is never passed here without one."""
+    describe_action: Callable[[S, A], str] = _action_text
+    """A short label for an action, used in buttons and the log."""
+
+    # --- what the conformance kit checks, by what the game declares -------------------------
+
+    secret_variants: Callable[[S, Rng], Sequence[Variant[S]]] = _no_variants
+    """Copies of the state that change only hidden information: other seats' hands, the order
+    of face-down decks, pending secret choices, sealed bids. Nothing public and nothing in the
+    private output of a seat other than the variant's owner may depend on the difference. A
+    game without secrets declares none (the default)."""
+    ledger: Callable[[S], list[int] | None] = _none
+    """Each seat's money, when every payment is listed by :attr:`payments`: the books must
+    balance after every action."""
+    money_text: Callable[[int], str] = _plain_money
+    """An amount of :attr:`ledger`'s money as the game writes it; by default a plain number."""
+    payments: Callable[[Event], list[Move]] = _listed_moves
+    """The payments an event lists as ``(payer, payee, amount)``, ``-1`` the bank; by default
+    the ``moves`` of a :class:`MoneyEvent`, and none for any other event."""
+    inventory: Callable[[S], dict[str, int] | None] = _none
+    """A count of everything that is only ever moved, never made or destroyed (every card in
+    exactly one place): it must be the same after every action."""
+
+    def __post_init__(self) -> None:
+        for kind, move in self.moves.items():
+            if kind is Timeout:
+                raise TypeError(f"{self.title}'s Timeout is its timeout, not one of its moves")
+            if kind not in self.actions.models:
+                raise TypeError(f"{kind.__name__} is not one of {self.title}'s actions")
+            if not _takes(move, kind):
+                raise TypeError(f"{self.title}'s move for {kind.__name__} takes another action")
+
+    # --- the engine ----------------------------------------------------------------------------
+
     def new_game(self, names: Sequence[str], options: OptionsT, rng: Rng) -> S:
-        """Set up a fresh game; the returned state may already declare a deadline.
+        """Set up a fresh game for ``names`` (ValueError for too few or too many seats)."""
+        if not self.min_players <= len(names) <= self.max_players:
+            seats = "teams" if self.teams else "players"
+            raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} {seats}.")
+        return self.new_state(names, options, rng)
 
-        Which seats bots play is the authority's to know (it may change as people leave);
-        the rules treat every seat alike."""
-
-    def apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> Transition[S]:
-        """Apply ``action`` by ``actor`` to a copy of ``state``.
+    def apply(
+        self, state: S, actor: Seat, action: A | Timeout | Mapping[str, object], rng: Rng
+    ) -> Transition[S]:
+        """Apply ``action`` (or the dict of one, as tests write them) by ``actor`` to a copy of
+        ``state``.
 
         Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
         ``state`` itself is never changed.
         """
         if state.finished:
             raise IllegalAction("This game is over.")
+        if isinstance(action, Mapping):
+            action = self.parse_action(action)
         work = state.model_copy(deep=True)
-        events = self._apply(work, actor, action, rng)
+        events = self._dispatch(work, actor, action, rng)
+        events += self.news(state, work)
         work.version = state.version + 1
-        if self.decision_key(work) != self.decision_key(state):
+        if self.decision_key(work) != self.decision_key(state) and not self._answered(
+            state, work, action
+        ):
             work.decision_version = work.version
         return Transition(state=work, events=events)
 
-    def decision_key(self, state: S) -> str:
-        """Names the current decision point (e.g. ``"r3:pick"``); a change makes old buttons stale.
+    def _answered(self, before: S, after: S, action: BaseModel) -> bool:
+        """Whether ``action`` answered the open question and left it open: it opens no new
+        decision, so nobody else's buttons go stale."""
+        question = self.question
+        if question is None or not isinstance(action, question.answers):
+            return False
+        opened = question.opened(before)
+        return opened is not None and question.opened(after) == opened
 
-        The default treats every action as a new decision point; games with simultaneous
-        phases override it so that one player's choice does not outdate another's buttons.
-        """
-        return str(state.version)
+    def _dispatch(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
+        """In place on the private copy: a ``Timeout`` to :attr:`timeout` once
+        :meth:`check_timeout` has passed it, any other action to its move, from a seat."""
+        if isinstance(action, Timeout):
+            self.check_timeout(state, action, actor)
+            return self.timeout(state, action, rng)
+        if actor not in state.seats:
+            raise IllegalAction(f"Only a seated {'team' if self.teams else 'player'} can do that.")
+        move = self.moves.get(type(action))
+        if move is None:
+            raise IllegalAction(UNKNOWN_ACTION)
+        # ``moves`` holds each move under the type it takes (``__post_init__`` checks that),
+        # which is the type of ``action`` here.
+        run = cast("Callable[[S, Seat, BaseModel, Rng], list[Event]]", move)
+        return run(state, actor, action, rng)
 
-    def lobby_problem(
-        self, options: OptionsT, seat_sizes: list[int], seat_names: list[str]
-    ) -> str | None:
-        """Why the lobby cannot begin with these options and seats, as a sentence, or None.
-
-        ``seat_sizes`` counts the people in each seat (0 for a bot seat) and ``seat_names``
-        names the seats, in the same order (markup, as the lobby shows them), so that the
-        sentence can say which seat is wrong; player and team counts are already checked
-        against ``min_players`` and ``max_players``.
-        """
-        return None
-
-    def seat_out(self, state: S, seat: Seat) -> bool:
-        """Whether ``seat`` has left the game by its rules (bankrupt, acquired): it plays no
-        more. Nobody may join it or be moved into it, and it is not listed among the seats
-        playing. By default no seat is ever out."""
-        return False
-
-    def absorbed(self, state: S) -> dict[Seat, Seat]:
-        """Seats whose people now play for another seat, by seat: ``{acquired: acquirer}``.
-
-        After each action the authority moves the people of a seat that has newly appeared here
-        to the seat it maps to (in the same save), as far as ``max_team_size`` allows, and tells
-        them privately. A seat that is out but absent here keeps its people, who only watch.
-        By default no seat is ever absorbed."""
-        return {}
-
-    def standings(self, state: S) -> list[Standing]:
-        """The ranking as it stands, best first: the final one (the outcome's) once the game
-        is over, else :meth:`ranking`. The card of a game the host ended early shows it."""
-        if state.outcome is not None:
-            return list(state.outcome.standings)
-        return self.ranking(state)
-
-    def ranking(self, state: S) -> list[Standing]:
-        """How the seats rank in a game still being played, from public information only, by
-        the rule that decides the winner at the end. By default none is given."""
-        return []
-
-    def recap(self, state: S) -> list[str]:
-        """A few short lines of how the game went (or, for a game ended early, how far it got)
-        for the final card, which is the one message a channel keeps: public information
-        only, at most four lines, each a sentence of markup. By default none."""
-        return []
-
-    def tallies(self, state: S) -> dict[str, float]:
-        """What ``boardroom simulate`` averages over finished games, beyond how they ended:
-        a name ending in ``_pct`` is a yes (1) or no (0) per game, printed as a percentage of
-        the games; any other name is a number, printed as its mean."""
-        return {}
-
-    def score_text(self, score: float) -> str:
-        """A score (:attr:`Standing.score`, or a median of them) as the game writes its money:
-        ``$5,645,000`` rather than ``5.645e+06``, on the final card and in ``boardroom
-        simulate``. By default a plain number with thousands separators."""
-        return f"{score:,.2f}".rstrip("0").rstrip(".")
-
-    @abstractmethod
-    def _apply(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
-        """Validate and apply in place on a private copy; raise IllegalAction to refuse."""
-
-    @abstractmethod
-    def legal_actions(self, state: S, actor: Seat) -> list[A]:
-        """Every action ``actor`` may take now (never ``Timeout``); agrees with ``apply``."""
-
-    @abstractmethod
-    def view(self, state: S, viewer: Seat | None) -> V:
-        """What ``viewer`` may see (``None``: what everyone may see): a :class:`View`."""
+    @staticmethod
+    def check_timeout(state: GameState, action: Timeout, actor: Seat) -> None:
+        """Refuse a Timeout from a player, or one for a deadline that is no longer pending."""
+        if actor != SYSTEM:
+            raise IllegalAction("Only the game clock can end a phase.")
+        pending = [d.key for d in (state.deadline, state.clock) if d is not None]
+        if action.key not in pending:
+            raise IllegalAction("That deadline has already passed.")
 
     def waiting_for(self, state: S) -> list[Seat]:
-        """Seats whose input the game is waiting for now."""
+        """Seats whose input the game is waiting for now (by default, those with a legal
+        action: see :attr:`waiting`)."""
+        if self.waiting is not None:
+            return self.waiting(state)
         return [seat for seat in state.seats if self.legal_actions(state, seat)]
 
     def answering(self, state: S) -> list[Seat]:
-        """Seats that may answer a public question open beside the decision the game waits
-        for (BiggieBills' vote on a new target), which the game does not wait for: it gives
-        them no deadline and no turn notice, and their panels are redrawn only as they start or
-        stop answering; the question is the public prompt. Bots answer it as soon as they may.
-        By default nothing is open beside the decision."""
-        return []
+        """The seats that may answer the open :attr:`question` (none when none is open)."""
+        return self.question.seats(state) if self.question is not None else []
+
+    def prompt_version(self, state: S) -> int:
+        """The state version at which the open prompt (:attr:`render_prompt`) opened: a new
+        value is a new prompt, and the buttons it shows stand until then, whatever else is
+        decided meanwhile. The open question's, else the current decision's."""
+        opened = self.question.opened(state) if self.question is not None else None
+        return opened if opened is not None else state.decision_version
 
     def actors(self, state: S) -> list[Seat]:
         """Every seat that may act now: those the game waits for and those answering."""
         return sorted({*self.waiting_for(state), *self.answering(state)})
 
-    def prompt_version(self, state: S) -> int:
-        """The state version at which the open prompt (:meth:`render_prompt`) opened: a new
-        value is a new prompt, and the buttons it shows stand until then, whatever else is
-        decided meanwhile. By default the prompt is the current decision's."""
-        return state.decision_version
+    def standings(self, state: S) -> list[Standing]:
+        """The ranking as it stands, best first: the final one (the outcome's) once the game
+        is over, else :attr:`ranking`. The card of a game the host ended early shows it."""
+        if state.outcome is not None:
+            return list(state.outcome.standings)
+        return self.ranking(state)
 
-    def automatic(self, state: S) -> tuple[Seat, A] | None:
-        """A move the game makes by itself now for a seat it waits for, a person's as well as
-        a bot's (typically the only legal move, when the table's options want that), or None.
-
-        The authority applies it as that seat's move right after every action, before any bot
-        move, and logs it like any other, so a replay makes it too; ``apply`` must accept it.
-        By default the game makes no move by itself."""
-        return None
-
-    # --- bots ------------------------------------------------------------------------------
-
-    @abstractmethod
-    def bot_action(self, view: V, legal: list[A], rng: Rng) -> A:
-        """Choose one of ``legal`` using only the seat's own ``view``."""
-
-    # --- presentation ----------------------------------------------------------------------
-
-    @abstractmethod
-    def render_board(self, state: S, pictured: bool = False) -> ui.Message:
-        """The public live board: only what ``view(state, None)`` shows (with
-        :attr:`choices_on_board`, the controls of the seats the game waits for too).
-
-        ``pictured``: the board carries its :meth:`picture`, so its text leaves out what the
-        picture shows (a track, a table of numbers) and keeps what a player needs that the
-        picture does not give; what the picture shows that a screen reader must say is in its
-        alt text. A game that draws no picture ignores it."""
+    def picture(self, state: S) -> ui.Picture | None:
+        """The board drawn by :attr:`draw` from the public view, or None."""
+        return self.draw(self.view(state, None)) if self.draw is not None else None
 
     def picture_basis(self, state: S) -> str:
         """What :meth:`picture` draws from, as text: equal bases, equal pictures (so that the
-        table draws and uploads a picture only when it changed). By default the channel's view
-        without what changes with every move but is not drawn (the version, the deadline)."""
-        return self.view(state, None).model_dump_json(exclude={"version", "deadline"})
+        table draws and uploads a picture only when it changed): the channel's view without
+        what :attr:`undrawn` names."""
+        return self.view(state, None).model_dump_json(exclude=self.undrawn)
 
-    def picture(self, state: S) -> ui.Picture | None:
-        """The board drawn as a picture from the public view ``view(state, None)`` alone (a
-        pure function: the same view, the same bytes); None for a game that draws none."""
-        return None
-
-    @abstractmethod
-    def render_private(self, state: S, seat: Seat) -> ui.Message:
-        """The seat's private panel: its hand and the buttons for its legal actions."""
-
-    @abstractmethod
-    def render_prompt(self, state: S) -> ui.Message | None:
-        """A public message with buttons that any seat may press (e.g. a vote), or ``None``."""
-
-    @abstractmethod
-    def rules(self, topic: str | None) -> str:
-        """A short rules overview (``None``), one topic of the rules page, or ``all`` of it."""
-
-    def opening_events(self, state: S) -> list[Event]:
-        """What the channel is told as the game begins (the opening roll, the first order...).
-
-        ``new_game`` returns only a state; the authority posts these before any move."""
-        return []
-
-    def rule_topics(self) -> list[str]:
-        """The topics :meth:`rules` knows, for menus and autocomplete."""
-        return []
-
-    def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> A | None:
-        """Turn one of :attr:`commands` (e.g. ``pitch <text>``) into an action, or None when an
-        argument it needs is missing. A command whose first argument is required is never
-        passed here without one."""
-        return None
-
-    def describe_action(self, state: S, action: A) -> str:
-        """A short label for an action, used in buttons and the log."""
-        return str(action)
+    @property
+    def draws_pictures(self) -> bool:
+        """Whether the game draws its board (it declares :attr:`draw`)."""
+        return self.draw is not None
 
     # --- the game as the registry hands it out (GameLike) ------------------------------------
 
@@ -612,18 +796,11 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
     def check_lobby(
         self, options: GameOptions, seat_sizes: list[int], seat_names: list[str]
     ) -> str | None:
-        """:meth:`lobby_problem` for options read by :attr:`options_model` (TypeError when
+        """:attr:`lobby_problem` for options read by :attr:`options_model` (TypeError when
         they are another game's)."""
         if not isinstance(options, self.options_model):
             raise TypeError(f"{type(options).__name__} are not options of {self.title}")
         return self.lobby_problem(options, seat_sizes, seat_names)
-
-    @property
-    def draws_pictures(self) -> bool:
-        """Whether the game draws its board (it overrides :meth:`picture`)."""
-        return type(self).picture is not Game.picture
-
-    # --- helpers shared by every game ------------------------------------------------------
 
     def action_model(self, kind: object) -> type[BaseModel] | None:
         """The member of the action union whose ``type`` literal is ``kind``, if any."""
@@ -634,44 +811,20 @@ class Game(ABC, Generic[S, OptionsT, A, V]):
         parsed: A | Timeout = self.actions.parse(data)
         return parsed
 
-    # --- what the conformance kit checks, by what the game declares -------------------------
 
-    def secret_variants(self, state: S, rng: Rng) -> list[Variant[S]]:
-        """Copies of ``state`` that change only hidden information: other seats' hands, the
-        order of face-down decks, pending secret choices, sealed bids. Nothing public (the
-        public view, board, prompt, public events, who the game waits for and until when) and
-        nothing in the private output of a seat other than the variant's owner may depend on
-        the difference. A game without secrets declares none."""
-        return []
-
-    def ledger(self, state: S) -> list[int] | None:
-        """Each seat's money, when every payment is listed by :meth:`payments`: the books must
-        balance after every action."""
-        return None
-
-    def money_text(self, amount: int) -> str:
-        """An amount of :meth:`ledger`'s money as the game writes it (the end-of-game chart's
-        labels); by default a plain number."""
-        return f"{amount:,}"
-
-    def payments(self, event: Event) -> list[Move]:
-        """The payments ``event`` lists as ``(payer, payee, amount)``, ``-1`` the bank; by
-        default the ``moves`` of a :class:`MoneyEvent`, and none for any other event."""
-        return list(event.moves) if isinstance(event, MoneyEvent) else []
-
-    def inventory(self, state: S) -> dict[str, int] | None:
-        """A count of everything that is only ever moved, never made or destroyed (every card
-        in exactly one place): it must be the same after every action."""
-        return None
-
-    @staticmethod
-    def check_timeout(state: GameState, action: Timeout, actor: Seat) -> None:
-        """Refuse a Timeout from a player, or one for a deadline that is no longer pending."""
-        if actor != SYSTEM:
-            raise IllegalAction("Only the game clock can end a phase.")
-        pending = [d.key for d in (state.deadline, state.clock) if d is not None]
-        if action.key not in pending:
-            raise IllegalAction("That deadline has already passed.")
+def _takes(move: Callable[[S, Seat, Never, Rng], list[Event]], kind: type[BaseModel]) -> bool:
+    """Whether ``move``'s action parameter (its third) is declared to take ``kind`` (one left
+    undeclared or generic is taken at its word)."""
+    try:
+        hints = get_type_hints(move)
+    except NameError:
+        return True
+    names = list(inspect.signature(move).parameters)
+    declared = hints.get(names[2]) if len(names) >= 3 else None
+    if declared is None or isinstance(declared, TypeVar):
+        return True
+    members = get_args(declared) or (declared,)
+    return any(isinstance(member, type) and issubclass(kind, member) for member in members)
 
 
 class Position(Generic[S_co, O_co, A_co, V_co]):
@@ -688,13 +841,9 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
         self._game = game
         self._state = state
 
-    @property
-    def state(self) -> S_co:
-        return self._state
-
     def _action(self, action: BaseModel) -> A_co:
         if not self._game.actions.member(action):
-            raise IllegalAction("That is not an action this game knows.")
+            raise IllegalAction(UNKNOWN_ACTION)
         return action
 
     def apply(self, actor: Seat, action: BaseModel, rng: Rng) -> Transition[S_co]:
@@ -725,9 +874,6 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
     def describe_action(self, action: BaseModel) -> str:
         return self._game.describe_action(self._state, self._action(action))
 
-    def decision_key(self) -> str:
-        return self._game.decision_key(self._state)
-
     def waiting_for(self) -> list[Seat]:
         return self._game.waiting_for(self._state)
 
@@ -748,9 +894,6 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
 
     def standings(self) -> list[Standing]:
         return self._game.standings(self._state)
-
-    def ranking(self) -> list[Standing]:
-        return self._game.ranking(self._state)
 
     def recap(self) -> list[str]:
         return self._game.recap(self._state)

@@ -8,7 +8,7 @@ team to take the total to 10 or more wins.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -71,98 +71,98 @@ class RelayView(View):
 Action = Add | Timeout
 
 
-class Relay(Game[RelayState, RelayOptions, Action, RelayView]):
-    name: ClassVar[str] = "relay"
-    title: ClassVar[str] = "Relay"
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 4
-    teams: ClassVar[bool] = True
-    state_model = RelayState
-    options_model = RelayOptions
-    actions = ActionSet(Action)
+def new_game(names: Sequence[str], options: RelayOptions, rng: Rng) -> RelayState:
+    secrets = [rng.randrange(1000, 10000) for _ in names]
+    return RelayState(names=list(names), secrets=secrets)
 
-    def new_game(self, names: Sequence[str], options: RelayOptions, rng: Rng) -> RelayState:
-        secrets = [rng.randrange(1000, 10000) for _ in names]
-        return RelayState(names=list(names), secrets=secrets)
 
-    def lobby_problem(
-        self, options: RelayOptions, seat_sizes: list[int], seat_names: list[str]
-    ) -> str | None:
-        small = [size for size in seat_sizes if 0 < size < options.min_team_size]
-        if small:
-            return f"Every team needs at least {options.min_team_size} people."
-        return None
+def lobby_problem(options: RelayOptions, sizes: list[int], names: list[str]) -> str | None:
+    if any(0 < size < options.min_team_size for size in sizes):
+        return f"Every team needs at least {options.min_team_size} people."
+    return None
 
-    def _apply(self, state: RelayState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
-        if not isinstance(action, Add) or action.amount not in (1, 2):
-            raise IllegalAction("You can add 1 or 2.")
-        if actor != state.turn:
-            raise IllegalAction(f"It's {state.names[state.turn]}'s turn.")
-        state.total += action.amount
-        state.secrets[actor] += 1
-        events: list[Event] = [
-            Added(text=f"{state.names[actor]} adds {action.amount}: {state.total}."),
-            SecretChanged(
-                text=f"Your secret is now {state.secrets[actor]}.", audience=Audience.only(actor)
-            ),
-        ]
-        if state.total >= TARGET:
 
-            def won(seat: Seat) -> float:
-                return 1.0 if seat == actor else 0.0
+def add(state: RelayState, actor: Seat, action: Add, rng: Rng) -> list[Event]:
+    if action.amount not in (1, 2):
+        raise IllegalAction("You can add 1 or 2.")
+    if actor != state.turn:
+        raise IllegalAction(f"It's {state.names[state.turn]}'s turn.")
+    state.total += action.amount
+    state.secrets[actor] += 1
+    events: list[Event] = [
+        Added(text=f"{state.names[actor]} adds {action.amount}: {state.total}."),
+        SecretChanged(
+            text=f"Your secret is now {state.secrets[actor]}.", audience=Audience.only(actor)
+        ),
+    ]
+    if state.total >= TARGET:
 
-            state.outcome = Outcome(
-                standings=rank(state.names, state.seats, won, won),
-                summary=f"{state.names[actor]} wins.",
-                ended=Ending.TARGET,
-            )
-        else:
-            state.turn = (state.turn + 1) % len(state.names)
-        return events
+        def won(seat: Seat) -> float:
+            return 1.0 if seat == actor else 0.0
 
-    def secret_variants(self, state: RelayState, rng: Rng) -> list[Variant[RelayState]]:
-        variants: list[Variant[RelayState]] = []
-        for seat in state.seats:
-            other = state.model_copy(deep=True)
-            other.secrets[seat] += rng.randrange(1, 100)
-            variants.append(Variant(owner=seat, state=other, what=f"seat {seat}'s secret"))
-        return variants
-
-    def legal_actions(self, state: RelayState, actor: Seat) -> list[Action]:
-        if state.finished or actor != state.turn:
-            return []
-        return [Add(amount=1), Add(amount=2)]
-
-    def view(self, state: RelayState, viewer: Seat | None) -> RelayView:
-        secret = state.secrets[viewer] if viewer is not None else None
-        return RelayView(total=state.total, turn=state.turn, secret=secret)
-
-    def bot_action(self, view: RelayView, legal: list[Action], rng: Rng) -> Action:
-        return legal[-1]
-
-    def render_board(self, state: RelayState, pictured: bool = False) -> ui.Message:
-        return ui.Message(title="Relay", text=f"Total {state.total}.")
-
-    def render_private(self, state: RelayState, seat: Seat) -> ui.Message:
-        buttons = [
-            ui.Button(
-                label=f"Add {a.amount}", action=a.model_dump(), version=state.version, seat=seat
-            )
-            for a in self.legal_actions(state, seat)
-            if isinstance(a, Add)
-        ]
-        return ui.Message(
-            text=f"Secret {state.secrets[seat]}.", buttons=[buttons] if buttons else []
+        state.outcome = Outcome(
+            standings=rank(state.names, state.seats, won, won),
+            summary=f"{state.names[actor]} wins.",
+            ended=Ending.TARGET,
         )
-
-    def render_prompt(self, state: RelayState) -> ui.Message | None:
-        return None
-
-    def rules(self, topic: str | None) -> str:
-        return "Add 1 or 2; reach 10 to win."
-
-    def describe_action(self, state: RelayState, action: Action) -> str:
-        return f"add {action.amount}" if isinstance(action, Add) else "time out"
+    else:
+        state.turn = (state.turn + 1) % len(state.names)
+    return events
 
 
-GAME = Relay()
+def secret_variants(state: RelayState, rng: Rng) -> list[Variant[RelayState]]:
+    variants: list[Variant[RelayState]] = []
+    for seat in state.seats:
+        other = state.model_copy(deep=True)
+        other.secrets[seat] += rng.randrange(1, 100)
+        variants.append(Variant(owner=seat, state=other, what=f"seat {seat}'s secret"))
+    return variants
+
+
+def legal_actions(state: RelayState, actor: Seat) -> list[Action]:
+    if state.finished or actor != state.turn:
+        return []
+    return [Add(amount=1), Add(amount=2)]
+
+
+def view(state: RelayState, viewer: Seat | None) -> RelayView:
+    secret = state.secrets[viewer] if viewer is not None else None
+    return RelayView(total=state.total, turn=state.turn, secret=secret)
+
+
+def render_private(state: RelayState, seat: Seat) -> ui.Message:
+    buttons = [
+        ui.Button(label=f"Add {a.amount}", action=a.model_dump(), version=state.version, seat=seat)
+        for a in legal_actions(state, seat)
+        if isinstance(a, Add)
+    ]
+    return ui.Message(text=f"Secret {state.secrets[seat]}.", buttons=[buttons] if buttons else [])
+
+
+def describe_action(state: RelayState, action: Action) -> str:
+    return f"add {action.amount}" if isinstance(action, Add) else "time out"
+
+
+GAME: Game[RelayState, RelayOptions, Action, RelayView] = Game(
+    name="relay",
+    title="Relay",
+    min_players=2,
+    max_players=4,
+    teams=True,
+    state_model=RelayState,
+    options_model=RelayOptions,
+    actions=ActionSet(Action),
+    new_state=new_game,
+    lobby_problem=lobby_problem,
+    moves={Add: add},
+    legal_actions=legal_actions,
+    view=view,
+    bot_action=lambda view, legal, rng: legal[-1],
+    render_board=lambda state, pictured=False: ui.Message(
+        title="Relay", text=f"Total {state.total}."
+    ),
+    render_private=render_private,
+    rules=lambda topic: "Add 1 or 2; reach 10 to win.",
+    describe_action=describe_action,
+    secret_variants=secret_variants,
+)

@@ -6,13 +6,14 @@ an inventory) decides how deep they go. See ``testkit/conformance.py``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import pytest
 
 from core import registry, ui
 from core.engine import Event, Game, GameLike, IllegalAction, Rng, Seat, Timeout, Transition
-from core.games.bigidea.game import BigIdea
+from core.games.bigidea import GAME as BIGIDEA
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.view import BigIdeaView
 from core.registry import all_games
@@ -24,7 +25,8 @@ SEEDS = range(4)
 
 
 def _declares_secrets(game: GameLike) -> bool:
-    return isinstance(game, Game) and type(game).secret_variants is not Game.secret_variants
+    default = next(f.default for f in fields(Game) if f.name == "secret_variants")
+    return isinstance(game, Game) and game.secret_variants is not default
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -42,13 +44,11 @@ def test_every_game_keeps_the_engine_contract(game: GameLike, seed: int) -> None
             assert sum(run.pictures for run in runs) > 0, "no board picture was compared"
 
 
-class _Copy(BigIdea):
-    name: ClassVar[str] = "bigideacopy"
-    title: ClassVar[str] = "The Big Idea (copy)"
+_COPY = replace(BIGIDEA, name="bigideacopy", title="The Big Idea (copy)")
 
 
 def test_a_registered_copy_gets_every_check_with_no_test_written() -> None:
-    with registry.registered(_Copy()) as copy:
+    with registry.registered(_COPY) as copy:
         assert copy in all_games()
         runs = conformance.check_game(copy, range(1))
     assert runs[0].state.finished and runs[0].variants > 0
@@ -61,67 +61,47 @@ def _ords(card: str) -> int:
     return sum(map(ord, card))
 
 
-class _LeakyView(BigIdea):
+def _leaky_view(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
     """A seat's view tells something of the next seat's hand."""
-
-    name: ClassVar[str] = "leakyview"
-
-    def view(self, state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
-        shown = super().view(state, viewer)
-        if viewer is None or not state.hands[(viewer + 1) % len(state.hands)]:
-            return shown
-        peek = _ords(state.hands[(viewer + 1) % len(state.hands)][0])
-        return shown.model_copy(update={"deck_size": peek})
+    shown = BIGIDEA.view(state, viewer)
+    if viewer is None or not state.hands[(viewer + 1) % len(state.hands)]:
+        return shown
+    peek = _ords(state.hands[(viewer + 1) % len(state.hands)][0])
+    return shown.model_copy(update={"deck_size": peek})
 
 
-class _BoardNamesTopCard(BigIdea):
+def _board_names_top_card(state: BigIdeaState, pictured: bool = False) -> ui.Message:
     """The board names the deck's top card."""
-
-    name: ClassVar[str] = "topcard"
-
-    def render_board(self, state: BigIdeaState, pictured: bool = False) -> ui.Message:
-        board = super().render_board(state, pictured)
-        top = state.deck[0] if state.deck else "none"
-        return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
+    board = BIGIDEA.render_board(state, pictured)
+    top = state.deck[0] if state.deck else "none"
+    return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
 
 
-class _PicturedBoardNamesTopCard(BigIdea):
+def _pictured_board_names_top_card(state: BigIdeaState, pictured: bool = False) -> ui.Message:
     """Only the board that goes with its picture names the deck's top card."""
-
-    name: ClassVar[str] = "picturedtopcard"
-
-    def render_board(self, state: BigIdeaState, pictured: bool = False) -> ui.Message:
-        board = super().render_board(state, pictured)
-        if not pictured:
-            return board
-        top = state.deck[0] if state.deck else "none"
-        return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
+    board = BIGIDEA.render_board(state, pictured)
+    return _board_names_top_card(state, pictured) if pictured else board
 
 
-class _IllegalBot(BigIdea):
+def _illegal_bot(view: BigIdeaView, legal: list[Any], rng: Rng) -> Any:
     """A bot that answers with something it may not do."""
-
-    name: ClassVar[str] = "illegalbot"
-
-    def bot_action(self, view: BigIdeaView, legal: list[Any], rng: Rng) -> Any:
-        return Timeout(key="not-a-deadline")
+    return Timeout(key="not-a-deadline")
 
 
-class _MakesMoney(BigIdea):
-    """Every move pays the first player a cent that no event accounts for."""
+def _makes_money(move: Any) -> Any:
+    """Every move (a timeout too) pays the first player a cent that no event accounts for."""
 
-    name: ClassVar[str] = "makesmoney"
-
-    def _apply(self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng) -> list[Event]:
-        events = super()._apply(state, actor, action, rng)
+    def run(state: BigIdeaState, *args: Any) -> list[Event]:
+        events: list[Event] = move(state, *args)
         state.money[0] += 1
         return events
 
+    return run
 
-class _RefusalChanges(BigIdea):
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _RefusalChanges(Game[BigIdeaState, Any, Any, Any]):
     """A refused action still changes the state it was refused on."""
-
-    name: ClassVar[str] = "refusalchanges"
 
     def apply(
         self, state: BigIdeaState, actor: Seat, action: Any, rng: Rng
@@ -133,19 +113,39 @@ class _RefusalChanges(BigIdea):
             raise
 
 
-BROKEN: list[tuple[type[BigIdea], str]] = [
-    (_LeakyView, "changes what seat"),
-    (_BoardNamesTopCard, "changes what the channel sees"),
-    (_PicturedBoardNamesTopCard, "changes what the channel sees"),
-    (_IllegalBot, "not a legal action"),
-    (_MakesMoney, "money moved without a listed payment"),
-    (_RefusalChanges, "a refused action changed the state"),
+BROKEN: list[tuple[GameLike, str]] = [
+    (replace(BIGIDEA, name="leakyview", view=_leaky_view), "changes what seat"),
+    (
+        replace(BIGIDEA, name="topcard", render_board=_board_names_top_card),
+        "changes what the channel sees",
+    ),
+    (
+        replace(BIGIDEA, name="picturedtopcard", render_board=_pictured_board_names_top_card),
+        "changes what the channel sees",
+    ),
+    (replace(BIGIDEA, name="illegalbot", bot_action=_illegal_bot), "not a legal action"),
+    (
+        replace(
+            BIGIDEA,
+            name="makesmoney",
+            moves={kind: _makes_money(move) for kind, move in BIGIDEA.moves.items()},
+            timeout=_makes_money(BIGIDEA.timeout),
+        ),
+        "money moved without a listed payment",
+    ),
+    (
+        _RefusalChanges(
+            **{f.name: getattr(BIGIDEA, f.name) for f in fields(BIGIDEA)}
+            | {"name": "refusalchanges"}
+        ),
+        "a refused action changed the state",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("broken", "caught"), BROKEN, ids=[b.name for b, _ in BROKEN])
-def test_a_broken_copy_of_a_game_fails_the_kit(broken: type[BigIdea], caught: str) -> None:
+def test_a_broken_copy_of_a_game_fails_the_kit(broken: GameLike, caught: str) -> None:
     """Each way of breaking the engine's contract is caught by the kit, with its sentence;
     the same copy without the break passes (the first test of this file)."""
-    with registry.registered(broken()) as copy, pytest.raises(AssertionError, match=caught):
+    with registry.registered(broken) as copy, pytest.raises(AssertionError, match=caught):
         conformance.check_game(copy, range(2), bot_seeds=1)

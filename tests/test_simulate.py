@@ -5,24 +5,20 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from bot.settings import Settings
 from bot.simulate import percentile, simulate
 from core import registry
-from tests.team_game import Relay
+from tests.team_game import GAME as RELAY
 
-
-class TwoWayRelay(Relay):
-    """Relay with two simulation variants, to see the simulator run each one."""
-
-    name: ClassVar[str] = "relay2"
-    simulation_variants: ClassVar[dict[str, list[str]]] = {
-        "solo": [],
-        "pairs-allowed": ["min_team_size=1"],
-    }
+TWO_WAY_RELAY = replace(
+    RELAY, name="relay2", simulation_variants={"solo": [], "pairs-allowed": ["min_team_size=1"]}
+)
+"""Relay with two simulation variants, to see the simulator run each one."""
 
 
 @pytest.fixture
@@ -51,7 +47,7 @@ async def test_prints_rounds_endings_and_speed(
 async def test_runs_every_variant_unless_options_are_given(
     settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    game: Any = TwoWayRelay()
+    game: Any = TWO_WAY_RELAY
     with registry.registered(game):
         assert await simulate(settings, game.name, 3, 2, seed=1, options=[]) == 0
         out = capsys.readouterr().out

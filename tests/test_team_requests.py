@@ -543,7 +543,7 @@ async def test_with_acquired_watch_the_people_of_an_acquired_team_only_watch(
 async def test_a_full_acquirer_takes_whom_it_has_room_for(
     authority: Authority, store: GameStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(type(BIGGIE), "max_team_size", 2)
+    monkeypatch.setitem(vars(BIGGIE), "max_team_size", 2)  # the frozen game, for this test
     await biggie(authority, store)
     done = await say(authority, "dave", "skip", "biggiebills")
     assert "The people of Sharks (Alice) now play for Owls." in done.log

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from typing import ClassVar
+from dataclasses import replace
 
 import pytest
 
@@ -23,7 +23,7 @@ from bot.settings import Settings
 from core import registry, text, ui
 from storage import GameKey, GameStore
 from tests.authority_support import Clock, public_text, roster, stored_record
-from tests.team_game import GAME, Relay, RelayState
+from tests.team_game import GAME, RelayState
 
 
 @pytest.fixture
@@ -480,7 +480,7 @@ async def test_the_channel_hears_how_a_game_opens(
 async def test_a_full_team_takes_nobody_else(
     authority: Authority, store: GameStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(type(GAME), "max_team_size", 2)
+    monkeypatch.setitem(vars(GAME), "max_team_size", 2)  # the frozen game, for this test
     await say(authority, "alice", "start")
     await say(authority, "bob", "join Alice")
     full = await say(authority, "carol", "join alice")
@@ -511,25 +511,21 @@ async def test_a_private_line_the_panel_repeats_is_said_once(authority: Authorit
     assert answer.text.count("Your team's hand") == 1 and answer.buttons
 
 
-class _NamedBigidea(Relay):
-    name: ClassVar[str] = "bigidea"
-
-
-class _RelayTwo(Relay):
-    name: ClassVar[str] = "relay-two"
+_NAMED_BIGIDEA = replace(GAME, name="bigidea")
+_RELAY_TWO = replace(GAME, name="relay-two")
 
 
 def test_a_test_game_is_registered_for_a_with_block_only_and_never_over_another() -> None:
     assert registry.get_game(NAME) is GAME  # registered by the fixture
     taken = pytest.raises(ValueError, match="'relay' is registered already")
-    with taken, registry.registered(Relay()):
+    with taken, registry.registered(replace(GAME)):
         pass
     assert registry.get_game(NAME) is GAME  # the refusal left the registration alone
     taken = pytest.raises(ValueError, match="'bigidea' is registered already")
-    with taken, registry.registered(_NamedBigidea()):
+    with taken, registry.registered(_NAMED_BIGIDEA):
         pass
-    assert not isinstance(registry.get_game("bigidea"), Relay)
-    other = _RelayTwo()
+    assert registry.get_game("bigidea") is not _NAMED_BIGIDEA
+    other = _RELAY_TWO
     with registry.registered(other) as added:
         assert added is other and registry.get_game("relay-two") is other
     assert registry.get_game("relay-two") is None

@@ -7,7 +7,7 @@ its ``moves`` as ``(payer, payee, amount)`` (``-1`` is the bank).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core.engine import (
     Deadline,
@@ -75,6 +75,7 @@ __all__ = [
     "draw",
     "end_turn",
     "new_state",
+    "opening_events",
     "pay",
     "ranking",
     "resume",
@@ -150,7 +151,7 @@ def discard_growth(state: BiggieBillsState, active: Active) -> None:
 # --- setup ---------------------------------------------------------------------------------
 
 
-def new_state(names: list[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
+def new_state(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
     """Shuffle the decks, give every team $200M, 6 Growth and 4 Challenge cards, start cycle 1."""
     teams = len(names)
     decks = [growth_deck(teams), challenge_deck(teams), bonus_deck(teams)]
@@ -655,3 +656,8 @@ def return_card(state: BiggieBillsState, seat: Seat, card: str) -> None:
         state.challenge_deck.append(card)
     if not any(excess(state, seat)):
         state.returns.remove(seat)
+
+
+def opening_events(state: BiggieBillsState) -> list[Event]:
+    text = cycle_opening(state) + " No Industry Rules card is in force in the first cycle."
+    return [CycleBegun(text=text, cycle=state.cycle, order=state.order)]

@@ -48,12 +48,16 @@ from core.games.biggiebills.state import (
     CHALLENGE_HAND,
     GROWTH_HAND,
     MAX_TARGET,
+    MAX_TEAM,
     MIN_TARGET,
+    BiggieBillsOptions,
     BiggieBillsState,
 )
-from core.games.biggiebills.text import money, plural, possessive
+from core.games.biggiebills.text import join, money, plural, possessive
 
 __all__ = [
+    "absorbed",
+    "answering",
     "block_problem",
     "card_problem",
     "challenge_card_problem",
@@ -68,6 +72,7 @@ __all__ = [
     "growth_terms_problem",
     "in_force",
     "legal_actions",
+    "lobby_problem",
     "max_plays",
     "may_flex",
     "may_play_on",
@@ -77,6 +82,7 @@ __all__ = [
     "return_hint",
     "return_options",
     "return_problem",
+    "seat_out",
     "skip_fine",
     "skip_problem",
     "stage_open",
@@ -84,7 +90,9 @@ __all__ = [
     "to_return",
     "turn_plays",
     "turn_problem",
+    "vote_opened",
     "vote_problem",
+    "waiting_for",
 ]
 
 
@@ -589,3 +597,47 @@ def _exchanges(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
         (hand[i], hand[j]) for i in range(len(hand)) for j in range(i + 1, len(hand))
     )
     return [Exchange(cards=[a, b]) for a, b in pairs]
+
+
+def waiting_for(state: BiggieBillsState) -> list[Seat]:
+    """The teams the game waits for: a vote on a new target runs beside the turns."""
+    return [s for s in state.seats if deciding(state, s)]
+
+
+def answering(state: BiggieBillsState) -> list[Seat]:
+    """The teams that may answer the open vote on a new target."""
+    return [s for s in state.seats if vote_problem(state, s) is None]
+
+
+def vote_opened(state: BiggieBillsState) -> int | None:
+    """The vote stands from its proposal until it is settled."""
+    return state.vote.opened if state.vote is not None else None
+
+
+def seat_out(state: BiggieBillsState, seat: Seat) -> bool:
+    """Bankrupt or acquired: the team has left the game."""
+    return not state.alive[seat]
+
+
+def absorbed(state: BiggieBillsState) -> dict[Seat, Seat]:
+    """With acquired=join an acquired team's people play on for the acquirer."""
+    return dict(state.acquired_by) if state.options.acquired == "join" else {}
+
+
+def lobby_problem(
+    options: BiggieBillsOptions, seat_sizes: list[int], seat_names: list[str]
+) -> str | None:
+    """Human teams too small for ``min_team_size``, or larger than the document's largest."""
+    seats = list(zip(seat_names, seat_sizes, strict=True))
+    small = [(name, size) for name, size in seats if 0 < size < options.min_team_size]
+    if small:
+        teams = join([f"{name} has {plural(size, 'person', 'people')}" for name, size in small])
+        return (
+            f"Every human team needs at least {options.min_team_size} people "
+            f"(min_team_size): {teams}. Bot teams are fine."
+        )
+    large = [(name, size) for name, size in seats if size > MAX_TEAM]
+    if large:
+        teams = join([f"{name} has {size}" for name, size in large])
+        return f"A team has at most {MAX_TEAM} people: {teams}."
+    return None

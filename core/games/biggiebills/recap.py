@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from core.games.biggiebills.state import BiggieBillsState
+from core.engine import Ending
+from core.games.biggiebills.state import MAX_CYCLES, BiggieBillsState
 from core.games.biggiebills.text import money
 from core.text import join, plural
 
-__all__ = ["recap"]
+__all__ = ["recap", "tallies"]
 
 
 def recap(state: BiggieBillsState) -> list[str]:
@@ -29,3 +30,18 @@ def recap(state: BiggieBillsState) -> list[str]:
     else:
         lines.append("Nobody played a Challenge.")
     return lines
+
+
+def tallies(state: BiggieBillsState) -> dict[str, float]:
+    """What ``boardroom simulate`` averages: how often teams go early, how games end."""
+    ended = state.outcome.ended if state.outcome else None
+    timed = ended is Ending.TIME_LIMIT
+    return {
+        "eliminated_before_cycle5_pct": float(any(c < 5 for c in state.out_cycle.values())),
+        "won_by_target_pct": float(ended in (Ending.TARGET, Ending.TARGET_TOGETHER)),
+        "time_limit_pct": float(timed),
+        # the hidden safety net: the documented time limit always comes first
+        "capped_pct": float(timed and not state.time_called and state.cycle >= MAX_CYCLES),
+        "acquisitions": float(len(state.acquired_by)),
+        "bankruptcies": float(sum(1 for why in state.out if why == "bankrupt")),
+    }

@@ -3,13 +3,9 @@ the moderator's automatic steps (``flow.py``) run until the next decision."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from core.engine import SYSTEM, Audience, Event, Game, IllegalAction, Move, Rng, Seat, Timeout
+from core.engine import Audience, Event, IllegalAction, Move, Moves, Rng, Seat, Timeout
 from core.games.biggiebills.actions import (
-    ACTIONS,
     Accept,
-    Action,
     Block,
     Challenge,
     Done,
@@ -51,7 +47,6 @@ from core.games.biggiebills.flow import (
     declare_turn,
     draw,
     end_turn,
-    new_state,
     pay,
     resume,
     return_card,
@@ -79,78 +74,46 @@ from core.games.biggiebills.state import (
     CHALLENGE_HAND,
     GROWTH_HAND,
     Active,
-    BiggieBillsOptions,
     BiggieBillsState,
     Pending,
     TargetVote,
 )
 from core.games.biggiebills.text import money, plural, possessive
 
-__all__ = ["apply_action", "new_state", "start"]
+__all__ = ["MOVES", "news", "timeout"]
 
 
-def start(names: Sequence[str], options: BiggieBillsOptions, rng: Rng) -> BiggieBillsState:
-    return new_state(list(names), options, rng)
+def news(before: BiggieBillsState, after: BiggieBillsState) -> list[Event]:
+    """Every team whose hand an action changed is told privately what came in and what went,
+    after the public events; its panel, sent with that news, shows the whole new hand."""
+    return [
+        HandChanged(
+            text=hand_change(before.hand_of(seat), after.hand_of(seat)),
+            audience=Audience.only(seat),
+            growth=list(after.growth[seat]),
+            challenges=list(after.challenges[seat]),
+            bonus=list(after.bonus[seat]),
+        )
+        for seat in after.seats
+        if after.hand_of(seat) != before.hand_of(seat) and after.alive[seat]
+    ]
 
 
-def apply_action(
-    state: BiggieBillsState, actor: Seat, action: Action | dict[str, object], rng: Rng
-) -> list[Event]:
-    """Apply ``action`` (or the dict of one, as tests write them) in place or raise
-    IllegalAction (the caller works on a copy).
-
-    Every team whose hand changed is told privately what came in and what went, after the
-    public events; its panel, sent with that news, shows the whole new hand.
-    """
-    if isinstance(action, dict):
-        action = ACTIONS.parse(action)
-    hands = [state.hand_of(s) for s in state.seats]
-    events = _dispatch(state, actor, action, rng)
-    for seat in state.seats:
-        if state.hand_of(seat) != hands[seat] and state.alive[seat]:
-            events.append(
-                HandChanged(
-                    text=hand_change(hands[seat], state.hand_of(seat)),
-                    audience=Audience.only(seat),
-                    growth=list(state.growth[seat]),
-                    challenges=list(state.challenges[seat]),
-                    bonus=list(state.bonus[seat]),
-                )
-            )
+def _done(state: BiggieBillsState, seat: Seat, action: Done, rng: Rng) -> list[Event]:
+    _refuse(done_problem(state, seat))
+    events: list[Event] = [TurnEnded(text=f"{state.names[seat]} ends its turn.")]
+    end_turn(state, rng, events)
     return events
 
 
-def _dispatch(state: BiggieBillsState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
-    if isinstance(action, Timeout):
-        return _timeout(state, actor, action, rng)
-    if actor not in state.seats:
-        raise IllegalAction("Only a seated team can do that.")
-    if isinstance(action, PlayGrowth):
-        return _play(state, actor, action, rng)
-    if isinstance(action, Challenge):
-        return _challenge(state, actor, action, rng)
-    if isinstance(action, Exchange):
-        return _exchange(state, actor, action, rng)
-    if isinstance(action, Skip):
-        return _skip(state, actor, rng, "")
-    if isinstance(action, Done):
-        _refuse(done_problem(state, actor))
-        events: list[Event] = [TurnEnded(text=f"{state.names[actor]} ends its turn.")]
-        end_turn(state, rng, events)
-        return events
-    if isinstance(action, Block | Accept):
-        _refuse(block_problem(state, actor, isinstance(action, Block)))
-        resolved: list[Event] = []
-        _resolve(state, isinstance(action, Block), resolved, "")
-        _after(state, rng, resolved)
-        return resolved
-    if isinstance(action, ReturnCards):
-        return _return(state, actor, action.cards, rng)
-    if isinstance(action, ProposeTarget):
-        return _propose(state, actor, action.target)
-    if isinstance(action, Vote):
-        return _vote(state, actor, action.agree)
-    raise IllegalAction("That is not an action this game knows.")
+def _answer(state: BiggieBillsState, seat: Seat, action: Block | Accept, rng: Rng) -> list[Event]:
+    """The challenged team blocks the pending challenge or accepts it."""
+    blocked = isinstance(action, Block)
+    _refuse(block_problem(state, seat, blocked))
+    events: list[Event] = []
+    _resolve(state, blocked, events, "")
+    _after(state, rng, events)
+    return events
 
 
 def _refuse(problem: str | None) -> None:
@@ -334,7 +297,9 @@ def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -
     return events
 
 
-def _skip(state: BiggieBillsState, seat: Seat, rng: Rng, prefix: str) -> list[Event]:
+def _skip(
+    state: BiggieBillsState, seat: Seat, action: Skip, rng: Rng, prefix: str = ""
+) -> list[Event]:
     _refuse(skip_problem(state, seat))
     amount = skip_fine(state)
     moves: list[Move] = []
@@ -354,7 +319,8 @@ def _skip(state: BiggieBillsState, seat: Seat, rng: Rng, prefix: str) -> list[Ev
     return events
 
 
-def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> list[Event]:
+def _return(state: BiggieBillsState, seat: Seat, action: ReturnCards, rng: Rng) -> list[Event]:
+    cards = action.cards
     _refuse(return_problem(state, seat, cards))
     for card in cards:
         return_card(state, seat, card)
@@ -377,7 +343,8 @@ def _return(state: BiggieBillsState, seat: Seat, cards: list[str], rng: Rng) -> 
     return events
 
 
-def _propose(state: BiggieBillsState, seat: Seat, target: int) -> list[Event]:
+def _propose(state: BiggieBillsState, seat: Seat, action: ProposeTarget, rng: Rng) -> list[Event]:
+    target = action.target
     _refuse(propose_problem(state, seat, target))
     state.vote = TargetVote(target=target, proposer=seat, agreed=[seat], opened=state.version + 1)
     state.proposed[seat] = state.cycle
@@ -393,7 +360,8 @@ def _propose(state: BiggieBillsState, seat: Seat, target: int) -> list[Event]:
     return [TargetProposed(text=text, seat=seat, target=target)]
 
 
-def _vote(state: BiggieBillsState, seat: Seat, agree: bool) -> list[Event]:
+def _vote(state: BiggieBillsState, seat: Seat, action: Vote, rng: Rng) -> list[Event]:
+    agree = action.agree
     _refuse(vote_problem(state, seat))
     vote = state.vote
     assert vote is not None
@@ -412,21 +380,19 @@ def _vote(state: BiggieBillsState, seat: Seat, agree: bool) -> list[Event]:
             agree=True,
         )
     ]
-    if agreed < len(living):
-        state.quiet += 1  # the vote goes on: nobody else's choices change
     settle(state, events)
     return events
 
 
-def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) -> list[Event]:
+def timeout(state: BiggieBillsState, action: Timeout, rng: Rng) -> list[Event]:
+    """The game clock calls time; a block window, the returns or a turn runs out."""
     events: list[Event] = []
-    if actor == SYSTEM and state.clock is not None and action.key == state.clock.key:
+    if state.clock is not None and action.key == state.clock.key:
         # The game clock: time is called. A challenge waiting for its answer stands.
         if state.phase == "block":
             _resolve(state, False, events, "Time is up: no block. ")
         call_time(state, events, rng)
         return events
-    Game.check_timeout(state, action, actor)
     if state.phase == "block":
         _resolve(state, False, events, "Time is up: no block. ")
         _after(state, rng, events)
@@ -447,7 +413,22 @@ def _timeout(state: BiggieBillsState, actor: Seat, action: Timeout, rng: Rng) ->
     turn = state.turn_seat
     assert turn is not None
     if not state.acted:
-        return _skip(state, turn, rng, "Time is up: ")
+        return _skip(state, turn, Skip(), rng, "Time is up: ")
     events.append(TurnEnded(text=f"Time is up: {possessive(state.names[turn])} turn ends."))
     end_turn(state, rng, events)
     return events
+
+
+MOVES: Moves[BiggieBillsState] = {
+    PlayGrowth: _play,
+    Challenge: _challenge,
+    Exchange: _exchange,
+    Skip: _skip,
+    Done: _done,
+    Block: _answer,
+    Accept: _answer,
+    ReturnCards: _return,
+    ProposeTarget: _propose,
+    Vote: _vote,
+}
+"""The moves, by the action each applies (a ``Timeout`` is :func:`timeout`)."""

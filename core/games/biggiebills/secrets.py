@@ -13,7 +13,7 @@ from core.engine import Rng, Variant
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import possessive
 
-__all__ = ["inventory", "variants"]
+__all__ = ["inventory", "ledger", "variants"]
 
 SAFE_TOP = 4
 """Cards at the top of a deck that one action may draw (an exchange draws two; completions
@@ -73,3 +73,7 @@ def inventory(state: BiggieBillsState) -> dict[str, int]:
         cards.update(pile)
     cards.update(a.card for a in state.active)
     return dict(cards)
+
+
+def ledger(state: BiggieBillsState) -> list[int]:
+    return list(state.cash)

@@ -21,6 +21,7 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_MINUTES",
     "MAX_TARGET",
+    "MAX_TEAM",
     "MIN_TARGET",
     "START_CASH",
     "Active",
@@ -31,6 +32,8 @@ __all__ = [
     "TargetVote",
 ]
 
+MAX_TEAM = 6
+"""The document's largest team."""
 START_CASH = 200
 """$M each team starts with."""
 GROWTH_HAND = 6
@@ -193,9 +196,6 @@ class BiggieBillsState(GameState):
     """Team -> the Business Cycle of its last proposal (one a cycle)."""
     time_called: bool = False
     """The game ended because its clock ran out."""
-    quiet: int = 0
-    """Actions that opened no new decision (a vote that leaves the vote open): the decision
-    key leaves them out, so that nobody else's buttons go stale."""
 
     @model_validator(mode="before")
     @classmethod

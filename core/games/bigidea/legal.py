@@ -15,6 +15,7 @@ from core.games.bigidea.state import BigIdeaState, Product
 __all__ = [
     "can_pick",
     "chit_payout",
+    "decision_key",
     "invest_cost",
     "legal_actions",
     "may_pitch",
@@ -131,3 +132,9 @@ def waiting_for(state: BigIdeaState) -> list[Seat]:
         return [s for s in state.seats if s not in state.votes]
     seat = state.turn_seat
     return [] if seat is None else [seat]
+
+
+def decision_key(state: BigIdeaState) -> str:
+    """A pick or a vote does not outdate the other players' menus; a new phase, round or
+    mezzanine turn does."""
+    return f"r{state.round}:{state.phase}:{state.turn if state.phase == 'mezzanine' else 0}"

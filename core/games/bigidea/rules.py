@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.engine import Audience, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.engine import Audience, Event, IllegalAction, Moves, Rng, Seat, Timeout
 from core.games.bigidea.actions import (
-    ACTIONS,
     PITCH_LIMIT,
-    Action,
     Invest,
     Pass,
     Pick,
@@ -40,7 +38,7 @@ from core.games.bigidea.text import (
 )
 from core.text import escape, possessive
 
-__all__ = ["apply_action", "new_state"]
+__all__ = ["MOVES", "new_state", "timeout"]
 
 _PHASE_NAMES = {
     "pick": "the seed phase",
@@ -69,28 +67,6 @@ def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIde
     deal_start(state, rng, events)
     start_round(state, rng, events)
     return state
-
-
-def apply_action(
-    state: BigIdeaState, actor: Seat, action: Action | dict[str, object], rng: Rng
-) -> list[Event]:
-    """Apply ``action`` (or the dict of one, as tests write them) in place or raise
-    IllegalAction (the caller works on a copy)."""
-    if isinstance(action, dict):
-        action = ACTIONS.parse(action)
-    if isinstance(action, Timeout):
-        return _timeout(state, actor, action, rng)
-    if actor not in state.seats:
-        raise IllegalAction("Only a seated player can do that.")
-    if isinstance(action, Pick):
-        return _pick(state, actor, action, rng)
-    if isinstance(action, Pitch):
-        return _pitch(state, actor, action)
-    if isinstance(action, Point):
-        return _point(state, actor, action, rng)
-    if isinstance(action, Invest | Withdraw | Pass):
-        return _mezzanine(state, actor, action, rng)
-    raise IllegalAction("That is not an action this game knows.")
 
 
 def _require_phase(state: BigIdeaState, phase: str, what: str) -> None:
@@ -133,7 +109,7 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
     return events
 
 
-def _pitch(state: BigIdeaState, seat: Seat, action: Pitch) -> list[Event]:
+def _pitch(state: BigIdeaState, seat: Seat, action: Pitch, rng: Rng) -> list[Event]:
     product = state.new_product_of(seat) if state.phase == "venture" else None
     if product is None:
         raise IllegalAction(
@@ -249,8 +225,8 @@ def _withdraw(state: BigIdeaState, seat: Seat, product: Product) -> Event:
     )
 
 
-def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> list[Event]:
-    Game.check_timeout(state, action, actor)
+def timeout(state: BigIdeaState, action: Timeout, rng: Rng) -> list[Event]:
+    """Time is up: random picks, pointing at nobody, or a pass for whoever has not decided."""
     idle = waiting_for(state)
     names = join([state.names[s] for s in idle])
     events: list[Event] = []
@@ -283,3 +259,14 @@ def _timeout(state: BigIdeaState, actor: Seat, action: Timeout, rng: Rng) -> lis
         events.append(TimedOut(text=f"Time is up: {names} passes.", phase="mezzanine", seats=idle))
         next_turn(state, rng, events)
     return events
+
+
+MOVES: Moves[BigIdeaState] = {
+    Pick: _pick,
+    Pitch: _pitch,
+    Point: _point,
+    Invest: _mezzanine,
+    Withdraw: _mezzanine,
+    Pass: _mezzanine,
+}
+"""The moves, by the action each applies (a ``Timeout`` is :func:`timeout`)."""

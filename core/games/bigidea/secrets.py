@@ -16,7 +16,7 @@ from core.games.bigidea.legal import pick_options
 from core.games.bigidea.state import DEAL_CARDS, BigIdeaState
 from core.text import possessive
 
-__all__ = ["inventory", "variants"]
+__all__ = ["inventory", "ledger", "variants"]
 
 
 def _safe_top(state: BigIdeaState) -> int:
@@ -67,3 +67,7 @@ def inventory(state: BigIdeaState) -> dict[str, int]:
     for product in state.products:
         cards.update(product.cards)
     return dict(cards)
+
+
+def ledger(state: BigIdeaState) -> list[int]:
+    return list(state.money)

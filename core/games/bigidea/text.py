@@ -17,6 +17,7 @@ __all__ = [
     "plural",
     "point_line",
     "product_label",
+    "score_text",
 ]
 
 Cents = int
@@ -53,3 +54,8 @@ def point_line(whom: str) -> str:
     """Where a seat points while the pointing is secret, as its panel shows it and its
     confirmation says it (one text, so that the panel shows it once)."""
     return f"You point at {whom}. You may change it until everyone has pointed."
+
+
+def score_text(score: float) -> str:
+    """A standing's score, which is in dollars (money is in cents)."""
+    return money(round(score * 100))

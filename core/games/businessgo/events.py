@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from core.engine import Event, Seat, Standing
+from core.engine import Event, Move, Seat, Standing
+from core.games.businessgo.state import BusinessGoState
 
 __all__ = [
     "REPORTS",
@@ -38,6 +39,8 @@ __all__ = [
     "TimedOut",
     "Transfer",
     "Travelled",
+    "opening_events",
+    "payments",
 ]
 
 Transfer = tuple[Seat, int, str]
@@ -224,3 +227,18 @@ REPORTS: dict[str, type[ActionReport]] = {
     )
 }
 """The report of each kind of action, by its ``type`` (``timeout`` for a deadline's)."""
+
+
+def payments(event: Event) -> list[Move]:
+    """An action's report lists ``(seat, delta, reason)``: positive is paid by the bank."""
+    if not isinstance(event, ActionReport):
+        return []
+    return [
+        (-1, seat, delta) if delta > 0 else (seat, -1, -delta)
+        for seat, delta, _reason in event.transfers
+    ]
+
+
+def opening_events(state: BusinessGoState) -> list[Event]:
+    """The opening roll that decided who goes first, told as the game begins."""
+    return [OpeningRolled(text=state.opening)] if state.opening else []

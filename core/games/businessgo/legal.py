@@ -46,12 +46,14 @@ __all__ = [
     "convert_options",
     "corporation_count",
     "debt_ways",
+    "decision_key",
     "floor_of",
     "landed_price",
     "legal_actions",
     "on_burnout",
     "removable",
     "sale_amount",
+    "seat_out",
     "selling_corporations",
     "setup_options",
     "units",
@@ -366,3 +368,17 @@ def waiting_for(state: BusinessGoState) -> list[Seat]:
     if state.phase == "auction":
         return list(state.auction.undecided) if state.auction else []
     return [state.turn]
+
+
+def decision_key(state: BusinessGoState) -> str:
+    """In a sales competition or an auction one player's answer does not outdate the others'
+    buttons; every other decision point is numbered as it opens, so that a standing choice
+    made meanwhile (always compete) outdates nobody's buttons."""
+    if state.phase in ("compete", "auction"):
+        return f"{state.phase}:{state.window}"
+    return f"{state.phase}:{state.decisions}"
+
+
+def seat_out(state: BusinessGoState, seat: Seat) -> bool:
+    """A bankrupt player has left the game; their turns are skipped."""
+    return state.bankrupt[seat]

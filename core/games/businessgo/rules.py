@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from pydantic import BaseModel
-
-from core.engine import SYSTEM, Event, Game, IllegalAction, Rng, Seat, Timeout
+from core.engine import Event, IllegalAction, Moves, Rng, Seat, Timeout
 from core.games.businessgo import flow
 from core.games.businessgo.actions import (
     Accept,
@@ -47,7 +45,7 @@ from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corp
 from core.games.businessgo.text import join, money
 from core.text import escape, possessive
 
-__all__ = ["apply_action", "new_state"]
+__all__ = ["MOVES", "new_state", "timeout"]
 
 
 def new_state(names: Sequence[str], options: BusinessGoOptions, rng: Rng) -> BusinessGoState:
@@ -75,35 +73,40 @@ def new_state(names: Sequence[str], options: BusinessGoOptions, rng: Rng) -> Bus
     return state
 
 
-def apply_action(state: BusinessGoState, actor: Seat, action: Action, rng: Rng) -> list[Event]:
-    ctx = Ctx(state, rng)
-    if isinstance(action, Timeout):
-        Game.check_timeout(state, action, actor)
-        _timeout(ctx)
-        kind = "timeout"
-    elif isinstance(action, AlwaysCompete):
-        _always_compete(ctx, actor, action)  # a standing choice, at any time
-        kind = action.type
-    else:
-        _check_actor(state, actor, action)
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise IllegalAction("That is not an action this game knows.")
-        # A decision the seat was asked, unless the game would have made it by itself.
-        asked = automatic(state) != (actor, action)
-        handler(ctx, actor, action)
-        if asked:
-            if not state.asked:
-                state.asked = [0] * state.players
-            state.asked[actor] += 1
-        kind = action.type
+def _report(ctx: Ctx, kind: str) -> list[Event]:
+    """The events of an action of this ``kind`` (its ``type``, or ``timeout``), once the game
+    has checked for a winner."""
     flow.check_winner(ctx)
     return ctx.events(kind)
 
 
+_T = TypeVar("_T", bound=Action)
+
+
+def _move(
+    handle: Callable[[Ctx, Seat, _T], None], standing: bool = False
+) -> Callable[[BusinessGoState, Seat, _T, Rng], list[Event]]:
+    """``handle`` as a move: from a seat that may act now (a ``standing`` choice, at any time),
+    counted as a decision the seat was asked unless the game would have made it by itself."""
+
+    def move(state: BusinessGoState, seat: Seat, action: _T, rng: Rng) -> list[Event]:
+        ctx = Ctx(state, rng)
+        if standing:
+            handle(ctx, seat, action)
+            return _report(ctx, action.type)
+        _check_actor(state, seat, action)
+        asked = automatic(state) != (seat, action)
+        handle(ctx, seat, action)
+        if asked:
+            if not state.asked:
+                state.asked = [0] * state.players
+            state.asked[seat] += 1
+        return _report(ctx, action.type)
+
+    return move
+
+
 def _check_actor(state: BusinessGoState, actor: Seat, action: Action) -> None:
-    if actor == SYSTEM or actor not in state.seats:
-        raise IllegalAction("Only a seated player can do that.")
     if state.bankrupt[actor]:
         raise IllegalAction("You are bankrupt and out of this game.")
     if isinstance(action, Join):
@@ -583,8 +586,6 @@ def _accept(ctx: Ctx, seat: Seat, action: Accept) -> None:
 def _always_compete(ctx: Ctx, seat: Seat, action: AlwaysCompete) -> None:
     """The standing choice: join every sales competition without being asked, or be asked."""
     state = ctx.state
-    if seat == SYSTEM or seat not in state.seats:
-        raise IllegalAction("Only a seated player can do that.")
     if state.bankrupt[seat]:
         raise IllegalAction("You are bankrupt and out of this game.")
     if not state.ask_compete:
@@ -650,9 +651,9 @@ def _remove(ctx: Ctx, seat: Seat, action: Remove) -> None:
 # --- timeouts ------------------------------------------------------------------------------
 
 
-def _timeout(ctx: Ctx) -> None:
+def timeout(state: BusinessGoState, action: Timeout, rng: Rng) -> list[Event]:
     """The least harmful choice: roll, decline, stop, stay; close windows; sell to cover debts."""
-    state = ctx.state
+    ctx = Ctx(state, rng)
     seat = state.turn
     phase = state.phase
     if phase == "compete":
@@ -686,41 +687,25 @@ def _timeout(ctx: Ctx) -> None:
     else:
         ctx.say(f"Time is up for {ctx.name(seat)}.")
         _pass(ctx, seat, Pass())
+    return _report(ctx, "timeout")
 
 
-_T = TypeVar("_T", bound=BaseModel)
-_Handler = Callable[[Ctx, Seat, BaseModel], None]
-
-
-def _handler(
-    kind: type[_T], handle: Callable[[Ctx, Seat, _T], None]
-) -> tuple[type[BaseModel], _Handler]:
-    """``handle`` as an entry of :data:`_HANDLERS`, which holds it by the type it handles."""
-
-    def run(ctx: Ctx, seat: Seat, action: BaseModel) -> None:
-        if not isinstance(action, kind):
-            raise TypeError(f"{type(action).__name__} is not {kind.__name__}")
-        handle(ctx, seat, action)
-
-    return kind, run
-
-
-_HANDLERS: dict[type[BaseModel], _Handler] = dict(
-    [
-        _handler(Roll, _roll),
-        _handler(Setup, _setup),
-        _handler(Convert, _convert),
-        _handler(Buy, _buy),
-        _handler(Pass, _pass),
-        _handler(Sell, _sell),
-        _handler(Bet, _bet),
-        _handler(Travel, _travel),
-        _handler(Join, _join),
-        _handler(Bid, _bid),
-        _handler(Accept, _accept),
-        _handler(AuctionOff, _auction_off),
-        _handler(SellToBank, _sell_to_bank),
-        _handler(Downgrade, _downgrade),
-        _handler(Remove, _remove),
-    ]
-)
+MOVES: Moves[BusinessGoState] = {
+    Roll: _move(_roll),
+    Setup: _move(_setup),
+    Convert: _move(_convert),
+    Buy: _move(_buy),
+    Pass: _move(_pass),
+    Sell: _move(_sell),
+    Bet: _move(_bet),
+    Travel: _move(_travel),
+    Join: _move(_join),
+    Bid: _move(_bid),
+    Accept: _move(_accept),
+    AuctionOff: _move(_auction_off),
+    SellToBank: _move(_sell_to_bank),
+    Downgrade: _move(_downgrade),
+    Remove: _move(_remove),
+    AlwaysCompete: _move(_always_compete, standing=True),
+}
+"""The moves, by the action each applies (a ``Timeout`` is :func:`timeout`)."""

@@ -12,7 +12,7 @@ from core.engine import Rng, Variant
 from core.games.businessgo.state import BusinessGoState
 from core.text import possessive
 
-__all__ = ["variants"]
+__all__ = ["ledger", "variants"]
 
 SAFE_TOP = 3
 """Cards at the top of a deck that one action may draw."""
@@ -36,3 +36,7 @@ def variants(state: BusinessGoState, rng: Rng) -> list[Variant[BusinessGoState]]
     if other != state:
         out.append(Variant(owner=None, state=other, what="the order of the decks"))
     return out
+
+
+def ledger(state: BusinessGoState) -> list[int]:
+    return list(state.cash)

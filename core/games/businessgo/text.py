@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.text import join, plural
 
-__all__ = ["Dollars", "join", "money", "parse_amount", "plural"]
+__all__ = ["Dollars", "join", "money", "parse_amount", "plural", "score_text"]
 
 Dollars = int
 """Busine$$ GO's money: whole dollars ($10,000,000 is 10_000_000)."""
@@ -32,3 +32,8 @@ def parse_amount(text: str) -> Dollars | None:
         return None
     amount = round(value * factor)
     return amount if amount == value * factor else None
+
+
+def score_text(score: float) -> str:
+    """A standing's score: the seat's cash, in dollars."""
+    return money(round(score))
