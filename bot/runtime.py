@@ -256,16 +256,26 @@ def picture_drawer(settings: Settings) -> Iterator[concurrent.futures.Executor |
     """Where a platform worker draws its board pictures: a process of its own (started with
     ``spawn``: a clean interpreter, nothing of the worker's threads or sockets), so that drawing,
     which holds the GIL for most of its 20 ms, takes none of the event loop's time; None (a
-    worker thread) with pictures off. Stopped with the worker."""
+    worker thread) with pictures off. Stopped with the worker.
+
+    Its process starts at the first drawing, or at :func:`warm_drawer`, which the workers call
+    once the platform has taken the bot's token: a start that fails starts no process."""
     if not settings.pictures:
         yield None
         return
     context = multiprocessing.get_context("spawn")
     pool = concurrent.futures.ProcessPoolExecutor(PICTURE_PROCESSES, mp_context=context)
-    from bot.commands.play import warm_pictures
-
-    pool.submit(warm_pictures)  # the process starts and loads now, not at the first board
     try:
         yield pool
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def warm_drawer(drawer: concurrent.futures.Executor | None) -> None:
+    """Start :func:`picture_drawer`'s process and load what drawing needs in it now, not at
+    the first board (None: pictures off, nothing to start)."""
+    if drawer is None:
+        return
+    from bot.commands.play import warm_pictures
+
+    drawer.submit(warm_pictures)

@@ -56,6 +56,7 @@ from core.engine import (
     IllegalAction,
     Seat,
     Timeout,
+    Transition,
 )
 
 __all__ = [
@@ -132,36 +133,107 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json")
 
 
+class _Look:
+    """One state as the kit reads it: each of its faces asked for once, however many checks
+    read it (the state, its variants and their successors are each read by several checks of
+    one step). Only the same state object is remembered: every state is read afresh."""
+
+    def __init__(self, game: GameLike, state: GameState) -> None:
+        self.state = state
+        self.position = game.at(state)
+        self._views: dict[Seat | None, Any] = {}
+        self._boards: dict[bool, ui.Message] = {}
+        self._legal: dict[Seat, list[Any]] = {}
+        self._panels: dict[Seat, ui.Message] = {}
+        self._private: dict[Seat, dict[str, Any]] = {}
+        self._memo: dict[str, Any] = {}
+
+    def _once(self, name: str, make: Callable[[], Any]) -> Any:
+        if name not in self._memo:
+            self._memo[name] = make()
+        return self._memo[name]
+
+    def view(self, seat: Seat | None) -> Any:
+        if seat not in self._views:
+            self._views[seat] = self.position.view(seat)
+        return self._views[seat]
+
+    def board(self, pictured: bool = False) -> ui.Message:
+        if pictured not in self._boards:
+            self._boards[pictured] = self.position.render_board(pictured=pictured)
+        return self._boards[pictured]
+
+    def prompt(self) -> ui.Message | None:
+        prompt: ui.Message | None = self._once("prompt", self.position.render_prompt)
+        return prompt
+
+    def waiting(self) -> list[Seat]:
+        return list(self._once("waiting", self.position.waiting_for))
+
+    def actors(self) -> list[Seat]:
+        return list(self._once("actors", self.position.actors))
+
+    def legal(self, seat: Seat) -> list[Any]:
+        if seat not in self._legal:
+            self._legal[seat] = list(self.position.legal_actions(seat))
+        return list(self._legal[seat])
+
+    def panel(self, seat: Seat) -> ui.Message:
+        if seat not in self._panels:
+            self._panels[seat] = self.position.render_private(seat)
+        return self._panels[seat]
+
+    def picture(self) -> bytes | None:
+        """The board picture's bytes (None: the game draws none)."""
+        if "picture" not in self._memo:
+            picture = self.position.picture()
+            self._memo["picture"] = None if picture is None else picture.data
+        data: bytes | None = self._memo["picture"]
+        return data
+
+    def public_face(self) -> dict[str, Any]:
+        """Everything the channel sees of the state."""
+        state = self.state
+        face: dict[str, Any] = self._once(
+            "public",
+            lambda: {
+                "view": _dump(self.view(None)),
+                "board": _dump(self.board()),
+                # The board as it goes with its picture: its text is shorter, never more
+                # telling.
+                "pictured board": _dump(self.board(pictured=True)),
+                "prompt": _dump(self.prompt()),
+                "waiting": self.waiting(),
+                "deadline": _dump(state.deadline),
+                "finished": state.finished,
+                "outcome": _dump(state.outcome),
+                # The final card shows these, for a game played out or ended early at any
+                # moment.
+                "standings": [_dump(standing) for standing in self.position.standings()],
+                "recap": self.position.recap(),
+            },
+        )
+        return face
+
+    def private_face(self, seat: Seat) -> dict[str, Any]:
+        """Everything ``seat`` sees of the state besides the public face."""
+        if seat not in self._private:
+            self._private[seat] = {
+                "view": _dump(self.view(seat)),
+                "panel": _dump(self.panel(seat)),
+                "legal": [_dump(a) for a in self.legal(seat)],
+            }
+        return self._private[seat]
+
+
 def public_face(game: GameLike, state: GameState) -> dict[str, Any]:
     """Everything the channel sees of ``state``."""
-    return {
-        "view": _dump(game.at(state).view(None)),
-        "board": _dump(game.at(state).render_board()),
-        # The board as it goes with its picture: its text is shorter, never more telling.
-        "pictured board": _dump(game.at(state).render_board(pictured=True)),
-        "prompt": _dump(game.at(state).render_prompt()),
-        "waiting": game.at(state).waiting_for(),
-        "deadline": _dump(state.deadline),
-        "finished": state.finished,
-        "outcome": _dump(state.outcome),
-        # The final card shows these, for a game played out or ended early at any moment.
-        "standings": [_dump(standing) for standing in game.at(state).standings()],
-        "recap": game.at(state).recap(),
-    }
+    return _Look(game, state).public_face()
 
 
 def private_face(game: GameLike, state: GameState, seat: Seat) -> dict[str, Any]:
     """Everything ``seat`` sees of ``state`` besides the public face."""
-    return {
-        "view": _dump(game.at(state).view(seat)),
-        "panel": _dump(game.at(state).render_private(seat)),
-        "legal": [_dump(a) for a in game.at(state).legal_actions(seat)],
-    }
-
-
-def _picture_bytes(game: GameLike, state: GameState) -> bytes | None:
-    picture = game.at(state).picture()
-    return None if picture is None else picture.data
+    return _Look(game, state).private_face(seat)
 
 
 def _public_events(events: list[Event]) -> list[Any]:
@@ -215,7 +287,20 @@ class _Table:
             self.state = arrange(self.state)
         self.inventory = game.at(self.state).inventory()
         self.run = Run(state=self.state)
+        self._looks: dict[int, _Look] = {}
         self.check_state(self.state)
+
+    def look(self, state: GameState) -> _Look:
+        """``state`` as read by this step's checks (each face of it computed once)."""
+        found = self._looks.get(id(state))
+        if found is None or found.state is not state:
+            found = self._looks[id(state)] = _Look(self.game, state)
+        return found
+
+    def forget(self, keep: GameState) -> None:
+        """A new step: only the current state's faces are remembered (its own)."""
+        kept = self._looks.get(id(keep))
+        self._looks = {id(keep): kept} if kept is not None and kept.state is keep else {}
 
     def rng(self, state: GameState) -> random.Random:
         return action_rng(self.seed, state.version)
@@ -226,36 +311,35 @@ class _Table:
         if not self.generic:
             return
         game = self.game
+        look = self.look(state)
         copy = game.state_model.model_validate_json(state.model_dump_json())
         assert copy == state, "the state does not survive a JSON round trip"
-        json.dumps(_dump(game.at(state).view(None)))
-        waiting = game.at(state).waiting_for()
+        json.dumps(_dump(look.view(None)))
+        waiting = look.waiting()
         if state.finished:
             assert not waiting, "a finished game still waits for someone"
-            assert all(not game.at(state).legal_actions(s) for s in state.seats)
+            assert all(not look.legal(s) for s in state.seats)
         else:
             assert waiting, "a running game waits for nobody"
-            assert all(game.at(state).legal_actions(s) for s in waiting), (
-                "waits on a seat that can't act"
-            )
+            assert all(look.legal(s) for s in waiting), "waits on a seat that can't act"
         if self.inventory is not None:
-            assert game.at(state).inventory() == self.inventory, "something was made or lost"
-        board = game.at(state).render_board()
+            assert look.position.inventory() == self.inventory, "something was made or lost"
+        board = look.board()
         self.check_ids(board, None)
-        pictured = game.at(state).render_board(pictured=True)
+        pictured = look.board(pictured=True)
         self.check_ids(pictured, None)
         assert (pictured.buttons, pictured.selects) == (board.buttons, board.selects), (
             "the board that goes with its picture offers other choices than the board"
         )
-        prompt = game.at(state).render_prompt()
+        prompt = look.prompt()
         if prompt is not None:
             self.check_ids(prompt, None)
         for seat in state.seats:
-            json.dumps(_dump(game.at(state).view(seat)))
-            self.check_ids(game.at(state).render_private(seat), LONG_CHANNEL)
-        for seat in game.at(state).actors():
-            legal = game.at(state).legal_actions(seat)
-            choice = game.at(state).bot_action(seat, legal, random.Random(seat))
+            json.dumps(_dump(look.view(seat)))
+            self.check_ids(look.panel(seat), LONG_CHANNEL)
+        for seat in look.actors():
+            legal = look.legal(seat)
+            choice = look.position.bot_action(seat, list(legal), random.Random(seat))
             assert choice in legal, f"the bot of seat {seat} chose {choice!r}, not a legal action"
         self.check_controls(state)
 
@@ -268,11 +352,12 @@ class _Table:
         or with legal actions: a pick that may still be changed). One shown action button,
         drawn at random, applies for a seat that may press it."""
         game = self.game
-        waiting = set(game.at(state).waiting_for())
+        look = self.look(state)
+        waiting = set(look.waiting())
         shown: list[tuple[ui.Button, list[Seat]]] = []
-        panels = {seat: game.at(state).render_private(seat) for seat in state.seats}
+        panels = {seat: look.panel(seat) for seat in state.seats}
         if game.choices_on_board:
-            board = game.at(state).render_board()
+            board = look.board()
             controls: list[ui.Button | ui.Select] = [*board.all_buttons(), *board.selects]
             acting = [c for c in controls if c.action is not None]
             bound = {c.seat for c in acting if c.seat is not None}
@@ -286,11 +371,11 @@ class _Table:
                     whose = [button.seat] if button.seat is not None else sorted(waiting)
                     shown.append((button, whose))
         else:
-            actors = set(game.at(state).actors())
+            actors = set(look.actors())
             for seat, panel in panels.items():
                 buttons = [b for b in panel.all_buttons() if b.action is not None]
                 if buttons or any(m.action is not None for m in panel.selects):
-                    may = seat in actors or game.at(state).legal_actions(seat)
+                    may = seat in actors or look.legal(seat)
                     assert may, f"seat {seat}'s panel offers choices it may not make"
                 shown += [(b, [seat]) for b in buttons]
         if not shown or state.finished:
@@ -347,13 +432,14 @@ class _Table:
 
     def check_refusals(self) -> None:
         game, state = self.game, self.state
-        waiting = game.at(state).waiting_for()
-        offered = [(s, a) for s in game.at(state).actors() for a in game.at(state).legal_actions(s)]
+        look = self.look(state)
+        waiting = look.waiting()
+        offered = [(s, a) for s in look.actors() for a in look.legal(s)]
         if not offered:
             return
         _seat, action = self.chooser.choice(offered)
         for other in state.seats:
-            if not game.at(state).legal_actions(other):
+            if not look.legal(other):
                 self.refused(other, action, "an action by a seat with nothing to do")
         self.refused(waiting[0], Timeout(key="not-a-deadline"), "a player's timeout")
         self.refused(SYSTEM, Timeout(key="not-a-deadline"), "a timeout of no pending deadline")
@@ -370,13 +456,15 @@ class _Table:
 
     def apply(self, actor: Seat, action: Any) -> None:
         before = self.state
-        position = self.game.at(before)
-        legal = position.legal_actions(actor) if actor != SYSTEM and self.generic else []
+        self.forget(before)
+        position = self.look(before).position
+        legal = self.look(before).legal(actor) if actor != SYSTEM and self.generic else []
         for other in self.chooser.sample(legal, min(3, len(legal))):
             position.apply(actor, other, self.rng(before))  # listed: it applies
-        if self.secrets:
-            self.check_secrets(actor, action)
+        # The move, applied once: the secrets are compared through the same transition.
         transition = position.apply(actor, action, self.rng(before))
+        if self.secrets:
+            self.check_secrets(actor, action, transition)
         after: GameState = transition.state
         assert after.version == before.version + 1
         json.dumps([e.model_dump(mode="json") for e in transition.events])
@@ -404,41 +492,35 @@ class _Table:
 
     # --- non-interference --------------------------------------------------------------------
 
-    def check_secrets(self, actor: Seat, action: Any) -> None:
+    def check_secrets(self, actor: Seat, action: Any, transition: Transition[Any]) -> None:
+        """``transition``: ``action`` applied to the current state."""
         game, state = self.game, self.state
         chooser = random.Random(f"variant:{self.seed}:{state.version}")
         variants = game.at(state).secret_variants(chooser)
         if not variants:
             return
         variants = chooser.sample(variants, min(VARIANTS_PER_STEP, len(variants)))
-        public = public_face(game, state)
-        faces: dict[Seat, dict[str, Any]] = {}
-        drawn: list[bytes | None] = []  # the state's picture, once drawn
-        transition = game.at(state).apply(actor, action, self.rng(state))
+        mine, after = self.look(state), self.look(transition.state)
+        public = mine.public_face()
         for variant in variants:
             other: GameState = variant.state
+            theirs = _Look(game, other)
             self.run.variants += 1
             where = f"changing {variant.what} (seat {variant.owner})"
-            diff = _differences(public, public_face(game, other))
+            diff = _differences(public, theirs.public_face())
             assert not diff, f"{where} changes what the channel sees: {diff}"
             if state.version % PICTURE_EVERY == 0:
-                if not drawn:
-                    drawn.append(_picture_bytes(game, state))
                 self.run.pictures += 1
-                assert _picture_bytes(game, other) == drawn[0], (
-                    f"{where} changes the board's picture"
-                )
+                assert theirs.picture() == mine.picture(), f"{where} changes the board's picture"
             others = [s for s in state.seats if s != variant.owner]
             seats = chooser.sample(others, min(SEATS_PER_VARIANT, len(others)))
             for seat in seats:
-                if seat not in faces:
-                    faces[seat] = private_face(game, state, seat)
-                diff = _differences(faces[seat], private_face(game, other, seat))
+                diff = _differences(mine.private_face(seat), theirs.private_face(seat))
                 assert not diff, f"{where} changes what seat {seat} sees: {diff}"
-            if actor == variant.owner and action not in game.at(other).legal_actions(actor):
+            if actor == variant.owner and action not in theirs.legal(actor):
                 continue  # the owner's own secret decides what it can do
             try:
-                twin = game.at(other).apply(actor, action, self.rng(other))
+                twin = theirs.position.apply(actor, action, self.rng(other))
             except IllegalAction as error:
                 raise AssertionError(f"{where} makes {action!r} illegal: {error}") from error
             if any(e.reveals for e in transition.events + twin.events):
@@ -448,15 +530,13 @@ class _Table:
             diff = _differences(
                 _public_events(transition.events), _public_events(twin.events), ".events"
             )
-            diff += _differences(public_face(game, transition.state), public_face(game, twin.state))
+            twin_look = _Look(game, twin.state)
+            diff += _differences(after.public_face(), twin_look.public_face())
             assert not diff, f"{what} changes what the channel sees: {diff}"
             for seat in seats:
-                mine = [
-                    _private_events(transition.events, seat),
-                    private_face(game, transition.state, seat),
-                ]
-                theirs = [_private_events(twin.events, seat), private_face(game, twin.state, seat)]
-                diff = _differences(mine, theirs)
+                ours = [_private_events(transition.events, seat), after.private_face(seat)]
+                twins = [_private_events(twin.events, seat), twin_look.private_face(seat)]
+                diff = _differences(ours, twins)
                 assert not diff, f"{what} changes what seat {seat} sees: {diff}"
 
     # --- one whole game ----------------------------------------------------------------------
@@ -473,11 +553,12 @@ class _Table:
             if not bots_only and state.deadline is not None and roll > 0.97:
                 self.apply(SYSTEM, Timeout(key=state.deadline.key))
                 continue
-            seat = self.chooser.choice(self.game.at(state).actors())
-            legal = self.game.at(state).legal_actions(seat)
+            look = self.look(state)
+            seat = self.chooser.choice(look.actors())
+            legal = look.legal(seat)
             if bots_only or roll > 0.5:
                 bot = random.Random(self.chooser.random())
-                action = self.game.at(state).bot_action(seat, legal, bot)
+                action = look.position.bot_action(seat, legal, bot)
             else:
                 action = self.chooser.choice(legal)
             self.apply(seat, action)

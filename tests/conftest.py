@@ -58,13 +58,50 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
 
 
+LONG_FIRST = (
+    "tests/test_conformance.py::test_every_game_keeps_the_engine_contract[biggiebills-3]",
+    "tests/test_conformance.py::test_every_game_keeps_the_engine_contract[biggiebills",
+    "tests/test_conformance.py::test_every_game_keeps_the_engine_contract[businessgo",
+    "tests/test_conformance.py::test_every_game_keeps_the_engine_contract[bigidea-3]",
+    "tests/test_bench.py",
+    "tests/adapters/discord/test_hostile.py",
+    "tests/adapters/slack/test_slack_pictures.py",
+    "tests/adapters/discord/test_pictures.py",
+    "tests/adapters/slack/test_slack_hostile.py",
+    "tests/adapters/discord/test_permissions.py",
+    "tests/adapters/discord/test_game.py",
+    "tests/adapters/discord/test_private.py",
+    "tests/test_faultbench.py",
+    "tests/adapters/slack/test_slack_front_door.py",
+    "tests/test_startup.py",
+    "tests/test_conformance.py",
+    "tests/games/test_biggiebills_bots.py",
+    "tests/adapters/slack/test_slack_game.py",
+    "tests/test_console",
+)
+"""Where the tests that take longest begin (whole random games under the kit, whole games over
+a fake platform, benches, bot processes), longest first: they are started before the rest, so
+that the last tests left to run are short ones rather than a game that keeps one worker busy
+while the others have finished. (pytest-xdist's ``loadgroup`` hands out groups of several
+tests first, the render-limits runs and the cluster's tests, then single tests in this order.)"""
+
+
+def _rank(item: pytest.Item) -> int:
+    return next(
+        (i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)),
+        len(LONG_FIRST),
+    )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``--dist loadgroup``), the tests on the session's Redis Cluster run
-    on one worker, so that one cluster is started for them rather than one per worker."""
+    on one worker, so that one cluster is started for them rather than one per worker; the
+    longest tests (:data:`LONG_FIRST`) go first, the rest in the order collected."""
     for item in items:
         if "redis_cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("redis-cluster"))
+    items.sort(key=_rank)  # stable: the order collected within each rank
 
 
 @pytest.fixture(scope="session")

@@ -223,6 +223,10 @@ class SlackTable:
         self._waiting: dict[str, asyncio.Future[None]] = {}
         self._seat_map: dict[str, int] = {}
         """Each user's seat, as the game's card and board tell its players."""
+        self._components: dict[tuple[int, bool], tuple[object, list[Component]]] = {}
+        """The components of each version of a message read so far, by the blocks (or the
+        call that showed them) they were read from: a version never changes, and reading
+        every message again at every step was a fifth of a long game's CPU time."""
         api.on_call.append(self._see)
         if adapter is not None:
             adapter.desk.observers.append(self)
@@ -332,6 +336,18 @@ class SlackTable:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
+    def _components_of(
+        self, shown: list[dict[str, Any]] | Call, message: Message, commands: bool = False
+    ) -> list[Component]:
+        """:func:`components_of` one version of ``message`` (its blocks now, or the post or
+        edit that showed them), read once."""
+        found = self._components.get((id(shown), commands))
+        if found is None or found[0] is not shown:
+            blocks = shown.blocks if isinstance(shown, Call) else shown
+            read = components_of(blocks, message.channel, message.ts, message.ephemeral, commands)
+            found = self._components[(id(shown), commands)] = (shown, read)
+        return found[1]
+
     def visible(self, user: str, commands: bool = False) -> list[Component]:
         """Every choice ``user`` can see now, newest message first (with ``commands``, the
         lobby card's buttons too)."""
@@ -341,9 +357,7 @@ class SlackTable:
                 continue
             viewers, _ = self._viewers(message)
             if self._mine(message.channel) and user in [p.user for p in viewers]:
-                seen += components_of(
-                    message.blocks, message.channel, message.ts, message.ephemeral, commands
-                )
+                seen += self._components_of(message.blocks, message, commands)
         return seen
 
     def ever_shown(self, user: str) -> list[Component]:
@@ -358,7 +372,7 @@ class SlackTable:
             if user not in [p.user for p in viewers]:
                 continue
             for shown in [message.posted, *message.edits]:
-                seen += components_of(shown.blocks, message.channel, message.ts, message.ephemeral)
+                seen += self._components_of(shown, message)
         return seen
 
     # --- acting ----------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from bot.runtime import (
     step,
     stop_on_signals,
     unreachable,
+    warm_drawer,
     warn_about_policy,
 )
 from bot.settings import Settings
@@ -146,6 +147,7 @@ async def _serve(
     (LOOP_DIED); a start that fails raises :class:`StartFailed` with its sentence."""
     timeout = settings.connect_timeout_seconds
     await _log_in(client, token, stop, timeout)
+    warm_drawer(client.adapter.table.drawer)  # the token is taken: the bot is starting
     running = asyncio.create_task(client.connect())
     try:
         await _open_gateway(client, running, stop, timeout, settings.discord_gateway_url)

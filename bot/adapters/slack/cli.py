@@ -31,6 +31,7 @@ from bot.runtime import (
     step,
     stop_on_signals,
     unreachable,
+    warm_drawer,
     warn_about_policy,
 )
 from bot.settings import Settings
@@ -139,6 +140,7 @@ async def _start_and_run(
     adapter = SlackAdapter(authority, client, settings.slack_signing_secret if http else None)
     adapter.table.drawer = drawer
     await _slack_step(client.auth_test(), "SLACK_BOT_TOKEN", url, stop, timeout)
+    warm_drawer(drawer)  # the token is taken: the bot is starting
     freeze_startup()
     heartbeat = Heartbeat(settings.deadline_poll_seconds)
     if http:
