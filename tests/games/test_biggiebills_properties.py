@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from core.engine import Event, MoneyEvent, Seat
+from core.engine import Event, GameState, MoneyEvent, Seat
 from core.games.biggiebills import GAME
+from core.games.biggiebills.actions import Vote
 from core.games.biggiebills.cards import (
     ACQUIRE,
     cycle_start_amount,
@@ -32,6 +33,7 @@ from core.games.biggiebills.events import (
     GrowthPlayed,
     TurnSkipped,
 )
+from core.games.biggiebills.legal import deciding
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from testkit.conformance import play_random
 
@@ -107,3 +109,25 @@ def test_every_payment_is_a_documented_one(
 ) -> None:
     run = play_random(GAME, teams, options, seed, generic=False, hook=check_payments)
     assert run.state.finished and {"play", "complete"} <= run.kinds
+
+
+@pytest.mark.parametrize(("teams", "options"), [(3, OPTIONS[0]), (5, OPTIONS[1]), (8, OPTIONS[2])])
+def test_whom_the_game_waits_for_is_whoever_has_a_move_besides_the_vote(
+    teams: int, options: BiggieBillsOptions
+) -> None:
+    """``deciding`` reads legal_actions' branches without listing every play: over random games
+    it agrees with the list for every seat in every state, blocks included."""
+    phases: set[str] = set()
+
+    def agrees(
+        before: GameState, actor: Seat, action: Any, after: GameState, _: list[Event]
+    ) -> None:
+        for state in (before, after):
+            assert isinstance(state, BiggieBillsState)
+            phases.add(state.phase)
+            for seat in state.seats:
+                listed = any(not isinstance(a, Vote) for a in GAME.legal_actions(state, seat))
+                assert deciding(state, seat) == listed, (state.phase, seat, listed)
+
+    run = play_random(GAME, teams, options, 7, generic=False, hook=agrees)
+    assert run.state.finished and {"turn", "block", "over"} <= phases, phases

@@ -560,8 +560,20 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Action]:
 
 def deciding(state: BiggieBillsState, seat: Seat) -> bool:
     """Whether the game waits for ``seat``: it has a legal action other than answering the
-    vote on a new target (which runs beside the turns)."""
-    return any(not isinstance(a, Vote) for a in legal_actions(state, seat))
+    vote on a new target (which runs beside the turns).
+
+    The same answer as looking for one among :func:`legal_actions`, read from its branches
+    without listing every play (the game asks it of every seat several times a move): a team
+    that may block may always accept; a team that may take a turn may always skip (before it
+    has acted) or end it (after)."""
+    if state.finished or seat not in state.seats or state.phase == "over":
+        return False
+    if state.phase == "block":
+        return block_problem(state, seat, False) is None
+    if state.phase == "returns":
+        first = bool(state.returns) and state.returns[0] == seat
+        return first and bool(return_options(state, seat))
+    return turn_problem(state, seat) is None
 
 
 def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Action]:
