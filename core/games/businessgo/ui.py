@@ -41,7 +41,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import join, money, plural
-from core.games.businessgo.view import CorporationView, view
+from core.games.businessgo.view import BusinessGoView, CorporationView, view
 from core.text import possessive
 
 __all__ = [
@@ -120,9 +120,9 @@ def service_card(state: BusinessGoState, service_id: str, seat: Seat | None) -> 
     )
 
 
-def _track(state: BusinessGoState) -> list[str]:
-    """The board as an ordered list: space number, space, owner and who stands there."""
-    public = view(state, None)
+def _track(public: BusinessGoView) -> list[str]:
+    """The board as an ordered list: space number, space, owner and who stands there, from
+    the public view (the board's own)."""
     b = board()
     names = [p.name for p in public.players]
     here: dict[int, list[str]] = {}
@@ -201,7 +201,7 @@ def render_board(state: BusinessGoState, pictured: bool = False) -> ui.Message:
         lines = [
             "The track, clockwise (◀ marks where players stand; passing 0 pays the grant, "
             "passing 16 the Operating Fees):",
-            *_track(state),
+            *_track(public),
             legend,
         ]
     fields = []
