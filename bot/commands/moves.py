@@ -191,7 +191,7 @@ def commit(
     elif record.clock_due is None:
         record.clock_due = env.clock() + after.clock.seconds  # armed once, when it appears
     due = record.deadline_due
-    picture = record.state_json if out.pictures and record.pictures else None
+    picture = seating.board_picture(record, out)
     publish(game, before, after, result.moves, members, requester, out, note, due, picture)
     _arm_nudge(env, record, after, requester, out)
     seating.show_moved(game, record, after, moved, out)

@@ -54,6 +54,7 @@ __all__ = [
     "Moved",
     "absorb",
     "admit",
+    "board_picture",
     "join_running",
     "open_requests",
     "playing",
@@ -122,6 +123,12 @@ def _panel(
     return panel.model_copy(update={"text": f"{note}\n{panel.text}".strip()})
 
 
+def board_picture(record: GameRecord, out: Outbox) -> str | None:
+    """The stored state to draw the board's picture from, when the deployment draws pictures
+    (``out.pictures``) and the game was begun with them; None: the board is text only."""
+    return record.state_json if out.pictures and record.pictures else None
+
+
 def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> None:
     """The board and prompt as they are, so that the table shows the news in the log (at the
     board's foot) now rather than at the next move (or moves the board down, for a notice)."""
@@ -129,8 +136,7 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     prompt = game.at(state).render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
     out.prompt_id = game.at(state).prompt_version() if prompt is not None else None
-    picture = record.state_json if out.pictures and record.pictures else None
-    show_board(game, state, out, due, picture)
+    show_board(game, state, out, due, board_picture(record, out))
     out.version = state.version
 
 
