@@ -296,19 +296,26 @@ class _NoCompare(_Racing):
 
 async def _two_workers(store: GameStore) -> tuple[Recorder, list[str]]:
     """Two worker processes' tables (pacers apart) on one platform whose calls take a round
-    trip, delivering at once: the game's start and a move, then moves in pairs. The live
-    boards at the end."""
+    trip, delivering at once: the game's start and a move, then moves in pairs. Each delivery
+    brings the refs its press loaded with the game, as the pipeline's do (so both of a pair
+    read the same revision: the race). The live boards at the end."""
     platform = Recorder(latency_s=0.01)
     one, two = Table(store, platform, 60), Table(store, platform, 60)
-    await one.deliver(_out(1, card=ui.Message(text="lobby")))
+    key = GameKey("test", CHANNEL)
+
+    async def pressed(table: Table, out: Outbox) -> None:
+        out.refs_seen = await store.table_refs(key) or (0, "")
+        await table.deliver(out)
+
+    await pressed(one, _out(1, card=ui.Message(text="lobby")))
     await asyncio.gather(
-        one.deliver(_out(2, begun=True, card=ui.Message(text="playing"), board=_board("a"))),
-        two.deliver(_out(3, board=_board("b"), log=["b moved"])),
+        pressed(one, _out(2, begun=True, card=ui.Message(text="playing"), board=_board("a"))),
+        pressed(two, _out(3, board=_board("b"), log=["b moved"])),
     )
     for version in range(4, 12, 2):
         await asyncio.gather(
-            one.deliver(_out(version, board=_board(f"{version}"), log=[f"move {version}"])),
-            two.deliver(_out(version + 1, board=_board(f"{version + 1}"), log=["another"])),
+            pressed(one, _out(version, board=_board(f"{version}"), log=[f"move {version}"])),
+            pressed(two, _out(version + 1, board=_board(f"{version + 1}"), log=["another"])),
         )
     live = [i for ids in platform.places.values() for i in ids]
     return platform, [i for i in live if platform.texts[i].startswith("**Board**")]
@@ -447,6 +454,40 @@ async def test_two_workers_holding_pictures_show_the_newest_and_post_nothing_twi
     assert platform.pictures[board] == "k5" and platform.texts[board] == "**Board**\n5"
     assert platform.uploads == ["k2", "k4", "k5"]  # k3 was never shown: k4 superseded it
     assert platform.calls.count(("post", "board")) == posts  # catch-ups only ever edit
+
+
+class _CountingReads(GameStore):
+    """The store counting the reads of the table's refs."""
+
+    reads = 0
+
+    async def table_refs(self, key: GameKey) -> tuple[int, str] | None:
+        self.reads += 1
+        return await super().table_refs(key)
+
+
+async def test_a_catch_up_plans_from_the_refs_its_worker_wrote_without_reading_them(
+    redis_url: str,
+) -> None:
+    """A held picture's catch-up brings no refs from a load: it plans from those its worker
+    last wrote. When another worker wrote since, its write fails and it reads the newer ones
+    (the test above: nothing is posted twice)."""
+    counting = _CountingReads.from_url(redis_url)
+    await counting.client.flushdb()
+    clock = VirtualClock()
+    platform = Recorder()
+    table = Table(counting, platform, 60, clock=clock)
+    try:
+        await table.deliver(_out(1, card=ui.Message(text="lobby")))
+        with clock.hold():
+            await table.deliver(_pictured(2, "k2", begun=True, card=ui.Message(text="playing")))
+            await table.deliver(_pictured(3, "k3"))  # held
+        reads = counting.reads
+        await table.caught_up()
+    finally:
+        await counting.close()
+    assert platform.pictures[_live_board(platform)] == "k3"
+    assert counting.reads == reads  # the catch-up read nothing
 
 
 class _SharedThreads(Recorder):

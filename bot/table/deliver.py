@@ -98,6 +98,8 @@ MAX_PLANS = 5
 """Plans one delivery makes at most when other deliveries keep writing the refs first."""
 MAX_SETTLES = 4
 """Writes of its results one delivery tries at most (each after merging the newer refs)."""
+KNOWN_KEPT = 1000
+"""Channels whose refs a process remembers as it last wrote or read them (the newest)."""
 
 
 @dataclass
@@ -198,6 +200,12 @@ class Table:
         self._catch_ups: dict[str, _CatchUp] = {}
         """Each channel's board picture held back, waiting for its window."""
         self._catching_up: set[asyncio.Task[None]] = set()
+        self._known: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        """Each channel's refs as this process last wrote or read them (revision, JSON): a
+        delivery that brings none from its load (a picture's catch-up) plans from these
+        rather than reading the store. The compare-and-set keeps that safe: refs another
+        worker wrote since fail the write, and the delivery reads the newer ones and plans
+        anew."""
 
     def clock(self) -> float:
         """Unix time on the table's clock (tests move it with their virtual clock): for the
@@ -329,13 +337,16 @@ class Table:
         return planned
 
     async def _read(self, key: GameKey, out: Outbox, seen: tuple[int, str] | None = None) -> Refs:
-        """The refs of ``out``'s game: ``seen`` (as loaded with the game), else read now."""
-        stored = seen
+        """The refs of ``out``'s game: ``seen`` (as loaded with the game), else as this process
+        last knew them (:attr:`_known`), else read now."""
+        stored = seen if seen is not None else self._known.get(out.channel)
         if stored is None:
             try:
                 stored = await self.store.table_refs(key)
             except StorageUnavailable:
                 stored = None
+            else:
+                self._remember(out.channel, stored)
         refs, rev = None, 0
         if stored is not None and stored[1]:
             rev, data = stored
@@ -347,16 +358,31 @@ class Table:
         refs.rev = rev
         return refs
 
+    def _remember(self, channel: str, stored: tuple[int, str] | None) -> None:
+        """``stored`` as the channel's newest refs known here (None: forget them, so the next
+        delivery without refs of its own reads the store)."""
+        if stored is None:
+            self._known.pop(channel, None)
+            return
+        self._known[channel] = stored
+        self._known.move_to_end(channel)
+        while len(self._known) > KNOWN_KEPT:
+            self._known.popitem(last=False)
+
     async def _write(self, key: GameKey, refs: Refs, expected: int) -> int | None:
         """Write ``refs`` if the stored revision is ``expected``: the new revision, or None
         when another delivery wrote first. A store that cannot be reached counts as written
         (the delivery goes on; the next one may post anew)."""
         ttl = self.finished_ttl_s if refs.ended else self.ttl_s
+        data = refs.model_dump_json()
         try:
-            return await self.store.set_table_refs(key, refs.model_dump_json(), ttl, expected)
+            rev = await self.store.set_table_refs(key, data, ttl, expected)
         except StorageUnavailable:
             log.warning("could not remember the table of %s; the next change may post anew", key)
+            self._remember(key.channel, None)
             return expected
+        self._remember(key.channel, None if rev is None else (rev, data))
+        return rev
 
     # --- the platform's calls ----------------------------------------------------------------
 
