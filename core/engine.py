@@ -323,6 +323,7 @@ V = TypeVar("V", bound=View)
 O_co = TypeVar("O_co", bound=GameOptions, covariant=True)
 A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
 V_co = TypeVar("V_co", bound=View, covariant=True)
+V_contra = TypeVar("V_contra", bound=View, contravariant=True)
 
 
 Moves = Mapping[type[BaseModel], Callable[[S, Seat, Never, Rng], list[Event]]]
@@ -387,10 +388,12 @@ class Variant(BaseModel, Generic[S_co]):
     """What was changed, for the failure message of the conformance kit."""
 
 
-class BoardRenderer(Protocol[S_contra]):
-    """A game's public board renderer: :attr:`Game.render_board`."""
+class BoardRenderer(Protocol[S_contra, V_contra]):
+    """A game's public board renderer: :attr:`Game.board`."""
 
-    def __call__(self, state: S_contra, /, pictured: bool = False) -> ui.Message: ...
+    def __call__(
+        self, state: S_contra, public: V_contra, /, pictured: bool = False
+    ) -> ui.Message: ...
 
 
 # What a game declares nothing for does by default: these are the defaults of Game's hooks.
@@ -602,11 +605,13 @@ class Game(Generic[S, OptionsT, A, V]):
 
     # --- presentation ------------------------------------------------------------------------
 
-    render_board: BoardRenderer[S]
-    """The public live board: only what ``view(state, None)`` shows (with
-    :attr:`choices_on_board`, the controls of the seats the game waits for too). ``pictured``:
-    the board carries its picture, so its text leaves out what the picture shows and keeps
-    what a player needs that the picture does not give."""
+    board: BoardRenderer[S, V]
+    """The public live board (:meth:`render_board`), from ``public``, the channel's view of
+    the state (``view(state, None)``, built once for the board, its picture and what it is
+    drawn from): only what that view shows (with :attr:`choices_on_board`, the controls of the
+    seats the game waits for too, from the state). ``pictured``: the board carries its
+    picture, so its text leaves out what the picture shows and keeps what a player needs that
+    the picture does not give."""
     render_private: Callable[[S, Seat], ui.Message]
     """The seat's private panel: its hand and the buttons for its legal actions."""
     render_prompt: Callable[[S], ui.Message | None] = _no_prompt
@@ -760,15 +765,24 @@ class Game(Generic[S, OptionsT, A, V]):
             return list(state.outcome.standings)
         return self.ranking(state)
 
-    def picture(self, state: S) -> ui.Picture | None:
-        """The board drawn by :attr:`draw` from the public view, or None."""
-        return self.draw(self.view(state, None)) if self.draw is not None else None
+    def render_board(self, state: S, pictured: bool = False, public: V | None = None) -> ui.Message:
+        """The live board (:attr:`board`); ``public``: the channel's view of ``state``, when the
+        caller has it already."""
+        return self.board(state, public if public is not None else self.view(state, None), pictured)
 
-    def picture_basis(self, state: S) -> str:
+    def picture(self, state: S, public: V | None = None) -> ui.Picture | None:
+        """The board drawn by :attr:`draw` from the public view (``public``, when the caller
+        has it already), or None."""
+        if self.draw is None:
+            return None
+        return self.draw(public if public is not None else self.view(state, None))
+
+    def picture_basis(self, state: S, public: V | None = None) -> str:
         """What :meth:`picture` draws from, as text: equal bases, equal pictures (so that the
         table draws and uploads a picture only when it changed): the channel's view without
         what :attr:`undrawn` names."""
-        return self.view(state, None).model_dump_json(exclude=self.undrawn)
+        seen = public if public is not None else self.view(state, None)
+        return seen.model_dump_json(exclude=self.undrawn)
 
     @property
     def draws_pictures(self) -> bool:
@@ -840,6 +854,7 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
     def __init__(self, game: Game[S_co, O_co, A_co, V_co], state: S_co) -> None:
         self._game = game
         self._state = state
+        self._public: V_co | None = None
 
     def _action(self, action: BaseModel) -> A_co:
         if not self._game.actions.member(action):
@@ -855,7 +870,16 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
         return self._game.legal_actions(self._state, seat)
 
     def view(self, viewer: Seat | None) -> V_co:
+        if viewer is None:
+            return self.public()
         return self._game.view(self._state, viewer)
+
+    def public(self) -> V_co:
+        """The channel's view, built once for this position: the board, its picture and what
+        the picture is drawn from all read the same one."""
+        if self._public is None:
+            self._public = self._game.view(self._state, None)
+        return self._public
 
     def bot_action(self, seat: Seat, legal: Sequence[BaseModel], rng: Rng) -> A_co:
         """The seat's bot's choice among ``legal`` (the seat's legal actions), from the seat's
@@ -905,7 +929,7 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
         return self._game.opening_events(self._state)
 
     def render_board(self, pictured: bool = False) -> ui.Message:
-        return self._game.render_board(self._state, pictured)
+        return self._game.render_board(self._state, pictured, self.public())
 
     def render_private(self, seat: Seat) -> ui.Message:
         return self._game.render_private(self._state, seat)
@@ -914,10 +938,10 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
         return self._game.render_prompt(self._state)
 
     def picture_basis(self) -> str:
-        return self._game.picture_basis(self._state)
+        return self._game.picture_basis(self._state, self.public())
 
     def picture(self) -> ui.Picture | None:
-        return self._game.picture(self._state)
+        return self._game.picture(self._state, self.public())
 
     def secret_variants(self, rng: Rng) -> Sequence[Variant[S_co]]:
         return self._game.secret_variants(self._state, rng)

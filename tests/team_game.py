@@ -158,7 +158,7 @@ GAME: Game[RelayState, RelayOptions, Action, RelayView] = Game(
     legal_actions=legal_actions,
     view=view,
     bot_action=lambda view, legal, rng: legal[-1],
-    render_board=lambda state, pictured=False: ui.Message(
+    board=lambda state, public, pictured=False: ui.Message(
         title="Relay", text=f"Total {state.total}."
     ),
     render_private=render_private,

@@ -70,17 +70,21 @@ def _leaky_view(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
     return shown.model_copy(update={"deck_size": peek})
 
 
-def _board_names_top_card(state: BigIdeaState, pictured: bool = False) -> ui.Message:
+def _board_names_top_card(
+    state: BigIdeaState, public: BigIdeaView, pictured: bool = False
+) -> ui.Message:
     """The board names the deck's top card."""
     board = BIGIDEA.render_board(state, pictured)
     top = state.deck[0] if state.deck else "none"
     return board.model_copy(update={"text": f"{board.text}\nNext card: {top}"})
 
 
-def _pictured_board_names_top_card(state: BigIdeaState, pictured: bool = False) -> ui.Message:
+def _pictured_board_names_top_card(
+    state: BigIdeaState, public: BigIdeaView, pictured: bool = False
+) -> ui.Message:
     """Only the board that goes with its picture names the deck's top card."""
     board = BIGIDEA.render_board(state, pictured)
-    return _board_names_top_card(state, pictured) if pictured else board
+    return _board_names_top_card(state, public, pictured) if pictured else board
 
 
 def _illegal_bot(view: BigIdeaView, legal: list[Any], rng: Rng) -> Any:
@@ -116,11 +120,11 @@ class _RefusalChanges(Game[BigIdeaState, Any, Any, Any]):
 BROKEN: list[tuple[GameLike, str]] = [
     (replace(BIGIDEA, name="leakyview", view=_leaky_view), "changes what seat"),
     (
-        replace(BIGIDEA, name="topcard", render_board=_board_names_top_card),
+        replace(BIGIDEA, name="topcard", board=_board_names_top_card),
         "changes what the channel sees",
     ),
     (
-        replace(BIGIDEA, name="picturedtopcard", render_board=_pictured_board_names_top_card),
+        replace(BIGIDEA, name="picturedtopcard", board=_pictured_board_names_top_card),
         "changes what the channel sees",
     ),
     (replace(BIGIDEA, name="illegalbot", bot_action=_illegal_bot), "not a legal action"),

@@ -19,7 +19,7 @@ from bot.commands.actionlog import Entry, action_rng, encode_action
 from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
 from core import ui
-from core.engine import Event, GameLike, GameState, IllegalAction, Seat
+from core.engine import Event, GameLike, GameOptions, GameState, IllegalAction, Position, Seat, View
 from core.registry import all_games, get_game
 
 __all__ = [
@@ -168,11 +168,12 @@ def publish(
     too (:func:`show_board`).
     """
     new_decision = before is None or after.decision_version != before.decision_version
+    now = game.at(after)  # one position: the board, its picture and its basis share a view
     waiting_before = set(game.at(before).waiting_for()) if before is not None else set()
-    waiting_after = set(game.at(after).waiting_for())
+    waiting_after = set(now.waiting_for())
     # A question open beside the decision (a vote): its panel line comes and goes with it.
     answering = set(game.at(before).answering()) if before is not None else set()
-    answering ^= set(game.at(after).answering())
+    answering ^= set(now.answering())
 
     for move in moves:
         for event in move:
@@ -182,9 +183,9 @@ def publish(
                 out.posts.append(ui.Message(text=event.text))
             else:
                 out.say(event.text)
-    prompt = game.at(after).render_prompt()
+    prompt = now.render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = game.at(after).prompt_version() if prompt is not None else None
+    out.prompt_id = now.prompt_version() if prompt is not None else None
 
     events = [event for move in moves for event in move]
     notify: list[str] = []
@@ -206,7 +207,7 @@ def publish(
                 continue
             if not (dealt or newly or stopped or lines or told or seat in answering):
                 continue
-            panel = game.at(after).render_private(seat)
+            panel = now.render_private(seat)
             if after.finished:  # its last news, then the end: nothing is left to press
                 panel = ui.Message(text=GAME_OVER)
             # A private line the panel already shows (e.g. the new hand) is said once.
@@ -218,18 +219,21 @@ def publish(
     out.notify = [] if after.finished else notify
     if waiting_after != waiting_before:  # whose turn it is: on every player's home page
         out.homes = sorted({*out.homes, *(user for users in members for user in users)})
-    show_board(game, after, out, due, picture)
+    show_board(game, now, out, due, picture)
 
 
 def show_board(
-    game: GameLike, state: GameState, out: Outbox, due: float | None, picture: str | None
+    game: GameLike,
+    position: Position[GameState, GameOptions, BaseModel, View],
+    out: Outbox,
+    due: float | None,
+    picture: str | None,
 ) -> None:
     """The board of ``state``, drawn once: as text only, or, given ``picture`` (the state as
     stored, JSON) for a game that draws one, as the text that goes with a picture
     (``render_board(pictured=True)``: what the picture shows is left out), the picture named by
     what it is drawn from (the public view, less what changes every move but is not drawn) and
     the drawing handed to the table, which does it only when that picture is new."""
-    position = game.at(state)
     if picture is None or not game.draws_pictures:
         out.board = position.render_board().model_copy(update={"deadline": due})
         return

@@ -136,7 +136,7 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     prompt = game.at(state).render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
     out.prompt_id = game.at(state).prompt_version() if prompt is not None else None
-    show_board(game, state, out, due, board_picture(record, out))
+    show_board(game, game.at(state), out, due, board_picture(record, out))
     out.version = state.version
 
 

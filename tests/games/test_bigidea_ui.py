@@ -74,9 +74,11 @@ def test_seat_view_adds_own_hand_pick_vote_and_prices() -> None:
     card = {"id": "cat", "name": "cat", "type": 1, "text": "It's like a cat..."}
     assert seat.own.hand[0].model_dump() == card
     assert seat.own.pick == ["cat", "frozen"]
-    # In the JSON the seat's own part sits beside the public keys.
-    assert data["hand"][0] == card and data["pick"] == ["cat", "frozen"] and "own" not in data
-    assert data["voted"] is False and data["vote"] is None
+    # In the JSON the seat's own part is its own object, which the channel's view leaves out.
+    own = data["own"]
+    assert own["hand"][0] == card and own["pick"] == ["cat", "frozen"]
+    assert own["voted"] is False and own["vote"] is None
+    assert "own" not in GAME.view(state, None).model_dump(mode="json")
     mezz = table(in_mezzanine(), (1, ["car", "love"], [1, 2, 0]))
     view = GAME.view(mezz, 0)
     assert view.products[0].your_price == 200

@@ -60,7 +60,7 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
         "target 2000": ["target=2000"],
         "eight cycles": ["cycles=8"],
     },
-    render_board=ui.render_board,
+    board=ui.render_board,
     render_private=ui.render_private,
     render_prompt=ui.render_prompt,
     draw=picture.draw,

@@ -34,18 +34,19 @@ from core.games.biggiebills.legal import (
 )
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money, plural, possessive
-from core.games.biggiebills.view import view
+from core.games.biggiebills.view import BiggieBillsView
 
 __all__ = ["TARGET_FORM", "describe_action", "render_board", "render_private", "render_prompt"]
 
 
-def render_board(state: BiggieBillsState, pictured: bool = False) -> ui.Message:
+def render_board(
+    state: BiggieBillsState, public: BiggieBillsView, pictured: bool = False
+) -> ui.Message:
     """The live team progress board, built from the public view only. ``pictured``: the
     board's picture draws the race (each team's money toward the target, its completed stages
     and bonus cards), so each team's line is its money and whether it is to play or out; the
     Growth cards in play keep their numbers, penalties and protection, which the picture does
     not give."""
-    public = view(state, None)
     names = [t.name for t in public.teams]
     grown = f" · payoffs {public.payoff_percent}%" if public.payoff_percent != 100 else ""
     head = [f"Business Cycle {public.cycle} · target {money(public.target)}{grown}"]

@@ -27,7 +27,7 @@ from core.games.bigidea.legal import (
 )
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import join, money, pick_line, plural, point_line
-from core.games.bigidea.view import BigIdeaView, ProductView, seat_view, view
+from core.games.bigidea.view import BigIdeaView, ProductView, seat_view
 from core.text import clip, possessive
 
 __all__ = ["describe_action", "render_board", "render_private", "render_prompt"]
@@ -103,14 +103,13 @@ def _products(public: BigIdeaView, room: int, owners: bool = True) -> str:
     return clip("\n".join([_HEADING, *kept]), room)
 
 
-def render_board(state: BigIdeaState, pictured: bool = False) -> ui.Message:
+def render_board(state: BigIdeaState, public: BigIdeaView, pictured: bool = False) -> ui.Message:
     """The live board, built from the public view only; its text fits :data:`ui.MAX_BOARD`
     whatever the names, the pitches and the number of products. ``pictured``: the board's
     picture draws each player's money, chits and cards and each product's cards and chits, so
     the text leaves out the players' lines, whose chits are where and the sentences of the
     older products (the story told them); each product keeps its number (for a typed move) and
     a new one its sentence, which the picture does not give."""
-    public = view(state, None)
     names = [p.name for p in public.players]
     head = [f"Round {public.round} of {public.rounds} · Dealer: {names[public.dealer]}"]
     head.append(_PHASE_TITLES[public.phase])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.engine import Deadline, Outcome, Seat, View
 from core.games.bigidea.cards import card, product_name, product_sentence
@@ -110,11 +110,8 @@ class SeatView(_Part):
 
 
 class BigIdeaView(View):
-    """What one seat, or with ``you`` None the whole channel, may see of a game.
-
-    In the JSON the seat's own part (``own``) is not nested: its keys sit beside the public
-    ones, and the channel's view has none of them.
-    """
+    """What one seat, or with ``you`` None the whole channel, may see of a game: the public
+    table, and in a seat's view its own part (``own``)."""
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
@@ -137,16 +134,8 @@ class BigIdeaView(View):
     outcome: Outcome | None
     you: Seat | None
     """The viewer; None for the channel (and for anyone not seated)."""
-    own: SeatView | None = None
-    """The viewer's own part; None in the channel's view."""
-
-    @model_serializer(mode="wrap")
-    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        data: dict[str, object] = handler(self)
-        own = data.pop("own", None)
-        if isinstance(own, dict):
-            data.update(own)
-        return data
+    own: SeatView | None = Field(default=None, exclude_if=_absent)
+    """The viewer's own part; None (and left out of the JSON) in the channel's view."""
 
 
 @cache

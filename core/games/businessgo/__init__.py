@@ -52,7 +52,7 @@ GAME: Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView] = Game(
     score_text=text.score_text,
     simulation_variants={"normal": [], "short": ["short=yes"]},
     choices_on_board=True,
-    render_board=ui.render_board,
+    board=ui.render_board,
     render_private=ui.render_private,
     render_prompt=ui.render_prompt,
     draw=picture.draw,

@@ -41,7 +41,7 @@ from core.games.businessgo.legal import (
 )
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import join, money, plural
-from core.games.businessgo.view import BusinessGoView, CorporationView, view
+from core.games.businessgo.view import BusinessGoView, CorporationView
 from core.text import possessive
 
 __all__ = [
@@ -150,12 +150,13 @@ def _track(public: BusinessGoView) -> list[str]:
     return lines
 
 
-def render_board(state: BusinessGoState, pictured: bool = False) -> ui.Message:
+def render_board(
+    state: BusinessGoState, public: BusinessGoView, pictured: bool = False
+) -> ui.Message:
     """The live board, built from the public view only. ``pictured``: the board's picture
     shows the track (every space, its owner and tag, the tokens), so the text leaves it out and
     each player's line names what they own, their licences too (and the closed countries are
     said): everything the track told in words."""
-    public = view(state, None)
     b = board()
     names = [p.name for p in public.players]
     head = [f"Round {public.round} · Goal {money(public.goal)}"]
