@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from bot.runtime import freeze_startup
 from storage import GameStore
 from testkit.local_server import LocalRedisCluster, LocalRedisServer, RedisServerError, free_port
 from tests.authority_support import Clock
@@ -26,6 +27,15 @@ RedisServer = LocalRedisServer
 # prints the ``@reproduce_failure`` line that replays it.
 settings.register_profile("boardroom", deadline=None, print_blob=True)
 settings.load_profile("boardroom")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Each test process collects garbage as the bot does once it has started
+    (:func:`bot.runtime.freeze_startup`): what the imports built is frozen out of the
+    collector's way, and young collections run every 50,000 allocations rather than every 700
+    (the kit's games: -9 % CPU)."""
+    freeze_startup()
 
 
 def _started(server: LocalRedisServer) -> LocalRedisServer:
