@@ -36,7 +36,7 @@ from typing import (
     get_type_hints,
 )
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic.main import IncEx
 from typing_extensions import TypeForm
 
@@ -51,6 +51,7 @@ __all__ = [
     "Audience",
     "BoardRenderer",
     "Deadline",
+    "Decision",
     "Ending",
     "Event",
     "Game",
@@ -61,6 +62,7 @@ __all__ = [
     "MoneyEvent",
     "Move",
     "Moves",
+    "OpenDecision",
     "Outcome",
     "Position",
     "Question",
@@ -71,7 +73,7 @@ __all__ = [
     "Transition",
     "Variant",
     "View",
-    "declare",
+    "open_decision",
     "rank",
 ]
 
@@ -152,15 +154,21 @@ UNKNOWN_ACTION = "That is not an action this game knows."
 """The refusal of an action the game has no move for (or cannot read)."""
 
 
-def declare(state: GameState, decision: str, seconds: float) -> None:
-    """Declare the deadline of the decision that has just opened (``seconds`` 0: none).
+class OpenDecision(BaseModel):
+    """The decision a game waits on now: one of those it declares (:attr:`Game.decisions`)."""
 
-    Every game keys its deadlines the same way, ``<decision>@v<version>``: the version of the
-    action that opened it makes the key unique, so a timer left over from an earlier decision
-    can never end a later one.
-    """
-    key = f"{decision}@v{state.version}"
-    state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+    name: str
+    opened: int | None = None
+    """The version of the state it opened in: set by the engine as the action that opened it
+    ends (None until then)."""
+
+
+def open_decision(state: GameState, name: str) -> None:
+    """Open the decision ``name`` (one the game declares in :attr:`Game.decisions`): a new
+    decision point, whose buttons alone are current from now on. As the action ends, the
+    engine stamps it with the new version and sets its deadline from the declaration, keyed
+    ``<name>@v<version>``, so a timer left over from an earlier decision can never end it."""
+    state.decision = OpenDecision(name=name)
 
 
 class Timeout(BaseModel):
@@ -275,9 +283,29 @@ class GameState(BaseModel):
     authority arms it when it first appears, beside the decision deadlines, and applies
     ``Timeout(clock.key)`` when it passes; the game then calls time."""
     outcome: Outcome | None = None
+    decision: OpenDecision | None = None
+    """The decision the game waits on now (:func:`open_decision`); None once it is over."""
     decision_version: int = 0
     """The version at which the current decision point (phase or turn) began. Buttons built at
     this version or later are still current; older ones are stale. Kept by :meth:`Game.apply`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decision_of_an_older_record(cls, data: object) -> object:
+        # A state stored before decisions were declared names none: the game says which of its
+        # decisions its phase is (the deadline stored with it stands).
+        if isinstance(data, dict) and "decision" not in data and data.get("outcome") is None:
+            name = cls.legacy_decision(data)
+            if name is not None:
+                opened = data.get("decision_version", 0)
+                data = {**data, "decision": {"name": name, "opened": opened}}
+        return data
+
+    @classmethod
+    def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
+        """The decision open in a state stored before decisions were declared (its dumped
+        fields), by the game's own phases; by default none."""
+        return None
 
     @property
     def finished(self) -> bool:
@@ -419,8 +447,37 @@ class Question(Generic[S]):
     """The actions that answer it."""
 
 
-def _version_key(state: GameState) -> str:
-    return str(state.version)
+def _no_seconds(state: GameState) -> float:
+    return 0
+
+
+def _refused_timeout(state: GameState, rng: Rng) -> list[Event]:
+    raise IllegalAction(UNKNOWN_ACTION)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision(Generic[S]):
+    """A kind of decision a game waits on, declared once in :attr:`Game.decisions` under its
+    name (a turn, a simultaneous pick, a window others may answer). The game opens one with
+    :func:`open_decision`; the engine then derives from the declaration whom the game waits
+    for, the deadline and what the deadline's passing does."""
+
+    waits: Callable[[S], list[Seat]]
+    """The seats it waits for while it is open (the engine's :meth:`Game.waiting_for`): a seat
+    that has answered a simultaneous decision may still change its mind, but is not waited
+    for."""
+    seconds: Callable[[S], float] = _no_seconds
+    """Its deadline, in seconds from when it opens (typically a table option); 0, the default,
+    none."""
+    timeout: Callable[[S, Rng], list[Event]] = _refused_timeout
+    """What its deadline's passing does, in place on the engine's copy: the least harmful
+    choice for whoever it still waits for."""
+    each_action: bool = False
+    """Every action taken while it is open is a new decision point, though its deadline runs
+    on: each changes what may be done next (BiggieBills' turn, whose every play changes the
+    team's hand), so the buttons shown before it are stale. By default only opening a
+    decision (and the game's end) is one: a seat answering a simultaneous decision outdates
+    nobody else's buttons."""
 
 
 def _none(state: GameState) -> None:
@@ -433,10 +490,6 @@ def _no_events(state: GameState) -> list[Event]:
 
 def _no_news(before: GameState, after: GameState) -> list[Event]:
     return []
-
-
-def _no_timeout(state: GameState, action: Timeout, rng: Rng) -> list[Event]:
-    raise IllegalAction(UNKNOWN_ACTION)
 
 
 def _no_lobby_problem(
@@ -534,9 +587,17 @@ class Game(Generic[S, OptionsT, A, V]):
     ``(state, seat, action, rng) -> events`` working in place on the engine's private copy
     (several types may share one move). The engine finds the move of an action by its type,
     after checking that the actor is seated."""
-    timeout: Callable[[S, Timeout, Rng], list[Event]] = _no_timeout
-    """What the passing of a pending deadline (``action.key``: the decision's or the game
-    clock's, checked by :meth:`check_timeout`) does, in place. By default: no deadline."""
+    decisions: Mapping[str, Decision[S]] = field(default_factory=dict)
+    """The decisions the game waits on, by name (``{"pick": Decision(...), ...}``): whom each
+    waits for, its deadline and what that deadline's passing does (:class:`Decision`). The
+    rules open one with :func:`open_decision`; the engine derives :meth:`waiting_for`, the
+    deadline, the decision version and where a ``Timeout`` goes. A game that declares none
+    waits for every seat with a legal action, has no deadlines, and makes every action a new
+    decision point."""
+    clock_timeout: Callable[[S, Rng], list[Event]] = _refused_timeout
+    """What the game clock running out does (a time limit for the whole game that the state
+    declares once, :attr:`GameState.clock`: BiggieBills' ``minutes``), in place. By default
+    the game has none."""
     news: Callable[[S, S], list[Event]] = _no_news
     """What the seats are told after every action besides its own events, from the states
     before and after it (BiggieBills tells each team whose hand changed what came in and
@@ -545,13 +606,6 @@ class Game(Generic[S, OptionsT, A, V]):
     """Every action a seat may take now (never ``Timeout``); agrees with :meth:`apply`."""
     view: Callable[[S, Seat | None], V]
     """What a seat (``None``: everyone) may see. Bots and the UI read only this."""
-    decision_key: Callable[[S], str] = _version_key
-    """Names the current decision point (e.g. ``"r3:pick"``); a change makes old buttons
-    stale. By default every action is a new decision point; a game with simultaneous
-    phases keys them so that one player's choice does not outdate another's buttons."""
-    waiting: Callable[[S], list[Seat]] | None = None
-    """The seats the game waits for (:meth:`waiting_for`), when that is not every seat with a
-    legal action (the default): a seat that has picked may still change its mind."""
     question: Question[S] | None = None
     """A public question that may be open beside the decision the game waits for
     (BiggieBills' vote on a new target): see :class:`Question`. By default there is none."""
@@ -669,6 +723,9 @@ class Game(Generic[S, OptionsT, A, V]):
                 raise TypeError(f"{kind.__name__} is not one of {self.title}'s actions")
             if not _takes(move, kind):
                 raise TypeError(f"{self.title}'s move for {kind.__name__} takes another action")
+        for name in self.decisions:
+            if not name or "@" in name:
+                raise TypeError(f"{self.title}'s decision {name!r} needs a name without '@'")
 
     # --- the engine ----------------------------------------------------------------------------
 
@@ -677,7 +734,9 @@ class Game(Generic[S, OptionsT, A, V]):
         if not self.min_players <= len(names) <= self.max_players:
             seats = "teams" if self.teams else "players"
             raise ValueError(f"{self.title} needs {self.min_players}-{self.max_players} {seats}.")
-        return self.new_state(names, options, rng)
+        state = self.new_state(names, options, rng)
+        self._settle_decision(state, None)
+        return state
 
     def apply(
         self, state: S, actor: Seat, action: A | Timeout | Mapping[str, object], rng: Rng
@@ -693,14 +752,48 @@ class Game(Generic[S, OptionsT, A, V]):
         if isinstance(action, Mapping):
             action = self.parse_action(action)
         work = state.model_copy(deep=True)
+        was = work.decision
         events = self._dispatch(work, actor, action, rng)
         events += self.news(state, work)
         work.version = state.version + 1
-        if self.decision_key(work) != self.decision_key(state) and not self._answered(
-            state, work, action
-        ):
+        changed = self._settle_decision(work, was)
+        if (changed or self._each_action(state)) and not self._answered(state, work, action):
             work.decision_version = work.version
         return Transition(state=work, events=events)
+
+    def _settle_decision(self, state: S, was: OpenDecision | None) -> bool:
+        """In place, as an action (or the set-up) ends: a decision the rules opened meanwhile
+        (``state.decision`` is no longer ``was``) is stamped with the state's version and gets
+        its declared deadline; one closed (the game over) takes its deadline with it. Whether
+        a decision opened or closed: a new decision point."""
+        if state.finished:
+            state.decision = None
+        opened = state.decision
+        if opened is was:
+            return False
+        if opened is None:
+            state.deadline = None
+            return True
+        declared = self.decisions.get(opened.name)
+        if declared is None:
+            raise TypeError(f"{self.title} opened {opened.name!r}, which it does not declare")
+        opened.opened = state.version
+        seconds = declared.seconds(state)
+        key = f"{opened.name}@v{state.version}"
+        state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
+        return True
+
+    def _each_action(self, state: S) -> bool:
+        """Whether any action taken in ``state`` is a new decision point: the open decision
+        says so (:attr:`Decision.each_action`), or the game declares none."""
+        if not self.decisions:
+            return True
+        open_now = self.declared_decision(state)
+        return open_now is not None and open_now.each_action
+
+    def declared_decision(self, state: S) -> Decision[S] | None:
+        """The declaration of the decision open in ``state`` (None: none is)."""
+        return self.decisions.get(state.decision.name) if state.decision is not None else None
 
     def _answered(self, before: S, after: S, action: BaseModel) -> bool:
         """Whether ``action`` answered the open question and left it open: it opens no new
@@ -712,7 +805,7 @@ class Game(Generic[S, OptionsT, A, V]):
         return opened is not None and question.opened(after) == opened
 
     def _dispatch(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
-        """In place on the private copy: a ``Timeout`` to :attr:`timeout` once
+        """In place on the private copy: a ``Timeout`` to :meth:`timeout` once
         :meth:`check_timeout` has passed it, any other action to its move, from a seat."""
         if isinstance(action, Timeout):
             self.check_timeout(state, action, actor)
@@ -736,12 +829,26 @@ class Game(Generic[S, OptionsT, A, V]):
         if action.key not in pending:
             raise IllegalAction("That deadline has already passed.")
 
+    def timeout(self, state: S, action: Timeout, rng: Rng) -> list[Event]:
+        """In place: what the passing of the pending deadline ``action.key`` does: the game
+        clock's :attr:`clock_timeout`, or the open decision's :attr:`Decision.timeout`."""
+        if state.clock is not None and action.key == state.clock.key:
+            return self.clock_timeout(state, rng)
+        declared = self.declared_decision(state)
+        if declared is None:
+            raise IllegalAction(UNKNOWN_ACTION)
+        return declared.timeout(state, rng)
+
     def waiting_for(self, state: S) -> list[Seat]:
-        """Seats whose input the game is waiting for now (by default, those with a legal
-        action: see :attr:`waiting`)."""
-        if self.waiting is not None:
-            return self.waiting(state)
-        return [seat for seat in state.seats if self.legal_actions(state, seat)]
+        """Seats whose input the game is waiting for now: those the open decision waits for
+        (:attr:`Decision.waits`); in a game that declares no decisions, every seat with a
+        legal action."""
+        if state.finished:
+            return []
+        if not self.decisions:
+            return [seat for seat in state.seats if self.legal_actions(state, seat)]
+        declared = self.declared_decision(state)
+        return declared.waits(state) if declared is not None else []
 
     def answering(self, state: S) -> list[Seat]:
         """The seats that may answer the open :attr:`question` (none when none is open)."""

@@ -133,7 +133,10 @@ BROKEN: list[tuple[GameLike, str]] = [
             BIGIDEA,
             name="makesmoney",
             moves={kind: _makes_money(move) for kind, move in BIGIDEA.moves.items()},
-            timeout=_makes_money(BIGIDEA.timeout),
+            decisions={
+                name: replace(decision, timeout=_makes_money(decision.timeout))
+                for name, decision in BIGIDEA.decisions.items()
+            },
         ),
         "money moved without a listed payment",
     ),

@@ -4,16 +4,32 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
 
-from core.engine import SYSTEM, Deadline, Event, IllegalAction, Rng, Seat, Timeout
+from core.engine import (
+    SYSTEM,
+    Deadline,
+    Decision,
+    Event,
+    GameLike,
+    GameState,
+    IllegalAction,
+    OpenDecision,
+    Rng,
+    Seat,
+    Timeout,
+    open_decision,
+)
 from core.games.biggiebills import GAME as BIGGIEBILLS
 from core.games.biggiebills.actions import ProposeTarget, Skip, Vote
+from core.games.bigidea import GAME as BIGIDEA
+from core.games.businessgo import GAME as BUSINESSGO
 from tests.games.biggiebills_support import act
 from tests.games.biggiebills_support import new_game as new_biggiebills
-from tests.team_game import GAME, Add, RelayOptions, RelayState
+from tests.team_game import GAME, Add, RelayOptions, RelayState, add
 
 
 def _relay() -> RelayState:
@@ -81,3 +97,152 @@ def test_an_answer_that_leaves_the_question_open_outdates_no_buttons() -> None:
     assert BIGGIEBILLS.prompt_version(refused) == refused.version
     moved, _ = act(agreed, 0, Skip())
     assert moved.decision_version == moved.version
+
+
+# --- declared decisions ------------------------------------------------------------------------
+
+
+def _next_team(state: RelayState, rng: Rng) -> list[Event]:
+    """A turn runs out: the next team's turn."""
+    state.turn = (state.turn + 1) % len(state.names)
+    open_decision(state, "turn")
+    return []
+
+
+def _opens_the_next_turn(state: RelayState, actor: Seat, action: Add, rng: Rng) -> list[Event]:
+    events = add(state, actor, action, rng)
+    if not state.finished:
+        open_decision(state, "turn")
+    return events
+
+
+def _first_turn(names: Sequence[str], options: RelayOptions, rng: Rng) -> RelayState:
+    state = GAME.new_state(names, options, rng)
+    open_decision(state, "turn")
+    return state
+
+
+TURNS = replace(
+    GAME,
+    new_state=_first_turn,
+    moves={Add: _opens_the_next_turn},
+    decisions={
+        "turn": Decision(waits=lambda s: [s.turn], seconds=lambda s: 30, timeout=_next_team)
+    },
+)
+"""Relay with its turns declared: 30 s each, the next team's when one runs out."""
+
+
+def test_a_decision_the_rules_open_gets_its_declared_deadline_and_whom_it_waits_for() -> None:
+    state = TURNS.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
+    assert state.decision == OpenDecision(name="turn", opened=0)
+    assert state.deadline == Deadline(key="turn@v0", seconds=30)
+    assert TURNS.waiting_for(state) == [0]
+    after = TURNS.apply(state, 0, Add(amount=1), random.Random(0)).state
+    assert after.decision == OpenDecision(name="turn", opened=1)
+    assert after.deadline == Deadline(key="turn@v1", seconds=30)  # a timer of its own
+    assert after.decision_version == 1 and TURNS.waiting_for(after) == [1]
+
+
+def test_a_timeout_goes_to_the_open_decisions_declared_timeout() -> None:
+    state = TURNS.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
+    assert state.deadline is not None
+    after = TURNS.apply(state, SYSTEM, Timeout(key=state.deadline.key), random.Random(0)).state
+    assert (
+        after.turn == 1
+        and after.total == 0
+        and after.deadline == Deadline(key="turn@v1", seconds=30)
+    )
+    with pytest.raises(IllegalAction, match="already passed"):  # the old timer ends nothing
+        TURNS.apply(after, SYSTEM, Timeout(key=state.deadline.key), random.Random(0))
+
+
+def test_the_end_closes_the_decision_and_takes_its_deadline() -> None:
+    state = TURNS.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
+    while not state.finished:
+        state = TURNS.apply(state, state.turn, Add(amount=2), random.Random(0)).state
+    assert state.decision is None and state.deadline is None
+    assert TURNS.waiting_for(state) == [] and state.decision_version == state.version
+
+
+def test_only_opening_a_decision_outdates_buttons_unless_each_action_does() -> None:
+    """A move that opens nothing (here: adding without passing the turn) is no new decision
+    point, unless the open decision is declared ``each_action``."""
+
+    def keeps_the_turn(state: RelayState, actor: Seat, action: Add, rng: Rng) -> list[Event]:
+        state.total += action.amount
+        return []
+
+    simultaneous = replace(TURNS, moves={Add: keeps_the_turn})
+    state = simultaneous.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
+    after = simultaneous.apply(state, 0, Add(amount=1), random.Random(0)).state
+    assert after.decision_version == 0 and after.deadline == state.deadline
+    declared = simultaneous.decisions["turn"]
+    each = replace(simultaneous, decisions={"turn": replace(declared, each_action=True)})
+    after = each.apply(state, 0, Add(amount=1), random.Random(0)).state
+    assert after.decision_version == 1 and after.deadline == state.deadline  # the clock runs on
+
+
+def test_a_decision_the_game_does_not_declare_cannot_be_opened() -> None:
+    def opens_nonsense(state: RelayState, actor: Seat, action: Add, rng: Rng) -> list[Event]:
+        open_decision(state, "nonesuch")
+        return []
+
+    odd = replace(TURNS, moves={Add: opens_nonsense})
+    state = odd.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
+    with pytest.raises(TypeError, match="opened 'nonesuch', which it does not declare"):
+        odd.apply(state, 0, Add(amount=1), random.Random(0))
+
+
+def test_a_turn_opened_by_the_first_action_gets_a_timer_of_its_own() -> None:
+    """Deadline keys carried the version before the action that declared them, so a decision
+    of the same name opened by the very first action had the set-up's key, and the authority
+    never restarted its timer: the next team played on what was left of the first team's."""
+    state = new_biggiebills()
+    assert state.deadline is not None and state.deadline.key == "turn@v0"
+    assert state.turn_seat is not None
+    skipped, _ = act(state, state.turn_seat, Skip())
+    assert skipped.deadline is not None and skipped.deadline.key == "turn@v1"
+
+
+@pytest.mark.parametrize(
+    ("game", "phase", "name"),
+    [
+        (BIGIDEA, "mezzanine", "turn"),
+        (BIGIDEA, "venture", "venture"),
+        (BIGGIEBILLS, "block", "block"),
+        (BUSINESSGO, "licence", "licence"),
+    ],
+)
+def test_a_state_stored_before_decisions_were_declared_loads_with_its_own(
+    game: GameLike, phase: str, name: str
+) -> None:
+    """A record of a game in play stored before decisions were declared names no decision:
+    its phase says which is open, its deadline stands, and that deadline's timeout is the
+    decision's (Busine$$ GO's window and decision counters are ignored)."""
+    state = _reached(game, phase)
+    assert state.deadline is not None
+    old = state.model_dump(mode="json")
+    del old["decision"]
+    old["deadline"]["key"] = "turn2@v57" if name == "turn" else f"{name}@v57"
+    old |= {"window": 3, "decisions": 9}
+    loaded = game.state_model.model_validate(old)
+    assert loaded.decision == OpenDecision(name=name, opened=state.decision_version)
+    position = game.at(loaded)
+    assert position.waiting_for() == game.at(state).waiting_for()
+    key = old["deadline"]["key"]
+    timed_out = position.apply(SYSTEM, Timeout(key=key), random.Random(0))
+    assert timed_out.state.version == loaded.version + 1
+
+
+def _reached(game: GameLike, phase: str) -> GameState:
+    """A random game of ``game`` played until it is in ``phase``."""
+    chooser = random.Random(3)
+    state = game.setup(["A", "B", "C"], {}, random.Random(3))
+    while getattr(state, "phase", None) != phase:
+        assert not state.finished, f"{game.name} never reached {phase}"
+        position = game.at(state)
+        seat = chooser.choice(position.actors())
+        action = chooser.choice(list(position.legal_actions(seat)))
+        state = position.apply(seat, action, random.Random(state.version)).state
+    return state

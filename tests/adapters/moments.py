@@ -38,9 +38,8 @@ from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import ui
-from core.engine import GameLike, GameState
+from core.engine import Deadline, GameLike, GameState, OpenDecision
 from core.games.biggiebills.cards import ACQUIRE
-from core.games.biggiebills.flow import declare_turn
 from core.games.biggiebills.state import Active, BiggieBillsState
 from core.games.bigidea.cards import catalogue
 from core.games.bigidea.state import BigIdeaState, Product
@@ -720,7 +719,10 @@ class _Driver:
         state.next_active += 1
         state.version += 1
         state.decision_version = state.version
-        declare_turn(state)
+        state.decision = OpenDecision(name="turn", opened=state.version)
+        seconds = state.options.turn_seconds
+        key = f"turn@v{state.version}"
+        state.deadline = Deadline(key=key, seconds=seconds) if seconds > 0 else None
         await save_state(self.store, GameKey(self.platform.name, self.channel), record, state)
 
     async def _arrange_crowded_table(self, record: GameRecord) -> None:

@@ -33,7 +33,6 @@ from core.games.biggiebills.events import (
     GrowthPlayed,
     TurnSkipped,
 )
-from core.games.biggiebills.legal import deciding
 from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from testkit.conformance import play_random
 
@@ -115,8 +114,9 @@ def test_every_payment_is_a_documented_one(
 def test_whom_the_game_waits_for_is_whoever_has_a_move_besides_the_vote(
     teams: int, options: BiggieBillsOptions
 ) -> None:
-    """``deciding`` reads legal_actions' branches without listing every play: over random games
-    it agrees with the list for every seat in every state, blocks included."""
+    """The open decision's declared ``waits`` read legal_actions' branches without listing
+    every play: over random games the seats the engine derives agree with the list in every
+    state, blocks included."""
     phases: set[str] = set()
 
     def agrees(
@@ -125,9 +125,12 @@ def test_whom_the_game_waits_for_is_whoever_has_a_move_besides_the_vote(
         for state in (before, after):
             assert isinstance(state, BiggieBillsState)
             phases.add(state.phase)
-            for seat in state.seats:
-                listed = any(not isinstance(a, Vote) for a in GAME.legal_actions(state, seat))
-                assert deciding(state, seat) == listed, (state.phase, seat, listed)
+            listed = [
+                seat
+                for seat in state.seats
+                if any(not isinstance(a, Vote) for a in GAME.legal_actions(state, seat))
+            ]
+            assert GAME.waiting_for(state) == listed, (state.phase, listed)
 
     run = play_random(GAME, teams, options, 7, generic=False, hook=agrees)
     assert run.state.finished and {"turn", "block", "over"} <= phases, phases

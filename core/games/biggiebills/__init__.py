@@ -40,10 +40,10 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     opening_events=flow.opening_events,
     lobby_problem=legal.lobby_problem,
     moves=rules.MOVES,
-    timeout=rules.timeout,
+    decisions=rules.DECISIONS,
+    clock_timeout=rules.clock_timeout,
     news=rules.news,
     legal_actions=legal.legal_actions,
-    waiting=legal.waiting_for,
     # A vote on a new target runs beside the turns; a team agreeing to it (the vote still
     # open) changes nobody else's choices, and every other action is a new decision.
     question=Question(seats=legal.answering, opened=legal.vote_opened, answers=(Vote,)),

@@ -18,7 +18,7 @@ from core.engine import (
     Rng,
     Seat,
     Standing,
-    declare,
+    open_decision,
     rank,
 )
 from core.games.biggiebills.cards import (
@@ -70,7 +70,6 @@ __all__ = [
     "begin_cycle",
     "call_time",
     "cycle_opening",
-    "declare_turn",
     "discard_growth",
     "draw",
     "end_turn",
@@ -99,24 +98,6 @@ def pay(state: BiggieBillsState, payer: Seat, payee: Seat, amount: int, moves: M
     if payee != BANK:
         state.cash[payee] += amount
     moves.append((payer, payee, amount))
-
-
-def _declare(state: BiggieBillsState, decision: str, seconds: int) -> None:
-    """The decision's deadline (the game clock of ``minutes`` is ``state.clock``, which the
-    authority keeps beside it)."""
-    declare(state, decision, seconds)
-
-
-def declare_turn(state: BiggieBillsState) -> None:
-    _declare(state, "turn", state.options.turn_seconds)
-
-
-def declare_block(state: BiggieBillsState) -> None:
-    _declare(state, "block", state.options.block_seconds)
-
-
-def declare_returns(state: BiggieBillsState) -> None:
-    _declare(state, "returns", state.options.turn_seconds)
 
 
 # --- cards ---------------------------------------------------------------------------------
@@ -258,7 +239,7 @@ def _open_turn(state: BiggieBillsState, events: list[Event]) -> None:
     state.plays_left = state.flex_left = max_plays(state)
     state.acted = False
     state.turn_cash = list(state.cash)
-    declare_turn(state)
+    open_decision(state, "turn")
     n = len(state.order)
     plays = " (two-card play)" if state.plays_left == 2 else ""
     events.append(
@@ -328,13 +309,13 @@ def call_time(state: BiggieBillsState, events: list[Event], rng: Rng) -> None:
 def _open_returns(state: BiggieBillsState, then: str) -> None:
     state.phase = "returns"
     state.resume = "turn" if then == "turn" else "cycle"
-    declare_returns(state)
+    open_decision(state, "returns")
 
 
 def resume(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     """Continue after the returns of an acquisition are done."""
     if state.returns:
-        declare_returns(state)
+        open_decision(state, "returns")
         return
     if state.resume == "cycle":
         begin_cycle(state, rng, events)
@@ -593,7 +574,6 @@ def _finish(
         for st in standings
     ]
     state.phase = "over"
-    state.deadline = None
     state.pending = None
     state.outcome = Outcome(standings=standings, summary=summary, rounds=state.cycle, ended=ended)
     events.append(

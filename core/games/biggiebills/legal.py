@@ -59,12 +59,12 @@ __all__ = [
     "absorbed",
     "answering",
     "block_problem",
+    "blocking",
     "card_problem",
     "challenge_card_problem",
     "challenge_problem",
     "challenge_terms_problem",
     "cost_of",
-    "deciding",
     "done_problem",
     "excess",
     "exchange_problem",
@@ -82,17 +82,18 @@ __all__ = [
     "return_hint",
     "return_options",
     "return_problem",
+    "returning",
     "seat_out",
     "skip_fine",
     "skip_problem",
     "stage_open",
     "stages_of",
+    "taking_turn",
     "to_return",
     "turn_plays",
     "turn_problem",
     "vote_opened",
     "vote_problem",
-    "waiting_for",
 ]
 
 
@@ -558,22 +559,23 @@ def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Action]:
     return actions + _proposals(state, seat) + votes
 
 
-def deciding(state: BiggieBillsState, seat: Seat) -> bool:
-    """Whether the game waits for ``seat``: it has a legal action other than answering the
-    vote on a new target (which runs beside the turns).
+def taking_turn(state: BiggieBillsState) -> list[Seat]:
+    """Whom a turn waits for: the team on turn, while it may still act (skip before it has
+    acted, end its turn after)."""
+    return [s for s in state.seats if turn_problem(state, s) is None]
 
-    The same answer as looking for one among :func:`legal_actions`, read from its branches
-    without listing every play (the game asks it of every seat several times a move): a team
-    that may block may always accept; a team that may take a turn may always skip (before it
-    has acted) or end it (after)."""
-    if state.finished or seat not in state.seats or state.phase == "over":
-        return False
-    if state.phase == "block":
-        return block_problem(state, seat, False) is None
-    if state.phase == "returns":
-        first = bool(state.returns) and state.returns[0] == seat
-        return first and bool(return_options(state, seat))
-    return turn_problem(state, seat) is None
+
+def blocking(state: BiggieBillsState) -> list[Seat]:
+    """Whom a block window waits for: the challenged team (which may always accept)."""
+    return [s for s in state.seats if block_problem(state, s, False) is None]
+
+
+def returning(state: BiggieBillsState) -> list[Seat]:
+    """Whom the returns after an acquisition wait for: the first team still to return cards."""
+    if not state.returns:
+        return []
+    first = state.returns[0]
+    return [first] if return_options(state, first) else []
 
 
 def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Action]:
@@ -609,11 +611,6 @@ def _exchanges(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
         (hand[i], hand[j]) for i in range(len(hand)) for j in range(i + 1, len(hand))
     )
     return [Exchange(cards=[a, b]) for a, b in pairs]
-
-
-def waiting_for(state: BiggieBillsState) -> list[Seat]:
-    """The teams the game waits for: a vote on a new target runs beside the turns."""
-    return [s for s in state.seats if deciding(state, s)]
 
 
 def answering(state: BiggieBillsState) -> list[Seat]:

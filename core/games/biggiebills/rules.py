@@ -3,7 +3,17 @@ the moderator's automatic steps (``flow.py``) run until the next decision."""
 
 from __future__ import annotations
 
-from core.engine import Audience, Event, IllegalAction, Move, Moves, Rng, Seat, Timeout
+from core.engine import (
+    Audience,
+    Decision,
+    Event,
+    IllegalAction,
+    Move,
+    Moves,
+    Rng,
+    Seat,
+    open_decision,
+)
 from core.games.biggiebills.actions import (
     Accept,
     Block,
@@ -43,8 +53,6 @@ from core.games.biggiebills.flow import (
     BANK,
     auto_returns,
     call_time,
-    declare_block,
-    declare_turn,
     draw,
     end_turn,
     pay,
@@ -55,6 +63,7 @@ from core.games.biggiebills.flow import (
 from core.games.biggiebills.hand import hand_change
 from core.games.biggiebills.legal import (
     block_problem,
+    blocking,
     challenge_problem,
     cost_of,
     done_problem,
@@ -65,8 +74,10 @@ from core.games.biggiebills.legal import (
     penalty_of,
     propose_problem,
     return_problem,
+    returning,
     skip_fine,
     skip_problem,
+    taking_turn,
     to_return,
     vote_problem,
 )
@@ -80,7 +91,7 @@ from core.games.biggiebills.state import (
 )
 from core.games.biggiebills.text import money, plural, possessive
 
-__all__ = ["MOVES", "news", "timeout"]
+__all__ = ["DECISIONS", "MOVES", "clock_timeout", "news"]
 
 
 def news(before: BiggieBillsState, after: BiggieBillsState) -> list[Event]:
@@ -213,7 +224,7 @@ def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng)
     # Every challenge opens the reaction window, whatever the challenged team holds: whether
     # it has a Block a Challenge card stays its secret (without one it can only accept).
     state.phase = "block"
-    declare_block(state)
+    open_decision(state, "block")
     wait = state.options.block_seconds
     text += f" {state.names[owner]} may block it with a Block a Challenge card or accept it" + (
         f" within {wait} seconds." if wait else "."
@@ -260,7 +271,7 @@ def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix
         settled = ChallengeAccepted
     state.pending = None
     state.phase = "turn"
-    declare_turn(state)
+    open_decision(state, "turn")
     events.append(settled(text=prefix + text, seat=owner, active=active.id, moves=moves))
 
 
@@ -384,39 +395,75 @@ def _vote(state: BiggieBillsState, seat: Seat, action: Vote, rng: Rng) -> list[E
     return events
 
 
-def timeout(state: BiggieBillsState, action: Timeout, rng: Rng) -> list[Event]:
-    """The game clock calls time; a block window, the returns or a turn runs out."""
+def clock_timeout(state: BiggieBillsState, rng: Rng) -> list[Event]:
+    """The game clock (``minutes``) calls time. A challenge waiting for its answer stands."""
     events: list[Event] = []
-    if state.clock is not None and action.key == state.clock.key:
-        # The game clock: time is called. A challenge waiting for its answer stands.
-        if state.phase == "block":
-            _resolve(state, False, events, "Time is up: no block. ")
-        call_time(state, events, rng)
-        return events
     if state.phase == "block":
         _resolve(state, False, events, "Time is up: no block. ")
-        _after(state, rng, events)
-        return events
-    if state.phase == "returns":
-        seat = state.returns[0]
-        for card in auto_returns(state, seat):
-            return_card(state, seat, card)
-        events.append(
-            CardsReturned(
-                text="Time is up: the moderator returns "
-                f"{possessive(state.names[seat])} extra cards.",
-                seat=seat,
-            )
+    call_time(state, events, rng)
+    return events
+
+
+def _block_runs_out(state: BiggieBillsState, rng: Rng) -> list[Event]:
+    """The block window closes unanswered: the challenge stands."""
+    events: list[Event] = []
+    _resolve(state, False, events, "Time is up: no block. ")
+    _after(state, rng, events)
+    return events
+
+
+def _returns_run_out(state: BiggieBillsState, rng: Rng) -> list[Event]:
+    """The team returning an acquisition's extra cards runs out: the moderator returns them."""
+    seat = state.returns[0]
+    for card in auto_returns(state, seat):
+        return_card(state, seat, card)
+    events: list[Event] = [
+        CardsReturned(
+            text=f"Time is up: the moderator returns {possessive(state.names[seat])} extra cards.",
+            seat=seat,
         )
-        resume(state, rng, events)
-        return events
+    ]
+    resume(state, rng, events)
+    return events
+
+
+def _turn_runs_out(state: BiggieBillsState, rng: Rng) -> list[Event]:
+    """A turn runs out: skipped if the team has not acted, else ended."""
     turn = state.turn_seat
     assert turn is not None
     if not state.acted:
         return _skip(state, turn, Skip(), rng, "Time is up: ")
-    events.append(TurnEnded(text=f"Time is up: {possessive(state.names[turn])} turn ends."))
+    events: list[Event] = [
+        TurnEnded(text=f"Time is up: {possessive(state.names[turn])} turn ends.")
+    ]
     end_turn(state, rng, events)
     return events
+
+
+DECISIONS: dict[str, Decision[BiggieBillsState]] = {
+    "turn": Decision(
+        waits=taking_turn,
+        seconds=lambda state: state.options.turn_seconds,
+        timeout=_turn_runs_out,
+        each_action=True,
+    ),
+    "block": Decision(
+        waits=blocking,
+        seconds=lambda state: state.options.block_seconds,
+        timeout=_block_runs_out,
+        each_action=True,
+    ),
+    "returns": Decision(
+        waits=returning,
+        seconds=lambda state: state.options.turn_seconds,
+        timeout=_returns_run_out,
+        each_action=True,
+    ),
+}
+"""The decisions the game waits on: a team's turn, the block window of a challenge and the
+returns after an acquisition, each with its deadline option and what its passing does. Every
+action is a new decision point in each: a play changes the team's hand and what it may do
+next (the vote on a new target, the game's :class:`~core.engine.Question`, runs beside them)."""
 
 
 MOVES: Moves[BiggieBillsState] = {
@@ -431,4 +478,5 @@ MOVES: Moves[BiggieBillsState] = {
     ProposeTarget: _propose,
     Vote: _vote,
 }
-"""The moves, by the action each applies (a ``Timeout`` is :func:`timeout`)."""
+"""The moves, by the action each applies (a ``Timeout`` is its decision's, :data:`DECISIONS`,
+or the game clock's, :func:`clock_timeout`)."""

@@ -5,6 +5,7 @@ Seats are teams. Money is in whole $ millions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -208,6 +209,11 @@ class BiggieBillsState(GameState):
             elif isinstance(options, dict):
                 data = {**data, "target": options.get("target", 1000)}
         return data
+
+    @classmethod
+    def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
+        phase = str(data.get("phase", "turn"))
+        return phase if phase in ("turn", "block", "returns") else None
 
     @property
     def teams(self) -> int:

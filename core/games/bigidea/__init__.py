@@ -36,12 +36,8 @@ GAME: Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView] = Game(
     actions=ACTIONS,
     new_state=rules.new_state,
     moves=rules.MOVES,
-    timeout=rules.timeout,
+    decisions=rules.DECISIONS,
     legal_actions=legal.legal_actions,
-    # Seats that already picked or pointed may still change their mind, so they have legal
-    # actions, but the game is not waiting for them.
-    waiting=legal.waiting_for,
-    decision_key=legal.decision_key,
     view=view.view,
     bot_action=bots.bot_action,
     ranking=flow.ranking,

@@ -5,7 +5,7 @@ Each function works in place on the reducer's private copy of the state and appe
 
 from __future__ import annotations
 
-from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
+from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, open_decision, rank
 from core.games.bigidea.cards import card, is_product, product_name, product_sentence
 from core.games.bigidea.events import (
     CardsDealt,
@@ -44,11 +44,6 @@ def table_order(state: BigIdeaState, first: Seat) -> list[Seat]:
 
 BANK: Seat = -1
 """The payer of IPO returns in an event's ``moves`` (``(payer, payee, cents)``)."""
-
-
-def _declare(state: BigIdeaState, name: str, seconds: int) -> None:
-    """The deadline of a decision point that just opened (a phase or a mezzanine turn)."""
-    declare(state, name, seconds)
 
 
 def _draw(state: BigIdeaState, rng: Rng, count: int, events: list[Event]) -> list[str]:
@@ -120,7 +115,7 @@ def start_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     state.picks = [None] * state.players
     state.votes = {}
     if any(can_pick(state, seat) for seat in state.seats):
-        _declare(state, "pick", state.options.pick_seconds)
+        open_decision(state, "pick")
     else:
         reveal(state, rng, events)
 
@@ -171,7 +166,7 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     if made:
         state.phase = "venture"
         state.votes = {}
-        _declare(state, "venture", state.options.vote_seconds)
+        open_decision(state, "venture")
         events.append(
             VentureOpened(
                 text=(
@@ -240,7 +235,7 @@ def _settle_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     # A seat whose only choice is to pass is not kept waiting on the clock.
     while (seat := state.turn_seat) is not None and state.turn < state.players:
         if len(mezzanine_options(state, seat)) > 1:
-            _declare(state, f"turn{state.turn}", state.options.turn_seconds)
+            open_decision(state, "turn")
             return
         events.append(
             PlayerPassed(
@@ -252,7 +247,6 @@ def _settle_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
 
 
 def _ipo(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
-    state.deadline = None
     for product in [p for p in state.products if p.total_chits == 0]:
         state.products.remove(product)
         state.discard.extend(product.cards)
@@ -331,7 +325,6 @@ def ranking(state: BigIdeaState) -> list[Standing]:
 
 def _finish(state: BigIdeaState, events: list[Event]) -> None:
     state.phase = "over"
-    state.deadline = None
     standings = ranking(state)
     top = [st.name for st in standings if st.rank == 1]
     best = money(state.money[standings[0].seat])

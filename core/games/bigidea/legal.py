@@ -15,13 +15,15 @@ from core.games.bigidea.state import BigIdeaState, Product
 __all__ = [
     "can_pick",
     "chit_payout",
-    "decision_key",
     "invest_cost",
     "legal_actions",
     "may_pitch",
     "mezzanine_options",
+    "on_turn",
     "pick_options",
+    "picking",
     "point_options",
+    "pointing",
     "unit_price",
     "waiting_for",
 ]
@@ -119,22 +121,30 @@ def legal_actions(state: BigIdeaState, seat: Seat) -> list[Action]:
     return []
 
 
-def waiting_for(state: BigIdeaState) -> list[Seat]:
-    """Seats whose input the game needs before it can move on."""
-    if state.finished:
-        return []
-    if state.phase == "pick":
-        return [s for s in state.seats if can_pick(state, s) and state.picks[s] is None]
-    if state.phase == "venture":
-        # Pointing ends as soon as everyone has pointed (or at the deadline). It does not wait
-        # for pitches: once everyone has pointed, the last pitch awaited would reveal the
-        # pointing at once, before anyone could act on it, so no pitch could matter any more.
-        return [s for s in state.seats if s not in state.votes]
+def picking(state: BigIdeaState) -> list[Seat]:
+    """Whom the seed phase waits for: every seat that can make a product and has not picked."""
+    return [s for s in state.seats if can_pick(state, s) and state.picks[s] is None]
+
+
+def pointing(state: BigIdeaState) -> list[Seat]:
+    """Whom the venture phase waits for: every seat that has not pointed. It does not wait
+    for pitches: once everyone has pointed, the last pitch awaited would reveal the pointing
+    at once, before anyone could act on it, so no pitch could matter any more."""
+    return [s for s in state.seats if s not in state.votes]
+
+
+def on_turn(state: BigIdeaState) -> list[Seat]:
+    """Whom a mezzanine turn waits for: the seat to play."""
     seat = state.turn_seat
     return [] if seat is None else [seat]
 
 
-def decision_key(state: BigIdeaState) -> str:
-    """A pick or a vote does not outdate the other players' menus; a new phase, round or
-    mezzanine turn does."""
-    return f"r{state.round}:{state.phase}:{state.turn if state.phase == 'mezzanine' else 0}"
+def waiting_for(state: BigIdeaState) -> list[Seat]:
+    """Seats whose input the game needs before it can move on (in whatever phase)."""
+    if state.finished:
+        return []
+    if state.phase == "pick":
+        return picking(state)
+    if state.phase == "venture":
+        return pointing(state)
+    return on_turn(state)

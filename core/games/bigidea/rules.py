@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.engine import Audience, Event, IllegalAction, Moves, Rng, Seat, Timeout
+from core.engine import Audience, Decision, Event, IllegalAction, Moves, Rng, Seat
 from core.games.bigidea.actions import (
     PITCH_LIMIT,
     Invest,
@@ -25,7 +25,15 @@ from core.games.bigidea.events import (
     TimedOut,
 )
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
-from core.games.bigidea.legal import can_pick, invest_cost, may_pitch, pick_options, waiting_for
+from core.games.bigidea.legal import (
+    can_pick,
+    invest_cost,
+    may_pitch,
+    on_turn,
+    pick_options,
+    picking,
+    pointing,
+)
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
 from core.games.bigidea.text import (
     card_list,
@@ -38,7 +46,7 @@ from core.games.bigidea.text import (
 )
 from core.text import escape, possessive
 
-__all__ = ["MOVES", "new_state", "timeout"]
+__all__ = ["DECISIONS", "MOVES", "new_state"]
 
 _PHASE_NAMES = {
     "pick": "the seed phase",
@@ -97,7 +105,7 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
         )
     state.picks[seat] = list(cards)
     events: list[Event] = []
-    if not waiting_for(state):
+    if not picking(state):
         # The last pick: the reveal says what everyone picked, and a confirmation that it may
         # still change would be out of date before anyone read it.
         reveal(state, rng, events)
@@ -150,7 +158,7 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
         )
     state.votes[seat] = target
     events: list[Event] = []
-    if not waiting_for(state):
+    if not pointing(state):
         # The last point: the reveal says where everyone points (see _pick).
         resolve_votes(state, rng, events)
         return events
@@ -225,40 +233,66 @@ def _withdraw(state: BigIdeaState, seat: Seat, product: Product) -> Event:
     )
 
 
-def timeout(state: BigIdeaState, action: Timeout, rng: Rng) -> list[Event]:
-    """Time is up: random picks, pointing at nobody, or a pass for whoever has not decided."""
-    idle = waiting_for(state)
-    names = join([state.names[s] for s in idle])
+def _picks_run_out(state: BigIdeaState, rng: Rng) -> list[Event]:
+    """Time is up for picking: a random pick for whoever has not picked, then the reveal."""
+    idle = picking(state)
     events: list[Event] = []
-    if state.phase == "pick":
-        for seat in idle:
-            picks = pick_options(state, seat)
-            pick = rng.choice([p for p in picks if is_product(p.cards)] or picks)
-            state.picks[seat] = list(pick.cards)
-            events.append(
-                PickChosen(
-                    text=f"Time is up: a random pick was made for you: {card_list(pick.cards)}.",
-                    audience=Audience.only(seat),
-                    cards=list(pick.cards),
-                )
-            )
+    for seat in idle:
+        picks = pick_options(state, seat)
+        pick = rng.choice([p for p in picks if is_product(p.cards)] or picks)
+        state.picks[seat] = list(pick.cards)
         events.append(
-            TimedOut(
-                text=f"Time is up: a random pick was made for {names}.", phase="pick", seats=idle
+            PickChosen(
+                text=f"Time is up: a random pick was made for you: {card_list(pick.cards)}.",
+                audience=Audience.only(seat),
+                cards=list(pick.cards),
             )
         )
-        reveal(state, rng, events)
-    elif state.phase == "venture":
-        for seat in idle:
-            state.votes[seat] = None
-        verb = "points" if len(idle) == 1 else "point"
-        text = f"Time is up: {names} {verb} at nobody."
-        events.append(TimedOut(text=text, phase="venture", seats=idle))
-        resolve_votes(state, rng, events)
-    else:
-        events.append(TimedOut(text=f"Time is up: {names} passes.", phase="mezzanine", seats=idle))
-        next_turn(state, rng, events)
+    names = join([state.names[s] for s in idle])
+    events.append(
+        TimedOut(text=f"Time is up: a random pick was made for {names}.", phase="pick", seats=idle)
+    )
+    reveal(state, rng, events)
     return events
+
+
+def _pointing_runs_out(state: BigIdeaState, rng: Rng) -> list[Event]:
+    """Time is up for pointing: whoever has not pointed points at nobody."""
+    idle = pointing(state)
+    for seat in idle:
+        state.votes[seat] = None
+    verb = "points" if len(idle) == 1 else "point"
+    text = f"Time is up: {join([state.names[s] for s in idle])} {verb} at nobody."
+    events: list[Event] = [TimedOut(text=text, phase="venture", seats=idle)]
+    resolve_votes(state, rng, events)
+    return events
+
+
+def _turn_runs_out(state: BigIdeaState, rng: Rng) -> list[Event]:
+    """Time is up for a mezzanine turn: the seat to play passes."""
+    idle = on_turn(state)
+    names = join([state.names[s] for s in idle])
+    events: list[Event] = [
+        TimedOut(text=f"Time is up: {names} passes.", phase="mezzanine", seats=idle)
+    ]
+    next_turn(state, rng, events)
+    return events
+
+
+DECISIONS: dict[str, Decision[BigIdeaState]] = {
+    "pick": Decision(
+        waits=picking, seconds=lambda state: state.options.pick_seconds, timeout=_picks_run_out
+    ),
+    "venture": Decision(
+        waits=pointing, seconds=lambda state: state.options.vote_seconds, timeout=_pointing_runs_out
+    ),
+    "turn": Decision(
+        waits=on_turn, seconds=lambda state: state.options.turn_seconds, timeout=_turn_runs_out
+    ),
+}
+"""The decisions the game waits on: the seed phase's simultaneous pick, the venture phase's
+simultaneous pointing and each mezzanine turn, each with its deadline option and what its
+passing does."""
 
 
 MOVES: Moves[BigIdeaState] = {
@@ -269,4 +303,4 @@ MOVES: Moves[BigIdeaState] = {
     Withdraw: _mezzanine,
     Pass: _mezzanine,
 }
-"""The moves, by the action each applies (a ``Timeout`` is :func:`timeout`)."""
+"""The moves, by the action each applies (a ``Timeout`` is its decision's, :data:`DECISIONS`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -126,6 +127,12 @@ class BigIdeaState(GameState):
     """Products that went public (a successful IPO)."""
     best_launch: Launch | None = None
     """The launch that paid its backers the most (the earliest of equals)."""
+
+    @classmethod
+    def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
+        return {"pick": "pick", "venture": "venture", "mezzanine": "turn"}.get(
+            str(data.get("phase"))
+        )
 
     @property
     def players(self) -> int:

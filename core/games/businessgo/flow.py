@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, declare, rank
+from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, open_decision, rank
 from core.games.businessgo.board import board
 from core.games.businessgo.events import REPORTS, Payback, PrivateNote, SaleMade, Transfer
 from core.games.businessgo.legal import (
@@ -169,14 +169,11 @@ class Ctx:
 # --- deadlines and decisions ---------------------------------------------------------------
 
 
-def decide(ctx: Ctx, phase: Phase, seconds: int | None = None) -> None:
-    """Open a decision point of the player on turn (or a window) with its clock."""
-    state = ctx.state
-    state.phase = phase
-    state.decisions += 1
-    if seconds is None:
-        seconds = state.options.turn_seconds
-    declare(state, phase, seconds)
+def decide(ctx: Ctx, phase: Phase) -> None:
+    """Open a decision of the player on turn (or a window others answer): the phase is the
+    decision (its deadline and timeout are declared in :data:`~.rules.DECISIONS`)."""
+    ctx.state.phase = phase
+    open_decision(ctx.state, phase)
 
 
 def opening_roll(state: BusinessGoState, rng: Rng) -> str:
@@ -585,13 +582,11 @@ def continue_sales(ctx: Ctx) -> None:
             if sale.undecided:
                 rivals = join([ctx.name(s) for s in sale.undecided])
                 ctx.say(f"{announce} {rivals} may join the sales competition.")
-                state.window += 1
-                decide(ctx, "compete", state.options.compete_seconds)
+                decide(ctx, "compete")
                 return
             ctx.say(announce)
         _settle_sale(ctx, sale)
         state.sales.pop(0)
-    state.deadline = None
     if state.after_sales == "licence":
         _after_country(ctx)
     elif state.after_sales == "boom" and state.boom_left > 0 and boom_products(state, state.turn):
@@ -759,13 +754,12 @@ def open_auction(ctx: Ctx, seat: Seat, asset: str, eligible: list[Seat]) -> None
     state = ctx.state
     floor = floor_of(state, asset)
     state.auction = Auction(seller=seat, asset=asset, eligible=eligible, floor=floor)
-    state.window += 1
     ctx.say(
         f"{ctx.name(seat)} auctions {asset_name(state, asset)} (it cost "
         f"{money(asset_value(state, asset))}; the bank pays {money(floor)}, the smallest bid). "
         f"{join([ctx.name(s) for s in eligible])} may bid in secret."
     )
-    decide(ctx, "auction", state.options.auction_seconds)
+    decide(ctx, "auction")
 
 
 def close_auction(ctx: Ctx) -> None:
@@ -876,7 +870,6 @@ def holdings(state: BusinessGoState, seat: Seat) -> str:
 def finish(ctx: Ctx, ended: Ending) -> None:
     state = ctx.state
     state.phase = "over"
-    state.deadline = None
     state.sales = []
     state.auction = None
     state.moving = 0

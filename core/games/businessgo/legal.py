@@ -41,16 +41,18 @@ __all__ = [
     "bet_amounts",
     "bid_amounts",
     "bidders",
+    "bidding",
     "boom_products",
+    "competing",
     "competitors",
     "convert_options",
     "corporation_count",
     "debt_ways",
-    "decision_key",
     "floor_of",
     "landed_price",
     "legal_actions",
     "on_burnout",
+    "on_turn",
     "removable",
     "sale_amount",
     "seat_out",
@@ -360,23 +362,30 @@ def automatic(state: BusinessGoState) -> tuple[Seat, Action] | None:
     return None
 
 
-def waiting_for(state: BusinessGoState) -> list[Seat]:
-    if state.finished:
-        return []
-    if state.phase == "compete":
-        return list(state.sales[0].undecided)
-    if state.phase == "auction":
-        return list(state.auction.undecided) if state.auction else []
+def competing(state: BusinessGoState) -> list[Seat]:
+    """Whom a sales competition waits for: the owners of the product who have not answered."""
+    return list(state.sales[0].undecided) if state.sales else []
+
+
+def bidding(state: BusinessGoState) -> list[Seat]:
+    """Whom an auction waits for: the bidders who have not bid or passed."""
+    return list(state.auction.undecided) if state.auction else []
+
+
+def on_turn(state: BusinessGoState) -> list[Seat]:
+    """Whom every other decision waits for: the player on turn."""
     return [state.turn]
 
 
-def decision_key(state: BusinessGoState) -> str:
-    """In a sales competition or an auction one player's answer does not outdate the others'
-    buttons; every other decision point is numbered as it opens, so that a standing choice
-    made meanwhile (always compete) outdates nobody's buttons."""
-    if state.phase in ("compete", "auction"):
-        return f"{state.phase}:{state.window}"
-    return f"{state.phase}:{state.decisions}"
+def waiting_for(state: BusinessGoState) -> list[Seat]:
+    """Whom the game waits for now, in whatever phase."""
+    if state.finished:
+        return []
+    if state.phase == "compete":
+        return competing(state)
+    if state.phase == "auction":
+        return bidding(state)
+    return on_turn(state)
 
 
 def seat_out(state: BusinessGoState, seat: Seat) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from core.engine import Event, IllegalAction, Moves, Rng, Seat, Timeout
+from core.engine import Decision, Event, IllegalAction, Moves, Rng, Seat
 from core.games.businessgo import flow
 from core.games.businessgo.actions import (
     Accept,
@@ -33,11 +33,14 @@ from core.games.businessgo.legal import (
     assets_of,
     automatic,
     bidders,
+    bidding,
     boom_products,
+    competing,
     debt_ways,
     floor_of,
     landed_price,
     on_burnout,
+    on_turn,
     removable,
     selling_corporations,
 )
@@ -45,7 +48,7 @@ from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corp
 from core.games.businessgo.text import join, money
 from core.text import escape, possessive
 
-__all__ = ["MOVES", "new_state", "timeout"]
+__all__ = ["DECISIONS", "MOVES", "new_state"]
 
 
 def new_state(names: Sequence[str], options: BusinessGoOptions, rng: Rng) -> BusinessGoState:
@@ -651,43 +654,95 @@ def _remove(ctx: Ctx, seat: Seat, action: Remove) -> None:
 # --- timeouts ------------------------------------------------------------------------------
 
 
-def timeout(state: BusinessGoState, action: Timeout, rng: Rng) -> list[Event]:
-    """The least harmful choice: roll, decline, stop, stay; close windows; sell to cover debts."""
-    ctx = Ctx(state, rng)
-    seat = state.turn
-    phase = state.phase
-    if phase == "compete":
-        flow.close_competition(ctx)
-    elif phase == "auction":
-        auction = state.auction
-        assert auction is not None
-        late = auction.undecided
-        if late:
-            ctx.say(f"Time is up for bids: {', '.join(ctx.name(s) for s in late)} pass.")
-        flow.close_auction(ctx)
-    elif phase == "turn":
-        ctx.say(f"Time is up: {ctx.name(seat)} rolls.")
-        _roll(ctx, seat, Roll())
-    elif phase == "debt":
-        downgrades = any(c.international for c in state.corporations_of(seat))
-        ctx.say(
-            f"Time is up: {ctx.name(seat)} "
-            + ("downgrades and sells" if downgrades else "sells")
-            + " to the bank, cheapest first, until the debt is paid."
-        )
-        flow.settle_debt_by_default(ctx)
-    elif phase == "accept":
-        ctx.say(f"Time is up: {ctx.name(seat)} takes the best bid.")
-        flow.accept_bid(ctx)
-    elif phase == "mail":
-        cheapest = min(removable(state, seat), key=lambda a: (asset_value(state, a), a))
-        ctx.say(f"Time is up: {ctx.name(seat)} loses the cheapest corporation.")
-        flow.remove_corporation(ctx, seat, cheapest)
-        flow.end_turn(ctx)
-    else:
-        ctx.say(f"Time is up for {ctx.name(seat)}.")
-        _pass(ctx, seat, Pass())
-    return _report(ctx, "timeout")
+def _runs_out(handle: Callable[[Ctx], None]) -> Callable[[BusinessGoState, Rng], list[Event]]:
+    """A decision's timeout: ``handle`` makes the least harmful choice, reported as the
+    clock's (``timeout``)."""
+
+    def timed_out(state: BusinessGoState, rng: Rng) -> list[Event]:
+        ctx = Ctx(state, rng)
+        handle(ctx)
+        return _report(ctx, "timeout")
+
+    return timed_out
+
+
+def _bids_close(ctx: Ctx) -> None:
+    auction = ctx.state.auction
+    assert auction is not None
+    late = auction.undecided
+    if late:
+        ctx.say(f"Time is up for bids: {', '.join(ctx.name(s) for s in late)} pass.")
+    flow.close_auction(ctx)
+
+
+def _rolls(ctx: Ctx) -> None:
+    seat = ctx.state.turn
+    ctx.say(f"Time is up: {ctx.name(seat)} rolls.")
+    _roll(ctx, seat, Roll())
+
+
+def _pays_the_debt(ctx: Ctx) -> None:
+    state, seat = ctx.state, ctx.state.turn
+    downgrades = any(c.international for c in state.corporations_of(seat))
+    ctx.say(
+        f"Time is up: {ctx.name(seat)} "
+        + ("downgrades and sells" if downgrades else "sells")
+        + " to the bank, cheapest first, until the debt is paid."
+    )
+    flow.settle_debt_by_default(ctx)
+
+
+def _takes_the_best_bid(ctx: Ctx) -> None:
+    ctx.say(f"Time is up: {ctx.name(ctx.state.turn)} takes the best bid.")
+    flow.accept_bid(ctx)
+
+
+def _loses_the_cheapest(ctx: Ctx) -> None:
+    state, seat = ctx.state, ctx.state.turn
+    cheapest = min(removable(state, seat), key=lambda a: (asset_value(state, a), a))
+    ctx.say(f"Time is up: {ctx.name(seat)} loses the cheapest corporation.")
+    flow.remove_corporation(ctx, seat, cheapest)
+    flow.end_turn(ctx)
+
+
+def _passes(ctx: Ctx) -> None:
+    seat = ctx.state.turn
+    ctx.say(f"Time is up for {ctx.name(seat)}.")
+    _pass(ctx, seat, Pass())
+
+
+def _yours(handle: Callable[[Ctx], None]) -> Decision[BusinessGoState]:
+    """A decision of the player on turn: the turn's clock, and ``handle`` when it runs out."""
+    return Decision(
+        waits=on_turn, seconds=lambda state: state.options.turn_seconds, timeout=_runs_out(handle)
+    )
+
+
+DECISIONS: dict[str, Decision[BusinessGoState]] = {
+    "turn": _yours(_rolls),
+    "licence": _yours(_passes),
+    "service": _yours(_passes),
+    "boom": _yours(_passes),
+    "casino": _yours(_passes),
+    "travel": _yours(_passes),
+    "debt": _yours(_pays_the_debt),
+    "accept": _yours(_takes_the_best_bid),
+    "mail": _yours(_loses_the_cheapest),
+    "compete": Decision(
+        waits=competing,
+        seconds=lambda state: state.options.compete_seconds,
+        timeout=_runs_out(flow.close_competition),
+    ),
+    "auction": Decision(
+        waits=bidding,
+        seconds=lambda state: state.options.auction_seconds,
+        timeout=_runs_out(_bids_close),
+    ),
+}
+"""The decisions the game waits on, one a phase: the player on turn's, with the turn's clock
+and the least harmful choice when it runs out (roll, decline, stop, stay, pay the debt, take
+the best bid, lose the cheapest corporation), and the windows the other players answer at
+once, a sales competition and an auction, each with its own clock, closed when it runs out."""
 
 
 MOVES: Moves[BusinessGoState] = {
@@ -708,4 +763,4 @@ MOVES: Moves[BusinessGoState] = {
     Remove: _move(_remove),
     AlwaysCompete: _move(_always_compete, standing=True),
 }
-"""The moves, by the action each applies (a ``Timeout`` is :func:`timeout`)."""
+"""The moves, by the action each applies (a ``Timeout`` is its decision's, :data:`DECISIONS`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -123,6 +124,11 @@ class Auction(BaseModel):
 class BusinessGoState(GameState):
     """Everything about a game; only auction bids and the card order are secret."""
 
+    @classmethod
+    def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
+        phase = str(data.get("phase", "turn"))
+        return None if phase == "over" else phase
+
     options: BusinessGoOptions
     phase: Phase = "turn"
     cash: list[int]
@@ -154,8 +160,6 @@ class BusinessGoState(GameState):
     boom_left: int = 0
     casino_bets: int = 0
     auction: Auction | None = None
-    window: int = 0
-    """Numbers each competition or auction, so its buttons stay current while others answer."""
     bank_paid: int = 0
     """Dollars the bank paid to players (sales, grants, casino wins, sold assets...)."""
     debts: list[int] = Field(default_factory=list)
@@ -174,9 +178,6 @@ class BusinessGoState(GameState):
     asked: list[int] = Field(default_factory=list)
     """Decisions each seat has made: its actions, not counting the moves made for it (the
     only legal move), the clock's or a standing choice."""
-    decisions: int = 0
-    """Counts the decision points of the player on turn, so that a standing choice made
-    meanwhile does not outdate their buttons."""
 
     @property
     def players(self) -> int:

@@ -658,8 +658,9 @@ async def test_busine_go_competition_window_closes_on_its_deadline(
         assert closed() and closed()[0].startswith(f"Too late to join: {missed}"), closed()
         record = await table.record()
         assert record is not None and record.state is not None
-        assert plain_state(record)["window"] > 0 and not [
-            s for s in plain_state(record)["sales"] if s == sale
+        stored = plain_state(record)
+        assert stored["decision"]["name"] != "compete" and not [
+            s for s in stored["sales"] if s == sale
         ], "the competition is still open"
         seat = late[0]
         join = _button(FakeMessage(0, 0, "dm", None, screen), "Join the competition")
