@@ -246,3 +246,17 @@ def _reached(game: GameLike, phase: str) -> GameState:
         action = chooser.choice(list(position.legal_actions(seat)))
         state = position.apply(seat, action, random.Random(state.version)).state
     return state
+
+
+def test_a_decision_is_named_so_that_its_deadline_key_reads_back() -> None:
+    with pytest.raises(TypeError, match="needs a name without '@'"):
+        replace(TURNS, decisions={"turn@2": TURNS.decisions["turn"]})
+
+
+def test_a_game_that_declares_no_decisions_waits_for_whoever_may_act() -> None:
+    """Relay declares none: it waits for the seats with legal actions, has no deadline, and
+    every action is a new decision point."""
+    state = _relay()
+    assert state.decision is None and state.deadline is None and GAME.waiting_for(state) == [0]
+    after = GAME.apply(state, 0, Add(amount=1), random.Random(0)).state
+    assert after.decision_version == after.version == 1 and GAME.waiting_for(after) == [1]
