@@ -84,9 +84,9 @@ GC_THRESHOLDS = (50_000, 20, 20)
 """The cyclic garbage collector's thresholds once the bot has started (Python's: 700, 10, 10).
 A press allocates thousands of short-lived objects that reference counting frees, so with
 Python's thresholds the collector ran several young collections a press and a full one every
-few seconds, each a pause of every answer in flight: ``boardroom bench`` p99 7.9-8.1 ms with
-Python's, 6.1 ms with these (100 games at a player's pace). What is cyclic garbage waits for up
-to 50,000 allocations, which is little memory."""
+few seconds, each a pause of every answer in flight: 100 games at a player's pace, runs of
+each taken in turn, p99 9.3-9.95 ms with Python's, 7.8-8.6 ms with these. What is cyclic
+garbage waits for up to 50,000 allocations, which is little memory."""
 
 
 def freeze_startup() -> None:

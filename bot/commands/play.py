@@ -229,8 +229,8 @@ def show_board(
     due: float | None,
     picture: str | None,
 ) -> None:
-    """The board of ``state``, drawn once: as text only, or, given ``picture`` (the state as
-    stored, JSON) for a game that draws one, as the text that goes with a picture
+    """The board of ``position``'s state, drawn once: as text only, or, given ``picture`` (the
+    state as stored, JSON) for a game that draws one, as the text that goes with a picture
     (``render_board(pictured=True)``: what the picture shows is left out), the picture named by
     what it is drawn from (the public view, less what changes every move but is not drawn) and
     the drawing handed to the table, which does it only when that picture is new."""
