@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel, JsonValue
 
-from core.engine import GameLike, GameState
+from core.engine import GameLike, GameState, Timeout
 from storage import History
 
 __all__ = [
@@ -94,11 +94,23 @@ def replay(
     for entry in entries[begins[-1] + 1 :]:
         if not isinstance(entry[0], int):
             continue  # a lobby command during play (leave, end): no game action
-        actor, action = decode_action(game, entry)
-        state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
+        state = _replayed(game, state, seed, entry)
         if seen is not None:
             seen(state)
     return state
+
+
+def _replayed(game: GameLike, state: GameState, seed: int, entry: Entry) -> GameState:
+    """``state`` after the logged action ``entry``. A logged deadline's ``Timeout`` ended the
+    deadline pending then, whatever its key: a log written before decisions were declared
+    keyed each by the version before the action that opened it (and The Big Idea's turns by
+    their number), where the state replayed today keys it by the version it opened in."""
+    actor, action = decode_action(game, entry)
+    if isinstance(action, Timeout) and state.deadline is not None:
+        pending = {d.key for d in (state.deadline, state.clock) if d is not None}
+        if action.key not in pending:
+            action = Timeout(key=state.deadline.key)
+    return game.at(state).apply(actor, action, action_rng(seed, state.version)).state
 
 
 def replay_history(
@@ -120,8 +132,7 @@ def replay_history(
     for entry in (entry for text in history.lines for entry in json.loads(text)):
         if not isinstance(entry[0], int):
             continue
-        actor, action = decode_action(game, entry)
-        state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
+        state = _replayed(game, state, seed, entry)
         if seen is not None:
             seen(state)
     return state
