@@ -7,6 +7,7 @@ Only the team itself is ever shown these lines (its panel, its private hand mess
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from core.engine import Seat
 from core.games.biggiebills.cards import (
@@ -21,15 +22,17 @@ from core.games.biggiebills.cards import (
     challenges_allowed,
     growth,
     growth_of_challenge,
+    industry,
     is_growth,
 )
 from core.games.biggiebills.legal import (
     card_problem,
     challenge_card_problem,
     cost_of,
+    cost_under,
     in_force,
-    payoff_of,
-    penalty_of,
+    payoff_under,
+    penalty_under,
     stage_open,
     stages_of,
 )
@@ -61,17 +64,26 @@ def _playable(state: BiggieBillsState, seat: Seat, flex: bool = False) -> str:
 def card_summary(state: BiggieBillsState, card: str) -> str:
     """``S1 · $20M → $40M first / $35M later · penalty $8M`` for a Growth card (at this cycle's
     prices), ``S2 · penalty $16M`` for a Challenge card."""
+    return _summary(card, state.industry, state.target, card in state.firsts)
+
+
+@lru_cache(maxsize=8192)
+def _summary(card: str, rules_id: str | None, target: int, first_taken: bool) -> str:
+    """:func:`card_summary` from all it reads (the Industry card in force, the target, whether
+    the card's first payoff was taken): the same lines for every panel of a cycle, worked out
+    once (a team's panel, 148 -> 100 us)."""
+    rules = industry(rules_id) if rules_id else None
     if is_growth(card):
         stage = growth(card).stage
-        cost = money(cost_of(state, card))
-        first, later = payoff_of(state, card, True), payoff_of(state, card, False)
-        if card in state.firsts:
+        cost = money(cost_under(rules, card))
+        first, later = (payoff_under(rules, target, card, taken) for taken in (True, False))
+        if first_taken:
             pays = f"{money(later)} (first payoff taken)"
         else:
             pays = f"{money(first)} first / {money(later)} later"
-        return f"S{stage} · {cost} → {pays} · penalty {money(penalty_of(state, card))}"
-    target = growth_of_challenge(card)
-    return f"S{challenge(card).stage} · penalty {money(penalty_of(state, target))}"
+        return f"S{stage} · {cost} → {pays} · penalty {money(penalty_under(rules, card))}"
+    target_card = growth_of_challenge(card)
+    return f"S{challenge(card).stage} · penalty {money(penalty_under(rules, target_card))}"
 
 
 def card_marks(state: BiggieBillsState, seat: Seat, cards: list[str]) -> list[list[str]]:

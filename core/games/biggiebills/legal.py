@@ -65,6 +65,7 @@ __all__ = [
     "challenge_problem",
     "challenge_terms_problem",
     "cost_of",
+    "cost_under",
     "done_problem",
     "excess",
     "exchange_problem",
@@ -77,7 +78,9 @@ __all__ = [
     "may_flex",
     "may_play_on",
     "payoff_of",
+    "payoff_under",
     "penalty_of",
+    "penalty_under",
     "propose_problem",
     "return_hint",
     "return_options",
@@ -102,24 +105,40 @@ def in_force(state: BiggieBillsState) -> IndustryCard | None:
 
 
 def cost_of(state: BiggieBillsState, card_id: str) -> int:
+    return cost_under(in_force(state), card_id)
+
+
+def cost_under(rules: IndustryCard | None, card_id: str) -> int:
+    """What playing Growth card ``card_id`` costs under the Industry card ``rules``."""
     card = growth(card_id)
-    return percent_of(in_force(state), "cost", card.stage, card.cost)
+    return percent_of(rules, "cost", card.stage, card.cost)
 
 
 def payoff_of(state: BiggieBillsState, card_id: str, first: bool | None = None) -> int:
     """What completing ``card_id`` pays now: first or later payoff (``first`` None: whichever
     is next), grown with a target above $1B, after the Industry card."""
-    card = growth(card_id)
     if first is None:
         first = card_id not in state.firsts
+    return payoff_under(in_force(state), state.target, card_id, first)
+
+
+def payoff_under(rules: IndustryCard | None, target: int, card_id: str, first: bool) -> int:
+    """What completing ``card_id`` pays (its ``first`` payoff or a later one) toward
+    ``target`` under the Industry card ``rules``."""
+    card = growth(card_id)
     base = card.first if first else card.later
-    grown = (base * target_percent(state.target) + 50) // 100
-    return percent_of(in_force(state), "payoff", card.stage, grown)
+    grown = (base * target_percent(target) + 50) // 100
+    return percent_of(rules, "payoff", card.stage, grown)
 
 
 def penalty_of(state: BiggieBillsState, card_id: str) -> int:
+    return penalty_under(in_force(state), card_id)
+
+
+def penalty_under(rules: IndustryCard | None, card_id: str) -> int:
+    """The penalty of challenging Growth card ``card_id`` under the Industry card ``rules``."""
     card = growth(card_id)
-    return percent_of(in_force(state), "penalty", card.stage, card.penalty)
+    return percent_of(rules, "penalty", card.stage, card.penalty)
 
 
 def skip_fine(state: BiggieBillsState) -> int:
