@@ -84,10 +84,18 @@ def test_the_charts_series_are_the_money_the_log_replays(name: str) -> None:
     for person in ["Ann", "Bo", "Cy", "Di"]:
         assert person in chart.alt
     assert game.money_text(series[0][-1]) in chart.alt
-    card = finalcard.with_chart(finalcard.final_card(game, record, state, 0.0), chart)
-    assert card.picture is not None and card.picture.data == chart.data
-    assert card.picture.alt == chart.alt and card.picture.file().name.startswith("money-")
-    assert card.picture_key == f"chart:{chart.digest}" and card.files == []
+    # What the table draws for the final card, from the log alone (in the worker's picture
+    # process): the same chart, its file named as the card's money.
+    drawn = finalcard.chart_of(name, record.model_dump_json(), None, lines)
+    assert drawn is not None and drawn.data == chart.data and drawn.alt == chart.alt
+    assert drawn.file().name.startswith("money-")
+    card = finalcard.with_chart(
+        finalcard.final_card(game, record, state, 0.0), History(lines=lines)
+    )
+    assert card.picture is None and card.files == []  # drawn by the table, just before it goes
+    assert card.picture_key is not None and card.picture_key.startswith("chart:")
+    other = finalcard.with_chart(card, History(lines=lines[:-1]))
+    assert other.picture_key != card.picture_key  # named by the log it is drawn from
 
 
 def test_a_game_without_a_begin_has_no_series() -> None:

@@ -10,12 +10,27 @@ wall of text.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+from bot.commands.actionlog import money_series
+from bot.commands.guards import running_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import picture, ui
 from core import text as markup
 from core.engine import GameLike, GameState, Standing
+from core.registry import get_game
+from storage import History
 
-__all__ = ["LINE_LIMIT", "final_card", "headline", "length", "money_chart", "with_chart"]
+__all__ = [
+    "LINE_LIMIT",
+    "chart_of",
+    "final_card",
+    "headline",
+    "length",
+    "money_chart",
+    "with_chart",
+]
 
 LINE_LIMIT = 200
 """Characters per line of the card, as a reader sees them (a phone shows about 40 a line)."""
@@ -106,9 +121,33 @@ def money_chart(
     )
 
 
-def with_chart(card: ui.Message, chart: ui.Picture) -> ui.Message:
-    """The final card with its chart as the card's picture (``money-<digest>.png``, with alt
-    text): the table shows it as it shows a board's, on the card's edit in place (a Discord
-    attachment, a Slack image block), so the one message the channel keeps carries it."""
-    money = chart.model_copy(update={"stem": "money"})
-    return card.model_copy(update={"picture": money, "picture_key": f"chart:{money.digest}"})
+def chart_of(
+    game_name: str, record_json: str, snapshot: str | None, lines: list[str]
+) -> ui.Picture | None:
+    """The final card's chart of the finished game ``record_json``: its money over the game,
+    replayed from its log (its latest ``snapshot`` and the ``lines`` after it) and drawn; None
+    for a game that keeps no ledger or a log without a game. A plain function of strings, so
+    that the table may draw it in a process of its own: replaying and drawing hold the GIL for
+    20-30 ms, which in the worker would stall every answer in flight."""
+    game = get_game(game_name)
+    if game is None:
+        return None
+    record = GameRecord.model_validate_json(record_json)
+    history = History(snapshot=snapshot, lines=lines)
+    series = money_series(game, record.seed, record.options, record.first_version, history)
+    if series is None:
+        return None
+    chart = money_chart(game, record, running_state(record), series)
+    return chart.model_copy(update={"stem": "money"})
+
+
+def with_chart(card: ui.Message, history: History) -> ui.Message:
+    """The final card with the chart of the game's money as its picture
+    (``money-<digest>.png``, with alt text), named by the log it is drawn from and drawn by the
+    table (:func:`chart_of`) just before the card is shown: the table shows it as it shows a
+    board's, on the card's edit in place (a Discord attachment, a Slack image block), so the
+    one message the channel keeps carries it."""
+    drawn_from = json.dumps([history.snapshot, history.lines]).encode()
+    return card.model_copy(
+        update={"picture_key": f"chart:{hashlib.sha256(drawn_from).hexdigest()[:16]}"}
+    )

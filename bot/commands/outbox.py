@@ -121,6 +121,9 @@ class Outbox(BaseModel):
     draw: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
     """Draws the picture of ``board.picture_key`` (a pure function of the public view); the
     table calls it in a worker thread, and only when that picture is not drawn yet."""
+    draw_chart: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
+    """Draws the picture of ``card.picture_key``, the finished game's money chart (replayed
+    from its log), as the table draws a board's."""
     catch_up: bool = False
     """The table's own delivery of a board picture it held back (changes came faster than the
     platform should take uploads): the board of ``version``, if it is still the newest, gets

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Callable
 
 from bot.commands import damaged, finalcard, results, teams
-from bot.commands.actionlog import line, money_series
+from bot.commands.actionlog import line
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
-from bot.commands.guards import running_state
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
@@ -208,8 +208,8 @@ class Pipeline:
                     await self.recorder.publish(key, ending, history)
                 except StorageUnavailable as error:
                     results.publish_failed(key, error)
-            if charted and game is not None and out.card is not None and history is not None:
-                out.card = await self._charted(key, game, change.record, out.card, history)
+            if charted and game is not None and history is not None:
+                out.card = self._charted(game, change.record, out, history)
             return out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
@@ -300,32 +300,23 @@ class Pipeline:
         )
         return max(1, int(hours * 3600))
 
-    async def _charted(
-        self,
-        key: GameKey,
-        game: GameLike,
-        record: GameRecord,
-        card: ui.Message,
-        history: History,
-    ) -> ui.Message:
+    def _charted(
+        self, game: GameLike, record: GameRecord, out: Outbox, history: History
+    ) -> ui.Message | None:
         """The final card with the chart of the game's money, rebuilt from its log (read once,
-        after the save that ended it; replayed and drawn in a worker thread, off the event
-        loop). Without it when the log cannot be read: the standings are the card."""
-        if not (self.settings.pictures and record.pictures) or not record.seats:
+        after the save that ended it), for the table to draw (:func:`finalcard.chart_of`, in
+        the process a worker draws its pictures in); the card alone when pictures are off."""
+        card = out.card
+        if card is None or not (self.settings.pictures and record.pictures) or not record.seats:
             return card  # pictures off (for the deployment, or at this game's start)
-
-        def draw() -> ui.Picture | None:
-            series = money_series(game, record.seed, record.options, record.first_version, history)
-            if series is None:
-                return None
-            return finalcard.money_chart(game, record, running_state(record), series)
-
-        try:
-            chart = await asyncio.to_thread(draw)
-        except Exception:  # a log that no longer replays must not cost the card
-            log.exception("the money chart of %s could not be drawn", key)
-            return card
-        return card if chart is None else finalcard.with_chart(card, chart)
+        out.draw_chart = functools.partial(
+            finalcard.chart_of,
+            game.name,
+            record.model_dump_json(),
+            history.snapshot,
+            list(history.lines),
+        )
+        return finalcard.with_chart(card, history)
 
     async def _after_save(self, key: GameKey, change: Change) -> None:
         # The deadline was armed with the save itself; what is left are the user indexes.

@@ -409,9 +409,9 @@ class Table:
         if key is None or op.message.picture is not None:
             return
         picture = self._drawn.get(key)
-        board = run.out.board
-        if picture is None and run.out.draw is not None and board is not None:
-            picture = await self._draw(run.out.draw, key) if board.picture_key == key else None
+        draw = _drawing(run.out, key)
+        if picture is None and draw is not None:
+            picture = await self._draw(draw, key)
         if picture is not None:
             self._drawn.move_to_end(key)
             op.message = op.message.model_copy(update={"picture": picture})
@@ -760,6 +760,16 @@ class Table:
             del newer.wanted[slot]
             await self._edit(run, newer, slot, shown, message, slot.partition(":")[0])
             shown.digest = digest_of(message)
+
+
+def _drawing(out: Outbox, key: str) -> Callable[[], ui.Picture | None] | None:
+    """What draws the picture ``key`` that a message of ``out`` shows: the board's, or the
+    final card's chart."""
+    if out.board is not None and out.board.picture_key == key:
+        return out.draw
+    if out.card is not None and out.card.picture_key == key:
+        return out.draw_chart
+    return None
 
 
 def _forget(refs: Refs, run: _Run) -> None:
