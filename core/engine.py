@@ -560,8 +560,9 @@ class Game(Generic[S, OptionsT, A, V]):
     the engine and the authority read (each game's package declares one, ``GAME = Game(...)``).
 
     The engine is this class's methods: :meth:`apply` copies the state, checks the actor and
-    dispatches by the action's type to :attr:`moves` (a ``Timeout`` to :attr:`timeout`), and
-    keeps the version and the decision version. A field left out has the default its
+    dispatches by the action's type to :attr:`moves` (a ``Timeout`` to the open decision's
+    declared timeout, :meth:`timeout`), and keeps the version, the open decision's deadline and
+    the decision version. A field left out has the default its
     docstring says; a game fills in only what it has.
     """
 
