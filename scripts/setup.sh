@@ -15,9 +15,17 @@ fi
 stamp=".venv/.installed${extra}"
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  # pip's and setuptools' chatter goes to a log that is shown only when the install fails.
-  if ! { .venv/bin/python -m pip install --quiet --upgrade pip &&
-         .venv/bin/python -m pip install --quiet -e ".${extra}"; } > .venv/install.log 2>&1; then
+  # The project is installed with uv, itself installed into .venv by pip first: on a fresh
+  # machine that takes about 8 s where pip alone takes about 18 (it resolves and unpacks the
+  # same releases, one at a time). Where uv cannot be had, pip does it all.
+  # The installers' chatter goes to a log that is shown only when the install fails.
+  if ! {
+    if [ -x .venv/bin/uv ] || .venv/bin/python -m pip install --quiet uv; then
+      .venv/bin/uv pip install --quiet --python .venv/bin/python -e ".${extra}"
+    else
+      .venv/bin/python -m pip install --quiet -e ".${extra}"
+    fi
+  } > .venv/install.log 2>&1; then
     cat .venv/install.log >&2
     exit 1
   fi
