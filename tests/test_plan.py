@@ -268,3 +268,53 @@ def test_an_older_delivery_keeps_the_picture_the_newer_one_shows_or_holds() -> N
     assert stale.held is None
     assert stale.refs.board_message is not None
     assert stale.refs.board_message.picture_key == "k1"
+
+
+def _mutable_parts(value: object, path: str) -> list[tuple[str, object]]:
+    """Every list, dict and model inside ``value`` but messages (values nothing changes in
+    place), with where it is."""
+    if isinstance(value, ui.Message):
+        return []
+    found: list[tuple[str, object]] = []
+    if isinstance(value, list):
+        found.append((path, value))
+        for i, item in enumerate(value):
+            found += _mutable_parts(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        found.append((path, value))
+        for key, item in value.items():
+            found += _mutable_parts(item, f"{path}[{key!r}]")
+    elif isinstance(value, Refs | Shown):
+        found.append((path, value))
+        for name in type(value).model_fields:
+            found += _mutable_parts(getattr(value, name), f"{path}.{name}")
+    return found
+
+
+def test_a_plan_changes_a_copy_of_the_refs_that_shares_only_messages() -> None:
+    """The plan's working copy is the refs, sharing no list, dict or record of a shown message
+    with them, whatever field the refs have (a field added later and not copied fails here),
+    and a plan that changes every surface leaves the refs it was given as they were."""
+    message = ui.Message(text="m")
+    refs = playing(below=2)
+    refs.prompt, refs.prompt_id, refs.prompt_message = shown("p", message), 3, message
+    refs.board_source, refs.pending = board("0"), ["a line"]
+    refs.panels = {"U1": shown("d1", message, where="D1")}
+    refs.closed, refs.hinted = ["U2"], ["U2"]
+    refs.notes = {"request:7": {"U3": shown("n", message, where="D3")}}
+    refs.wanted = {"board": board("wanted")}
+    unset = [name for name in Refs.model_fields if getattr(refs, name) in (None, [], {})]
+    assert unset == [], "give every field of the refs a value here"
+    copy = refs.working_copy()
+    assert copy == refs and copy.rev == refs.rev
+    originals = {id(part): where for where, part in _mutable_parts(refs, "refs")}
+    shared = [where for where, part in _mutable_parts(copy, "refs") if id(part) in originals]
+    assert shared == []
+
+    before = refs.model_dump_json()
+    done = plan(
+        refs,
+        out(2, board=board("1"), prompt=ui.Message(text="vote"), panels={"U1": message}),
+        ctx(),
+    )
+    assert done.ops and refs.model_dump_json() == before

@@ -276,7 +276,7 @@ class Plan:
 
 def plan(refs: Refs, out: Outbox, ctx: Context) -> Plan:
     """What ``out`` does to the table whose refs are ``refs`` (a copy is changed, not it)."""
-    return _Planner(refs.model_copy(deep=True), out, ctx).run()
+    return _Planner(refs.working_copy(), out, ctx).run()
 
 
 def closed_note(game: str) -> ui.Message:
