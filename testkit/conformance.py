@@ -9,7 +9,9 @@ made or lost). What every game gets:
 - ``legal_actions`` agrees with ``apply``: every listed action applies; a seat the game does not
   wait for, a player's clock, a stale deadline and malformed actions are refused;
 - a refused action changes nothing;
-- random play and bot play always end, and a finished game waits for nobody;
+- random play and bot play always end, and a finished game waits for nobody; a view that names
+  whom the game waits for (a ``waiting_for`` field, the board's waiting line) names the seats
+  the open decision waits for;
 - bots choose one of the legal actions from their own view;
 - the state survives a JSON round trip and every view is JSON;
 - every button and menu id fits Discord's 100 characters in a DM at a high version, and decodes
@@ -319,6 +321,12 @@ class _Table:
         assert copy == state, "the state does not survive a JSON round trip"
         json.dumps(_dump(look.view(None)))
         waiting = look.waiting()
+        # A view that names whom the game waits for (the board's waiting line) names whom the
+        # engine waits for, by the open decision: the game's own helper cannot drift from it.
+        named = getattr(look.view(None), "waiting_for", None)
+        assert named is None or list(named) == waiting, (
+            f"the view names {named} as waited for, the open decision {waiting}"
+        )
         if state.finished:
             assert not waiting, "a finished game still waits for someone"
             assert all(not look.legal(s) for s in state.seats)

@@ -87,6 +87,15 @@ def _pictured_board_names_top_card(
     return _board_names_top_card(state, public, pictured) if pictured else board
 
 
+def _waits_by_phase(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
+    """The waiting line goes by a phase of its own rather than the open decision: in the
+    venture phase it names everyone, those who have pointed too."""
+    shown = BIGIDEA.view(state, viewer)
+    if state.phase != "venture" or state.finished:
+        return shown
+    return shown.model_copy(update={"waiting_for": list(state.seats)})
+
+
 def _illegal_bot(view: BigIdeaView, legal: list[Any], rng: Rng) -> Any:
     """A bot that answers with something it may not do."""
     return Timeout(key="not-a-deadline")
@@ -128,6 +137,7 @@ BROKEN: list[tuple[GameLike, str]] = [
         "changes what the channel sees",
     ),
     (replace(BIGIDEA, name="illegalbot", bot_action=_illegal_bot), "not a legal action"),
+    (replace(BIGIDEA, name="waitsbyphase", view=_waits_by_phase), "as waited for"),
     (
         replace(
             BIGIDEA,
