@@ -22,16 +22,21 @@ from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands.actionlog import replay_history
 from bot.commands.authority import PARK_AFTER, UNAVAILABLE, Authority, Request
 from bot.commands.deadlines import LOOP_DIED, Heartbeat, run_deadlines, until_stopped
+from bot.commands.outbox import GAME_OVER, Outbox
 from bot.commands.record import GameRecord
 from bot.commands.results import REMINDER_S
 from bot.health import health
 from bot.settings import Settings
+from bot.table import Refs, Table
 from core.games.bigidea import GAME
+from core.games.bigidea.state import BigIdeaState
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
+from testkit.clock import VirtualClock
 from testkit.local_server import LocalRedisServer
 from testkit.waiting import until
 from tests.authority_support import Clock
 from tests.test_authority import CHANNEL, KEY, lobby, record, reply_text, req
+from tests.test_table import Recorder
 
 
 @pytest.fixture
@@ -415,10 +420,118 @@ async def test_a_game_that_ends_on_a_timeout_leaves_no_deadline_or_lease(
     authority = _authority(store, clock)
     await _bot_game(authority, CHANNEL)
     await _play_out(authority, store, clock, KEY)
-    # The final save arms one reminder (to record the result should its worker die first);
+    # The final save, a fired deadline's, arms its game once more a lease later, before the
+    # result's reminder: that claim brings the table the game as it is (should the worker have
+    # died before delivering) and records the result (should it have died before recording);
     # once it fires, with the result recorded, nothing is left.
-    assert await store.deadline_of(KEY) == clock.now + REMINDER_S
-    clock.now += REMINDER_S
-    await authority.fire_due(KEY.platform)
+    lease = Settings().deadline_lease_seconds
+    assert lease < REMINDER_S and await store.deadline_of(KEY) == clock.now + lease
+    clock.now += lease
+    (repair,) = await authority.fire_due(KEY.platform)
+    assert repair.repair and repair.ended and repair.card is not None and repair.log == []
     assert await store.deadline_of(KEY) is None
     assert await store.client.hlen("boardroom:{deadlines:console}:lease") == 0
+
+
+# --- a delivery lost with its worker ---------------------------------------------------------
+
+
+class _Console(Recorder):
+    """The table-test platform, named as the authority's requests here are."""
+
+    name = "console"
+
+
+async def _delivered_game(authority: Authority, table: Table) -> None:
+    """Alice and two bots begin The Big Idea in the channel, every answer shown."""
+    host = Request(platform="console", channel=CHANNEL, user="alice", name="Alice")
+    for text in (f"start {FAST}", "addbot 2", "begin"):
+        await table.deliver(await authority.command(host, "bigidea", text))
+
+
+async def _refs(store: GameStore) -> Refs:
+    _, _, refs = await store.load_table(KEY)
+    assert refs is not None
+    return Refs.model_validate_json(refs[1])
+
+
+async def _state(store: GameStore) -> BigIdeaState:
+    rec = await record(store)
+    return BigIdeaState.model_validate_json(rec.state_json or "")
+
+
+async def _fire_due_deadline(authority: Authority, store: GameStore, clock: Clock) -> Outbox:
+    rec = await record(store)
+    clock.now = (rec.next_due or clock.now) + 1
+    (fired,) = await authority.fire_due("console")
+    return fired
+
+
+async def test_a_timeout_whose_worker_died_before_delivering_is_shown_a_lease_later(
+    store: GameStore, clock: Clock
+) -> None:
+    """The worker that saved a Timeout dies before delivering it: a lease later the game is
+    claimed again and its table brought up to date; where the delivery landed, that claim
+    changes nothing on the platform."""
+    authority = _authority(store, clock)
+    platform = _Console()
+    table = Table(store, platform, 3600, clock=VirtualClock())  # pacing on no real clock
+    await _delivered_game(authority, table)
+    lease = Settings().deadline_lease_seconds
+
+    lost = await _fire_due_deadline(authority, store, clock)  # Alice's pick runs out
+    now = await _state(store)
+    shown = await _refs(store)
+    assert lost.version == now.version > shown.version and shown.board is not None
+    assert lost.board is not None  # the board the lost delivery was to show, less its news
+    fresh = [line for line in lost.board.plain_text().splitlines()]
+    fresh = [line for line in fresh if line not in platform.texts[shown.board.id]]
+    assert fresh
+    clock.now += lease
+    (repair,) = await authority.fire_due("console")
+    assert repair.repair and repair.version == lost.version and repair.log == []
+    await table.deliver(repair)
+    assert (await _refs(store)).version == lost.version
+    assert all(line in platform.texts[shown.board.id] for line in fresh)  # edited in place
+    panel = (await _refs(store)).panels["alice"]
+    assert platform.texts[panel.id] == GAME.render_private(now, 0).plain_text()
+
+    # A delivery that landed: the claim a lease later has nothing to change.
+    landed = await _fire_due_deadline(authority, store, clock)
+    await table.deliver(landed)
+    calls = len(platform.calls)
+    clock.now += lease
+    (check,) = await authority.fire_due("console")
+    await table.deliver(check)
+    assert check.repair and len(platform.calls) == calls
+
+
+async def test_the_end_whose_worker_died_before_delivering_it_is_shown_a_lease_later(
+    store: GameStore, clock: Clock
+) -> None:
+    """The Timeout that ends the game is saved, and its worker dies before delivering: a lease
+    later the card shows the final standings, the result is posted once and the panels close."""
+    authority = _authority(store, clock)
+    platform = _Console()
+    table = Table(store, platform, 3600, clock=VirtualClock())  # pacing on no real clock
+    await _delivered_game(authority, table)
+    while not (fired := await _fire_due_deadline(authority, store, clock)).ended:
+        calls = len(platform.calls)
+        await table.deliver(fired)
+        # A lease's claim after a delivery that landed (no deadline came first) changes nothing.
+        assert not fired.repair or len(platform.calls) == calls
+    shown = await _refs(store)
+    assert shown.card is not None and not shown.ended
+    assert "final standings" not in platform.texts[shown.card.id]
+
+    clock.now += Settings().deadline_lease_seconds
+    (repair,) = await authority.fire_due("console")
+    assert repair.repair and repair.ended and repair.version == fired.version
+    await table.deliver(repair)
+    shown = await _refs(store)
+    assert shown.ended and shown.card is not None
+    assert "final standings" in platform.texts[shown.card.id]
+    assert platform.calls.count(("post", "result")) == 1
+    assert platform.texts[shown.panels["alice"].id] == GAME_OVER
+    assert await authority.fire_due("console") == []  # nothing is left to claim
+    assert await store.deadline_of(KEY) is None

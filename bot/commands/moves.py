@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from bot.commands import codec, finalcard, seating
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
-from bot.commands.outbox import Outbox
-from bot.commands.play import Advance, advance, load_state, publish
+from bot.commands.outbox import GAME_OVER, Outbox
+from bot.commands.play import Advance, advance, load_state, publish, show_board
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
@@ -27,6 +27,7 @@ __all__ = [
     "final",
     "play",
     "press_step",
+    "repair",
     "summary_card",
     "text_action",
     "timeout_step",
@@ -101,15 +102,20 @@ def _current(game: GameLike, state: GameState, press: codec.Press) -> int:
 
 
 def timeout_step(env: Env, now: float) -> Step:
-    """The game's deadline has passed (by ``now``): apply its Timeout."""
+    """The game's deadline has passed (by ``now``): apply its Timeout. Claimed with nothing to
+    fire (early, or again once the lease after a Timeout's save ran out): the game as it is now,
+    for a table its delivery may never have reached (:func:`repair`)."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change | None:
         if record is None or record.status != "playing" or record.state_json is None:
+            repair(env, record, out)
             return None
         due = record.next_due
         if due is None:
+            repair(env, record, out)
             return None
         if due > now:
+            repair(env, record, out)
             raise Reschedule(due)
         game = game_of(record)
         state = load_state(game, record.state_json)
@@ -123,6 +129,45 @@ def timeout_step(env: Env, now: float) -> Step:
         return None
 
     return step
+
+
+def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
+    """The game as it is now, in ``out`` (``Outbox.repair``): its board and prompt, every
+    player's panel, and for a game played out its final card and result. A deadline claimed
+    again with nothing to fire brings it: the save before (a Timeout, or the game's end) may be
+    one whose worker died before delivering it, and nothing else would show it until the next
+    move or deadline (never, for the end). The news of the lost delivery (its log lines, a
+    panel's private lines) is not told again; the table applies this only where it is behind.
+    A game ended early by its host is left alone (its end is the host's command, not a save a
+    deadline follows)."""
+    if record is None or record.state_json is None or record.status == "lobby":
+        return
+    game = game_of(record)
+    state = load_state(game, record.state_json)
+    if record.status == "finished" and not state.finished:
+        return
+    position = game.at(state)
+    due = record.deadline_due
+    prompt = position.render_prompt()
+    out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
+    out.prompt_id = position.prompt_version() if prompt is not None else None
+    waiting = set(position.waiting_for())
+    if not game.choices_on_board:
+        for seat, info in enumerate(record.seats):
+            for user in info.users:
+                if state.finished:
+                    out.panels[user] = ui.Message(text=GAME_OVER)
+                    continue
+                panel = position.render_private(seat)
+                out.panels[user] = panel.model_copy(
+                    update={"deadline": due if seat in waiting else None}
+                )
+    show_board(game, position, out, due, seating.board_picture(record, out))
+    out.version = state.version
+    out.repair = True
+    if state.finished:
+        out.ended = True
+        final(env, game, record, state, out)
 
 
 def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:

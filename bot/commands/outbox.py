@@ -128,6 +128,12 @@ class Outbox(BaseModel):
     """The table's own delivery of a board picture it held back (changes came faster than the
     platform should take uploads): the board of ``version``, if it is still the newest, gets
     the picture of ``board.picture_key``; nothing else is touched."""
+    repair: bool = False
+    """The game as it is now, for a table that may not show it: a deadline claimed again with
+    nothing to fire (its lease ran out after the save before it) brings this, in case the worker
+    that saved died before delivering. The table applies it only when it has not drawn
+    ``version`` yet, or holds a reservation (:func:`bot.table.plan.plan`); else it changes
+    nothing."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
     forgotten: tuple[str, str] | None = None

@@ -148,6 +148,12 @@ class Pipeline:
                 ending = results.final_result(key, change.record, change.record.updated_at)
                 if ending is not None:  # a reminder, in case this worker dies before recording
                     due = change.record.updated_at + results.REMINDER_S
+            if lease is not None:
+                # A fired deadline's save: the game is claimed again once a lease has passed,
+                # and that claim brings the game as it is to its table, in case this worker
+                # dies before delivering (moves.repair); the real deadline is set then.
+                check = self.clock() + self.settings.deadline_lease_seconds
+                due = check if due is None else min(due, check)
             try:
                 result = await self.store.save(
                     key,
@@ -188,11 +194,6 @@ class Pipeline:
                     if result is SaveResult.DUPLICATE:  # another worker applied this delivery
                         return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
                     continue
-            if lease is not None and due is None:
-                # The fired game has no deadline now: end the lease and drop its entry (with a
-                # deadline, the save itself set the next time).
-                with contextlib.suppress(StorageUnavailable):
-                    await self.store.release(key, lease, None)
             await self._after_save(key, change)
             _homes(out, was, change.record)
             charted = game is not None and out.card is not None and out.ended and not was_finished

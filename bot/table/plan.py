@@ -39,6 +39,11 @@ The surfaces (see ``ARCHITECTURE.md``, "Presentation: the table"):
   came first. A board posted anew (moved down, a notice) takes its newest picture at once,
   and so does the board of the game's end: the final board always carries the final picture.
 
+A *repair* (``Outbox.repair``: the game as it is, brought by a deadline claimed again with
+nothing to fire, in case the worker that saved the state died before delivering it) is planned
+like any delivery when the table has drawn an older version or still holds a reservation, and
+changes nothing otherwise.
+
 Posts are paced within the platform's channel limit: what can wait (a log flush, a board move)
 waits for the next change when the place has no free slot (:attr:`Context.free`).
 
@@ -307,6 +312,8 @@ class _Planner:
         if out.catch_up:
             self._catch_up()
             return self.result
+        if out.repair and not self._behind():
+            return self.result  # the table shows this version already, every surface landed
         if out.stale_press:
             self._heal()
         self._replies()
@@ -354,6 +361,16 @@ class _Planner:
         if out.ended and not refs.ended:
             self._end()
         return self.result
+
+    def _behind(self) -> bool:
+        """Whether the table may not show the state of ``out`` (a repair's): it has drawn an
+        older version, or a surface is still reserved by a delivery that may never land."""
+        refs, version = self.refs, self.out.version
+        if version is None or refs.version < version:
+            return True
+        shown = [refs.card, refs.board, refs.prompt, *refs.panels.values()]
+        shown += [copy for copies in refs.notes.values() for copy in copies.values()]
+        return any(s is not None and s.reserved for s in shown)
 
     # --- building blocks ---------------------------------------------------------------------
 
