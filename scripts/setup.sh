@@ -16,7 +16,7 @@ stamp=".venv/.installed${extra}"
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # The project is installed with uv, itself installed into .venv by pip first: on a fresh
-  # machine that takes about 8 s where pip alone takes about 18 (it resolves and unpacks the
+  # machine that takes about 7 s where pip alone takes about 18 (it resolves and unpacks the
   # same releases, one at a time). Where uv cannot be had, pip does it all.
   # The installers' chatter goes to a log that is shown only when the install fails.
   if ! {

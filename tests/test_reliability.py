@@ -484,8 +484,8 @@ async def test_a_timeout_whose_worker_died_before_delivering_is_shown_a_lease_la
     shown = await _refs(store)
     assert lost.version == now.version > shown.version and shown.board is not None
     assert lost.board is not None  # the board the lost delivery was to show, less its news
-    fresh = [line for line in lost.board.plain_text().splitlines()]
-    fresh = [line for line in fresh if line not in platform.texts[shown.board.id]]
+    was = platform.texts[shown.board.id]
+    fresh = [line for line in lost.board.plain_text().splitlines() if line not in was]
     assert fresh
     clock.now += lease
     (repair,) = await authority.fire_due("console")

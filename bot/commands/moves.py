@@ -13,7 +13,7 @@ from bot.commands import codec, finalcard, seating
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import GAME_OVER, Outbox
-from bot.commands.play import Advance, advance, load_state, publish, show_board
+from bot.commands.play import Advance, advance, load_state, publish
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
@@ -107,16 +107,15 @@ def timeout_step(env: Env, now: float) -> Step:
     for a table its delivery may never have reached (:func:`repair`)."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change | None:
-        if record is None or record.status != "playing" or record.state_json is None:
-            repair(env, record, out)
+        due = None
+        if record is not None and record.status == "playing" and record.state_json is not None:
+            due = record.next_due
+        if due is None or due > now:
+            repair(env, record, out)  # nothing to fire
+            if due is not None:
+                raise Reschedule(due)
             return None
-        due = record.next_due
-        if due is None:
-            repair(env, record, out)
-            return None
-        if due > now:
-            repair(env, record, out)
-            raise Reschedule(due)
+        assert record is not None and record.state_json is not None  # (a due time says so)
         game = game_of(record)
         state = load_state(game, record.state_json)
         if record.clock_due is not None and record.clock_due <= now and state.clock is not None:
@@ -137,20 +136,19 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
     again with nothing to fire brings it: the save before (a Timeout, or the game's end) may be
     one whose worker died before delivering it, and nothing else would show it until the next
     move or deadline (never, for the end). The news of the lost delivery (its log lines, a
-    panel's private lines) is not told again; the table applies this only where it is behind.
-    A game ended early by its host is left alone (its end is the host's command, not a save a
-    deadline follows)."""
+    panel's private lines, the final card's money chart, drawn from the log the saving worker
+    read) is not told again; the table applies this only where it is behind. A game ended
+    early by its host is left alone (its end is the host's command, not a save a deadline
+    follows)."""
     if record is None or record.state_json is None or record.status == "lobby":
         return
     game = game_of(record)
     state = load_state(game, record.state_json)
     if record.status == "finished" and not state.finished:
         return
+    seating.redraw(game, record, state, out)  # the board, the prompt and the version
     position = game.at(state)
     due = record.deadline_due
-    prompt = position.render_prompt()
-    out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = position.prompt_version() if prompt is not None else None
     waiting = set(position.waiting_for())
     if not game.choices_on_board:
         for seat, info in enumerate(record.seats):
@@ -162,8 +160,6 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
                 out.panels[user] = panel.model_copy(
                     update={"deadline": due if seat in waiting else None}
                 )
-    show_board(game, position, out, due, seating.board_picture(record, out))
-    out.version = state.version
     out.repair = True
     if state.finished:
         out.ended = True

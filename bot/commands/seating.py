@@ -133,10 +133,11 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     """The board and prompt as they are, so that the table shows the news in the log (at the
     board's foot) now rather than at the next move (or moves the board down, for a notice)."""
     due = record.deadline_due
-    prompt = game.at(state).render_prompt()
+    position = game.at(state)  # one position: the prompt, the board and its picture share a view
+    prompt = position.render_prompt()
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = game.at(state).prompt_version() if prompt is not None else None
-    show_board(game, game.at(state), out, due, board_picture(record, out))
+    out.prompt_id = position.prompt_version() if prompt is not None else None
+    show_board(game, position, out, due, board_picture(record, out))
     out.version = state.version
 
 
