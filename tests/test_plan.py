@@ -302,7 +302,7 @@ def test_a_plan_changes_a_copy_of_the_refs_that_shares_only_messages() -> None:
     refs.panels = {"U1": shown("d1", message, where="D1")}
     refs.closed, refs.hinted = ["U2"], ["U2"]
     refs.notes = {"request:7": {"U3": shown("n", message, where="D3")}}
-    refs.wanted = {"board": board("wanted")}
+    refs.wanted, refs.waiting = {"board": board("wanted")}, ["U1"]
     unset = [name for name in Refs.model_fields if getattr(refs, name) in (None, [], {})]
     assert unset == [], "give every field of the refs a value here"
     copy = refs.working_copy()
@@ -318,3 +318,47 @@ def test_a_plan_changes_a_copy_of_the_refs_that_shares_only_messages() -> None:
         ctx(),
     )
     assert done.ops and refs.model_dump_json() == before
+
+
+def test_a_deferred_edit_waits_in_the_refs_and_a_newer_one_replaces_it() -> None:
+    """An edit the budget deferred stands in the refs (:attr:`Refs.wanted`) until it is made;
+    a newer delivery that shows that surface replaces it, and one that does not leaves it."""
+    refs = playing()
+    refs.panels = {"U1": shown("d1", ui.Message(text="old hand"), where="D1")}
+    refs.wanted = {"panel:U1": ui.Message(text="hand v2")}
+    refs.panels["U1"].digest = ""  # (what a deferred edit leaves: the message shows older)
+    untouched = plan(refs, out(2, board=board("2")), ctx())
+    assert untouched.refs.wanted == {"panel:U1": ui.Message(text="hand v2")}
+    newer = plan(refs, out(3, board=board("3"), panels={"U1": ui.Message(text="hand v3")}), ctx())
+    assert newer.refs.wanted == {}
+    assert [
+        op.message.text for op in newer.ops if isinstance(op, Edit) and op.slot == "panel:U1"
+    ] == ["hand v3"]
+
+
+def test_the_flush_shows_the_board_first_then_whom_the_game_waits_for() -> None:
+    from bot.table.plan import flush
+
+    refs = playing()
+    refs.panels = {
+        "U1": shown("d1", where="D1"),
+        "U2": shown("d2", where="D2"),
+        "U3": Shown(where="", id=f"pending:other:1:{NOW}"),  # still being posted: its poster's
+    }
+    refs.waiting = ["U2"]
+    refs.wanted = {
+        "panel:U1": ui.Message(text="hand 1"),
+        "panel:U3": ui.Message(text="hand 3"),
+        "board": board("newest"),
+        "panel:U2": ui.Message(text="hand 2"),
+    }
+    planned = flush(refs, ctx())
+    assert [(op.slot, op.message.text) for op in planned.ops if isinstance(op, Edit)] == [
+        ("board", "newest"),
+        ("panel:U2", "hand 2"),
+        ("panel:U1", "hand 1"),
+    ]
+    assert list(planned.refs.wanted) == ["panel:U3"]
+    assert planned.refs.board_message == board("newest")
+    assert planned.refs.panels["U1"].digest == digest(ui.Message(text="hand 1"))
+    assert refs.wanted and len(refs.wanted) == 4  # (the refs given are left as they were)

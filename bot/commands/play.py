@@ -217,6 +217,9 @@ def publish(
                 message.deadline = due
             out.panels[user] = message
     out.notify = [] if after.finished else notify
+    out.waiting = [
+        u for seat in sorted(waiting_after) if seat < len(members) for u in members[seat]
+    ]
     if waiting_after != waiting_before:  # whose turn it is: on every player's home page
         out.homes = sorted({*out.homes, *(user for users in members for user in users)})
     show_board(game, now, out, due, picture)

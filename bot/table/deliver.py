@@ -37,6 +37,7 @@ import concurrent.futures
 import contextlib
 import logging
 import secrets
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from pydantic import ValidationError
 
 from bot.commands import codec
 from bot.commands.outbox import Outbox
+from bot.table.budget import Budget, Call, Deferred, Priority, calling
 from bot.table.model import (
     PENDING,
     Answer,
@@ -60,7 +62,7 @@ from bot.table.model import (
     Stuck,
 )
 from bot.table.model import digest as digest_of
-from bot.table.pacing import Clock, Pacer
+from bot.table.pacing import Clock, MonotonicClock
 from bot.table.plan import (
     COALESCE_S,
     NO_THREAD,
@@ -76,6 +78,7 @@ from bot.table.plan import (
     StartThread,
     Update,
     closed_note,
+    flush,
     plan,
     slot_shown,
     touches_table,
@@ -132,6 +135,25 @@ class _CatchUp:
 
 
 @dataclass
+class _Later:
+    """An edit the budget had no room for: ``slot`` is to show ``message`` once it has."""
+
+    slot: str
+    id: str
+    """The message it was to edit (the refs may name a newer one by then)."""
+    message: ui.Message
+    wait: float
+
+
+@dataclass
+class _Flush:
+    """A channel's deferred edits (:attr:`Refs.wanted`), shown at ``due`` (the table's clock)."""
+
+    due: float
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
 class _Run:
     """One delivery: the Outbox, the requester's answer, and what happened."""
 
@@ -151,6 +173,8 @@ class _Run:
     failed_edits: list[tuple[str, str]] = field(default_factory=list)
     """(slot, message id) of the edits the platform did not take: not shown, whatever the
     refs written before them say."""
+    later: list[_Later] = field(default_factory=list)
+    """Edits the budget deferred: each surface shows its newest state once it has room."""
 
     def kept(self, pending: str) -> bool:
         """Whether the reservation is of a surface there is one of (a story line is not)."""
@@ -181,7 +205,14 @@ class Table:
         self.finished_ttl_s = finished_ttl_s if finished_ttl_s is not None else ttl_s
         """How long the refs of a game that is over are kept: as long as the game's record
         and log (what they name, final board and all, goes with them)."""
-        self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
+        self._clock: Clock = clock or MonotonicClock()
+        self.budget: Budget | None = platform.budget
+        """Where every rationed call is taken from (None: a platform that rations nothing)."""
+        if self.budget is not None:
+            self.budget.clock = self._clock
+        self.posting_free = False
+        """Plan as if every place could take a post now (tests whose surfaces must not depend
+        on timing); the budget still paces the posts themselves."""
         self.drawer: concurrent.futures.Executor | None = None
         """Where board pictures are drawn: None, a worker thread; a worker runs them in a
         process of its own (:func:`bot.runtime.picture_drawer`), where drawing takes none of the
@@ -189,7 +220,13 @@ class Table:
         self.coalesce_s = coalesce_s
         """How long a board's picture stands before the next is shown (0: each at once, as the
         console shows them)."""
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        """Deliveries to one channel in this process go one at a time, in order (nothing holds
+        across processes: there the refs' compare-and-set keeps them apart). A lock nobody
+        holds or waits for goes with its channel's last delivery."""
+        self._flushes: dict[str, _Flush] = {}
+        """Each channel's deferred edits waiting for the budget, and when they are shown."""
+        self._flushing: set[asyncio.Task[None]] = set()
         self._token = secrets.token_hex(4)
         self._deliveries = 0
         self._drawn: OrderedDict[str, ui.Picture] = OrderedDict()
@@ -210,7 +247,17 @@ class Table:
     def clock(self) -> float:
         """Unix time on the table's clock (tests move it with their virtual clock): for the
         reservations and the picture's window written in the refs."""
-        return self.pacer.clock.wall()
+        return self._clock.wall()
+
+    def use_clock(self, clock: Clock) -> None:
+        """Keep time (pacing, budgets, pictures' windows) by ``clock`` (a test's)."""
+        self._clock = clock
+        if self.budget is not None:
+            self.budget.clock = clock
+
+    def channels(self) -> int:
+        """Channels this process keeps anything for (locks, waits, deferred edits)."""
+        return len({*self._locks.keys(), *self._catch_ups, *self._flushes})
 
     # --- one delivery ------------------------------------------------------------------------
 
@@ -225,12 +272,67 @@ class Table:
             await self._execute(run, plan(Refs(table=out.table or ""), out, self._context(run)))
             return Delivered(answered=run.answered, refused=run.refused)
         key = GameKey(self.platform.name, out.channel)
-        async with self._locks.setdefault(out.channel, asyncio.Lock()):
+        lock = self._lock(out.channel)
+        if answer is not None and lock.locked():
+            # Another delivery to this channel is under way: the request is acknowledged now
+            # (Discord wants it within 3 s); its own answer follows through the interaction.
+            await self._try(run, "the acknowledgement", answer.acknowledge())
+        async with lock:
             planned = await self._reserve(key, run)
             await self._execute(run, planned)
             await self._settle(key, run, planned)
             self._follow(out, planned)
+            self._later(out.channel, run, planned.refs)
         return Delivered(answered=run.answered, refused=run.refused)
+
+    def _lock(self, channel: str) -> asyncio.Lock:
+        lock = self._locks.get(channel)
+        if lock is None:
+            lock = self._locks[channel] = asyncio.Lock()
+        return lock
+
+    # --- edits the budget deferred -----------------------------------------------------------
+
+    def _later(self, channel: str, run: _Run, refs: Refs) -> None:
+        """Show the channel's deferred edits once the budget has room: the soonest any of this
+        delivery's had, or soon when the refs hold some another worker left."""
+        waits = [later.wait for later in run.later]
+        if not waits and not any(not shown.reserved for shown in _wanted_shown(refs)):
+            return
+        due = self.clock() + (min(waits) if waits else 0.0)
+        waiting = self._flushes.get(channel)
+        if waiting is not None:
+            if waiting.due <= due:
+                return
+            if waiting.task is not None:
+                waiting.task.cancel()
+        entry = _Flush(due)
+        self._flushes[channel] = entry
+        entry.task = asyncio.create_task(self._flush(channel, entry))
+        self._flushing.add(entry.task)
+        entry.task.add_done_callback(self._flushing.discard)
+
+    async def _flush(self, channel: str, entry: _Flush) -> None:
+        """At ``entry.due``: every surface of the channel with a deferred edit shows its newest
+        state (:func:`bot.table.plan.flush`), as far as the budget has room; what it has no
+        room for waits again."""
+        while (wait := entry.due - self.clock()) > 0:
+            await self._clock.sleep(wait)
+        if self._flushes.get(channel) is not entry:
+            return
+        del self._flushes[channel]
+        key = GameKey(self.platform.name, channel)
+        try:
+            async with self._lock(channel):
+                refs = await self._read(key, _own_outbox(self.platform.name, channel))
+                out = _own_outbox(self.platform.name, channel, refs)
+                run = _Run(out=out, answer=None)
+                planned = await self._reserve(key, run, lambda refs, ctx: flush(refs, ctx), refs)
+                await self._execute(run, planned)
+                await self._settle(key, run, planned)
+                self._later(channel, run, planned.refs)
+        except Exception:  # the next delivery to the channel shows them
+            log.exception("showing the deferred edits of %s failed", channel)
 
     # --- pictures held back ------------------------------------------------------------------
 
@@ -271,7 +373,7 @@ class Table:
     async def _catch_up(self, channel: str, entry: _CatchUp) -> None:
         """Wait for ``entry``'s window on the table's clock, then deliver its catch-up."""
         while (wait := entry.due - self.clock()) > 0:
-            await self.pacer.clock.sleep(wait)
+            await self._clock.sleep(wait)
         if self._catch_ups.get(channel) is not entry:
             return
         del self._catch_ups[channel]
@@ -280,10 +382,16 @@ class Table:
         except Exception:  # the next change of the board shows its picture
             log.exception("showing the held picture in %s failed", channel)
 
+    async def flushed(self) -> None:
+        """Wait until every edit the budget deferred has been made (or superseded)."""
+        while self._flushing:
+            await asyncio.wait(set(self._flushing))
+
     async def caught_up(self) -> None:
-        """Wait until every board picture held back has been shown (or superseded)."""
-        while self._catching_up:
-            await asyncio.wait(set(self._catching_up))
+        """Wait until every board picture held back has been shown (or superseded), and every
+        edit the budget deferred meanwhile made."""
+        while self._catching_up or self._flushing:
+            await asyncio.wait({*self._catching_up, *self._flushing})
 
     async def flush(self) -> None:
         """Show every board picture held back now, without waiting for its window (a worker
@@ -306,7 +414,7 @@ class Table:
         return Context(
             token=f"{self._token}.{self._deliveries}",
             now=self.clock(),
-            free=self.pacer.room,
+            free=self._room,
             threads_share_limit=self.platform.threads_share_limit,
             closed_hint=self.platform.closed_hint,
             coalesce_s=self.coalesce_s,
@@ -316,12 +424,26 @@ class Table:
             pressed_private=answer.pressed_private if answer is not None else False,
         )
 
-    async def _reserve(self, key: GameKey, run: _Run) -> Plan:
+    def _room(self, where: str) -> int:
+        """Posts ``where`` may take now without waiting (an estimate; any number when the
+        platform rations nothing, or a test plans as if it did not)."""
+        limit = self.platform.post_limit(where)
+        if self.posting_free or self.budget is None or limit is None:
+            return 1_000_000
+        return self.budget.room(limit)
+
+    async def _reserve(
+        self,
+        key: GameKey,
+        run: _Run,
+        planner: Callable[[Refs, Context], Plan] | None = None,
+        loaded: Refs | None = None,
+    ) -> Plan:
         """Plan from the newest refs and write the plan's refs before any platform call."""
         ctx = self._context(run)
-        refs = await self._read(key, run.out, run.out.refs_seen)
+        refs = loaded or await self._read(key, run.out, run.out.refs_seen)
         for _ in range(MAX_PLANS):
-            planned = plan(refs, run.out, ctx)
+            planned = planner(refs, ctx) if planner else plan(refs, run.out, ctx)
             if not _changed(refs, planned.refs):
                 planned.refs.rev = refs.rev
                 return planned
@@ -434,6 +556,10 @@ class Table:
         return picture
 
     async def _op(self, run: _Run, refs: Refs, op: Op) -> None:
+        with calling(_call(run.out, op)):
+            await self._made(run, refs, op)
+
+    async def _made(self, run: _Run, refs: Refs, op: Op) -> None:
         answer = run.answer
         if isinstance(op, Reply):
             await self._reply(run, op)
@@ -459,6 +585,13 @@ class Table:
                     return
                 if op.slot.startswith("pressed:"):
                     return  # a private message the table does not keep: nothing to edit
+                if run.out.stale_press:
+                    # A stale press on a message that could not be brought up to date (gone,
+                    # or its answer spent): the press is answered privately; the surface is
+                    # the next change's to show, not this press's to post again.
+                    run.failed_edits.append((op.slot, shown.id))
+                    _forget(refs, run)
+                    return
             await self._edit(run, refs, op.slot, shown, op.message, op.surface)
         elif isinstance(op, Delete):
             if op.after is not None and run.posted.get(op.after) is None:
@@ -571,6 +704,11 @@ class Table:
         try:
             await self.platform.edit(shown, bound, surface)
             return
+        except Deferred as later:
+            # No room in the platform's budget now: the surface shows its newest state once
+            # there is (a newer delivery's, if one comes first).
+            run.later.append(_Later(slot, shown.id, message, later.wait))
+            return
         except Stuck:
             log.info(
                 "the %s of %s can no longer be edited: posting it anew", surface, run.out.channel
@@ -600,19 +738,15 @@ class Table:
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> Shown | None:
-        """A post, within the place's post limit (waiting for a slot)."""
+        """A post, within the place's post limit (the budget waits for room)."""
         where = self._paced(place)
-        if run.answer is not None and not run.answered and not self.pacer.free(where):
+        if run.answer is not None and not run.answered and self._room(where) <= 0:
             # The post must wait for the place's limit: tell the platform the request arrived
             # first (Discord wants an answer within 3 s), so the player is not kept waiting.
             await self._try(run, "the acknowledgement", run.answer.acknowledge())
-        await self.pacer.slot(where)
         bound = self._bound(run, message, self._conversation(place))
-        try:
-            send = self.platform.post(place, bound, surface, mention, ping)
-            posted = await self._try(run, f"the {surface}", send)
-        finally:
-            self.pacer.posted(where)
+        send = self.platform.post(place, bound, surface, mention, ping)
+        posted = await self._try(run, f"the {surface}", send)
         if posted is not None:
             posted.digest = digest_of(message)
         return posted
@@ -667,9 +801,11 @@ class Table:
         that another delivery has posted since, and post anew (under a reservation written
         first, like every post) a surface it found deleted."""
         refs = planned.refs
-        if refs.rev >= 0 and not (run.posted or run.threads or run.gone or run.failed_edits):
+        done = not (run.posted or run.threads or run.gone or run.failed_edits or run.later)
+        if refs.rev >= 0 and done:
             return  # edits only, all made: the refs written before them say it all
         for _ in range(MAX_SETTLES):
+            _defer(refs, run)
             reposts = self._claim_gone(run, refs)
             rev = await self._write(key, refs, refs.rev) if refs.rev >= 0 else None
             if rev is None:
@@ -723,6 +859,10 @@ class Table:
         return claimed
 
     async def _repost(self, run: _Run, refs: Refs, gone: _Gone) -> None:
+        with calling(Call(_priority(run.out, gone.slot, gone.surface), surface=gone.slot)):
+            await self._reposted(run, refs, gone)
+
+    async def _reposted(self, run: _Run, refs: Refs, gone: _Gone) -> None:
         assert gone.claimed is not None
         out, anew = run.out, None
         if gone.slot == "card":
@@ -770,6 +910,66 @@ def _drawing(out: Outbox, key: str) -> Callable[[], ui.Picture | None] | None:
     if out.card is not None and out.card.picture_key == key:
         return out.draw_chart
     return None
+
+
+def _priority(out: Outbox, slot: str, surface: str) -> Priority:
+    """Who goes first when the budget is short (see :class:`~bot.table.budget.Priority`)."""
+    kind, _, user = slot.partition(":")
+    if kind in ("panel", "pressed"):
+        return Priority.WAITED if user in out.waiting else Priority.PANEL
+    if kind == "note" or surface == "note":
+        return Priority.PANEL
+    if surface in ("log", "post"):
+        return Priority.LOG
+    return Priority.BOARD
+
+
+def _call(out: Outbox, op: Op) -> Call:
+    """What ``op``'s platform calls are for the budget: an edit of a surface the table keeps
+    may be deferred (it shows its newest state later), anything else waits for room."""
+    if isinstance(op, Reply):
+        return Call(Priority.ANSWER, surface="reply")
+    if isinstance(op, Note):
+        return Call(Priority.PANEL, surface="note")
+    if isinstance(op, StartThread):
+        return Call(Priority.BOARD, surface="thread")
+    slot = op.slot
+    surface = "" if isinstance(op, Delete | Dm) else op.surface
+    kept = slot in ("card", "board", "prompt") or slot.startswith(("panel:", "note:"))
+    deferrable = isinstance(op, Edit | Update) and kept
+    return Call(_priority(out, slot, surface), deferrable=deferrable, surface=slot or surface)
+
+
+def _defer(refs: Refs, run: _Run) -> None:
+    """The edits the budget deferred, into ``refs``: each surface still showing what this
+    delivery planned (no newer delivery changed it since) wants that message, and its digest
+    is forgotten, so whoever shows the channel's deferred edits (or its next change) sends it."""
+    for later in run.later:
+        kept = slot_shown(refs, later.slot)
+        if kept is None or kept.id != later.id:
+            continue  # gone, or posted anew since
+        if kept.digest not in (digest_of(later.message), ""):
+            continue  # a newer delivery showed (or wants) something newer
+        kept.digest = ""
+        refs.wanted[later.slot] = later.message
+
+
+def _wanted_shown(refs: Refs) -> list[Shown]:
+    """The messages of the surfaces that want a newer message shown."""
+    return [shown for slot in refs.wanted if (shown := slot_shown(refs, slot)) is not None]
+
+
+def _own_outbox(platform: str, channel: str, refs: Refs | None = None) -> Outbox:
+    """What the table's own deliveries (deferred edits) know of the game: its channel, its
+    table (the game's name and first version) and whom it waits for."""
+    table = refs.table if refs is not None else ""
+    return Outbox(
+        platform=platform,
+        channel=channel,
+        game=table.partition(":")[0],
+        table=table,
+        waiting=refs.waiting if refs is not None else [],
+    )
 
 
 def _forget(refs: Refs, run: _Run) -> None:

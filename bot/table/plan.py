@@ -92,6 +92,7 @@ __all__ = [
     "StartThread",
     "Update",
     "closed_note",
+    "flush",
     "plan",
     "slot_shown",
     "touches_table",
@@ -324,11 +325,15 @@ class _Planner:
         if out.version is not None and not stale:
             refs.version = out.version
         refs.pending.extend(out.log)
-        # What a reservation was to show once posted only matters while it stands.
+        if out.version is not None and not stale:
+            refs.waiting = list(out.waiting)
+        # What a reservation was to show once posted only matters while it stands; an edit the
+        # budget deferred stands until it is made (or a newer one replaces it).
         refs.wanted = {
             slot: message
             for slot, message in refs.wanted.items()
-            if (shown := slot_shown(refs, slot)) is not None and self._taken(shown)
+            if (shown := slot_shown(refs, slot)) is not None
+            and (self._taken(shown) or not shown.reserved)
         }
         for message in out.announcements:
             self._post("announcement", Place(channel=out.channel), message, "announcement")
@@ -346,18 +351,22 @@ class _Planner:
             self._prompt()
         if out.ended or sum(len(line) + 1 for line in refs.pending) >= LOG_FLUSH:
             self._flush(force=out.ended)
-        if not stale:
-            for user, panel in out.panels.items():
-                if user != self.ctx.user:
-                    self._panel(user, panel)
-        self._close_panels()
+        # The board before the others' panels: when the platform's budget is short, the
+        # board goes first, then the panel of whoever the game waits for, then the rest.
         if out.board is not None and not stale:
             self._board(out.board, out.notify or [])
         elif stale and out.log and refs.board_source is not None and not out.ended:
             # A newer state is drawn already; this delivery's lines still join its Latest.
             self._board(refs.board_source, [])
-        elif not out.ended:
+        elif not out.ended and not out.stale_press:
+            # (A stale press changes nothing: the board stays where it is.)
             self._keep_board_in_view()
+        if not stale:
+            waiting = set(out.waiting)
+            others = [user for user in out.panels if user != self.ctx.user]
+            for user in sorted(others, key=lambda user: user not in waiting):
+                self._panel(user, out.panels[user])
+        self._close_panels()
         if out.ended and not refs.ended:
             self._end()
         return self.result
@@ -431,6 +440,7 @@ class _Planner:
         if self._taken(shown):
             self.refs.wanted[slot] = message
             return
+        self.refs.wanted.pop(slot, None)  # (an edit the budget deferred: this one is newer)
         if self._mine(shown):
             for op in self.result.ops:
                 if isinstance(op, Post | Dm) and op.id == shown.id:
@@ -469,6 +479,16 @@ class _Planner:
             pressed = Shown(where=where, id=ident)
             self.result.ops.append(Update(f"pressed:{ctx.user}", pressed, self.out.heal, "panel"))
 
+    def _healed_privately(self) -> Update | None:
+        """The update of a private pressed message this stale press planned, if any: the answer
+        saying why goes into it, rather than into a message of its own beside it."""
+        if not (self.out.stale_press and self.ctx.pressed_private):
+            return None
+        for op in self.result.ops:
+            if isinstance(op, Update) and (op.shown.where, op.shown.id) == self.ctx.pressed:
+                return op
+        return None
+
     # --- private answers ---------------------------------------------------------------------
 
     def _replies(self) -> None:
@@ -477,8 +497,18 @@ class _Planner:
         the table's (:meth:`_notes`). ``hand`` asked in a DM moves the one panel there down
         to the bottom, instead of adding a copy of it."""
         ctx = self.ctx
+        healed = self._healed_privately()
         for delivery in self.out.deliveries:
             if self.out.raise_panel and delivery.user == ctx.user and self._raise(delivery.message):
+                continue
+            said = delivery.message
+            plain = not (said.buttons or said.selects or said.files)
+            if healed is not None and delivery.user == ctx.user and plain:
+                # A stale press on a private message (a DM panel, an ephemeral hand): the panel
+                # it now shows says why at its head, one message rather than two in the DM.
+                text = f"{said.text}\n\n{healed.message.text}".strip()
+                healed.message = healed.message.model_copy(update={"text": text})
+                healed = None
                 continue
             if ctx.user is not None and delivery.user == ctx.user:
                 in_place = delivery.in_place and ctx.pressed is not None and ctx.pressed_private
@@ -801,6 +831,38 @@ class _Planner:
                 self._show(f"panel:{user}", shown, over, "panel")
         if out.result is not None and not refs.threads_off and refs.thread is not None:
             self._post("result", Place(channel=out.channel), out.result, "result")
+
+
+_FIRST = ("board", "prompt", "card")
+"""The surfaces whose deferred edits are shown first, in this order."""
+
+
+def flush(refs: Refs, ctx: Context) -> Plan:
+    """The edits the budget deferred (:attr:`Refs.wanted` of surfaces posted already), each
+    surface shown in its newest state: the board, the prompt and the card first, then the
+    panels of whoever the game waits for, other panels, notes. A surface still being posted
+    is its poster's to bring up to date."""
+    refs = refs.working_copy()
+    result = Plan(refs=refs)
+
+    def first(slot: str) -> tuple[int, int, str]:
+        if slot in _FIRST:
+            return (0, _FIRST.index(slot), slot)
+        kind, _, user = slot.partition(":")
+        if kind == "panel":
+            return (1 if user in refs.waiting else 2, 0, slot)
+        return (3, 0, slot)
+
+    for slot in sorted(refs.wanted, key=first):
+        shown = slot_shown(refs, slot)
+        if shown is None or shown.reserved:
+            continue
+        message = refs.wanted.pop(slot)
+        shown.digest = digest(message)
+        if slot == "board":
+            refs.board_message = message
+        result.ops.append(Edit(slot, shown, message, slot.partition(":")[0]))
+    return result
 
 
 def slot_shown(refs: Refs, slot: str) -> Shown | None:

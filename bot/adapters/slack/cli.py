@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import ClientError, ClientSession
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.adapters.slack.app import PLATFORM, SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import EVENTS_PATH, HEALTH_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.commands.deadlines import Heartbeat, run_deadlines, until_stopped
@@ -135,7 +135,7 @@ async def _start_and_run(
     until stopped (0) or it dies (LOOP_DIED); a start that fails raises :class:`StartFailed`."""
     url = api_url(settings)
     timeout = settings.connect_timeout_seconds
-    client = AsyncWebClient(token=settings.slack_bot_token, base_url=url, session=session)
+    client = BudgetedWebClient(token=settings.slack_bot_token, base_url=url, session=session)
     authority = Authority(store, settings)
     adapter = SlackAdapter(authority, client, settings.slack_signing_secret if http else None)
     adapter.table.drawer = drawer

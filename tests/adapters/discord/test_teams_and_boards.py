@@ -369,7 +369,9 @@ async def test_a_new_target_is_proposed_by_form_and_voted_on_the_thread_prompt(
         assert all(pointer in dm_panel(voter).text for voter in voters)
         assert all(len(dm_posts(fake, voter)) == 1 for voter in voters)  # edited in place
         answered = await table.click(voters[0], prompt, agree["custom_id"])
-        assert answered.callback is not None and answered.callback["type"] == 7  # updated
+        # The pressed prompt is updated: by the callback (7), or, when the channel's table was
+        # busy, a deferred update (6) at once and the prompt edited through the interaction.
+        assert answered.callback is not None and answered.callback["type"] in (6, 7)
         agreed = f"Agreed: {state.names[turn]} and {state.names[voting[0]]}."
         assert agreed in _vote_prompt(fake, thread).text
         assert pointer not in dm_panel(voters[0]).text  # answered: the line goes
