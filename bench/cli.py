@@ -55,6 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "429s, counting DMs, dropped and refused calls",
     )
     parser.add_argument(
+        "--workspace",
+        action="store_true",
+        help="with --adapter slack: three games at once in one workspace through three workers, "
+        "at a person's pace (--think-ms, 5000): each method's busiest minute and board lag",
+    )
+    parser.add_argument(
         "--faults",
         action="store_true",
         help="several worker processes on a Redis the bench kills and restarts (20 games)",
@@ -132,6 +138,14 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         from bench.hostile import run_hostile_bench
 
         return asyncio.run(run_hostile_bench(settings, args.seed))
+    if args.workspace:
+        if args.adapter != "slack":
+            print("--workspace goes with --adapter slack")
+            return 2
+        from bench.workspace import run_workspace_bench
+
+        think = 5000.0 if args.think_ms is None else args.think_ms
+        return asyncio.run(run_workspace_bench(settings, args.seed, think))
     if args.table:
         from bench.table import run_table_bench
 
