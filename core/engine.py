@@ -712,6 +712,11 @@ class Game(Generic[S, OptionsT, A, V]):
     payments: Callable[[Event], list[Move]] = _listed_moves
     """The payments an event lists as ``(payer, payee, amount)``, ``-1`` the bank; by default
     the ``moves`` of a :class:`MoneyEvent`, and none for any other event."""
+    round_of: Callable[[S], int | None] = _none
+    """The round the game is in (its own kind: :attr:`round_word`), which the end-of-game
+    chart marks on its x axis; None for a game without rounds."""
+    round_word: str = "round"
+    """What the game calls a round ("Business Cycle")."""
     inventory: Callable[[S], dict[str, int] | None] = _none
     """A count of everything that is only ever moved, never made or destroyed (every card in
     exactly one place): it must be the same after every action."""
@@ -1060,6 +1065,9 @@ class Position(Generic[S_co, O_co, A_co, V_co]):
     def inventory(self) -> dict[str, int] | None:
         return self._game.inventory(self._state)
 
+    def round_of(self) -> int | None:
+        return self._game.round_of(self._state)
+
 
 class GameLike(Protocol):
     """A game of any kind, as the registry hands it out and the authority uses it: what a
@@ -1076,6 +1084,8 @@ class GameLike(Protocol):
     def max_players(self) -> int: ...
     @property
     def teams(self) -> bool: ...
+    @property
+    def round_word(self) -> str: ...
     @property
     def max_team_size(self) -> int | None: ...
     @property
