@@ -285,7 +285,7 @@ async def test_the_replay_equals_the_stored_game_at_every_step(
     (first,) = shown.deliveries
     assert f"step 1 of {len(steps)}" in first.message.text
     labels = {b.label: b for b in first.message.all_buttons()}
-    assert labels["First"].disabled and labels["Back"].disabled
+    assert "First" not in labels and "Back" not in labels  # the first step: nothing before it
     forward = labels["Forward"].command
     assert forward is not None
     pressed = await authority.command(_req(*PEOPLE[0]), COMMAND, forward)

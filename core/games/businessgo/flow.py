@@ -39,9 +39,9 @@ from core.turns import after
 __all__ = [
     "PAYMENT_REASONS",
     "Ctx",
+    "GoalMade",
     "accept_bid",
     "begin_turn",
-    "GoalMade",
     "check_winner",
     "close_auction",
     "close_competition",
@@ -128,11 +128,11 @@ class Ctx:
         return self.state.names[seat]
 
     def _goal(self, seat: Seat) -> None:
-        """Stop the action if the game was already won in it; note ``seat`` as the winner if
-        its cash has just reached the goal."""
-        if self.made is None and self.state.cash[seat] >= self.state.options.goal:
-            if not self.state.bankrupt[seat] and not self.state.finished:
-                self.made = seat
+        """Note ``seat`` as the winner if its cash has just reached the goal."""
+        state = self.state
+        reached = state.cash[seat] >= state.options.goal
+        if self.made is None and reached and not state.bankrupt[seat] and not state.finished:
+            self.made = seat
 
     def won(self) -> None:
         """Stop the action here if the game was won in it (:class:`GoalMade`)."""
