@@ -70,6 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draw every game's board over whole bot games: render time and bytes per game",
     )
     parser.add_argument(
+        "--replays",
+        action="store_true",
+        help="200 replay presses at 14 a second beside another channel's help: its latency",
+    )
+    parser.add_argument(
         "--worst",
         action="store_true",
         help="with --pictures: the worst boards (most seats, 1,000-character names in every "
@@ -129,6 +134,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.workers is not None or args.cluster or args.seconds is not None:
         print("--workers, --cluster and --seconds go with --faults")
         return 2
+    if args.replays:
+        from bench.replays import replay_bench
+
+        return asyncio.run(replay_bench(settings, args.seed))
     if args.history:
         from bench.history import history_bench
 
