@@ -52,7 +52,12 @@ USAGE = (
     "`/boardroom stats [user]`: someone's games, wins and ratings (yours when nobody is named)\n"
     "`/boardroom history [game]`: the latest finished games here\n"
     "`/boardroom replay <game id>`: step through a finished game (ids are in the history)\n"
-    "`/boardroom forget-me`: delete your ratings, stats and name from the history"
+    "`/boardroom forget-me`: delete your ratings, stats and name from the history\n"
+    "`/boardroom help`: this list"
+)
+HELP_HEAD = (
+    "`/boardroom` is what this community remembers of its finished games (every answer is "
+    "private):\n"
 )
 UNAVAILABLE = "Storage is unavailable, try again shortly."
 WORDS = frozenset({"leaderboard", "stats", "history", "replay", "forget-me", "forgetme", "forget"})
@@ -106,6 +111,8 @@ class Community:
                 await self._replay(req, rest, out, pressed)
             elif word in {"forget-me", "forgetme", "forget"}:
                 await self._forget(req, rest, out, pressed)
+            elif word in {"help", ""}:
+                out.reply(req.user, HELP_HEAD + USAGE)
             else:
                 shown_word = markup.escape(word)
                 head = f"I don't know “{shown_word}” in /boardroom.\n" if word else ""
