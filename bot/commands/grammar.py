@@ -279,6 +279,7 @@ def first_game(game: GameLike) -> str:
         f"**A first game:** `/{game.name} start` opens a lobby in this channel, with you as host; "
         f"friends press Join or type {join}, and `/{game.name} addbot 2` adds two bot "
         f"{'teams' if game.teams else 'players'} to make up the numbers. `/{game.name} begin` "
-        f"starts the game: {where}, and the game's thread says whose turn it is. `/{game.name} rules` "
-        "explains the game; `status` shows the board, `hand` your choices again."
+        f"starts the game: {where}, and the game's thread says whose turn it is. "
+        f"`/{game.name} rules` explains the game; `status` shows the board, `hand` your choices "
+        "again."
     )
