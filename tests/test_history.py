@@ -335,8 +335,8 @@ async def test_forget_me_asks_first_then_leaves_no_trace(store: GameStore, clock
     assert any(carol[0] in text or carol[1] in text for _, text in await _everything(store))
 
     asked = await authority.command(_req(*carol), COMMAND, "forget-me")
-    (confirm,) = [b for b in asked.deliveries[0].message.all_buttons()]
-    assert confirm.command == "forget-me yes"
+    confirm, cancel = asked.deliveries[0].message.all_buttons()
+    assert confirm.command == "forget-me yes" and cancel.command == "forget-me no"
     assert (await _ratings(store)).keys() == {u for u, _ in PEOPLE}  # nothing done yet
 
     done = await authority.command(_req(*carol), COMMAND, confirm.command)

@@ -75,6 +75,11 @@ def _game_names() -> str:
     return ", ".join(g.name for g in all_games())
 
 
+def _game_list() -> str:
+    """``The Big Idea (`bigidea`), ...``: every game, as a player reads and types it."""
+    return markup.join([f"{g.title} (`{g.name}`)" for g in all_games()])
+
+
 class Community:
     """Answers ``/boardroom`` commands from the store."""
 
@@ -130,7 +135,12 @@ class Community:
         name, _, share = rest.partition(" ")
         game = get_game(name.lower())
         if game is None:
-            out.reply(req.user, f"Name a game: `/boardroom leaderboard <game>` ({_game_names()}).")
+            head = (
+                f"There is no game called `{markup.escape(name)}` here. "
+                if name
+                else "Name a game: `/boardroom leaderboard <game>`. "
+            )
+            out.reply(req.user, f"{head}The games are {_game_list()}.")
             return
         rows = await kept.leaderboard(self.store, self._where(req), game.name, TOP)
         board = leaderboard_message(game, rows)
@@ -159,9 +169,16 @@ class Community:
         where = self._where(req)
         user = req.user
         if rest:
+            # A mention's id, else the name as typed: names are kept as markup (escaped), so
+            # a player called `<@everyone>` is found by typing that.
             mention = _MENTION.match(rest)
-            wanted = mention.group(1) if mention else rest.removeprefix("@")
-            found = await kept.find_person(self.store, where, wanted)
+            tried = [mention.group(1)] if mention else []
+            tried += [markup.escape(rest), markup.escape(rest.removeprefix("@"))]
+            found = None
+            for wanted in dict.fromkeys(tried):
+                found = await kept.find_person(self.store, where, wanted)
+                if found is not None:
+                    break
             if found is None:
                 out.reply(req.user, f"I have no finished games of {markup.escape(rest)} here.")
                 return
@@ -258,6 +275,9 @@ class Community:
     # --- forget-me ------------------------------------------------------------------------------
 
     async def _forget(self, req: Request, rest: str, out: Outbox, pressed: bool) -> None:
+        if rest.strip().lower() == "no":
+            out.reply(req.user, "Kept: nothing of yours was deleted.", in_place=pressed)
+            return
         if rest.strip().lower() != "yes":
             out.reply(
                 req.user,
@@ -269,7 +289,12 @@ class Community:
                         "cannot be undone."
                     ),
                     buttons=[
-                        [ui.Button(label="Yes, forget me", style="danger", command="forget-me yes")]
+                        [
+                            ui.Button(
+                                label="Yes, forget me", style="danger", command="forget-me yes"
+                            ),
+                            ui.Button(label="Cancel", command="forget-me no"),
+                        ]
                     ],
                 ),
             )
