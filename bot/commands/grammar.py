@@ -132,7 +132,11 @@ def parse_options(game: GameLike, rest: str) -> GameOptions:
         key = key.strip().lower().replace("-", "_")
         if key not in fields:
             shown = escape(key)
-            raise CommandError(f"“{shown}” is not an option of {game.title}.\n{options_help(game)}")
+            raise CommandError(
+                f"“{shown}” is not an option of {game.title}: its options are "
+                f"{', '.join(f'`{name}`' for name in [*fields, 'thread', 'pictures'])} "
+                f"(`/{game.name} help` says what each takes)."
+            )
         if not sep:
             value = "yes"
         lowered = value.lower()
@@ -141,7 +145,7 @@ def parse_options(game: GameLike, rest: str) -> GameOptions:
         return model.model_validate(raw)
     except ValidationError as exc:
         problems = _problems(model, exc)
-        raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
+        raise CommandError(f"Those options don't work: {problems}.") from exc
 
 
 def lobby_options(game: GameLike, options: Mapping[str, object]) -> GameOptions:
