@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.commands.play import start_state
 from core import registry
-from core.engine import GameLike, GameState
+from core.engine import UNKNOWN_ACTION, GameLike, GameState, IllegalAction
 from core.games.biggiebills import GAME as BB
 from core.games.biggiebills import picture as bb_picture
 from core.games.biggiebills.state import BiggieBillsState
@@ -84,3 +86,30 @@ def test_the_busine_go_result_at_the_round_cap_is_one_sentence() -> None:
     assert state.outcome.summary == (
         f"{first.name} wins with {money(state.cash[first.seat])}, the richest after 1 round."
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        (
+            "bigidea",
+            {"type": "invest", "product": "abc"},
+            "That invest can't be read: its product “abc” is not a whole number.",
+        ),
+        (
+            "businessgo",
+            {"type": "bet", "amount": "lots"},
+            "That bet can't be read: its amount “lots” is not a whole number.",
+        ),
+        ("bigidea", {"type": "frobnicate"}, UNKNOWN_ACTION),
+    ],
+)
+def test_a_malformed_field_is_named_in_the_refusal(
+    name: str, data: dict[str, object], said: str
+) -> None:
+    """A press whose action carries a field the game cannot read (a crafted button, a stale
+    client) is refused with a sentence naming that field and what was given."""
+    game, state = _bots(name, ["Ann", "Bo", "Cy"], lambda _state: True)
+    with pytest.raises(IllegalAction) as refused:
+        game.at(state).apply(0, game.parse_action(data), random.Random(1))
+    assert str(refused.value) == said
