@@ -96,3 +96,30 @@ def test_the_board_leaves_the_track_to_its_picture_when_it_carries_one(tmp_path:
     assert "The track, clockwise" not in drawn and "(picture: " in drawn
     assert "alice" in drawn and "N = National" in drawn
     assert sorted(pictures.glob("board-*.png"))
+
+
+def test_a_move_the_game_makes_for_a_player_is_told_to_them(tmp_path: Path) -> None:
+    """With auto_moves (the default) a player whose only move is to roll has it made for
+    them: after alice's set-up, and at bob's first turn. Each is told what was done, so
+    nobody types `roll` to be told they rolled already."""
+    lines = [
+        "alice: /businessgo start short=yes turn_seconds=0",
+        "bob: join",
+        "alice: begin",
+        "bob: buy",
+        "alice: roll",
+        "alice: buy",
+        "bob: roll",
+        "bob: click any",
+        "bob: click any",
+        "alice: setup ecuador",
+    ]
+    _stdout, records = run_script(tmp_path, lines, "--seed", "7")
+    told = [(r["user"], r["text"]) for r in records if r["audience"] in {"ephemeral", "dm"}]
+    theirs = (
+        "Then you had only one move, so the game made it for you: “Roll the dice”. The log says "
+        "what came of it."
+    )
+    another = theirs.replace("Then you", "You")
+    assert ("bob", another) in told  # at the start, when the host began the game
+    assert ("alice", theirs) in told  # right after her own set-up

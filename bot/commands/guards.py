@@ -60,9 +60,7 @@ def not_seated(record: GameRecord, user: str, joining: bool = False) -> str:
     if record.status == "lobby":
         return f"You're not in this lobby yet: `{command} join` takes a seat."
     where = "in its thread" if record.thread else "in this channel"
-    follow = (
-        f"you can follow it {where} (`{command} status` shows the board) and join the next one"
-    )
+    follow = f"you can follow it {where} (`{command} status` shows the board) and join the next one"
     if user in record.departed:
         return f"You left this game, so you no longer play in it; {follow}."
     if joining:

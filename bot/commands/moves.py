@@ -201,6 +201,31 @@ def play(
     return Change(record=record, log=result.log)
 
 
+def made_for_you(labels: list[str], theirs: bool) -> str:
+    """What a player is told when the game made their only move for them (Busine$$ GO's roll
+    after a set-up; ``theirs``: right after their own move), so that they do not try to make it
+    again."""
+    moves = markup.join([f"“{label}”" for label in labels])
+    then = "Then you" if theirs else "You"
+    return (
+        f"{then} had only one move, so the game made it for you: {moves}. The log says what "
+        f"came of {'it' if len(labels) == 1 else 'them'}."
+    )
+
+
+def _tell_made_for(
+    game: GameLike, record: GameRecord, result: Advance, requester: str | None, out: Outbox
+) -> None:
+    """Tell the people of each seat the game moved for by itself what it did for them: the
+    requester in their answer; the others privately, where a game's private news goes as
+    messages (its choices on the board); a game with panels shows their new choices there."""
+    for seat in dict.fromkeys(made for made, _label in result.made_for):
+        labels = [label for made, label in result.made_for if made == seat]
+        for user in record.seats[seat].users:
+            if user == requester or game.choices_on_board:
+                out.reply(user, made_for_you(labels, user == requester))
+
+
 def commit(
     env: Env,
     game: GameLike,
@@ -216,6 +241,7 @@ def commit(
     The people of a seat the action has absorbed (an acquired team) move to its new seat first
     (:func:`bot.commands.seating.absorb`), so the Outbox draws them their new panel."""
     after = result.state
+    _tell_made_for(game, record, result, requester, out)
     moved = seating.absorb(game, record, before, after, out, result.log)
     members = [s.users for s in record.seats]
     out.version = after.version
