@@ -64,6 +64,7 @@ __all__ = [
     "nice_ticks",
     "runs",
     "seat_colour",
+    "warm",
     "wrap",
 ]
 
@@ -160,6 +161,14 @@ def _face(family: int, size: int, cjk: str = "zh") -> ImageFont.FreeTypeFont:
     loaded = ImageFont.truetype(_path(family), size, index=index)
     loaded.set_variation_by_axes([_REGULAR])  # every Noto face here varies in weight
     return loaded
+
+
+def warm() -> None:
+    """Read every font's character map now (Noto Sans CJK's takes about half a second), so
+    that the first name in a script of its own does not wait for it: for a process about to
+    draw pictures."""
+    for family in range(len(FAMILIES)):
+        _cmap(family)
 
 
 def face(size: int) -> ImageFont.FreeTypeFont:

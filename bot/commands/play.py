@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from bot.commands.actionlog import Entry, action_rng, encode_action
 from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
-from core import ui
+from core import picture, ui
 from core.engine import Event, GameLike, GameOptions, GameState, IllegalAction, Position, Seat, View
 from core.registry import all_games, get_game
 
@@ -263,3 +263,4 @@ def warm_pictures() -> None:
     """Load what drawing needs (the games, their data, the picture modules) in a process that is
     to draw pictures, before the first board asks for one."""
     all_games()
+    picture.warm()
