@@ -1,6 +1,10 @@
 # The bot, installed as the README's install steps do. The platform adapters read their tokens
 # from the environment; with none set it opens the terminal console (run it with -it).
 FROM python:3.11-slim
+# FriBiDi: Pillow's raqm layout loads it, so the pictures draw Arabic joined and right to left
+# (the fonts themselves come with the Python packages).
+RUN apt-get update && apt-get install -y --no-install-recommends libfribidi0 \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY core core

@@ -40,3 +40,19 @@ if [ -n "$extra" ] && ! command -v redis-server >/dev/null 2>&1; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
 fi
+
+# The pictures lay text out with Pillow's raqm (Arabic letters joined, right to left; Indic
+# scripts shaped), which loads FriBiDi from the system: Debian's libfribidi0.
+if ! .venv/bin/python -c 'from PIL import features; raise SystemExit(not features.check("raqm"))' 2>/dev/null; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "FriBiDi is missing (Pillow's raqm layout needs it): installing Debian's libfribidi0" >&2
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libfribidi0 >/dev/null; } \
+      || { [ -z "$extra" ] && echo "Could not install libfribidi0: pictures will draw Arabic unjoined." >&2; } \
+      || exit 1
+  elif [ -n "$extra" ]; then
+    echo "FriBiDi (libfribidi) is missing and apt-get is not here: install it to run the checks." >&2
+    exit 1
+  fi
+fi

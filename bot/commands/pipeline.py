@@ -121,7 +121,8 @@ class Pipeline:
             except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
                 refused = outbox_for(req, game)
                 refused.announcements = told
-                refused.reply(req.user, str(refusal))
+                in_place = isinstance(refusal, Refusal) and refusal.in_place
+                refused.reply(req.user, str(refusal), in_place=in_place)
                 return await self._answered(key, dedupe, refused)
             except Reschedule as again:
                 await self._release(key, lease, again.due)
