@@ -100,6 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
+    if settings.log_format == "json":
+        from bot.ops import JsonLines
+
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonLines())
     command = args.command or _default_command(settings)
     if command == "discord":
         from bot.adapters.discord import cli as discord_cli
@@ -174,24 +179,27 @@ async def _console(
     import random
     import secrets
 
-    from bot.adapters.console import VirtualClock, run_console
-    from bot.commands.authority import Authority
-    from bot.runtime import open_store, warn_about_policy
+    from bot.adapters.console import PLATFORM, VirtualClock, run_console
+    from bot.runtime import Runtime
 
     if pictures is None:
         # Without --pictures the console shows no picture: nothing is drawn, and every board
         # is the text of a board without one (the track, the table and all).
         settings = settings.model_copy(update={"pictures": False})
-    store = open_store(settings)
-    await warn_about_policy(store)
     clock = VirtualClock(time.time()) if script is not None else None
     seeds = random.Random(seed if seed is not None else secrets.randbits(64))
-    authority = Authority(
-        store, settings, clock=clock or time.time, new_seed=lambda: seeds.getrandbits(63)
+    runtime = Runtime(
+        settings,
+        PLATFORM,
+        asyncio.Event(),  # (Ctrl-C in the terminal is the console's own)
+        clock=clock or time.time,
+        new_seed=lambda: seeds.getrandbits(63),
+        picture_process=False,  # (it draws in a thread, each board as it comes)
     )
-    try:
+    async with runtime:
+        await runtime.serve_ops()  # when BOARDROOM_METRICS_PORT is set
         await run_console(
-            authority,
+            runtime.authority,
             script,
             transcript,
             clock,
@@ -199,9 +207,8 @@ async def _console(
             random.Random(seeds.getrandbits(64)),
             files,
             pictures,
+            runtime.heartbeat,
         )
-    finally:
-        await store.close()
     return 0
 
 
