@@ -921,6 +921,14 @@ class GameStore:
         return bool(await self._client.set(_dedupe_key(key, dedupe), "1", nx=True, ex=ttl_s))
 
     @_outage_is_unavailable
+    async def first_seen(self, platform: str, delivery: str, ttl_s: int) -> bool:
+        """Whether ``delivery``, the platform's id of something that belongs to no game (a
+        Slack event's ``event_id``), is seen now for the first time by any worker; it is
+        remembered for ``ttl_s``."""
+        key = f"{_PREFIX}:seen:{{{platform}:{delivery}}}"
+        return bool(await self._client.set(key, "1", nx=True, ex=ttl_s))
+
+    @_outage_is_unavailable
     async def save(
         self,
         key: GameKey,
