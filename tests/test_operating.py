@@ -15,6 +15,7 @@ import json
 import os
 import random
 import signal
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -32,6 +33,7 @@ from testkit.slack.players import components_of
 from tests.adapters.slack.socket_server import FakeSocketMode
 from tests.test_startup import (  # the fixtures that start the real command and the fakes
     HANG_GUARD_S,
+    ROOT,
     SLACK_TOKENS,
     Bot,
     discord_at,
@@ -244,6 +246,7 @@ async def test_slack_serves_health_and_metrics_that_count_presses(
     async with slack_runtime(run_bot, slack_fake, mode, **env) as (bot, client, send):
         status, report = await healthz(port)
         assert status == 200 and report["ok"] is True, report
+        assert await health_command(port) == 0  # the image's HEALTHCHECK
         await slack_lobby(client, slack_fake[0], send, SLACK_CHANNELS[mode])
         series = await counted(port, "slack", 2)
         assert value(series, "boardroom_platform_calls_total", method="chat.postMessage") >= 1
@@ -253,6 +256,21 @@ async def test_slack_serves_health_and_metrics_that_count_presses(
         await bot.stop()
     assert_counts(series, "slack")
     assert not any("Traceback" in line for line in bot.lines), bot.lines
+    assert await health_command(port) == 1  # nobody answers any more
+
+
+async def health_command(port: int) -> int:
+    """The exit status of ``boardroom health`` asking the worker on ``port``."""
+    asking = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "health",
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "BOARDROOM_METRICS_PORT": str(port)},
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    return await asyncio.wait_for(asking.wait(), HANG_GUARD_S)
 
 
 # --- children ------------------------------------------------------------------------------------
