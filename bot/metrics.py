@@ -25,7 +25,14 @@ from types import SimpleNamespace
 
 import aiohttp
 from prometheus_client import REGISTRY as DEFAULT_REGISTRY
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from yarl import URL
 
 from storage import GameStore
@@ -51,6 +58,8 @@ __all__ = [
     "scrape",
     "watch_pool",
 ]
+
+disable_created_metrics()  # type: ignore[no-untyped-call]  # (*_created series: noise here)
 
 REGISTRY: CollectorRegistry = DEFAULT_REGISTRY
 """Where every metric lives: prometheus_client's default registry, which also holds the

@@ -20,6 +20,7 @@ import re
 import time
 from collections.abc import Callable
 
+from bot import metrics
 from bot.commands.actionlog import action_rng, decode_action
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
@@ -232,7 +233,9 @@ class Community:
             return
         result = GameResult.model_validate_json(found[0])
         game = get_game(result.game)
+        rebuilding = time.perf_counter()
         steps = replay_steps(game, result, found[1]) if game is not None else []
+        metrics.replay_rebuilt(time.perf_counter() - rebuilding)
         if game is None or not steps:
             out.reply(req.user, "That game's log could not be replayed.")
             return
