@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import signal
@@ -26,6 +27,13 @@ import pytest
 from aiohttp import ClientSession
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot import metrics
+from bot.commands.authority import Authority
+from bot.commands.deadlines import Heartbeat
+from bot.health import health
+from bot.ops import JsonLines
+from bot.settings import Settings
+from storage import GameKey, GameStore, StorageBusy
 from testkit.discord.fake import FakeDiscord, FakeMessage, FakeUser
 from testkit.local_server import free_port
 from testkit.slack.fake import FakeSlackAPI, SignedClient
@@ -414,3 +422,53 @@ async def test_a_burst_of_starts_on_a_healthy_redis_tells_nobody_storage_is_unav
     assert value(series, requests, kind="command", outcome="applied") == BURST
     assert value(series, "boardroom_redis_pool_exhausted_total") == 0
     assert not any("could not remember the table" in line for line in bot.lines), bot.lines[-5:]
+
+
+async def test_a_saturated_pool_waits_then_says_busy_and_health_tells_it_from_an_outage(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker whose every pooled connection is lent: a call waits for one (here, until its
+    share of the timeout runs out: the store is busy, said as itself), and ``/healthz`` still
+    reaches Redis on a connection of its own: Redis "ok", the pool "saturated"."""
+    store = GameStore.from_url(redis_url, timeout_s=0.4, pool_size=1)
+    seen: list[tuple[str, str]] = []
+    store.observe = lambda call, outcome, _seconds: seen.append((call, outcome))
+    authority = Authority(store, Settings())
+    key = GameKey("console", "saturated")
+    pool = store.client.connection_pool
+    lent = await pool.get_connection()  # every connection of the pool, lent
+    try:
+        waiting = asyncio.create_task(store.load(key))
+        await asyncio.sleep(0.05)
+        ok, report = await health(authority, Heartbeat(poll_seconds=1))
+        assert ok and (report["redis"], report["redis_pool"]) == ("ok", "saturated"), report
+        with pytest.raises(StorageBusy):
+            await waiting
+    finally:
+        await pool.release(lent)
+    assert await store.load(key) == (True, None)  # a connection free again: it answers
+    ok, report = await health(authority, Heartbeat(poll_seconds=1))
+    assert ok and report["redis_pool"] == "ok"
+    assert ("load_table", "exhausted") in seen and ("load_table", "ok") in seen
+    assert any("Redis connection pool exhausted (1 of 1" in r.getMessage() for r in caplog.records)
+    await store.close()
+
+
+def test_log_lines_as_json_carry_the_request_ids_and_no_text() -> None:
+    record = logging.LogRecord(
+        "bot.desk", logging.WARNING, __file__, 1, "answering %s", ("x",), None
+    )
+    with metrics.in_context(
+        platform="slack", kind="press", channel="C1", game="bigidea", delivery="act:1"
+    ):
+        line = json.loads(JsonLines().format(record))
+    assert line["message"] == "answering x" and line["level"] == "WARNING"
+    assert {k: line[k] for k in ("platform", "kind", "channel", "game", "delivery")} == {
+        "platform": "slack",
+        "kind": "press",
+        "channel": "C1",
+        "game": "bigidea",
+        "delivery": "act:1",
+    }
+    outside = json.loads(JsonLines().format(record))
+    assert "channel" not in outside and "kind" not in outside
