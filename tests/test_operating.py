@@ -26,6 +26,7 @@ from urllib.parse import parse_qs
 import pytest
 from aiohttp import ClientSession
 from prometheus_client.parser import text_string_to_metric_families
+from redis.asyncio import Redis
 
 from bot import metrics
 from bot.commands.authority import Authority
@@ -435,6 +436,7 @@ async def test_a_saturated_pool_waits_then_says_busy_and_health_tells_it_from_an
     store.observe = lambda call, outcome, _seconds: seen.append((call, outcome))
     authority = Authority(store, Settings())
     key = GameKey("console", "saturated")
+    assert isinstance(store.client, Redis)
     pool = store.client.connection_pool
     lent = await pool.get_connection()  # every connection of the pool, lent
     try:
