@@ -438,7 +438,7 @@ async def test_a_saturated_pool_waits_then_says_busy_and_health_tells_it_from_an
     key = GameKey("console", "saturated")
     assert isinstance(store.client, Redis)
     pool = store.client.connection_pool
-    lent = await pool.get_connection()  # every connection of the pool, lent  # type: ignore[no-untyped-call]
+    lent = await pool.get_connection()  # type: ignore[no-untyped-call]  # (all it holds)
     try:
         waiting = asyncio.create_task(store.load(key))
         await asyncio.sleep(0.05)
