@@ -323,7 +323,9 @@ async def picture_children(bot: Bot) -> dict[int, str]:
 
 
 async def test_a_worker_killed_with_sigkill_leaves_no_child_running(
-    run_bot: Callable[..., Any], slack_fake: tuple[FakeSlackAPI, FakeSocketMode]
+    run_bot: Callable[..., Any],
+    slack_fake: tuple[FakeSlackAPI, FakeSocketMode],
+    record_property: Callable[[str, object], None],
 ) -> None:
     async with slack_runtime(run_bot, slack_fake, "http") as (bot, _, _):
         children = await picture_children(bot)
@@ -333,6 +335,7 @@ async def test_a_worker_killed_with_sigkill_leaves_no_child_running(
         while any(alive(child) for child in children) and time.monotonic() - killed < 5:
             await asyncio.sleep(0.05)
         left = {child: line for child, line in children.items() if alive(child)}
+        record_property("children_gone_s", round(time.monotonic() - killed, 3))
     for child in left:  # (do not leave them to the next test either)
         os.kill(child, signal.SIGKILL)
     assert not left, f"still running 5 s after the worker was killed: {left}"
@@ -403,6 +406,7 @@ async def test_a_burst_of_starts_on_a_healthy_redis_tells_nobody_storage_is_unav
             while bodies:
                 statuses.append(await client.post(bodies.pop()))
 
+        sent = time.monotonic()
         await asyncio.gather(*(sender() for _ in range(IN_FLIGHT)))
 
         async def all_answered() -> bool:
@@ -410,6 +414,7 @@ async def test_a_burst_of_starts_on_a_healthy_redis_tells_nobody_storage_is_unav
             return value(series, "boardroom_requests_total", kind="command") >= BURST
 
         await until(all_answered, f"{BURST} starts answered")
+        record_property("burst_answered_s", round(time.monotonic() - sent, 2))
         series = await scrape(port)
         await bot.stop()
     said = [json.dumps(call.args) for call in api.calls]
