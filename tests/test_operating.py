@@ -107,8 +107,11 @@ async def counted(port: int, platform: str, presses: int) -> Series:
     async def enough() -> bool:
         nonlocal found
         found = await scrape(port)
-        name = "boardroom_requests_total"
-        return value(found, name, platform=platform, kind="press", outcome="applied") >= presses
+        applied = value(
+            found, "boardroom_requests_total", platform=platform, kind="press", outcome="applied"
+        )
+        answered = value(found, "boardroom_answer_seconds_count", platform=platform, kind="press")
+        return min(applied, answered) >= presses
 
     await until(enough, f"{presses} presses counted")
     return found
