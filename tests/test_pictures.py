@@ -225,7 +225,7 @@ def test_a_worker_draws_in_a_process_of_its_own_the_same_pictures() -> None:
     # What the Discord and Slack workers do (bot.runtime.picture_drawer): the table hands the
     # pipeline's drawing (a function and its arguments, not a closure) to another process.
     with picture_drawer(Settings()) as drawer:
-        assert isinstance(drawer, concurrent.futures.ProcessPoolExecutor)
+        assert isinstance(drawer, concurrent.futures.Executor)
         for name in GAMES:
             game, state = _played(name, 40)
             expected = game.at(state).picture()

@@ -42,6 +42,7 @@ from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.community import COMMAND as COMMUNITY_COMMAND
+from bot.commands.deadlines import Heartbeat
 from bot.commands.grammar import subcommands
 from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
@@ -655,9 +656,11 @@ async def run_console(
     rng: random.Random | None = None,
     files: Path | None = None,
     pictures: Path | None = None,
+    heartbeat: Heartbeat | None = None,
 ) -> None:
-    """Run a script to its end, or an interactive session with the deadline runner beside it;
-    ``files``: where to write the files of messages; ``pictures``: the boards' pictures."""
+    """Run a script to its end, or an interactive session with the deadline runner beside it
+    (beating ``heartbeat``); ``files``: where to write the files of messages; ``pictures``:
+    the boards' pictures."""
     console = Console(
         authority, transcript=transcript, clock=clock, rng=rng, files=files, pictures=pictures
     )
@@ -673,7 +676,7 @@ async def run_console(
         sys.stdin.reconfigure(errors="replace")
     stop = asyncio.Event()
     runner = asyncio.create_task(
-        run_deadlines(authority, PLATFORM, console.deliver_async, poll_seconds, stop)
+        run_deadlines(authority, PLATFORM, console.deliver_async, poll_seconds, stop, heartbeat)
     )
     console.write("Boardroom console. `help` lists what you can type; you are `you`.")
     loop = asyncio.get_running_loop()

@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot import metrics
 from bot.commands.actionlog import action_rng, decode_action
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
@@ -561,7 +562,9 @@ class Replays:
                 return key, self._steps[key]
         result = GameResult.model_validate_json(result_json)
         game = get_game(result.game)
+        rebuilding = time.perf_counter()
         steps = replay_moves(game, result, replay) if game is not None else []
+        metrics.replay_rebuilt(time.perf_counter() - rebuilding)
         built = (game, result, steps) if game is not None and steps else None
         with self._lock:
             self.rebuilt += 1
