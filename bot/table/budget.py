@@ -35,6 +35,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from bot import metrics
 from bot.table.pacing import Clock, MonotonicClock
 from storage import GameStore, StorageUnavailable
 
@@ -164,14 +165,18 @@ class Budget:
         # next press of its channel, while the others went on. Those go first come, first
         # served, in the order their deliveries make them.
         priority = call.priority if call.deferrable else Priority.ANSWER
+        bucket = limits[0].name.partition(":")[0] if limits else ""
+        platform = self.scope.partition(":")[0]
         while True:
             wait = await self._try(limits, priority)
             if wait <= 0:
                 return
             if call.deferrable:
                 self.deferred += 1
+                metrics.budget_deferred(platform, bucket)
                 raise Deferred(wait)
             self.waited_s += wait
+            metrics.budget_wait(platform, bucket, wait)
             await self.clock.sleep(wait)
 
     async def _try(self, limits: Sequence[Limit], priority: Priority) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import TypeVar
 
 from core.engine import Decision, Event, IllegalAction, Moves, Rng, Seat
@@ -95,11 +96,13 @@ def _move(
     def move(state: BusinessGoState, seat: Seat, action: _T, rng: Rng) -> list[Event]:
         ctx = Ctx(state, rng)
         if standing:
-            handle(ctx, seat, action)
+            with suppress(flow.GoalMade):
+                handle(ctx, seat, action)
             return _report(ctx, action.type)
         _check_actor(state, seat, action)
         asked = automatic(state) != (seat, action)
-        handle(ctx, seat, action)
+        with suppress(flow.GoalMade):
+            handle(ctx, seat, action)
         if asked:
             if not state.asked:
                 state.asked = [0] * state.players
@@ -660,7 +663,8 @@ def _runs_out(handle: Callable[[Ctx], None]) -> Callable[[BusinessGoState, Rng],
 
     def timed_out(state: BusinessGoState, rng: Rng) -> list[Event]:
         ctx = Ctx(state, rng)
-        handle(ctx)
+        with suppress(flow.GoalMade):
+            handle(ctx)
         return _report(ctx, "timeout")
 
     return timed_out
@@ -671,7 +675,8 @@ def _bids_close(ctx: Ctx) -> None:
     assert auction is not None
     late = auction.undecided
     if late:
-        ctx.say(f"Time is up for bids: {', '.join(ctx.name(s) for s in late)} pass.")
+        verb = "passes" if len(late) == 1 else "pass"
+        ctx.say(f"Time is up for bids: {join([ctx.name(s) for s in late])} {verb}.")
     flow.close_auction(ctx)
 
 
