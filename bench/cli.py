@@ -61,6 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "at a person's pace (--think-ms, 5000): each method's busiest minute and board lag",
     )
     parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="with --adapter slack: --games channels (10000) played once each, then quiet: what "
+        "the worker keeps per channel before and after, and its memory",
+    )
+    parser.add_argument(
         "--faults",
         action="store_true",
         help="several worker processes on a Redis the bench kills and restarts (20 games)",
@@ -155,6 +161,13 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         from bench.hostile import run_hostile_bench
 
         return asyncio.run(run_hostile_bench(settings, args.seed))
+    if args.memory:
+        if args.adapter != "slack":
+            print("--memory goes with --adapter slack")
+            return 2
+        from bench.memory import run_memory_bench
+
+        return asyncio.run(run_memory_bench(settings, args.seed, args.games or 10_000))
     if args.workspace:
         if args.adapter != "slack":
             print("--workspace goes with --adapter slack")

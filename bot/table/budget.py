@@ -36,7 +36,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bot import metrics
-from bot.table.pacing import Clock, MonotonicClock
+from bot.table.clock import Clock, MonotonicClock
 from storage import GameStore, StorageUnavailable
 
 __all__ = [
@@ -79,6 +79,8 @@ HELD_SHARE: dict[Priority, float] = {
 """The share of each limit's calls a priority may not use (left for those before it)."""
 SWEEP_EVERY = 1000
 """Looks at the calls taken after which the limits of quiet conversations are forgotten."""
+SWEEP_S = 60.0
+"""Or seconds, at the first look after them (a worker that went quiet forgets them then)."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,7 @@ class Budget:
         """When this process last took each limit's calls (for :meth:`room`, an estimate)."""
         self._windows: dict[str, float] = {}
         self._looks = 0
+        self._swept = 0.0
 
     async def take(self, limits: Sequence[Limit], call: Call | None = None) -> None:
         """Take one call from each of ``limits``: at once when they have room, else waiting for
@@ -213,7 +216,7 @@ class Budget:
     def _seen(self, limit: Limit) -> deque[float]:
         now = self.clock.wall()
         self._looks += 1
-        if self._looks % SWEEP_EVERY == 0:
+        if self._looks % SWEEP_EVERY == 0 or now - self._swept > SWEEP_S:
             self._sweep(now)
         recent = self._recent.get(limit.name)
         if recent is None:
@@ -225,11 +228,13 @@ class Budget:
 
     def _sweep(self, now: float) -> None:
         """Forget the limits with no call within their window (a quiet conversation's)."""
+        self._swept = now
         for name in [
             n for n, r in self._recent.items() if not r or now - r[-1] >= self._windows[n]
         ]:
             del self._recent[name], self._windows[name]
 
     def limits_known(self) -> int:
-        """Limits this process keeps calls of (for the memory bench: a quiet channel's go)."""
+        """Limits this process keeps calls of (a quiet conversation's go)."""
+        self._sweep(self.clock.wall())
         return len(self._recent)

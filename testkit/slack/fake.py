@@ -992,6 +992,18 @@ class FakeSlackAPI:
     def called(self, *methods: str) -> list[Call]:
         return [c for c in self.calls if c.method in methods]
 
+    def forget_records(self) -> None:
+        """Drop what the fake recorded of the calls so far (messages, calls, posting times,
+        triggers, response URLs, files): a long bench's memory is then the bot's, not the
+        fake's. Budgets and the DMs opened stand."""
+        for kept in (self.messages, self.response_urls, self.files, self._posts, self._triggers):
+            kept.clear()
+        for made in (self.calls, self.received, self.refused, self.rate_limited):
+            made.clear()
+        self.notifications.clear()
+        self._upload_urls.clear()
+        self._exchanged.clear()
+
     def not_in(self, channel: str) -> None:
         """The bot is not a member of ``channel`` (e.g. a private one, where
         ``chat:write.public`` does not help): posts there answer ``not_in_channel``."""

@@ -287,6 +287,7 @@ class DiscordPlatform:
             if error.code == OLD_EDITS_CAPPED:
                 raise Stuck(str(error)) from error
             raise
+        self.attached.remember(shown.id, rendered)  # (only once the edit landed)
 
     async def delete(self, shown: Shown) -> None:
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))
@@ -361,6 +362,7 @@ class _Answer:
             # Answered with a message of its own (a private reply): its original response is
             # that reply, not the pressed message, which the table then edits itself.
             return False
+        self.platform.attached.remember(self.pressed[1], rendered)
         return True
 
     async def acknowledge(self) -> None:
@@ -527,14 +529,14 @@ class _Attached:
         self._by_message: OrderedDict[str, str] = OrderedDict()
 
     def edit_kwargs(self, message_id: str, rendered: Rendered, kwargs: _Edit) -> None:
-        """Add the new picture to an edit's ``kwargs`` when ``message_id`` shows another."""
+        """Add the new picture to an edit's ``kwargs`` when ``message_id`` shows another (it
+        is remembered once the edit landed: one deferred or refused shows the old one still)."""
         if rendered.picture is None:
             return  # no picture, or the same one: the attachment stays as it is
         if self._by_message.get(message_id) == rendered.picture.name:
             self._by_message.move_to_end(message_id)
             return
         kwargs["attachments"] = rendered.attachments()
-        self.remember(message_id, rendered)
 
     def remember(self, message_id: str, rendered: Rendered) -> None:
         if rendered.picture is None:

@@ -29,6 +29,7 @@ from collections.abc import Coroutine
 
 from pydantic import JsonValue, ValidationError
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -67,7 +68,7 @@ from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.runtime import DropRecords
-from bot.table.budget import Budget, Limit
+from bot.table.budget import Budget, Call, Deferred, Limit, Priority, calling
 from core import ui
 from core.registry import all_games
 
@@ -105,9 +106,13 @@ WAITED = "boardroom_rate_limited_s"
 NAME_TTL_S = 3600.0
 """How long a looked-up display name is trusted."""
 MAX_MODAL_TITLE = 24
-_TOKEN_SKIPPED = DropRecords("As you gave `client` as well, `token` will be unused.")
+_TOKEN_SKIPPED = DropRecords(
+    "As you gave `client` as well, `token` will be unused.",
+    "As `installation_store` or `authorize` has been used, `token`",
+)
 """Bolt reads SLACK_BOT_TOKEN from the environment by itself and warns, at every start, that
-the client given to it wins: that client carries the same token, so the warning is dropped."""
+the client given to it (and the authorization given to it) wins: that client carries the same
+token, so the warning is dropped."""
 _RETRY_NOTED = DropRecords("A retry handler found")
 """slack_sdk logs every retry of a call at INFO (under a rate limit, one line per 429): the
 retries are routine; what is finally refused is logged by the bot."""
@@ -248,8 +253,20 @@ class SlackAdapter:
         editing the same messages)."""
         logging.getLogger("slack_bolt.AsyncApp").addFilter(_TOKEN_SKIPPED)
         logging.getLogger("slack_sdk.web.async_base_client").addFilter(_RETRY_NOTED)
+        self._authorized: AuthorizeResult | None = None
+        self._authorizing = asyncio.Lock()
+
+        async def authorize(team_id: str | None) -> AuthorizeResult:
+            # (A plain function: Bolt passes the arguments its signature names, and would take
+            # a bound method's ``self`` for one of them.)
+            return await self._authorize()
+
         self.app = AsyncApp(
             client=client,
+            # One auth.test a process, through the budgeted client: Bolt's own authorization
+            # would make one per request until its first answered, each through a client of
+            # its own the budget does not see (a burst of new requests past Tier 4's burst).
+            authorize=authorize,
             signing_secret=signing_secret or "socket-mode",
             # The front door verified the request already (http.py), on the bytes; Bolt's check
             # would log a refused request's whole body at INFO.
@@ -272,6 +289,16 @@ class SlackAdapter:
         self.homes = HomeTabs(self.client, authority.community, self._run)
         """People's Home tabs: published when opened, kept up to date as their games change."""
         self.desk.shown.append(self.homes.changed)
+
+    async def _authorize(self) -> AuthorizeResult:
+        """Who the app is in its workspace (``auth.test``, once a process)."""
+        async with self._authorizing:
+            if self._authorized is None:
+                found = await self.client.auth_test()
+                self._authorized = AuthorizeResult.from_auth_test_response(
+                    bot_token=self.client.token, auth_test_response=found
+                )
+            return self._authorized
 
     # --- listeners -------------------------------------------------------------------------
 
@@ -363,7 +390,12 @@ class SlackAdapter:
         if cached is not None and now - cached[0] < NAME_TTL_S:
             return cached[1]
         try:
-            found = (await self.client.users_info(user=user)).get("user") or {}
+            # Never waited for: when the workspace's users.info budget is spent (a hundred a
+            # minute: a burst of new people), the request goes on with the handle Slack sent.
+            with calling(Call(Priority.ANSWER, deferrable=True, surface="name")):
+                found = (await self.client.users_info(user=user)).get("user") or {}
+        except Deferred:
+            return cached[1] if cached else handle
         except SlackApiError as error:
             log.info("users.info for %s failed (%s)", user, error.response.get("error"))
             return cached[1] if cached else handle
