@@ -90,7 +90,7 @@ __all__ = [
     "home_shown",
     "home_updated",
     "leaderboard",
-    "note_community",
+    "noted",
     "pending_result",
     "person",
     "played_all",
@@ -639,21 +639,23 @@ async def held_of(store: GameStore, platform: str, user: str) -> list[GameKey]:
     return sorted((GameKey.parse(m) for m in members), key=str)
 
 
-async def note_community(
-    store: GameStore, platform: str, users: list[str], community: str, keep_s: float
+async def noted(
+    store: GameStore, where: Community, users: list[str], keep_s: float, sweep_at: float
 ) -> None:
-    """``users`` have results kept in ``community``: each one's list of such communities (what
-    ``forget-me`` reads, wherever it is asked) expires ``keep_s`` after this."""
-    if not users:
-        return
+    """Before a result of ``where`` is written: it goes on each of ``users``'s list of the
+    communities keeping their results (what ``forget-me`` reads, wherever it is asked), which
+    expires ``keep_s`` after; and the community's sweep is due no later than ``sweep_at``. One
+    round trip (a pipeline; on a cluster, one per node)."""
     client = store.client
     ttl = max(1, math.ceil(keep_s))
+    due, _leases = _chores(where.platform)
 
     async def write() -> None:
         pipe = client.pipeline(transaction=False)
         for user in users:
-            pipe.sadd(_person_key(platform, user, "communities"), community)
-            pipe.expire(_person_key(platform, user, "communities"), ttl)
+            pipe.sadd(_person_key(where.platform, user, "communities"), where.community)
+            pipe.expire(_person_key(where.platform, user, "communities"), ttl)
+        pipe.zadd(due, {f"sweep {where.community}": sweep_at}, lt=True)
         await pipe.execute()
 
     await _call(store, write)

@@ -12,7 +12,7 @@ import pytest
 
 from bot.commands.authority import Authority, Request
 from bot.commands.community import COMMAND, replay_steps
-from bot.commands.forget import AFTER_END_S, RETRY_S, Forgetter, Forgotten
+from bot.commands.forget import AFTER_END_S, RETRY_S, Forgetter, Forgotten, erase_result
 from bot.commands.limits import WINDOW_S
 from bot.commands.record import GameRecord
 from bot.commands.results import FORMER, GameResult
@@ -464,3 +464,98 @@ async def test_forget_me_in_a_lobby_drops_an_invitation_and_marks_a_seat(
     for key, text in await everything(store):
         for user, name in (ALICE, BOB):
             assert user not in key and user not in text and name not in text, key
+
+
+async def test_forget_me_and_the_sweep_run_on_a_cluster(cluster_store: GameStore) -> None:
+    """Every script keeps to one slot: the erasure (a person's keys, a community's, a
+    channel's, the chores') and the sweep run on Redis Cluster as on one Redis."""
+    clock = Clock()
+    authority = _authority(cluster_store, clock, Settings(BOARDROOM_HISTORY_DAYS=1))
+    await _game(authority, cluster_store, clock, "general", [ALICE, BOB, CAROL])
+    held = [key for key, text in await everything(cluster_store) if BOB[0] in key + text]
+    assert len({key.split("}")[0] for key in held}) >= 3  # his keys, the channel's, the history's
+    assert "gone from this community" in await _ask(authority, BOB, "forget-me yes")
+    await _settle(authority, clock)
+    for key, text in await everything(cluster_store):
+        assert BOB[0] not in key and BOB[0] not in text and BOB[1] not in text, key
+    clock.now += 2 * 86400
+    await authority.fire_due("console")
+    left = [key for key, _ in await everything(cluster_store) if "{community:" in key]
+    assert left == [WHERE.key("rev")]
+
+
+async def test_a_result_recorded_before_seats_were_numbered_is_erased_the_same(
+    store: GameStore, clock: Clock
+) -> None:
+    """A result kept without its seats' places at the table finds them by replaying: it is
+    rewritten as one that has them is."""
+    authority = _authority(store, clock)
+    await _game(authority, store, clock, "general", [ALICE, BOB, CAROL])
+    (game_id,) = await _ids(store)
+    found = await kept.replay_of(store, WHERE, game_id)
+    assert found is not None
+    result, replay = found
+    older = GameResult.model_validate_json(result)
+    for seat in older.seats:
+        seat.seat = None
+    bob = Forgotten(BOB[0], frozenset({BOB[1]}))
+    new_rec, new_rep, dropped = erase_result(result, replay, bob)
+    old_rec, old_rep, old_dropped = erase_result(older.model_dump_json(), replay, bob)
+    assert not dropped and not old_dropped and new_rep == old_rep and new_rep is not None
+    now, before = GameResult.model_validate_json(new_rec), GameResult.model_validate_json(old_rec)
+    assert [(s.name, s.people, s.rank) for s in now.seats] == [
+        (s.name, s.people, s.rank) for s in before.seats
+    ]
+    assert now.summary == before.summary and BOB[1] not in now.model_dump_json()
+
+
+async def test_a_game_kept_from_a_snapshot_keeps_nothing_of_the_person_either(
+    store: GameStore, clock: Clock
+) -> None:
+    """A log long enough to be kept from a snapshot of the state (every 20 entries here, 1,000
+    in production) cannot be replayed from its ``begin``: the snapshot is renamed too, and
+    what could still hold the name (a text the game wrote before it) is dropped rather than
+    kept: the replay, or the channel game's state. Nothing of Bob stays; what stays replays."""
+    store.snapshot_every = 20
+    authority = _authority(store, clock)
+    await _game(authority, store, clock, "general", [ALICE, BOB, CAROL])
+    (game_id,) = await _ids(store)
+    found = await kept.replay_of(store, WHERE, game_id)
+    assert found is not None and json.loads(found[1])["snapshot"]  # kept from a snapshot
+    await _ask(authority, BOB, "forget-me yes")
+    await _settle(authority, clock)
+    for key, text in await everything(store):
+        assert BOB[0] not in key and BOB[0] not in text and BOB[1] not in text, key
+    if await kept.replay_of(store, WHERE, game_id) is not None:
+        await _replays_replay(store, game_id)
+    record = await _record(store, "general")
+    assert record.status == "finished" and FORMER in [s.name for s in record.seats]
+
+
+async def test_a_snapshot_that_still_names_the_person_is_dropped_not_kept(
+    store: GameStore, clock: Clock
+) -> None:
+    """Busine$$ GO writes every name into its opening roll, before any snapshot: renaming the
+    snapshot's seats cannot reach it, so the replay goes and the channel's game is closed
+    without its state (its next game still starts past it)."""
+    store.snapshot_every = 20
+    authority = _authority(store, clock)
+    people = [ALICE, BOB, CAROL]
+    options = "turn_seconds=10 compete_seconds=10 auction_seconds=10 short"
+    assert (await authority.command(_req(ALICE, "go"), "businessgo", f"start {options}")).card
+    for who in people[1:]:
+        assert (await authority.command(_req(who, "go"), "businessgo", "join")).card
+    assert (await authority.command(_req(ALICE, "go"), "businessgo", "begin")).begun
+    await _play_out(authority, store, clock, "go")
+    (game_id,) = await _ids(store)
+    last = await _record(store, "go")
+    await _ask(authority, BOB, "forget-me yes")
+    await _settle(authority, clock)
+    for key, text in await everything(store):
+        assert BOB[0] not in key and BOB[0] not in text and BOB[1] not in text, key
+    assert await kept.replay_of(store, WHERE, game_id) is None
+    (result,) = (await kept.results(store, WHERE, [game_id])).values()
+    assert FORMER in result and ALICE[1] in result
+    record = await _record(store, "go")
+    assert record.state_json is None and record.first_version > last.first_version
+    assert (await authority.command(_req(ALICE, "go"), "businessgo", "start")).card

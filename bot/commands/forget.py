@@ -28,6 +28,7 @@ then runs it again, and a minute later, when the table has shown the end, erases
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -274,22 +275,12 @@ def erase_result(
     kept_log = json.loads(replay_json) if replay_json else None
     lines: list[str] = list(kept_log.get("lines", [])) if kept_log else []
     snapshot: str | None = kept_log.get("snapshot") if kept_log else None
-    history = History(snapshot=_as_record(snapshot), lines=lines)
-    before = (
-        _replayed(game, result.seed, result.options, result.first_version, history)
-        if game is not None and kept_log is not None
-        else None
-    )
-    order: list[int] | None = None
-    if before is not None and game is not None and before.version == result.final_version:
-        order = [standing.seat for standing in game.at(before).standings()]
-        if len(order) != len(result.seats):
-            order = None
+    order = _order(game, result, History(snapshot=_as_record(snapshot), lines=lines))
     new = result.model_copy(deep=True)
     new.left = [p for p in new.left if p.user != user]
     for seat in new.seats:
         seat.people = [Person(user="", name=FORMER) if p.user == user else p for p in seat.people]
-    if order is None or game is None or before is None:
+    if order is None or game is None or kept_log is None:
         # No replay to rebuild it from: the seats only, and a summary that may name them goes.
         renamed_places = {i for i in places if _named_theirs(game, result.seats[i].name, names)}
         for i in renamed_places:
@@ -299,7 +290,7 @@ def erase_result(
             new.summary = ""
         return new.model_dump_json(), None, kept_log is not None
     seats = {order[i] for i in places} | _log_seats(lines, user)
-    named = {s for s in seats if _named_theirs(game, before.names[s], names)}
+    named = {s for s in seats if _named_theirs(game, _dealt(lines, snapshot, game, s), names)}
     for i, index in enumerate(order):
         if index in named:
             new.seats[i].name = FORMER
@@ -328,6 +319,32 @@ def erase_result(
         separators=(",", ":"),
     )
     return new.model_dump_json(), replay, False
+
+
+def _order(game: GameLike | None, result: GameResult, history: History) -> list[int] | None:
+    """The seat at the table of each of the result's places (best first): kept in the result,
+    or (a result recorded before) the standings of its replay's end. None: unknown."""
+    if all(seat.seat is not None for seat in result.seats):
+        return [seat.seat for seat in result.seats if seat.seat is not None]
+    if game is None or (history.snapshot is None and not history.lines):
+        return None
+    end = _replayed(game, result.seed, result.options, result.first_version, history)
+    if end is None or end.version != result.final_version:
+        return None
+    order = [standing.seat for standing in game.at(end).standings()]
+    return order if len(order) == len(result.seats) else None
+
+
+def _dealt(lines: list[str], snapshot: str | None, game: GameLike, seat: int) -> str:
+    """The name seat ``seat`` was dealt with: the log's ``begin`` (or its snapshot's state)."""
+    for entry in _entries(lines):
+        if len(entry) >= 3 and entry[1] == "begin" and isinstance(entry[2], list):
+            dealt = entry[2]
+            return str(dealt[seat]) if seat < len(dealt) else ""
+    if snapshot is not None:
+        names = game.state_model.model_validate_json(snapshot).names
+        return names[seat] if seat < len(names) else ""
+    return ""
 
 
 def _as_record(state_json: str | None) -> str | None:
@@ -478,7 +495,8 @@ class Forgetter:
             # A result the end left to record is recorded first, for the community's erasure.
             await self.recorder.publish_pending(key)
             history = await store.read_history(key)
-            new, rewritten = erase_record(record, history, person)
+            # (A replay of the game: off the event loop, which other games share.)
+            new, rewritten = await asyncio.to_thread(erase_record, record, history, person)
             later = record.updated_at + AFTER_END_S
             if now < later:
                 new.forgotten = sorted({*new.forgotten, user})  # its table, once it is shown
@@ -526,8 +544,8 @@ class Forgetter:
             rewritten: dict[str, kept.Rewritten] = {}
             for game_id, (rec, rep) in played.items():
                 if rec is not None:
-                    new_rec, new_rep, drop = erase_result(rec, rep, person)
-                    rewritten[game_id] = (new_rec, new_rep, drop)
+                    # (Replays of the game: off the event loop, which other games share.)
+                    rewritten[game_id] = await asyncio.to_thread(erase_result, rec, rep, person)
             if await kept.forget(self.store, where, person.user, games, rev, rewritten):
                 return
         raise StorageUnavailable()

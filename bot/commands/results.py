@@ -76,6 +76,9 @@ class SeatResult(BaseModel):
     rank: int
     score: str
     """The score as the game writes it ("$41M")."""
+    seat: int | None = None
+    """Its place at the table (the names of the log's ``begin``); None in results recorded
+    before it was kept."""
 
 
 class GameResult(BaseModel):
@@ -150,6 +153,7 @@ def final_result(key: GameKey, record: GameRecord, now: float) -> str | None:
             SeatResult(
                 name=seat.name if seat else standing.name,
                 people=people,
+                seat=standing.seat,
                 rank=standing.rank,
                 score=game.score_text(standing.score),
             )
@@ -279,9 +283,7 @@ class Recorder:
         """Before the result is written: its people's lists of communities (what forget-me
         reads wherever it is asked), and the sweep that removes it once it is too old."""
         users = [p.user for p in [*result.people, *result.left] if p.user]
-        await kept.note_community(self.store, where.platform, users, where.community, self.keep_s)
-        due = result.ended_at + self.keep_s
-        await kept.arm_chore(self.store, where.platform, f"sweep {where.community}", due)
+        await kept.noted(self.store, where, users, self.keep_s, result.ended_at + self.keep_s)
 
     async def sweep(self, where: kept.Community) -> float | None:
         """Remove from ``where`` what is older than the history keeps (:func:`kept.sweep`):
