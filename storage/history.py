@@ -77,6 +77,8 @@ __all__ = [
     "Recorded",
     "Rewritten",
     "Seated",
+    "adopt",
+    "adopted",
     "arm_chore",
     "claim_chores",
     "clear_pending",
@@ -103,6 +105,7 @@ __all__ = [
     "sweep",
     "sweep_due",
     "ttl_of",
+    "unadopted",
 ]
 
 _T = TypeVar("_T")
@@ -531,6 +534,76 @@ async def replay_of(store: GameStore, where: Community, game_id: str) -> tuple[s
     if not found[0] or not found[1]:
         return None
     return _unpack(str(found[0])), _unpack(str(found[1]))
+
+
+# --- communities recorded before retention: adopted once -------------------------------------
+
+
+def _adopted_key(platform: str) -> str:
+    return f"{_PREFIX}:{{chores:{platform}}}:adopted"
+
+
+async def unadopted(store: GameStore, platform: str) -> list[str]:
+    """The communities of ``platform`` with a history to adopt (see :func:`adopt`); none once
+    :func:`adopted` said they all were (workers starting at once may both adopt: it is done
+    so that twice changes nothing)."""
+    client = store.client
+    if await _call(store, lambda: client.exists(_adopted_key(platform))):
+        return []
+    prefix = f"{_PREFIX}:{{community:{platform}:"
+    found: list[str] = []
+
+    async def scan() -> None:
+        async for key in client.scan_iter(match=f"{prefix}*}}:recent", count=1000):
+            found.append(str(key)[len(prefix) :].removesuffix("}:recent"))
+
+    await _call(store, scan)
+    return sorted(set(found))
+
+
+async def adopted(store: GameStore, platform: str) -> None:
+    """Every community of ``platform`` recorded before retention has been adopted."""
+    client = store.client
+    await _call(store, lambda: client.set(_adopted_key(platform), "1"))
+
+
+async def adopt(store: GameStore, where: Community, games: list[str], keep_s: float) -> None:
+    """A community recorded before retention was kept: each person gets the time of their
+    last game there (from their list; none left: long ago) and of each game's, and every key
+    a TTL, so that the sweep and the expiry treat it as any other."""
+    client = store.client
+    ttl = max(1, math.ceil(keep_s))
+    people = cast(dict[str, str], await _call(store, lambda: client.hgetall(where.key("people"))))
+
+    async def last_games() -> list[list[tuple[str, float]]]:
+        pipe = client.pipeline(transaction=False)
+        for user in people:
+            pipe.zrevrange(where.key(f"played:{user}"), 0, 0, withscores=True)
+        for game in games:
+            pipe.hkeys(where.key(f"ratings:{game}"))
+        return cast(list[list[tuple[str, float]]], await pipe.execute())
+
+    found = await _call(store, last_games)
+    last = {
+        user: float(top[0][1]) if top else 0.0 for user, top in zip(people, found, strict=False)
+    }
+    rated = cast(list[list[str]], found[len(people) :])
+
+    async def write() -> None:
+        pipe = client.pipeline(transaction=False)
+        if last:
+            pipe.zadd(where.key("seen"), last, nx=True)
+        for game, users in zip(games, rated, strict=True):
+            if users:
+                pipe.zadd(where.key(f"seen:{game}"), {u: last.get(u, 0.0) for u in users}, nx=True)
+        keys = ["rev", "results", "replays", "recent", "people", "seen"]
+        for game in games:
+            keys += [f"ratings:{game}", f"board:{game}", f"seen:{game}"]
+        for part in keys:
+            pipe.expire(where.key(part), ttl, nx=True)
+        await pipe.execute()
+
+    await _call(store, write)
 
 
 # --- forgetting ---------------------------------------------------------------------------------

@@ -393,6 +393,35 @@ async def test_a_community_that_plays_on_loses_only_what_is_too_old(
     assert second in stats and first not in stats
 
 
+async def test_a_history_kept_before_retention_is_adopted_and_leaves_on_time(
+    store: GameStore, clock: Clock
+) -> None:
+    """A community recorded by an older version (no per-person times, no TTLs) is found once
+    by the chores, given both, and swept like any other: a game older than the history keeps
+    goes, with the people whose last game it was."""
+    client: Any = store.client
+    old = GameResult(
+        id="oldgame1", game="bigidea", platform="console", channel="general", community="office",
+        ended_at=clock.now - 3 * 86400,
+        seats=[SeatResult(name=n, people=[Person(user=u, name=n)], rank=1, score="$1")
+               for u, n in PEOPLE],
+        seed=1, first_version=0, final_version=9,
+    )  # fmt: skip
+    await client.hset(WHERE.key("results"), "oldgame1", old.model_dump_json())
+    await client.zadd(WHERE.key("recent"), {"oldgame1": old.ended_at})
+    for user, name in PEOPLE:
+        await client.hset(WHERE.key("people"), user, name)
+        await client.hset(WHERE.key("ratings:bigidea"), user, Rating(name=name).model_dump_json())
+        await client.zadd(WHERE.key("board:bigidea"), {user: 1000})
+        await client.zadd(WHERE.key(f"played:{user}"), {"oldgame1": old.ended_at})
+    authority = Authority(store, Settings(BOARDROOM_HISTORY_DAYS=1), clock=clock)
+    await authority.fire_due("console")  # adopts the community, then sweeps it
+    left = _community_keys(await everything(store))
+    assert set(left) <= {WHERE.key("rev")}, sorted(left)
+    # Adopted once per deployment: a new worker does not look again.
+    assert await kept.unadopted(store, "console") == []
+
+
 # --- rematch ------------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from bot.commands.forget import RETRY_S, Forgetter
 from bot.commands.results import Recorder
+from core.registry import all_games
 from storage import GameStore, StorageUnavailable
 from storage import history as kept
 
@@ -43,6 +44,7 @@ class Upkeep:
         self.recorder = recorder
         self.forgetter = forgetter
         self._next: dict[str, float] = {}
+        self._adopted: set[str] = set()
 
     async def run(self, platform: str, token: str) -> int:
         """Do the chores of ``platform`` that are due (if this worker has not looked lately):
@@ -52,6 +54,8 @@ class Upkeep:
             return 0
         self._next[platform] = now + EVERY_S
         try:
+            if platform not in self._adopted:
+                await self._adopt(platform, now)
             chores = await kept.claim_chores(self.store, platform, now, LEASE_S, token)
         except StorageUnavailable:
             return 0
@@ -67,6 +71,17 @@ class Upkeep:
             except StorageUnavailable:
                 log.warning("could not set the next time of a chore; its lease ends by itself")
         return len(chores)
+
+    async def _adopt(self, platform: str, now: float) -> None:
+        """Communities recorded before history was kept on time (once per deployment): each
+        gets what the sweep reads, and a sweep due now."""
+        games = [g.name for g in all_games()]
+        for community in await kept.unadopted(self.store, platform):
+            where = kept.Community(platform, community)
+            await kept.adopt(self.store, where, games, self.recorder.keep_s)
+            await kept.arm_chore(self.store, platform, f"sweep {community}", now)
+        await kept.adopted(self.store, platform)
+        self._adopted.add(platform)
 
     async def _do(self, platform: str, kind: str, what: str) -> float | None:
         """Do one chore: when it is due again (None: done)."""
