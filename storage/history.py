@@ -340,6 +340,7 @@ async def record(
 _SWEEP_LUA = """
 local cutoff = tonumber(ARGV[1])
 local ngames, nids = tonumber(ARGV[2]), tonumber(ARGV[3])
+local changed = 0
 local function old(key, member)
   local at = redis.call('ZSCORE', key, member)
   return at and tonumber(at) < cutoff
@@ -347,6 +348,7 @@ end
 for i = 1, nids do
   local id = ARGV[3 + i]
   if old(KEYS[4], id) then
+    changed = 1
     redis.call('HDEL', KEYS[2], id)
     redis.call('HDEL', KEYS[3], id)
     redis.call('ZREM', KEYS[4], id)
@@ -361,6 +363,7 @@ for g = 0, ngames - 1 do
   local ratings, board, seen = KEYS[7 + g * 3], KEYS[8 + g * 3], KEYS[9 + g * 3]
   local stale = redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. ARGV[1], 'LIMIT', 0, 100)
   for i = 1, #stale do
+    changed = 1
     redis.call('HDEL', ratings, stale[i])
     redis.call('ZREM', board, stale[i])
     redis.call('ZREM', seen, stale[i])
@@ -370,15 +373,16 @@ end
 local base = 6 + ngames * 3
 for j = 1, #KEYS - base do
   local user, played = ARGV[3 + nids + j], KEYS[base + j]
-  redis.call('ZREMRANGEBYSCORE', played, '-inf', '(' .. ARGV[1])
+  changed = changed + redis.call('ZREMRANGEBYSCORE', played, '-inf', '(' .. ARGV[1])
   local last = redis.call('ZSCORE', KEYS[6], user)
   if (not last) or tonumber(last) < cutoff then
+    changed = 1
     redis.call('HDEL', KEYS[5], user)
     redis.call('ZREM', KEYS[6], user)
     redis.call('DEL', played)
   end
 end
-redis.call('INCR', KEYS[1])
+if changed > 0 then redis.call('INCR', KEYS[1]) end
 first(KEYS[4])
 first(KEYS[6])
 if #oldest == 0 then return '' end

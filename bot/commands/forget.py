@@ -390,7 +390,7 @@ class Forgetter:
             try:
                 await kept.arm_chore(self.store, platform, _chore(user), self.clock() + AFTER_END_S)
                 await self.run(platform, user, None)
-            except StorageUnavailable as error:
+            except Exception as error:  # the game's end stands: the chore finishes this
                 log.warning("could not forget a player at the end of a game yet (%s)", error)
 
     async def run(self, platform: str, user: str, here: str | None) -> Forgot:
@@ -401,7 +401,8 @@ class Forgetter:
         communities = set(await kept.communities_of(store, platform, user))
         if here:
             communities.add(here)
-        held: set[str] = set()
+        # The communities whose history, or a game kept in whose channels, holds them.
+        holding: set[str] = set()
         names: set[str] = set()
         channels = set(await store.games_of(platform, user))
         channels |= set(await kept.held_of(store, platform, user))
@@ -410,15 +411,15 @@ class Forgetter:
             record = await self._load(key)
             if record is not None and record.holds(user):
                 records[key] = record
-                held.add(community_of(record))
+                holding.add(community_of(record))
                 names |= record.names_of(user)
         recent = now - self.settings.finished_ttl_hours * 3600
-        for community in sorted(communities | held):
+        for community in sorted(communities | holding):
             where = kept.Community(platform, community)
             who = await kept.person(store, where, user, games, 0.0, 0)
             _rev, played = await kept.played_all(store, where, user)
             if who.name is not None or who.ratings or played:
-                held.add(community)
+                holding.add(community)
             names |= {who.name} if who.name else set()
             for data in who.ratings.values():
                 with contextlib.suppress(ValueError):
@@ -440,7 +441,7 @@ class Forgetter:
             forgot.playing += playing
             if pending is not None:
                 forgot.pending_until = min(forgot.pending_until or pending, pending)
-        for community in sorted(held):
+        for community in sorted(holding):
             await self._community(kept.Community(platform, community), person, games)
         await kept.forget_keys(
             store,
@@ -449,7 +450,7 @@ class Forgetter:
             keep_games=forgot.playing > 0,
             keep_held=forgot.pending_until is not None,
         )
-        forgot.communities = sorted(held)
+        forgot.communities = sorted(holding)
         return forgot
 
     async def _load(self, key: GameKey) -> GameRecord | None:
