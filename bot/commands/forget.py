@@ -465,8 +465,8 @@ class Forgetter:
     async def _channel(
         self, key: GameKey, person: Forgotten, now: float
     ) -> tuple[int, float | None]:
-        """Erase ``person`` from the channel's game: (1 if a game being played keeps them
-        until it ends, when its table is erased (None: done))."""
+        """Erase ``person`` from the channel's game. Returns 1 when it is being played (it keeps
+        them until it ends) else 0, and when its table is still to be erased (None: done)."""
         store, user = self.store, person.user
         for _attempt in range(MAX_ATTEMPTS):
             _, loaded = await store.load(key)
