@@ -99,7 +99,9 @@ class _Run:
         self.game = game
         self.players = players
         self.label = label
-        self.authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
+        # One simulated host opens every game: no limit on the lobbies a person opens.
+        unlimited = settings.model_copy(update={"limit_lobbies": 0})
+        self.authority = Authority(store, unlimited, new_seed=lambda: seeds.getrandbits(63))
         self.rounds: list[float] = []
         self.winners_money: list[float] = []
         self.ended: Counter[str] = Counter()

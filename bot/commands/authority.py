@@ -18,20 +18,32 @@ It also fires the deadlines that have passed, and lists a user's games for ``/ha
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import secrets
 import time
 from collections.abc import Callable
 
-from bot.commands import codec, community, home, lobby, moves, readers, roster, seating, teams
+from bot.commands import (
+    codec,
+    community,
+    home,
+    limits,
+    lobby,
+    moves,
+    readers,
+    roster,
+    seating,
+    teams,
+)
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError, parse, usage
 from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
 from bot.commands.play import load_state
-from bot.commands.step import Refusal, Request, StepMaker, outbox_for
+from bot.commands.step import Refusal, Request, Step, StepMaker, outbox_for
 from bot.settings import Settings
 from core import text as markup
 from core.commands import Kind, find
@@ -71,6 +83,9 @@ _COMMANDS: dict[str, StepMaker] = {
     "end": lobby.end,
     "rematch": lobby.rematch,
 }
+_LIMITED = {("start", ""): "lobby", ("rematch", ""): "lobby", ("rules", "all"): "upload"}
+"""Commands that post or upload on their requester's behalf, and the limit each counts
+against (:mod:`bot.commands.limits`)."""
 _TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
     "move": roster.move,
@@ -91,7 +106,11 @@ class Authority:
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
     ) -> None:
         self._pipeline = Pipeline(store, settings or Settings(), clock)
-        self.community = community.Community(store, self._pipeline.settings, clock)
+        self.limits = limits.Limits(store, self._pipeline.settings, clock)
+        """How often each person may have the bot post or upload for them."""
+        self.community = community.Community(
+            store, self._pipeline.settings, clock, self._pipeline.forgetter, self.limits
+        )
         """``/boardroom``: leaderboards, stats, history, replays and forget-me."""
         self.new_seed = new_seed
         """Where each game's secret seed comes from (simulations pass a seeded generator)."""
@@ -156,8 +175,12 @@ class Authority:
         out = outbox_for(req, game)
         try:
             if word in makers:
-                # Readers (status, help...) are de-duplicated too: a retry is answered once.
-                return await self._pipeline.transact(req, game, makers[word](self, req, game, rest))
+                step = makers[word](self, req, game, rest)
+                kind = _LIMITED.get((word, rest.strip().lower() if word == "rules" else ""))
+                if kind is None:
+                    # Readers (status, help...) are de-duplicated too: a retry is answered once.
+                    return await self._pipeline.transact(req, game, step)
+                return await self._limited(req, game, step, kind)
         except (CommandError, teams.TeamError) as error:  # unreadable arguments, before loading
             out.reply(req.user, str(error))
             return out
@@ -168,6 +191,27 @@ class Authority:
         shown = markup.escape(word)
         help_text = usage(game)
         out.reply(req.user, f"I don't know “{shown}” in /{game.name}.\n{help_text}")
+        return out
+
+    async def _limited(self, req: Request, game: GameLike, step: Step, kind: str) -> Outbox:
+        """A command that posts or uploads for its requester: counted against their limit
+        (refused past it, with when they may again), and given back if it posted nothing."""
+        try:
+            taken = await self.limits.take(req, kind)
+        except StorageUnavailable as outage:
+            out = outbox_for(req, game)
+            out.unavailable = True
+            out.reply(req.user, str(outage))
+            return out
+        if isinstance(taken, str):
+            out = outbox_for(req, game)
+            out.reply(req.user, taken)
+            return out
+        out = await self._pipeline.transact(req, game, step)
+        posted = out.card is not None or any(d.message.files for d in out.deliveries)
+        if not posted and not out.duplicate:
+            with contextlib.suppress(StorageUnavailable):
+                await self.limits.give_back(req, taken)
         return out
 
     async def press(self, req: Request, custom_id: str, values: list[str] | None = None) -> Outbox:
@@ -316,6 +360,8 @@ class Authority:
                 log.warning("the deadline of %s fires again", key)
             if not out.unavailable:
                 outboxes.append(out)
+        # The history's sweep and forget-me jobs, every so often (never a game's clock).
+        await self._pipeline.upkeep.run(platform, token)
         return outboxes
 
     async def _fire(self, key: GameKey, now: float, token: str) -> Outbox:
