@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import inspect
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import (
@@ -54,6 +54,7 @@ __all__ = [
     "Decision",
     "Ending",
     "Event",
+    "Flow",
     "Game",
     "GameLike",
     "GameOptions",
@@ -61,9 +62,10 @@ __all__ = [
     "IllegalAction",
     "MoneyEvent",
     "Move",
-    "Moves",
     "OpenDecision",
     "Outcome",
+    "Play",
+    "Plays",
     "Position",
     "Question",
     "Rng",
@@ -291,21 +293,36 @@ class GameState(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _decision_of_an_older_record(cls, data: object) -> object:
+    def _an_older_record(cls, data: object) -> object:
         # A state stored before decisions were declared names none: the game says which of its
-        # decisions its phase is (the deadline stored with it stands).
-        if isinstance(data, dict) and "decision" not in data and data.get("outcome") is None:
+        # decisions its phase is (the deadline stored with it stands). Then the game reads the
+        # record as it stores one now (upgrade).
+        if not isinstance(data, dict):
+            return data
+        if "decision" not in data and data.get("outcome") is None:
             name = cls.legacy_decision(data)
             if name is not None:
                 opened = data.get("decision_version", 0)
                 data = {**data, "decision": {"name": name, "opened": opened}}
-        return data
+        return cls.upgrade(data)
 
     @classmethod
     def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
         """The decision open in a state stored before decisions were declared (its dumped
-        fields), by the game's own phases; by default none."""
+        fields), by the phase the game kept then; by default none."""
         return None
+
+    @classmethod
+    def upgrade(cls, data: dict[str, object]) -> dict[str, object]:
+        """A state as an earlier version of the game stored it (its dumped fields), as the game
+        stores one now: the game's migration, on every load (by default nothing changes)."""
+        return data
+
+    @property
+    def deciding(self) -> str | None:
+        """The name of the decision open now (:func:`open_decision`); None when none is (the
+        game over)."""
+        return self.decision.name if self.decision is not None else None
 
     @property
     def finished(self) -> bool:
@@ -352,12 +369,6 @@ O_co = TypeVar("O_co", bound=GameOptions, covariant=True)
 A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
 V_co = TypeVar("V_co", bound=View, covariant=True)
 V_contra = TypeVar("V_contra", bound=View, contravariant=True)
-
-
-Moves = Mapping[type[BaseModel], Callable[[S, Seat, Never, Rng], list[Event]]]
-"""A game's moves by the action type each applies: ``{Pick: pick, Point: point}``. A move
-takes the state (the engine's private copy, changed in place), the acting seat, the action (of
-the type it is filed under, which its signature names) and the rng, and returns the events."""
 
 
 class ActionSet(Generic[A]):
@@ -427,24 +438,45 @@ class BoardRenderer(Protocol[S_contra, V_contra]):
 # What a game declares nothing for does by default: these are the defaults of Game's hooks.
 
 
+P_contra = TypeVar("P_contra", bound=BaseModel, contravariant=True)
+"""The action type one :class:`Play` takes (its check's and its apply's)."""
+
+
+def _itself(action: BaseModel) -> object:
+    return action
+
+
 @dataclass(frozen=True, kw_only=True)
-class Question(Generic[S]):
-    """A public question open beside the decision the game waits for (BiggieBills' vote on a
-    new target), declared by a game as :attr:`Game.question`.
+class Play(Generic[S, P_contra]):
+    """One kind of move as a decision declares it (a move of a boardgame.io stage), filed
+    under the action type it takes: the check that says why such an action is refused now,
+    what it does, and the actions it offers.
 
-    The game does not wait for it: its seats get no deadline and no turn notice, and their
-    panels are redrawn only as they start or stop answering; the question is the public prompt
-    (:attr:`Game.render_prompt`), whose buttons stand from the version it opened at until it
-    closes, whatever else is decided meanwhile. Bots answer it as soon as they may. An answer
-    that leaves it open opens no new decision: nobody else's buttons go stale.
-    """
+    The engine refuses an action with its check's sentence, and lists as legal the offers its
+    check passes (one generator, as in python-chess), so what a seat is offered and what the
+    engine accepts cannot drift apart."""
 
-    seats: Callable[[S], list[Seat]]
-    """The seats that may answer it now (none while it is closed)."""
-    opened: Callable[[S], int | None]
-    """The state version at which the open question opened, or None when none is open."""
-    answers: tuple[type[BaseModel], ...]
-    """The actions that answer it."""
+    check: Callable[[S, Seat, P_contra], str | None]
+    """Why ``seat`` may not make this action now, as a sentence, or None. It is read on the
+    state as it is, never changed (the decision's :attr:`Decision.who` has passed already)."""
+    apply: Callable[[S, Seat, P_contra, Rng], list[Event]]
+    """What the action does, in place on the engine's private copy, once :attr:`check` has
+    passed it; its events."""
+    offers: Callable[[S, Seat], Iterable[BaseModel]]
+    """The actions of this kind the seat might make now, each of the type the play is filed
+    under: the legal ones are those :attr:`check` passes. Every action the check passes has
+    the :attr:`shape` of one offered (the conformance kit's property tests check it)."""
+    shape: Callable[[P_contra], object] = _itself
+    """The choice an action makes, as :attr:`offers` lists it: actions of one shape are one
+    choice said in other words (a pick's cards in another order; an amount a player may type
+    to the dollar, of which the offers list a few). By default an action is its own shape."""
+    anyone: bool = False
+    """The decision's :attr:`Decision.who` does not apply: the check alone says who may make
+    it (BiggieBills' proposal of a new target, which says why a team not on turn may not)."""
+
+
+def _anyone(state: GameState, seat: Seat) -> str | None:
+    return None
 
 
 def _no_seconds(state: GameState) -> float:
@@ -455,17 +487,28 @@ def _refused_timeout(state: GameState, rng: Rng) -> list[Event]:
     raise IllegalAction(UNKNOWN_ACTION)
 
 
+Plays = Mapping[type[BaseModel], Play[S, Never]]
+"""Plays by the action type each takes: ``{Pick: Play(...), Point: Play(...)}``."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Decision(Generic[S]):
-    """A kind of decision a game waits on, declared once in :attr:`Game.decisions` under its
-    name (a turn, a simultaneous pick, a window others may answer). The game opens one with
-    :func:`open_decision`; the engine then derives from the declaration whom the game waits
-    for, the deadline and what the deadline's passing does."""
+    """A kind of decision a game waits on, declared once in :attr:`Flow.decisions` under its
+    name (a turn, a simultaneous pick, a window others may answer), with the moves it accepts.
+    The game opens one with :func:`open_decision`; the engine then derives from the
+    declaration what each seat may do, whom the game waits for, the deadline and what the
+    deadline's passing does."""
 
-    waits: Callable[[S], list[Seat]]
-    """The seats it waits for while it is open (the engine's :meth:`Game.waiting_for`): a seat
+    plays: Plays[S]
+    """The moves it accepts, in the order legal actions list them; any other action is
+    refused while it is open (with :attr:`Flow.misplaced`'s sentence)."""
+    who: Callable[[S, Seat], str | None] = _anyone
+    """Why ``seat`` may make none of its moves (not its turn), or None: checked before each
+    play's own check; by default every seat may."""
+    waits: Callable[[S], list[Seat]] | None = None
+    """The seats it waits for while it is open (the engine's :meth:`Flow.waiting_for`): a seat
     that has answered a simultaneous decision may still change its mind, but is not waited
-    for."""
+    for. By default (None) every seat :attr:`who` lets act."""
     seconds: Callable[[S], float] = _no_seconds
     """Its deadline, in seconds from when it opens (typically a table option); 0, the default,
     none."""
@@ -478,6 +521,172 @@ class Decision(Generic[S]):
     team's hand), so the buttons shown before it are stale. By default only opening a
     decision (and the game's end) is one: a seat answering a simultaneous decision outdates
     nobody else's buttons."""
+
+    def waiting_for(self, state: S) -> list[Seat]:
+        if self.waits is not None:
+            return self.waits(state)
+        return [seat for seat in state.seats if self.who(state, seat) is None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question(Generic[S]):
+    """A public question open beside the decision the game waits for (BiggieBills' vote on a
+    new target), declared by a game as :attr:`Flow.question`, with the moves that answer it.
+
+    The game does not wait for it: its seats get no deadline and no turn notice, and their
+    panels are redrawn only as they start or stop answering; the question is the public prompt
+    (:attr:`Game.render_prompt`), whose buttons stand from the version it opened at until it
+    closes, whatever else is decided meanwhile. Bots answer it as soon as they may. An answer
+    that leaves it open opens no new decision: nobody else's buttons go stale.
+    """
+
+    seats: Callable[[S], list[Seat]]
+    """The seats that may answer it now (none while it is closed)."""
+    opened: Callable[[S], int | None]
+    """The state version at which the open question opened, or None when none is open."""
+    plays: Plays[S]
+    """The moves that answer it, accepted whatever decision is open (their checks refuse
+    them while it is closed)."""
+
+
+def _not_now(state: GameState, seat: Seat, action: BaseModel, where: tuple[str, ...]) -> str:
+    return "You cannot do that now."
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Flow(Generic[S, A]):
+    """What may be played when, declared once: the decisions a game waits on, each with the
+    moves it accepts, a question open beside them and the moves accepted at any time. From it
+    the engine refuses what the open decision does not take, and derives every seat's legal
+    actions and whom the game waits for (:meth:`legal_actions`, :meth:`waiting_for`); the game
+    keeps no phase of its own. ``A`` is the game's action union (:attr:`Game.actions`), whose
+    members every play is filed under."""
+
+    decisions: Mapping[str, Decision[S]] = field(default_factory=dict)
+    """The decisions the game waits on, by name (``{"pick": Decision(...), ...}``). The rules
+    open one with :func:`open_decision`. A game that declares none waits for every seat with a
+    legal action, has no deadlines, and makes every action a new decision point."""
+    question: Question[S] | None = None
+    """A public question that may be open beside the decision (BiggieBills' vote on a new
+    target): see :class:`Question`. By default there is none."""
+    standing: Plays[S] = field(default_factory=dict)
+    """Standing choices, accepted whatever decision is open and listed apart from the moves
+    (:meth:`standing_choices`): a player's setting that decides nothing now (Busine$$ GO's
+    "always compete"). In a game that declares no decisions, its moves are these."""
+    misplaced: Callable[[S, Seat, A, tuple[str, ...]], str] = _not_now
+    """Why an action the open decision does not take is refused, as a sentence for the
+    player: ``where`` names the decisions that do take it (none for a game's end). By default
+    "You cannot do that now."."""
+
+    def declared(self, state: S) -> Decision[S] | None:
+        """The declaration of the decision open in ``state`` (None: none is)."""
+        opened = state.decision
+        return self.decisions.get(opened.name) if opened is not None else None
+
+    def kinds(self) -> Iterator[tuple[type[BaseModel], Play[S, Never]]]:
+        """Every play declared, under its action type (a type several decisions take, once
+        for each)."""
+        for decision in self.decisions.values():
+            yield from decision.plays.items()
+        if self.question is not None:
+            yield from self.question.plays.items()
+        yield from self.standing.items()
+
+    def check(self, state: S, seat: Seat, action: A) -> str | None:
+        """Why ``seat`` may not make ``action`` now, as the sentence the engine refuses it
+        with, or None. ``seat`` is seated and the game is not over (:meth:`Game.check`)."""
+        kind = type(action)
+        declared = self.declared(state)
+        play = declared.plays.get(kind) if declared is not None else None
+        if declared is not None and play is not None:
+            if not play.anyone and (why := declared.who(state, seat)) is not None:
+                return why
+            return _erased(play).check(state, seat, action)
+        question = self.question.plays.get(kind) if self.question is not None else None
+        play = question if question is not None else self.standing.get(kind)
+        if play is not None:
+            return _erased(play).check(state, seat, action)
+        where = tuple(name for name, decision in self.decisions.items() if kind in decision.plays)
+        return self.misplaced(state, seat, action, where) if where else UNKNOWN_ACTION
+
+    def play(self, state: S, action: BaseModel) -> Play[S, BaseModel]:
+        """The play that applies ``action`` now (one :meth:`check` has passed)."""
+        kind = type(action)
+        declared = self.declared(state)
+        for plays in (
+            declared.plays if declared is not None else {},
+            self.question.plays if self.question is not None else {},
+            self.standing,
+        ):
+            found = plays.get(kind)
+            if found is not None:
+                return _erased(found)
+        raise IllegalAction(UNKNOWN_ACTION)
+
+    def legal_actions(self, state: S, seat: Seat) -> list[A]:
+        """Every move ``seat`` may make now: the open decision's, then the open question's,
+        each play's offers that its check passes. The standing choices, which change no
+        decision, are listed apart (:meth:`standing_choices`)."""
+        legal = self.asked(state, seat)
+        if self.question is not None and not state.finished and seat in state.seats:
+            legal += self._offered(self.question.plays, state, seat)
+        return legal
+
+    def standing_choices(self, state: S, seat: Seat) -> list[A]:
+        """The standing choices ``seat`` may make now (:attr:`standing`): with
+        :meth:`legal_actions`, every action the engine accepts from the seat. (A game that
+        declares no decisions has none: its moves are its legal actions.)"""
+        if state.finished or seat not in state.seats or not self.decisions:
+            return []
+        return self._offered(self.standing, state, seat)
+
+    def asked(self, state: S, seat: Seat) -> list[A]:
+        """What the open decision asks of ``seat``: its legal actions without the question's
+        (a game's move made for a seat, :attr:`Game.automatic`, is the only one of these). In
+        a game that declares no decisions: its moves (:attr:`standing`)."""
+        if not self.decisions and not state.finished and seat in state.seats:
+            return self._offered(self.standing, state, seat)
+        declared = self.declared(state)
+        if state.finished or declared is None or seat not in state.seats:
+            return []
+        if declared.who(state, seat) is not None:
+            open_to_all = {k: p for k, p in declared.plays.items() if p.anyone}
+            return self._offered(open_to_all, state, seat)
+        return self._offered(declared.plays, state, seat)
+
+    @staticmethod
+    def _offered(plays: Plays[S], state: S, seat: Seat) -> list[A]:
+        legal: list[BaseModel] = []
+        for kind, declared in plays.items():
+            play = _erased(declared)
+            for action in play.offers(state, seat):
+                if type(action) is not kind:
+                    raise TypeError(f"a play filed under {kind.__name__} offers {action!r}")
+                if play.check(state, seat, action) is None:
+                    legal.append(action)
+        # Each play is filed under one of the game's actions (Game.__post_init__ checks it)
+        # and offers only actions of that type (checked just above).
+        return cast("list[A]", legal)
+
+    def waiting_for(self, state: S) -> list[Seat]:
+        """Seats whose input the game is waiting for now: those the open decision waits for;
+        in a game that declares no decisions, every seat with a legal action."""
+        if state.finished:
+            return []
+        if not self.decisions:
+            return [seat for seat in state.seats if self.legal_actions(state, seat)]
+        declared = self.declared(state)
+        return declared.waiting_for(state) if declared is not None else []
+
+    def answering(self, state: S) -> list[Seat]:
+        """The seats that may answer the open :attr:`question` (none when none is open)."""
+        return self.question.seats(state) if self.question is not None else []
+
+
+def _erased(play: Play[S, Never]) -> Play[S, BaseModel]:
+    """A play as the engine calls it: with an action of the type it is filed under, which is
+    the type it takes (:meth:`Game.__post_init__` checks that)."""
+    return cast("Play[S, BaseModel]", play)
 
 
 def _none(state: GameState) -> None:
@@ -559,11 +768,11 @@ class Game(Generic[S, OptionsT, A, V]):
     """A game, declared as data: what it is, its moves, and the functions of its state that
     the engine and the authority read (each game's package declares one, ``GAME = Game(...)``).
 
-    The engine is this class's methods: :meth:`apply` copies the state, checks the actor and
-    dispatches by the action's type to :attr:`moves` (a ``Timeout`` to the open decision's
-    declared timeout, :meth:`timeout`), and keeps the version, the open decision's deadline and
-    the decision version. A field left out has the default its
-    docstring says; a game fills in only what it has.
+    The engine is this class's methods: :meth:`apply` checks the action by the open
+    decision's declaration (:attr:`flow`), copies the state and applies the move it names (a
+    ``Timeout`` the open decision's declared timeout, :meth:`timeout`), and keeps the version,
+    the open decision's deadline and the decision version. A field left out has the default
+    its docstring says; a game fills in only what it has.
     """
 
     name: str
@@ -583,18 +792,11 @@ class Game(Generic[S, OptionsT, A, V]):
     """A fresh game for these seat names (already counted by :meth:`new_game`); the state may
     already declare a deadline. Which seats bots play is the authority's to know; the rules
     treat every seat alike."""
-    moves: Moves[S]
-    """The game's moves, by the action type each applies: ``{Pick: pick, Point: point}``, each
-    ``(state, seat, action, rng) -> events`` working in place on the engine's private copy
-    (several types may share one move). The engine finds the move of an action by its type,
-    after checking that the actor is seated."""
-    decisions: Mapping[str, Decision[S]] = field(default_factory=dict)
-    """The decisions the game waits on, by name (``{"pick": Decision(...), ...}``): whom each
-    waits for, its deadline and what that deadline's passing does (:class:`Decision`). The
-    rules open one with :func:`open_decision`; the engine derives :meth:`waiting_for`, the
-    deadline, the decision version and where a ``Timeout`` goes. A game that declares none
-    waits for every seat with a legal action, has no deadlines, and makes every action a new
-    decision point."""
+    flow: Flow[S, A]
+    """What may be played when: the decisions the game waits on, each with the moves it
+    accepts, and what is accepted beside them (:class:`Flow`). The engine refuses what the
+    open decision does not take, and derives :meth:`legal_actions`, :meth:`waiting_for`, the
+    deadline, the decision version and where a ``Timeout`` goes from it."""
     clock_timeout: Callable[[S, Rng], list[Event]] = _refused_timeout
     """What the game clock running out does (a time limit for the whole game that the state
     declares once, :attr:`GameState.clock`: BiggieBills' ``minutes``), in place. By default
@@ -603,13 +805,8 @@ class Game(Generic[S, OptionsT, A, V]):
     """What the seats are told after every action besides its own events, from the states
     before and after it (BiggieBills tells each team whose hand changed what came in and
     what went). By default nothing."""
-    legal_actions: Callable[[S, Seat], list[A]]
-    """Every action a seat may take now (never ``Timeout``); agrees with :meth:`apply`."""
     view: Callable[[S, Seat | None], V]
     """What a seat (``None``: everyone) may see. Bots and the UI read only this."""
-    question: Question[S] | None = None
-    """A public question that may be open beside the decision the game waits for
-    (BiggieBills' vote on a new target): see :class:`Question`. By default there is none."""
     automatic: Callable[[S], tuple[Seat, A] | None] = _none
     """A move the game makes by itself now for a seat it waits for, a person's as well as a
     bot's (typically the only legal move, when the table's options want that), or None. The
@@ -717,14 +914,14 @@ class Game(Generic[S, OptionsT, A, V]):
     exactly one place): it must be the same after every action."""
 
     def __post_init__(self) -> None:
-        for kind, move in self.moves.items():
+        for kind, play in self.flow.kinds():
             if kind is Timeout:
                 raise TypeError(f"{self.title}'s Timeout is its timeout, not one of its moves")
             if kind not in self.actions.models:
                 raise TypeError(f"{kind.__name__} is not one of {self.title}'s actions")
-            if not _takes(move, kind):
+            if not (_takes(play.check, kind) and _takes(play.apply, kind)):
                 raise TypeError(f"{self.title}'s move for {kind.__name__} takes another action")
-        for name in self.decisions:
+        for name in self.flow.decisions:
             if not name or "@" in name:
                 raise TypeError(f"{self.title}'s decision {name!r} needs a name without '@'")
 
@@ -740,27 +937,56 @@ class Game(Generic[S, OptionsT, A, V]):
         return state
 
     def apply(
-        self, state: S, actor: Seat, action: A | Timeout | Mapping[str, object], rng: Rng
+        self, state: S, actor: Seat, action: BaseModel | Mapping[str, object], rng: Rng
     ) -> Transition[S]:
         """Apply ``action`` (or the dict of one, as tests write them) by ``actor`` to a copy of
         ``state``.
 
-        Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
-        ``state`` itself is never changed.
+        Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`
+        with the sentence of the check that refuses it (:meth:`check`); ``state`` itself is
+        never changed.
         """
-        if state.finished:
-            raise IllegalAction("This game is over.")
-        if isinstance(action, Mapping):
-            action = self.parse_action(action)
+        move = self.parse_action(action) if isinstance(action, Mapping) else action
+        if isinstance(move, Timeout):
+            if state.finished:
+                raise IllegalAction("This game is over.")
+            self.check_timeout(state, move, actor)
+        elif (why := self.check(state, actor, move)) is not None:
+            raise IllegalAction(why)
         work = state.model_copy(deep=True)
         was = work.decision
-        events = self._dispatch(work, actor, action, rng)
+        if isinstance(move, Timeout):
+            events = self.timeout(work, move, rng)
+        else:
+            events = self.flow.play(state, move).apply(work, actor, move, rng)
         events += self.news(state, work)
         work.version = state.version + 1
         changed = self._settle_decision(work, was)
-        if (changed or self._each_action(state)) and not self._answered(state, work, action):
+        if (changed or self._each_action(state)) and not self._answered(state, work, move):
             work.decision_version = work.version
         return Transition(state=work, events=events)
+
+    def check(self, state: S, seat: Seat, action: BaseModel) -> str | None:
+        """Why ``seat`` may not make ``action`` now, as the sentence :meth:`apply` refuses it
+        with, or None (python-chess's ``is_legal``): the game's end, an unseated actor and an
+        action the game does not know, then the open decision's check (:meth:`Flow.check`).
+        A ``Timeout`` is the clock's (:meth:`check_timeout`)."""
+        if state.finished:
+            return "This game is over."
+        if seat not in state.seats:
+            return f"Only a seated {'team' if self.teams else 'player'} can do that."
+        if not self.actions.member(action) or isinstance(action, Timeout):
+            return UNKNOWN_ACTION
+        return self.flow.check(state, seat, action)
+
+    def legal_actions(self, state: S, seat: Seat) -> list[A]:
+        """Every action ``seat`` may make now (never ``Timeout``): :meth:`Flow.legal_actions`,
+        the offers of the plays open now that their checks pass."""
+        return self.flow.legal_actions(state, seat)
+
+    def standing_choices(self, state: S, seat: Seat) -> list[A]:
+        """The standing choices ``seat`` may make now (:meth:`Flow.standing_choices`)."""
+        return self.flow.standing_choices(state, seat)
 
     def _settle_decision(self, state: S, was: OpenDecision | None) -> bool:
         """In place, as an action (or the set-up) ends: a decision the rules opened meanwhile
@@ -775,7 +1001,7 @@ class Game(Generic[S, OptionsT, A, V]):
         if opened is None:
             state.deadline = None
             return True
-        declared = self.decisions.get(opened.name)
+        declared = self.flow.decisions.get(opened.name)
         if declared is None:
             raise TypeError(f"{self.title} opened {opened.name!r}, which it does not declare")
         opened.opened = state.version
@@ -787,39 +1013,19 @@ class Game(Generic[S, OptionsT, A, V]):
     def _each_action(self, state: S) -> bool:
         """Whether any action taken in ``state`` is a new decision point: the open decision
         says so (:attr:`Decision.each_action`), or the game declares none."""
-        if not self.decisions:
+        if not self.flow.decisions:
             return True
-        open_now = self.declared_decision(state)
+        open_now = self.flow.declared(state)
         return open_now is not None and open_now.each_action
-
-    def declared_decision(self, state: S) -> Decision[S] | None:
-        """The declaration of the decision open in ``state`` (None: none is)."""
-        return self.decisions.get(state.decision.name) if state.decision is not None else None
 
     def _answered(self, before: S, after: S, action: BaseModel) -> bool:
         """Whether ``action`` answered the open question and left it open: it opens no new
         decision, so nobody else's buttons go stale."""
-        question = self.question
-        if question is None or not isinstance(action, question.answers):
+        question = self.flow.question
+        if question is None or type(action) not in question.plays:
             return False
         opened = question.opened(before)
         return opened is not None and question.opened(after) == opened
-
-    def _dispatch(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
-        """In place on the private copy: a ``Timeout`` to :meth:`timeout` once
-        :meth:`check_timeout` has passed it, any other action to its move, from a seat."""
-        if isinstance(action, Timeout):
-            self.check_timeout(state, action, actor)
-            return self.timeout(state, action, rng)
-        if actor not in state.seats:
-            raise IllegalAction(f"Only a seated {'team' if self.teams else 'player'} can do that.")
-        move = self.moves.get(type(action))
-        if move is None:
-            raise IllegalAction(UNKNOWN_ACTION)
-        # ``moves`` holds each move under the type it takes (``__post_init__`` checks that),
-        # which is the type of ``action`` here.
-        run = cast("Callable[[S, Seat, BaseModel, Rng], list[Event]]", move)
-        return run(state, actor, action, rng)
 
     @staticmethod
     def check_timeout(state: GameState, action: Timeout, actor: Seat) -> None:
@@ -835,31 +1041,25 @@ class Game(Generic[S, OptionsT, A, V]):
         clock's :attr:`clock_timeout`, or the open decision's :attr:`Decision.timeout`."""
         if state.clock is not None and action.key == state.clock.key:
             return self.clock_timeout(state, rng)
-        declared = self.declared_decision(state)
+        declared = self.flow.declared(state)
         if declared is None:
             raise IllegalAction(UNKNOWN_ACTION)
         return declared.timeout(state, rng)
 
     def waiting_for(self, state: S) -> list[Seat]:
-        """Seats whose input the game is waiting for now: those the open decision waits for
-        (:attr:`Decision.waits`); in a game that declares no decisions, every seat with a
-        legal action."""
-        if state.finished:
-            return []
-        if not self.decisions:
-            return [seat for seat in state.seats if self.legal_actions(state, seat)]
-        declared = self.declared_decision(state)
-        return declared.waits(state) if declared is not None else []
+        """Seats whose input the game is waiting for now (:meth:`Flow.waiting_for`)."""
+        return self.flow.waiting_for(state)
 
     def answering(self, state: S) -> list[Seat]:
-        """The seats that may answer the open :attr:`question` (none when none is open)."""
-        return self.question.seats(state) if self.question is not None else []
+        """The seats that may answer the open question (:meth:`Flow.answering`)."""
+        return self.flow.answering(state)
 
     def prompt_version(self, state: S) -> int:
         """The state version at which the open prompt (:attr:`render_prompt`) opened: a new
         value is a new prompt, and the buttons it shows stand until then, whatever else is
         decided meanwhile. The open question's, else the current decision's."""
-        opened = self.question.opened(state) if self.question is not None else None
+        question = self.flow.question
+        opened = question.opened(state) if question is not None else None
         return opened if opened is not None else state.decision_version
 
     def actors(self, state: S) -> list[Seat]:
@@ -934,14 +1134,18 @@ class Game(Generic[S, OptionsT, A, V]):
         return parsed
 
 
-def _takes(move: Callable[[S, Seat, Never, Rng], list[Event]], kind: type[BaseModel]) -> bool:
-    """Whether ``move``'s action parameter (its third) is declared to take ``kind`` (one left
-    undeclared or generic is taken at its word)."""
+def _takes(
+    function: Callable[[Never, Never, Never], object]
+    | Callable[[Never, Never, Never, Never], object],
+    kind: type[BaseModel],
+) -> bool:
+    """Whether ``function``'s action parameter (its third) is declared to take ``kind`` (one
+    left undeclared or generic is taken at its word)."""
     try:
-        hints = get_type_hints(move)
+        hints = get_type_hints(function)
     except NameError:
         return True
-    names = list(inspect.signature(move).parameters)
+    names = list(inspect.signature(function).parameters)
     declared = hints.get(names[2]) if len(names) >= 3 else None
     if declared is None or isinstance(declared, TypeVar):
         return True

@@ -91,7 +91,7 @@ def _waits_by_phase(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
     """The waiting line goes by a phase of its own rather than the open decision: in the
     venture phase it names everyone, those who have pointed too."""
     shown = BIGIDEA.view(state, viewer)
-    if state.phase != "venture" or state.finished:
+    if state.deciding != "venture" or state.finished:
         return shown
     return shown.model_copy(update={"waiting_for": list(state.seats)})
 
@@ -142,11 +142,20 @@ BROKEN: list[tuple[GameLike, str]] = [
         replace(
             BIGIDEA,
             name="makesmoney",
-            moves={kind: _makes_money(move) for kind, move in BIGIDEA.moves.items()},
-            decisions={
-                name: replace(decision, timeout=_makes_money(decision.timeout))
-                for name, decision in BIGIDEA.decisions.items()
-            },
+            flow=replace(
+                BIGIDEA.flow,
+                decisions={
+                    name: replace(
+                        decision,
+                        timeout=_makes_money(decision.timeout),
+                        plays={
+                            kind: replace(play, apply=_makes_money(play.apply))
+                            for kind, play in decision.plays.items()
+                        },
+                    )
+                    for name, decision in BIGIDEA.flow.decisions.items()
+                },
+            ),
         ),
         "money moved without a listed payment",
     ),
