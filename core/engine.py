@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import (
     Annotated,
     Generic,
@@ -54,6 +55,7 @@ __all__ = [
     "Decision",
     "Ending",
     "Event",
+    "Face",
     "Flow",
     "Game",
     "GameLike",
@@ -66,7 +68,6 @@ __all__ = [
     "Outcome",
     "Play",
     "Plays",
-    "Position",
     "Question",
     "Rng",
     "Seat",
@@ -75,6 +76,7 @@ __all__ = [
     "Transition",
     "Variant",
     "View",
+    "erase",
     "open_decision",
     "rank",
 ]
@@ -365,9 +367,6 @@ OptionsT = TypeVar("OptionsT", bound=GameOptions)
 A = TypeVar("A", bound=BaseModel)
 """A game's action union (its models, ``Timeout`` among them)."""
 V = TypeVar("V", bound=View)
-O_co = TypeVar("O_co", bound=GameOptions, covariant=True)
-A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
-V_co = TypeVar("V_co", bound=View, covariant=True)
 V_contra = TypeVar("V_contra", bound=View, contravariant=True)
 
 
@@ -527,6 +526,11 @@ class Decision(Generic[S]):
             return self.waits(state)
         return [seat for seat in state.seats if self.who(state, seat) is None]
 
+    @cached_property
+    def open_to_all(self) -> Plays[S]:
+        """Its plays that :attr:`who` does not apply to (:attr:`Play.anyone`)."""
+        return {kind: play for kind, play in self.plays.items() if play.anyone}
+
 
 @dataclass(frozen=True, kw_only=True)
 class Question(Generic[S]):
@@ -623,6 +627,13 @@ class Flow(Generic[S, A]):
                 return _erased(found)
         raise IllegalAction(UNKNOWN_ACTION)
 
+    def shape(self, action: BaseModel) -> tuple[type[BaseModel], object]:
+        """The choice ``action`` makes, as legal actions list it: its type and its play's
+        :attr:`Play.shape` (itself, for a type no play is filed under)."""
+        kind = type(action)
+        play = next((play for filed, play in self.kinds() if filed is kind), None)
+        return (kind, action if play is None else _erased(play).shape(action))
+
     def legal_actions(self, state: S, seat: Seat) -> list[A]:
         """Every move ``seat`` may make now: the open decision's, then the open question's,
         each play's offers that its check passes. The standing choices, which change no
@@ -650,8 +661,7 @@ class Flow(Generic[S, A]):
         if state.finished or declared is None or seat not in state.seats:
             return []
         if declared.who(state, seat) is not None:
-            open_to_all = {k: p for k, p in declared.plays.items() if p.anyone}
-            return self._offered(open_to_all, state, seat)
+            return self._offered(declared.open_to_all, state, seat)
         return self._offered(declared.plays, state, seat)
 
     @staticmethod
@@ -988,6 +998,12 @@ class Game(Generic[S, OptionsT, A, V]):
         """The standing choices ``seat`` may make now (:meth:`Flow.standing_choices`)."""
         return self.flow.standing_choices(state, seat)
 
+    def shape(self, action: BaseModel) -> tuple[type[BaseModel], object]:
+        """The choice ``action`` makes, as legal actions list it (:meth:`Flow.shape`): every
+        action the engine accepts has the shape of one :meth:`legal_actions` or
+        :meth:`standing_choices` lists."""
+        return self.flow.shape(action)
+
     def _settle_decision(self, state: S, was: OpenDecision | None) -> bool:
         """In place, as an action (or the set-up) ends: a decision the rules opened meanwhile
         (``state.decision`` is no longer ``was``) is stamped with the state's version and gets
@@ -1097,15 +1113,20 @@ class Game(Generic[S, OptionsT, A, V]):
         """Whether the game draws its board (it declares :attr:`draw`)."""
         return self.draw is not None
 
+    def bot_choice(self, state: S, seat: Seat, legal: list[A], rng: Rng) -> A:
+        """The seat's bot's choice among ``legal`` (the seat's legal actions), made from the
+        seat's own view only (:attr:`bot_action`)."""
+        return self.bot_action(self.view(state, seat), legal, rng)
+
     # --- the game as the registry hands it out (GameLike) ------------------------------------
 
-    def at(self, state: GameState) -> Position[S, OptionsT, A, V]:
-        """This game at ``state``, for a caller that holds the state as a plain
+    def at(self, state: GameState) -> Face[S, OptionsT, A, V]:
+        """The face of ``state`` (:class:`Face`), for a caller that holds it as a plain
         :class:`GameState` (the authority: it finds the game by name, and the state by the
         game's :attr:`state_model`). TypeError when ``state`` is another game's."""
         if not isinstance(state, self.state_model):
             raise TypeError(f"a {type(state).__name__} is not a state of {self.title}")
-        return Position(self, state)
+        return Face(self, state)
 
     def setup(
         self, names: Sequence[str], options: GameOptions | Mapping[str, object], rng: Rng
@@ -1153,162 +1174,31 @@ def _takes(
     return any(isinstance(member, type) and issubclass(kind, member) for member in members)
 
 
-class Position(Generic[S_co, O_co, A_co, V_co]):
-    """A game at one state: the game's rules and views of that state, none of which take it.
-
-    :meth:`Game.at` makes one after checking that the state is the game's own, which is what
-    lets a caller that knows neither (the authority, the registry's games) use them: an action
-    it passes in is checked to be one of the game's too (:meth:`apply`), and everything given
-    back has the game's own types, seen through their bases (``GameState``, ``BaseModel``,
-    ``View``) by such a caller.
-    """
-
-    def __init__(self, game: Game[S_co, O_co, A_co, V_co], state: S_co) -> None:
-        self._game = game
-        self._state = state
-        self._public: V_co | None = None
-
-    def _action(self, action: BaseModel) -> A_co:
-        if not self._game.actions.member(action):
-            raise IllegalAction(UNKNOWN_ACTION)
-        return action
-
-    def apply(self, actor: Seat, action: BaseModel, rng: Rng) -> Transition[S_co]:
-        """:meth:`Game.apply`; an action that is not one of the game's is refused like one
-        its rules do not know."""
-        return self._game.apply(self._state, actor, self._action(action), rng)
-
-    def legal_actions(self, seat: Seat) -> Sequence[A_co]:
-        return self._game.legal_actions(self._state, seat)
-
-    def view(self, viewer: Seat | None) -> V_co:
-        if viewer is None:
-            return self.public()
-        return self._game.view(self._state, viewer)
-
-    def public(self) -> V_co:
-        """The channel's view, built once for this position: the board, its picture and what
-        the picture is drawn from all read the same one."""
-        if self._public is None:
-            self._public = self._game.view(self._state, None)
-        return self._public
-
-    def bot_action(self, seat: Seat, legal: Sequence[BaseModel], rng: Rng) -> A_co:
-        """The seat's bot's choice among ``legal`` (the seat's legal actions), from the seat's
-        own view."""
-        own = [action for action in legal if self._game.actions.member(action)]
-        if len(own) != len(legal):
-            raise TypeError(f"not every action offered is one of {self._game.title}'s")
-        return self._game.bot_action(self._game.view(self._state, seat), own, rng)
-
-    def automatic(self) -> tuple[Seat, A_co] | None:
-        return self._game.automatic(self._state)
-
-    def parse_text(self, seat: Seat, word: str, rest: str) -> A_co | None:
-        return self._game.parse_text(self._state, seat, word, rest)
-
-    def describe_action(self, action: BaseModel) -> str:
-        return self._game.describe_action(self._state, self._action(action))
-
-    def waiting_for(self) -> list[Seat]:
-        return self._game.waiting_for(self._state)
-
-    def answering(self) -> list[Seat]:
-        return self._game.answering(self._state)
-
-    def actors(self) -> list[Seat]:
-        return self._game.actors(self._state)
-
-    def prompt_version(self) -> int:
-        return self._game.prompt_version(self._state)
-
-    def seat_out(self, seat: Seat) -> bool:
-        return self._game.seat_out(self._state, seat)
-
-    def absorbed(self) -> dict[Seat, Seat]:
-        return self._game.absorbed(self._state)
-
-    def standings(self) -> list[Standing]:
-        return self._game.standings(self._state)
-
-    def recap(self) -> list[str]:
-        return self._game.recap(self._state)
-
-    def tallies(self) -> dict[str, float]:
-        return self._game.tallies(self._state)
-
-    def opening_events(self) -> list[Event]:
-        return self._game.opening_events(self._state)
-
-    def render_board(self, pictured: bool = False) -> ui.Message:
-        return self._game.render_board(self._state, pictured, self.public())
-
-    def render_private(self, seat: Seat) -> ui.Message:
-        return self._game.render_private(self._state, seat)
-
-    def render_prompt(self) -> ui.Message | None:
-        return self._game.render_prompt(self._state)
-
-    def picture_basis(self) -> str:
-        return self._game.picture_basis(self._state, self.public())
-
-    def picture(self) -> ui.Picture | None:
-        return self._game.picture(self._state, self.public())
-
-    def secret_variants(self, rng: Rng) -> Sequence[Variant[S_co]]:
-        return self._game.secret_variants(self._state, rng)
-
-    def ledger(self) -> list[int] | None:
-        return self._game.ledger(self._state)
-
-    def inventory(self) -> dict[str, int] | None:
-        return self._game.inventory(self._state)
+GameLike = Game[GameState, GameOptions, BaseModel, View]
+"""A game of any kind, as the registry hands it out and the authority uses it: a :class:`Game`
+seen through the base types of its state, options, actions and view. Its hooks take any
+``GameState`` to such a caller; :meth:`Game.at` gives the face of one of its states, checked to
+be its own."""
 
 
-class GameLike(Protocol):
-    """A game of any kind, as the registry hands it out and the authority uses it: what a
-    :class:`Game` is, seen without its state, options, action and view types. Its states are
-    ``GameState`` to such a caller; :meth:`at` opens one up, checking it is the game's own."""
+def erase(game: Game[S, OptionsT, A, V]) -> GameLike:
+    """``game`` as a :data:`GameLike`: its own types seen through their bases (what the
+    registry keeps). Sound as far as each state given to it is its own (:meth:`Game.at`
+    checks that; the authority reads every state with the game's :attr:`state_model`)."""
+    return cast("GameLike", game)
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def min_players(self) -> int: ...
-    @property
-    def max_players(self) -> int: ...
-    @property
-    def teams(self) -> bool: ...
-    @property
-    def max_team_size(self) -> int | None: ...
-    @property
-    def choices_on_board(self) -> bool: ...
-    @property
-    def commands(self) -> tuple[Command, ...]: ...
-    @property
-    def simulation_variants(self) -> Mapping[str, list[str]]: ...
-    @property
-    def state_model(self) -> type[GameState]: ...
-    @property
-    def options_model(self) -> type[GameOptions]: ...
-    @property
-    def draws_pictures(self) -> bool: ...
 
-    def at(self, state: GameState) -> Position[GameState, GameOptions, BaseModel, View]: ...
+@dataclass(frozen=True, eq=False)
+class Face(Generic[S, OptionsT, A, V]):
+    """One step's face of a game: its state, its public view built once, and the game, whose
+    hooks each step calls with that state (``face.game.recap(face.state)``). The board, its
+    picture and what the picture is drawn from all read the same :attr:`public` view. Made by
+    :meth:`Game.at`."""
 
-    def setup(
-        self, names: Sequence[str], options: GameOptions | Mapping[str, object], rng: Rng
-    ) -> GameState: ...
+    game: Game[S, OptionsT, A, V]
+    state: S
 
-    def check_lobby(
-        self, options: GameOptions, seat_sizes: list[int], seat_names: list[str]
-    ) -> str | None: ...
-
-    def action_model(self, kind: object) -> type[BaseModel] | None: ...
-    def parse_action(self, data: object) -> BaseModel: ...
-    def rules(self, topic: str | None) -> str: ...
-    def rule_topics(self) -> list[str]: ...
-    def score_text(self, score: float) -> str: ...
-    def money_text(self, amount: int) -> str: ...
-    def payments(self, event: Event) -> list[Move]: ...
+    @cached_property
+    def public(self) -> V:
+        """The channel's view of :attr:`state`, built on first use and kept."""
+        return self.game.view(self.state, None)

@@ -244,10 +244,9 @@ def test_a_state_stored_before_decisions_were_declared_loads_with_its_own(
     old |= {"window": 3, "decisions": 9}
     loaded = game.state_model.model_validate(old)
     assert loaded.decision == OpenDecision(name=name, opened=state.decision_version)
-    position = game.at(loaded)
-    assert position.waiting_for() == game.at(state).waiting_for()
+    assert game.waiting_for(game.at(loaded).state) == game.waiting_for(state)
     key = old["deadline"]["key"]
-    timed_out = position.apply(SYSTEM, Timeout(key=key), random.Random(0))
+    timed_out = game.apply(loaded, SYSTEM, Timeout(key=key), random.Random(0))
     assert timed_out.state.version == loaded.version + 1
 
 
@@ -257,10 +256,9 @@ def _reached(game: GameLike, phase: str) -> GameState:
     state = game.setup(["A", "B", "C"], {}, random.Random(3))
     while state.deciding != phase:
         assert not state.finished, f"{game.name} never reached {phase}"
-        position = game.at(state)
-        seat = chooser.choice(position.actors())
-        action = chooser.choice(list(position.legal_actions(seat)))
-        state = position.apply(seat, action, random.Random(state.version)).state
+        seat = chooser.choice(game.actors(state))
+        action = chooser.choice(game.legal_actions(state, seat))
+        state = game.apply(state, seat, action, random.Random(state.version)).state
     return state
 
 

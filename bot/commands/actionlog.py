@@ -110,7 +110,7 @@ def _replayed(game: GameLike, state: GameState, seed: int, entry: Entry) -> Game
         pending = {d.key for d in (state.deadline, state.clock) if d is not None}
         if action.key not in pending:
             action = Timeout(key=state.deadline.key)
-    return game.at(state).apply(actor, action, action_rng(seed, state.version)).state
+    return game.apply(state, actor, action, action_rng(seed, state.version)).state
 
 
 def replay_history(
@@ -147,7 +147,7 @@ def money_series(
     points: list[list[int]] = []
 
     def seen(state: GameState) -> None:
-        money = game.at(state).ledger()
+        money = game.ledger(state)
         if money is not None:
             points.append(money)
 

@@ -399,7 +399,7 @@ def replay_steps(game: GameLike, result: GameResult, replay: str) -> list[GameSt
             if state is None or not isinstance(entry[0], int):
                 continue
             actor, action = decode_action(game, entry)
-            state = game.at(state).apply(actor, action, action_rng(seed, state.version)).state
+            state = game.apply(state, actor, action, action_rng(seed, state.version)).state
             applied = True
         if applied and state is not None:
             steps.append(state)
@@ -411,7 +411,7 @@ def replay_steps(game: GameLike, result: GameResult, replay: str) -> list[GameSt
 def replay_message(
     game: GameLike, result: GameResult, state: GameState, at: int, last: int
 ) -> ui.Message:
-    board = game.at(state).render_board()
+    board = game.render_board(state)
     when = _when(result.ended_at)
     head = f"Replay `{result.id}` of {game.title}, {when}: step {at + 1} of {last + 1}"
     text = "\n".join(part for part in (head, board.text) if part)

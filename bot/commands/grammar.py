@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, get_args, get_origin
+from typing import Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from core.commands import Arg, Command, Kind
-from core.engine import GameLike, GameOptions
+from core.engine import Game, GameLike, GameOptions, GameState, View, erase
 from core.text import escape
 
 __all__ = [
@@ -100,6 +100,12 @@ def words(game: GameLike) -> tuple[Command, ...]:
     return subcommands(game) + game.commands
 
 
+_S = TypeVar("_S", bound=GameState)
+_O = TypeVar("_O", bound=GameOptions)
+_A = TypeVar("_A", bound=BaseModel)
+_V = TypeVar("_V", bound=View)
+
+
 class CommandError(Exception):
     """A command the grammar cannot read; ``str()`` is a sentence for the user."""
 
@@ -122,9 +128,9 @@ _TRUE = {"yes", "true", "on", "1"}
 _FALSE = {"no", "false", "off", "0"}
 
 
-def parse_options(game: GameLike, rest: str) -> GameOptions:
+def parse_options(game: Game[_S, _O, _A, _V], rest: str) -> _O:
     """Read ``key=value`` words (a bare ``key`` means yes) into the game's options model."""
-    model: type[GameOptions] = game.options_model
+    model = game.options_model
     fields = model.model_fields
     raw: dict[str, str | bool] = {}
     for word in rest.split():
@@ -132,7 +138,8 @@ def parse_options(game: GameLike, rest: str) -> GameOptions:
         key = key.strip().lower().replace("-", "_")
         if key not in fields:
             shown = escape(key)
-            raise CommandError(f"“{shown}” is not an option of {game.title}.\n{options_help(game)}")
+            help_text = options_help(erase(game))
+            raise CommandError(f"“{shown}” is not an option of {game.title}.\n{help_text}")
         if not sep:
             value = "yes"
         lowered = value.lower()
@@ -141,7 +148,8 @@ def parse_options(game: GameLike, rest: str) -> GameOptions:
         return model.model_validate(raw)
     except ValidationError as exc:
         problems = _problems(model, exc)
-        raise CommandError(f"Those options don't work: {problems}.\n{options_help(game)}") from exc
+        help_text = options_help(erase(game))
+        raise CommandError(f"Those options don't work: {problems}.\n{help_text}") from exc
 
 
 def lobby_options(game: GameLike, options: Mapping[str, object]) -> GameOptions:

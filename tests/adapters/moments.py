@@ -670,7 +670,7 @@ class _Driver:
             if record.state_json != self._state_json:  # a step that changed nothing keeps it
                 self._state_json = record.state_json
                 self._state = load_state(game, record.state_json)
-                self._waiting = game.at(self._state).waiting_for()
+                self._waiting = game.waiting_for(self._state)
             state = self._state
             if steps == churn_at:
                 async for moment in self._churn(record, seated):

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from bot.commands.actionlog import Entry, replay
 from bot.commands.play import advance, start_state
-from core.engine import Event
+from core.engine import Event, erase
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (
     Accept,
@@ -976,7 +976,7 @@ def test_the_authority_makes_automatic_moves_for_people_and_logs_them() -> None:
     # themselves, logs them as the seat's own, and the log replays to the same state.
     names = NAMES[:2]
     people = [False, False]
-    begun = start_state(GAME, names, people, {}, 7, 1)
+    begun = start_state(erase(GAME), names, people, {}, 7, 1)
     assert begun.log[0][1:] == ["roll"]  # the opening player's only move, made at once
     state = begun.state
     assert isinstance(state, BusinessGoState)
@@ -984,12 +984,12 @@ def test_the_authority_makes_automatic_moves_for_people_and_logs_them() -> None:
     for _ in range(40):
         assert GAME.automatic(state) is None and not state.finished  # a real decision waits
         seat = GAME.waiting_for(state)[0]
-        step = advance(GAME, state, 7, people, seat, GAME.legal_actions(state, seat)[-1])
+        step = advance(erase(GAME), state, 7, people, seat, GAME.legal_actions(state, seat)[-1])
         entries += step.log
         assert isinstance(step.state, BusinessGoState)
         state = step.state
     assert sum(1 for e in entries if e[1:] == ["roll"]) > 10
-    rebuilt = replay(GAME, 7, {}, 1, [json.dumps(entries)])
+    rebuilt = replay(erase(GAME), 7, {}, 1, [json.dumps(entries)])
     assert rebuilt is not None and rebuilt.model_dump() == state.model_dump()
 
 

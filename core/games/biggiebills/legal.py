@@ -7,6 +7,7 @@ and ``apply`` cannot drift apart.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from itertools import combinations
 
 from core.engine import Seat
@@ -160,7 +161,17 @@ def skip_fine(state: BiggieBillsState) -> int:
 
 
 def max_plays(state: BiggieBillsState) -> int:
-    return 2 if two_cards(in_force(state)) else 1
+    return _max_plays(state.industry)
+
+
+@cache
+def _max_plays(industry_id: str | None) -> int:
+    return 2 if two_cards(industry(industry_id) if industry_id else None) else 1
+
+
+@cache
+def _exchange_price(industry_id: str | None) -> int:
+    return exchange_price(industry(industry_id) if industry_id else None)
 
 
 def stage_open(state: BiggieBillsState, seat: Seat, stage: int) -> bool:
@@ -418,13 +429,13 @@ def exchange_problem(state: BiggieBillsState, seat: Seat, action: Exchange) -> s
         return "An exchange is a whole turn: your team has already played a card this turn."
     if len(cards) != 2:
         return f"Exchange exactly two cards; you named {len(cards)}."
-    held = Counter(state.growth[seat] + state.challenges[seat])
-    for card, count in Counter(cards).items():
-        if held[card] < count:
+    for card in dict.fromkeys(cards):
+        count = cards.count(card)
+        if state.growth[seat].count(card) + state.challenges[seat].count(card) < count:
             what = card_name(card) if is_growth(card) or is_challenge(card) else f"“{card}”"
             copies = " two copies of" if count > 1 else ""
             return f"Your team does not hold{copies} {what} (only Growth and Challenge cards)."
-    price = exchange_price(in_force(state))
+    price = _exchange_price(state.industry)
     if price and price >= state.cash[seat]:
         return (
             f"An exchange costs {money(price)} and your team has {money(state.cash[seat])}: a "
@@ -514,12 +525,15 @@ def vote_problem(state: BiggieBillsState, seat: Seat, action: Vote | None = None
 
 
 def vote_options(state: BiggieBillsState, seat: Seat) -> list[Vote]:
-    return [Vote(agree=True), Vote(agree=False)]
+    """Agree or refuse, while a vote is open."""
+    return [Vote(agree=True), Vote(agree=False)] if state.vote is not None else []
 
 
 def propose_options(state: BiggieBillsState, seat: Seat) -> list[ProposeTarget]:
     """The targets offered as choices (:data:`PROPOSALS` from the one in force), and when none
     of them may be proposed, the smallest that may: any other may be typed."""
+    if state.turn_seat != seat:
+        return []  # a team proposes on its own turn
     offered = [ProposeTarget(target=state.target + step) for step in PROPOSALS]
     if any(propose_problem(state, seat, a) is None for a in offered):
         return offered
@@ -645,12 +659,17 @@ def _can_exchange(state: BiggieBillsState, seat: Seat) -> bool:
 
 
 def exchange_options(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
-    """Every pair of Growth and Challenge cards in the hand (copies of a card are alike)."""
+    """Every pair of Growth and Challenge cards in the hand (copies of a card are alike), when
+    the team may exchange at all (judged by its first two cards: what the pair does not decide,
+    its plays and its cash)."""
+    if not _can_exchange(state, seat):
+        return []
     hand = sorted(state.growth[seat] + state.challenges[seat])
     pairs = dict.fromkeys(
         (hand[i], hand[j]) for i in range(len(hand)) for j in range(i + 1, len(hand))
     )
-    return [Exchange(cards=[a, b]) for a, b in pairs]
+    # Built without validation: the pairs are sorted already, as Exchange keeps its cards.
+    return [Exchange.model_construct(cards=[a, b]) for a, b in pairs]
 
 
 def skip_options(state: BiggieBillsState, seat: Seat) -> list[Skip]:

@@ -102,7 +102,7 @@ async def _waiting_users(loop: Loopback) -> set[str]:
     game = get_game(record.game)
     assert game is not None
     state = load_state(game, record.state_json)
-    return {user for seat in game.at(state).waiting_for() for user in record.seats[seat].users}
+    return {user for seat in game.waiting_for(state) for user in record.seats[seat].users}
 
 
 async def _to_venture(loop: Loopback, table: SlackTable) -> None:
