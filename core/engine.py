@@ -42,7 +42,7 @@ from pydantic.main import IncEx
 from typing_extensions import TypeForm
 
 from core import ui
-from core.commands import Command
+from core.commands import Command, Unreadable, Values, find, read
 
 __all__ = [
     "MAX_SECONDS",
@@ -753,10 +753,6 @@ def _no_topics() -> list[str]:
     return []
 
 
-def _no_text(state: GameState, seat: Seat, word: str, rest: str) -> None:
-    return None
-
-
 def _action_text(state: GameState, action: BaseModel) -> str:
     return str(action)
 
@@ -895,12 +891,9 @@ class Game(Generic[S, OptionsT, A, V]):
     rule_topics: Callable[[], list[str]] = _no_topics
     """The topics :attr:`rules` knows, for menus and autocomplete."""
     commands: tuple[Command, ...] = ()
-    """The game's typed moves as data (:mod:`core.commands`), read by :attr:`parse_text`; the
-    help, the platforms' command lists and the forms a button opens are built from them."""
-    parse_text: Callable[[S, Seat, str, str], A | None] = _no_text
-    """Turn one of :attr:`commands` (``word``, then the ``rest`` of the line) into an action,
-    or None when an argument it needs is missing. A command whose first argument is required
-    is never passed here without one."""
+    """The game's typed moves as data (:mod:`core.commands`): each reads its arguments by their
+    kinds and makes the game's action (:meth:`parse_text`); the help, the platforms' command
+    lists and the forms a button opens are built from them."""
     describe_action: Callable[[S, A], str] = _action_text
     """A short label for an action, used in buttons and the log."""
 
@@ -1112,6 +1105,30 @@ class Game(Generic[S, OptionsT, A, V]):
     def draws_pictures(self) -> bool:
         """Whether the game draws its board (it declares :attr:`draw`)."""
         return self.draw is not None
+
+    def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> A | None:
+        """The action the typed command ``word`` (then ``rest``) means, its arguments read by
+        their kinds as :attr:`commands` declares them (:func:`core.commands.read`); None when
+        an argument it needs is missing, IllegalAction with a sentence when one cannot be read
+        or names no move. A command whose first argument is required is never passed here
+        without one."""
+        command = find(self.commands, word)
+        if command is None or command.make is None:
+            return None
+        make = cast("Callable[[S, Seat, Values], BaseModel | None]", command.make)
+        usage = cast("Callable[[S, Seat], str] | None", command.usage)
+
+        def said() -> str:
+            return usage(state, seat) if usage is not None else ""
+
+        try:
+            typed = read(command, rest, state.names, said if usage is not None else None)
+        except Unreadable as unread:
+            raise IllegalAction(str(unread)) from None
+        made = make(state, seat, typed) if typed is not None else None
+        if made is not None and not self.actions.member(made):
+            raise TypeError(f"{self.title}'s {word} makes {made!r}, not one of its actions")
+        return made
 
     def bot_choice(self, state: S, seat: Seat, legal: list[A], rng: Rng) -> A:
         """The seat's bot's choice among ``legal`` (the seat's legal actions), made from the

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from bot.commands import codec, community, home, lobby, moves, readers, roster, seating, teams
 from bot.commands.damaged import DamagedRecord, read_record
-from bot.commands.grammar import CommandError, parse, usage
+from bot.commands.grammar import CommandError, parse, subcommands, usage
 from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
@@ -41,6 +41,7 @@ __all__ = [
     "BUSY",
     "PARK_AFTER",
     "STALE",
+    "STEPS",
     "UNAVAILABLE",
     "UNCERTAIN",
     "UNKNOWN_BUTTON",
@@ -56,7 +57,7 @@ PARK_AFTER = 5
 PARK_S = 600.0
 UNKNOWN_BUTTON = "That button is not one I recognise; it may be from an old bot."
 
-_COMMANDS: dict[str, StepMaker] = {
+STEPS: dict[str, StepMaker] = {
     "help": readers.help_page,
     "rules": readers.rules,
     "status": readers.status,
@@ -68,14 +69,13 @@ _COMMANDS: dict[str, StepMaker] = {
     "begin": lobby.begin,
     "end": lobby.end,
     "rematch": lobby.rematch,
-}
-_TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
     "move": roster.move,
     "remove": roster.remove,
     "admit": seating.admit,
 }
-"""Words only a team game (``Game.teams``) knows."""
+"""The step of each lobby and table word the grammar declares (``grammar.subcommands``): the
+authority routes a word only as declared for the game (a team word in a team game), here."""
 
 
 class Authority:
@@ -150,12 +150,13 @@ class Authority:
             return out
         parsed = parse(text)
         word, rest = parsed.word, parsed.rest
-        makers = _COMMANDS | (_TEAM_COMMANDS if game.teams else {})
+        shared = find(subcommands(game), word)
         out = outbox_for(req, game)
         try:
-            if word in makers:
+            if shared is not None:
                 # Readers (status, help...) are de-duplicated too: a retry is answered once.
-                return await self._pipeline.transact(req, game, makers[word](self, req, game, rest))
+                step = STEPS[shared.word](self, req, game, rest)
+                return await self._pipeline.transact(req, game, step)
         except (CommandError, teams.TeamError) as error:  # unreadable arguments, before loading
             out.reply(req.user, str(error))
             return out

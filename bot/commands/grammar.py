@@ -52,8 +52,13 @@ SUBCOMMANDS: tuple[Command, ...] = (
         (Arg("topic", Kind.TOPIC, required=False),),
     ),
     Command("help", "this list"),
+    Command(
+        "rematch",
+        "after a game, open a lobby for the same table: its people and options",
+        typed=False,
+    ),
 )
-"""The lobby and table words every game shares."""
+"""The lobby and table words every game shares (``rematch`` is the final card's button)."""
 
 TEAM_SUBCOMMANDS: tuple[Command, ...] = (
     Command(
@@ -96,8 +101,9 @@ def subcommands(game: GameLike) -> tuple[Command, ...]:
 
 
 def words(game: GameLike) -> tuple[Command, ...]:
-    """Every word of ``game``: the lobby and table words, then its own moves."""
-    return subcommands(game) + game.commands
+    """Every word of ``game`` players type (the help and the platforms' command lists show
+    these): the lobby and table words, then its own moves."""
+    return tuple(command for command in subcommands(game) + game.commands if command.typed)
 
 
 _S = TypeVar("_S", bound=GameState)

@@ -62,7 +62,6 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     rules=rulebook.rules_text,
     rule_topics=rulebook.topics,
     commands=commands.COMMANDS,
-    parse_text=commands.parse_text,
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,

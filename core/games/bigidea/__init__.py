@@ -54,7 +54,6 @@ GAME: Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView] = Game(
     rules=rulebook.rules_text,
     rule_topics=rulebook.topics,
     commands=commands.COMMANDS,
-    parse_text=commands.parse_text,
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,

@@ -55,7 +55,6 @@ GAME: Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView] = Game(
     rules=rulebook.rules_text,
     rule_topics=rulebook.topics,
     commands=commands.COMMANDS,
-    parse_text=commands.parse_text,
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,
