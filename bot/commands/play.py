@@ -168,14 +168,78 @@ def publish(
     ``picture``: the new state as stored (JSON), when the board is to be drawn as a picture
     too (:func:`show_board`).
     """
+    step = _Step.of(before, now)
+    _story(moves, out)
     game, after = now.game, now.state
-    new_decision = before is None or after.decision_version != before.state.decision_version
-    waiting_before = set(game.waiting_for(before.state)) if before is not None else set()
-    waiting_after = set(game.waiting_for(after))
-    # A question open beside the decision (a vote): its panel line comes and goes with it.
-    answering = set(game.answering(before.state)) if before is not None else set()
-    answering ^= set(game.answering(after))
+    prompt = game.render_prompt(after)
+    out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
+    out.prompt_id = game.prompt_version(after) if prompt is not None else None
+    events = [event for move in moves for event in move]
+    notify: list[str] = []
+    for seat, users in enumerate(members):
+        lines = [e.text for e in events if e.audience.seat == seat]
+        for user in users:
+            told = [note[1]] if note is not None and note[0] == seat and user != requester else []
+            if step.told_of_turn(seat) and user != requester:
+                notify.append(user)  # a turn of one player (or team): theirs to be told
+            _private_news(step, seat, user, [*told, *lines], out, due)
+    out.notify = [] if after.finished else notify
+    if step.waiting_after != step.waiting_before:  # whose turn it is: every player's home
+        out.homes = sorted({*out.homes, *(user for users in members for user in users)})
+    show_board(now, out, due, picture)
 
+
+@dataclass
+class _Step:
+    """What :func:`publish` reads of a step: its face now, and whom the game waited for and
+    asked before it and waits for and asks now."""
+
+    now: Face[GameState, GameOptions, BaseModel, View]
+    dealt: bool
+    """The deal: every player sees their hand, whoever moves first."""
+    new_decision: bool
+    waiting_before: set[Seat]
+    waiting_after: set[Seat]
+    answering: set[Seat]
+    """Seats that started or stopped answering the question open beside the decision (a vote):
+    its panel line comes and goes with it."""
+
+    @classmethod
+    def of(
+        cls,
+        before: Face[GameState, GameOptions, BaseModel, View] | None,
+        now: Face[GameState, GameOptions, BaseModel, View],
+    ) -> _Step:
+        game, after = now.game, now.state
+        was = before.state if before is not None else None
+        answering = set(game.answering(was)) if was is not None else set()
+        return cls(
+            now=now,
+            dealt=was is None,
+            new_decision=was is None or after.decision_version != was.decision_version,
+            waiting_before=set(game.waiting_for(was)) if was is not None else set(),
+            waiting_after=set(game.waiting_for(after)),
+            answering=answering ^ set(game.answering(after)),
+        )
+
+    def newly(self, seat: Seat) -> bool:
+        """The game now waits for ``seat``, which it did not, or a new decision does."""
+        waited = seat in self.waiting_before
+        return seat in self.waiting_after and (self.new_decision or not waited)
+
+    def told_of_turn(self, seat: Seat) -> bool:
+        """A turn of ``seat`` alone has begun: its people are to be notified."""
+        return self.newly(seat) and len(self.waiting_after) == 1
+
+    def shows_panel(self, seat: Seat, news: list[str]) -> bool:
+        """The seat's panel is drawn anew: the deal, its turn beginning or ending, its news,
+        or its answer to the open question coming or going."""
+        stopped = seat in self.waiting_before and seat not in self.waiting_after
+        return self.dealt or self.newly(seat) or stopped or bool(news) or seat in self.answering
+
+
+def _story(moves: list[list[Event]], out: Outbox) -> None:
+    """Public events become lines of the log; a player's own words (a pitch), posts."""
     for move in moves:
         for event in move:
             if not event.audience.is_public:
@@ -184,43 +248,30 @@ def publish(
                 out.posts.append(ui.Message(text=event.text))
             else:
                 out.say(event.text)
-    prompt = game.render_prompt(after)
-    out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = game.prompt_version(after) if prompt is not None else None
 
-    events = [event for move in moves for event in move]
-    notify: list[str] = []
-    for seat, users in enumerate(members):
-        if not users:
-            continue
-        lines = [e.text for e in events if e.audience.seat == seat]
-        newly = seat in waiting_after and (new_decision or seat not in waiting_before)
-        stopped = seat in waiting_before and seat not in waiting_after
-        dealt = before is None  # at the deal every player sees their hand, whoever moves first
-        for user in users:
-            told = [note[1]] if note is not None and note[0] == seat and user != requester else []
-            if newly and user != requester and len(waiting_after) == 1:
-                notify.append(user)  # a turn of one player (or team): theirs to be told
-            if game.choices_on_board:
-                # No panel to keep: the board has the choices; private news is a message.
-                for line in [*told, *lines]:
-                    out.reply(user, line)
-                continue
-            if not (dealt or newly or stopped or lines or told or seat in answering):
-                continue
-            panel = game.render_private(after, seat)
-            if after.finished:  # its last news, then the end: nothing is left to press
-                panel = ui.Message(text=GAME_OVER)
-            # A private line the panel already shows (e.g. the new hand) is said once.
-            news = [line for line in [*told, *lines] if line not in panel.text]
-            message = panel.model_copy(update={"text": "\n".join([*news, panel.text]).strip()})
-            if seat in waiting_after:
-                message.deadline = due
-            out.panels[user] = message
-    out.notify = [] if after.finished else notify
-    if waiting_after != waiting_before:  # whose turn it is: on every player's home page
-        out.homes = sorted({*out.homes, *(user for users in members for user in users)})
-    show_board(now, out, due, picture)
+
+def _private_news(
+    step: _Step, seat: Seat, user: str, news: list[str], out: Outbox, due: float | None
+) -> None:
+    """What ``user`` of ``seat`` is shown privately: its news, as private messages in a game
+    whose choices are on its board, else on the seat's panel, drawn when it changed."""
+    game, after = step.now.game, step.now.state
+    if game.choices_on_board:
+        # No panel to keep: the board has the choices; private news is a message.
+        for line in news:
+            out.reply(user, line)
+        return
+    if not step.shows_panel(seat, news):
+        return
+    panel = game.render_private(after, seat)
+    if after.finished:  # its last news, then the end: nothing is left to press
+        panel = ui.Message(text=GAME_OVER)
+    # A private line the panel already shows (e.g. the new hand) is said once.
+    said = [line for line in news if line not in panel.text]
+    message = panel.model_copy(update={"text": "\n".join([*said, panel.text]).strip()})
+    if seat in step.waiting_after:
+        message.deadline = due
+    out.panels[user] = message
 
 
 def show_board(
