@@ -6,8 +6,11 @@ team game of the tests). A game opts into the deeper checks by declaring them on
 :meth:`~core.engine.Game.ledger` (the books) and :meth:`~core.engine.Game.inventory` (nothing
 made or lost). What every game gets:
 
-- ``legal_actions`` agrees with ``apply``: every listed action applies; a seat the game does not
-  wait for, a player's clock, a stale deadline and malformed actions are refused;
+- the engine accepts exactly what it lists (:func:`agree`): every listed action (legal actions,
+  standing choices) applies, and of listed actions changed in one field, actions listed at
+  other moments and actions of every type made up from values seen (tried at every step), any
+  that applies has the shape of one listed; a seat the game does not wait for, a player's
+  clock, a stale deadline and malformed actions are refused;
 - a refused action changes nothing;
 - random play and bot play always end, and a finished game waits for nobody; a view that names
   whom the game waits for (a ``waiting_for`` field, the board's waiting line) names the seats
