@@ -21,7 +21,7 @@ from core.games.bigidea.events import (
     RoundBegun,
     VentureOpened,
 )
-from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
+from core.games.bigidea.legal import can_pick, chit_payout, may_move_chits
 from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Launch, Product
 from core.games.bigidea.text import card_list, join, money, plural, product_label
 from core.turns import rotation
@@ -232,7 +232,7 @@ def next_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
 def _settle_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     # A seat whose only choice is to pass is not kept waiting on the clock.
     while (seat := state.turn_seat) is not None and state.turn < state.players:
-        if len(mezzanine_options(state, seat)) > 1:
+        if may_move_chits(state, seat):
             open_decision(state, "mezzanine")
             return
         events.append(

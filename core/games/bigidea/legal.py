@@ -24,6 +24,7 @@ __all__ = [
     "invest_cost",
     "invest_options",
     "invest_problem",
+    "may_move_chits",
     "may_pitch",
     "mezzanine_options",
     "not_on_turn",
@@ -211,7 +212,8 @@ def invest_problem(state: BigIdeaState, seat: Seat, action: Invest) -> str | Non
 
 
 def invest_options(state: BigIdeaState, seat: Seat) -> list[Invest]:
-    return [Invest(product=p.id) for p in state.products]
+    # Offers are built without validation (model_construct): their values are the state's own.
+    return [Invest.model_construct(product=p.id) for p in state.products]
 
 
 def withdraw_problem(state: BigIdeaState, seat: Seat, action: Withdraw) -> str | None:
@@ -225,7 +227,7 @@ def withdraw_problem(state: BigIdeaState, seat: Seat, action: Withdraw) -> str |
 
 
 def withdraw_options(state: BigIdeaState, seat: Seat) -> list[Withdraw]:
-    return [Withdraw(product=p.id) for p in state.products]
+    return [Withdraw.model_construct(product=p.id) for p in state.products]
 
 
 def pass_problem(state: BigIdeaState, seat: Seat, action: Pass) -> str | None:
@@ -245,6 +247,14 @@ def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw
         a for a in withdraw_options(state, seat) if withdraw_problem(state, seat, a) is None
     ]
     return [*invests, *withdraws, Pass()]
+
+
+def may_move_chits(state: BigIdeaState, seat: Seat) -> bool:
+    """Whether ``seat`` may do more than pass on its mezzanine turn (:func:`mezzanine_options`
+    lists more than a pass), found without listing them all."""
+    return any(invest_problem(state, seat, a) is None for a in invest_options(state, seat)) or any(
+        withdraw_problem(state, seat, a) is None for a in withdraw_options(state, seat)
+    )
 
 
 def picking(state: BigIdeaState) -> list[Seat]:

@@ -133,9 +133,12 @@ class BigIdeaState(GameState):
         # Until issue 38 the game kept a phase of its own beside the decision, and called the
         # mezzanine's decision "turn" (its deadline key, "turn@v<n>", stands as it was: a timer
         # already armed still fires it).
-        data = {key: value for key, value in data.items() if key != "phase"}
         decision = data.get("decision")
-        if isinstance(decision, dict) and decision.get("name") == "turn":
+        renamed = isinstance(decision, dict) and decision.get("name") == "turn"
+        if "phase" not in data and not renamed:
+            return data  # as stored now (every copy the engine makes reads this way)
+        data = {key: value for key, value in data.items() if key != "phase"}
+        if isinstance(decision, dict) and renamed:
             data["decision"] = {**decision, "name": "mezzanine"}
         return data
 

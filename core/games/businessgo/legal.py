@@ -188,16 +188,22 @@ def competitors(
     ]
 
 
+# Offers are built without validation (model_construct): their values are the board's and the
+# state's own ids, which is what validation would read them as.
+
+
 def setup_options(state: BusinessGoState, seat: Seat) -> list[Setup]:
     """A set-up on each country whose licence ``seat`` owns (:func:`setup_problem` keeps
     those it may set up)."""
-    return [Setup(country=cid) for cid, owner in state.licences.items() if owner == seat]
+    return [
+        Setup.model_construct(country=c) for c, owner in state.licences.items() if owner == seat
+    ]
 
 
 def convert_options(state: BusinessGoState, seat: Seat) -> list[Convert]:
     """A conversion of each of ``seat``'s corporations (:func:`convert_problem` keeps those
     it may convert)."""
-    return [Convert(country=c.country) for c in state.corporations_of(seat)]
+    return [Convert.model_construct(country=c.country) for c in state.corporations_of(seat)]
 
 
 def landed_price(state: BusinessGoState) -> int:
@@ -471,7 +477,7 @@ def sell_problem(state: BusinessGoState, seat: Seat, action: Sell) -> str | None
 
 
 def sell_options(state: BusinessGoState, seat: Seat) -> list[Sell]:
-    return [Sell(product=p.id) for p in board().product]
+    return [Sell.model_construct(product=p.id) for p in board().product]
 
 
 def bet_problem(state: BusinessGoState, seat: Seat, action: Bet) -> str | None:
@@ -507,7 +513,7 @@ def travel_problem(state: BusinessGoState, seat: Seat, action: Travel) -> str | 
 
 
 def travel_options(state: BusinessGoState, seat: Seat) -> list[Travel]:
-    return [Travel(country=c.id) for c in board().country]
+    return [Travel.model_construct(country=c.id) for c in board().country]
 
 
 # --- windows -------------------------------------------------------------------------------
@@ -625,7 +631,7 @@ def auction_problem(state: BusinessGoState, seat: Seat, action: AuctionOff) -> s
 
 
 def auction_options(state: BusinessGoState, seat: Seat) -> list[AuctionOff]:
-    return [AuctionOff(asset=a) for a in assets_of(state, seat)]
+    return [AuctionOff.model_construct(asset=a) for a in assets_of(state, seat)]
 
 
 def bank_sale_problem(state: BusinessGoState, seat: Seat, action: SellToBank) -> str | None:
@@ -634,7 +640,7 @@ def bank_sale_problem(state: BusinessGoState, seat: Seat, action: SellToBank) ->
 
 
 def bank_sale_options(state: BusinessGoState, seat: Seat) -> list[SellToBank]:
-    return [SellToBank(asset=a) for a in assets_of(state, seat)]
+    return [SellToBank.model_construct(asset=a) for a in assets_of(state, seat)]
 
 
 def downgrade_problem(state: BusinessGoState, seat: Seat, action: Downgrade) -> str | None:
@@ -649,7 +655,7 @@ def downgrade_problem(state: BusinessGoState, seat: Seat, action: Downgrade) -> 
 
 
 def downgrade_options(state: BusinessGoState, seat: Seat) -> list[Downgrade]:
-    return [Downgrade(country=c.country) for c in state.corporations_of(seat)]
+    return [Downgrade.model_construct(country=c.country) for c in state.corporations_of(seat)]
 
 
 def _ways(state: BusinessGoState, seat: Seat) -> tuple[list[str], list[str], list[str]]:
@@ -680,7 +686,7 @@ def refuse_bids_problem(state: BusinessGoState, seat: Seat, action: SellToBank) 
 
 
 def refuse_bids_options(state: BusinessGoState, seat: Seat) -> list[SellToBank]:
-    return [SellToBank(asset=state.auction.asset)] if state.auction is not None else []
+    return [SellToBank.model_construct(asset=state.auction.asset)] if state.auction else []
 
 
 def remove_problem(state: BusinessGoState, seat: Seat, action: Remove) -> str | None:
@@ -697,7 +703,7 @@ def remove_problem(state: BusinessGoState, seat: Seat, action: Remove) -> str | 
 
 
 def remove_options(state: BusinessGoState, seat: Seat) -> list[Remove]:
-    return [Remove(country=a) for a in removable(state, seat)]
+    return [Remove.model_construct(country=a) for a in removable(state, seat)]
 
 
 # --- a move the open decision does not take ------------------------------------------------

@@ -116,6 +116,8 @@ class BusinessGoState(GameState):
     @classmethod
     def upgrade(cls, data: dict[str, object]) -> dict[str, object]:
         # Until issue 38 the game kept a phase of its own beside the decision (the same names).
+        if "phase" not in data:
+            return data  # as stored now (every copy the engine makes reads this way)
         return {key: value for key, value in data.items() if key != "phase"}
 
     options: BusinessGoOptions
