@@ -599,33 +599,29 @@ class Flow(Generic[S, A]):
     def check(self, state: S, seat: Seat, action: A) -> str | None:
         """Why ``seat`` may not make ``action`` now, as the sentence the engine refuses it
         with, or None. ``seat`` is seated and the game is not over (:meth:`Game.check`)."""
-        kind = type(action)
-        declared = self.declared(state)
-        play = declared.plays.get(kind) if declared is not None else None
-        if declared is not None and play is not None:
-            if not play.anyone and (why := declared.who(state, seat)) is not None:
-                return why
-            return _erased(play).check(state, seat, action)
-        question = self.question.plays.get(kind) if self.question is not None else None
-        play = question if question is not None else self.standing.get(kind)
-        if play is not None:
-            return _erased(play).check(state, seat, action)
-        where = tuple(name for name, decision in self.decisions.items() if kind in decision.plays)
-        return self.misplaced(state, seat, action, where) if where else UNKNOWN_ACTION
+        return self.resolve(state, seat, action)[1]
 
-    def play(self, state: S, action: BaseModel) -> Play[S, BaseModel]:
-        """The play that applies ``action`` now (one :meth:`check` has passed)."""
+    def resolve(
+        self, state: S, seat: Seat, action: A
+    ) -> tuple[Play[S, BaseModel] | None, str | None]:
+        """The play that would apply ``action`` now and :meth:`check`'s sentence: the play and
+        None when the action may be made, no play and the refusal when not."""
         kind = type(action)
         declared = self.declared(state)
-        for plays in (
-            declared.plays if declared is not None else {},
-            self.question.plays if self.question is not None else {},
-            self.standing,
-        ):
-            found = plays.get(kind)
-            if found is not None:
-                return _erased(found)
-        raise IllegalAction(UNKNOWN_ACTION)
+        found = declared.plays.get(kind) if declared is not None else None
+        if declared is not None and found is not None:
+            play = _erased(found)
+            why = None if play.anyone else declared.who(state, seat)
+            why = why if why is not None else play.check(state, seat, action)
+            return (play, None) if why is None else (None, why)
+        question = self.question.plays.get(kind) if self.question is not None else None
+        found = question if question is not None else self.standing.get(kind)
+        if found is not None:
+            play = _erased(found)
+            why = play.check(state, seat, action)
+            return (play, None) if why is None else (None, why)
+        where = tuple(name for name, decision in self.decisions.items() if kind in decision.plays)
+        return None, self.misplaced(state, seat, action, where) if where else UNKNOWN_ACTION
 
     def shape(self, action: BaseModel) -> tuple[type[BaseModel], object]:
         """The choice ``action`` makes, as legal actions list it: its type and its play's
@@ -950,18 +946,21 @@ class Game(Generic[S, OptionsT, A, V]):
         never changed.
         """
         move = self.parse_action(action) if isinstance(action, Mapping) else action
+        play: Play[S, BaseModel] | None = None
         if isinstance(move, Timeout):
             if state.finished:
                 raise IllegalAction("This game is over.")
             self.check_timeout(state, move, actor)
-        elif (why := self.check(state, actor, move)) is not None:
-            raise IllegalAction(why)
+        else:
+            play, why = self._resolve(state, actor, move)
+            if play is None:
+                raise IllegalAction(why or UNKNOWN_ACTION)
         work = state.model_copy(deep=True)
         was = work.decision
-        if isinstance(move, Timeout):
-            events = self.timeout(work, move, rng)
+        if play is None:  # a Timeout, checked above
+            events = self.timeout(work, cast(Timeout, move), rng)
         else:
-            events = self.flow.play(state, move).apply(work, actor, move, rng)
+            events = play.apply(work, actor, move, rng)
         events += self.news(state, work)
         work.version = state.version + 1
         changed = self._settle_decision(work, was)
@@ -974,13 +973,19 @@ class Game(Generic[S, OptionsT, A, V]):
         with, or None (python-chess's ``is_legal``): the game's end, an unseated actor and an
         action the game does not know, then the open decision's check (:meth:`Flow.check`).
         A ``Timeout`` is the clock's (:meth:`check_timeout`)."""
+        return self._resolve(state, seat, action)[1]
+
+    def _resolve(
+        self, state: S, seat: Seat, action: BaseModel
+    ) -> tuple[Play[S, BaseModel] | None, str | None]:
+        """:meth:`check`, with the play that applies ``action`` when it may be made."""
         if state.finished:
-            return "This game is over."
+            return None, "This game is over."
         if seat not in state.seats:
-            return f"Only a seated {'team' if self.teams else 'player'} can do that."
+            return None, f"Only a seated {'team' if self.teams else 'player'} can do that."
         if not self.actions.member(action) or isinstance(action, Timeout):
-            return UNKNOWN_ACTION
-        return self.flow.check(state, seat, action)
+            return None, UNKNOWN_ACTION
+        return self.flow.resolve(state, seat, action)
 
     def legal_actions(self, state: S, seat: Seat) -> list[A]:
         """Every action ``seat`` may make now (never ``Timeout``): :meth:`Flow.legal_actions`,

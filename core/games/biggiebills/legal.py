@@ -429,9 +429,11 @@ def exchange_problem(state: BiggieBillsState, seat: Seat, action: Exchange) -> s
         return "An exchange is a whole turn: your team has already played a card this turn."
     if len(cards) != 2:
         return f"Exchange exactly two cards; you named {len(cards)}."
+    growth_hand, challenge_hand = state.growth[seat], state.challenges[seat]
     for card in dict.fromkeys(cards):
         count = cards.count(card)
-        if state.growth[seat].count(card) + state.challenges[seat].count(card) < count:
+        held = card in growth_hand or card in challenge_hand
+        if not held or (count > 1 and growth_hand.count(card) + challenge_hand.count(card) < count):
             what = card_name(card) if is_growth(card) or is_challenge(card) else f"“{card}”"
             copies = " two copies of" if count > 1 else ""
             return f"Your team does not hold{copies} {what} (only Growth and Challenge cards)."
@@ -526,7 +528,7 @@ def vote_problem(state: BiggieBillsState, seat: Seat, action: Vote | None = None
 
 def vote_options(state: BiggieBillsState, seat: Seat) -> list[Vote]:
     """Agree or refuse, while a vote is open."""
-    return [Vote(agree=True), Vote(agree=False)] if state.vote is not None else []
+    return [_AGREE, _REFUSE] if state.vote is not None else []
 
 
 def propose_options(state: BiggieBillsState, seat: Seat) -> list[ProposeTarget]:
@@ -668,24 +670,34 @@ def exchange_options(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
     pairs = dict.fromkeys(
         (hand[i], hand[j]) for i in range(len(hand)) for j in range(i + 1, len(hand))
     )
-    # Built without validation: the pairs are sorted already, as Exchange keeps its cards.
-    return [Exchange.model_construct(cards=[a, b]) for a, b in pairs]
+    return [_exchange(a, b) for a, b in pairs]
+
+
+@cache
+def _exchange(first: str, second: str) -> Exchange:
+    # Made once a pair (actions are frozen: one object may be offered to every team).
+    return Exchange(cards=[first, second])
 
 
 def skip_options(state: BiggieBillsState, seat: Seat) -> list[Skip]:
-    return [Skip()]
+    return [_SKIP]
 
 
 def done_options(state: BiggieBillsState, seat: Seat) -> list[Done]:
-    return [Done()]
+    return [_DONE]
 
 
 def block_options(state: BiggieBillsState, seat: Seat) -> list[Block]:
-    return [Block()]
+    return [_BLOCK]
 
 
 def accept_options(state: BiggieBillsState, seat: Seat) -> list[Accept]:
-    return [Accept()]
+    return [_ACCEPT]
+
+
+# Offered whatever the state (actions are frozen: one object will do for every seat and game).
+_SKIP, _DONE, _BLOCK, _ACCEPT = Skip(), Done(), Block(), Accept()
+_AGREE, _REFUSE = Vote(agree=True), Vote(agree=False)
 
 
 def answering(state: BiggieBillsState) -> list[Seat]:

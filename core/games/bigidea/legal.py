@@ -8,6 +8,7 @@ check passes, so ``legal_actions`` and ``apply`` cannot drift apart.
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations
 
 from core.engine import Seat
@@ -212,8 +213,7 @@ def invest_problem(state: BigIdeaState, seat: Seat, action: Invest) -> str | Non
 
 
 def invest_options(state: BigIdeaState, seat: Seat) -> list[Invest]:
-    # Offers are built without validation (model_construct): their values are the state's own.
-    return [Invest.model_construct(product=p.id) for p in state.products]
+    return [_invest(p.id) for p in state.products]
 
 
 def withdraw_problem(state: BigIdeaState, seat: Seat, action: Withdraw) -> str | None:
@@ -227,7 +227,18 @@ def withdraw_problem(state: BigIdeaState, seat: Seat, action: Withdraw) -> str |
 
 
 def withdraw_options(state: BigIdeaState, seat: Seat) -> list[Withdraw]:
-    return [Withdraw.model_construct(product=p.id) for p in state.products]
+    return [_withdraw(p.id) for p in state.products]
+
+
+@cache
+def _invest(product: int) -> Invest:
+    # Made once a product (actions are frozen: one object may be offered to every seat).
+    return Invest(product=product)
+
+
+@cache
+def _withdraw(product: int) -> Withdraw:
+    return Withdraw(product=product)
 
 
 def pass_problem(state: BigIdeaState, seat: Seat, action: Pass) -> str | None:
@@ -236,7 +247,11 @@ def pass_problem(state: BigIdeaState, seat: Seat, action: Pass) -> str | None:
 
 
 def pass_options(state: BigIdeaState, seat: Seat) -> list[Pass]:
-    return [Pass()]
+    return [_PASS]
+
+
+_PASS = Pass()
+"""Offered to every seat on its turn (actions are frozen: one object will do)."""
 
 
 def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw | Pass]:
@@ -246,7 +261,7 @@ def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw
     withdraws = [
         a for a in withdraw_options(state, seat) if withdraw_problem(state, seat, a) is None
     ]
-    return [*invests, *withdraws, Pass()]
+    return [*invests, *withdraws, _PASS]
 
 
 def may_move_chits(state: BigIdeaState, seat: Seat) -> bool:

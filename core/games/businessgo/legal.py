@@ -6,6 +6,8 @@ cannot drift apart.
 
 from __future__ import annotations
 
+from functools import cache
+
 from pydantic import BaseModel
 
 from core.engine import Seat
@@ -188,22 +190,51 @@ def competitors(
     ]
 
 
-# Offers are built without validation (model_construct): their values are the board's and the
-# state's own ids, which is what validation would read them as.
+# Offers are made once each (actions are frozen: one object may be offered to every seat of
+# every game), by the ids of the board: a move's offers cost a lookup, not a validation.
+_ROLL, _BUY, _PASS, _JOIN, _ACCEPT = Roll(), Buy(), Pass(), Join(), Accept()
+
+
+@cache
+def _setup(country: str) -> Setup:
+    return Setup(country=country)
+
+
+@cache
+def _convert(country: str) -> Convert:
+    return Convert(country=country)
+
+
+@cache
+def _auction(asset: str) -> AuctionOff:
+    return AuctionOff(asset=asset)
+
+
+@cache
+def _bank_sale(asset: str) -> SellToBank:
+    return SellToBank(asset=asset)
+
+
+@cache
+def _downgrade(country: str) -> Downgrade:
+    return Downgrade(country=country)
+
+
+@cache
+def _remove(asset: str) -> Remove:
+    return Remove(country=asset)
 
 
 def setup_options(state: BusinessGoState, seat: Seat) -> list[Setup]:
     """A set-up on each country whose licence ``seat`` owns (:func:`setup_problem` keeps
     those it may set up)."""
-    return [
-        Setup.model_construct(country=c) for c, owner in state.licences.items() if owner == seat
-    ]
+    return [_setup(c) for c, owner in state.licences.items() if owner == seat]
 
 
 def convert_options(state: BusinessGoState, seat: Seat) -> list[Convert]:
     """A conversion of each of ``seat``'s corporations (:func:`convert_problem` keeps those
     it may convert)."""
-    return [Convert.model_construct(country=c.country) for c in state.corporations_of(seat)]
+    return [_convert(c.country) for c in state.corporations_of(seat)]
 
 
 def landed_price(state: BusinessGoState) -> int:
@@ -434,7 +465,7 @@ def anytime(state: BusinessGoState, seat: Seat, action: Action) -> str | None:
 
 
 def roll_options(state: BusinessGoState, seat: Seat) -> list[Roll]:
-    return [Roll()]
+    return [_ROLL]
 
 
 # --- on a space ------------------------------------------------------------------------------
@@ -456,11 +487,11 @@ def buy_problem(state: BusinessGoState, seat: Seat, action: Buy) -> str | None:
 
 
 def buy_options(state: BusinessGoState, seat: Seat) -> list[Buy]:
-    return [Buy()]
+    return [_BUY]
 
 
 def pass_options(state: BusinessGoState, seat: Seat) -> list[Pass]:
-    return [Pass()]
+    return [_PASS]
 
 
 def sell_problem(state: BusinessGoState, seat: Seat, action: Sell) -> str | None:
@@ -477,7 +508,12 @@ def sell_problem(state: BusinessGoState, seat: Seat, action: Sell) -> str | None
 
 
 def sell_options(state: BusinessGoState, seat: Seat) -> list[Sell]:
-    return [Sell.model_construct(product=p.id) for p in board().product]
+    return list(_every_sale())
+
+
+@cache
+def _every_sale() -> tuple[Sell, ...]:
+    return tuple(Sell(product=p.id) for p in board().product)
 
 
 def bet_problem(state: BusinessGoState, seat: Seat, action: Bet) -> str | None:
@@ -513,7 +549,12 @@ def travel_problem(state: BusinessGoState, seat: Seat, action: Travel) -> str | 
 
 
 def travel_options(state: BusinessGoState, seat: Seat) -> list[Travel]:
-    return [Travel.model_construct(country=c.id) for c in board().country]
+    return list(_every_journey())
+
+
+@cache
+def _every_journey() -> tuple[Travel, ...]:
+    return tuple(Travel(country=c.id) for c in board().country)
 
 
 # --- windows -------------------------------------------------------------------------------
@@ -535,7 +576,7 @@ def join_problem(state: BusinessGoState, seat: Seat, action: Join) -> str | None
 
 
 def join_options(state: BusinessGoState, seat: Seat) -> list[Join]:
-    return [Join()]
+    return [_JOIN]
 
 
 def stay_out_problem(state: BusinessGoState, seat: Seat, action: Pass) -> str | None:
@@ -631,7 +672,7 @@ def auction_problem(state: BusinessGoState, seat: Seat, action: AuctionOff) -> s
 
 
 def auction_options(state: BusinessGoState, seat: Seat) -> list[AuctionOff]:
-    return [AuctionOff.model_construct(asset=a) for a in assets_of(state, seat)]
+    return [_auction(a) for a in assets_of(state, seat)]
 
 
 def bank_sale_problem(state: BusinessGoState, seat: Seat, action: SellToBank) -> str | None:
@@ -640,7 +681,7 @@ def bank_sale_problem(state: BusinessGoState, seat: Seat, action: SellToBank) ->
 
 
 def bank_sale_options(state: BusinessGoState, seat: Seat) -> list[SellToBank]:
-    return [SellToBank.model_construct(asset=a) for a in assets_of(state, seat)]
+    return [_bank_sale(a) for a in assets_of(state, seat)]
 
 
 def downgrade_problem(state: BusinessGoState, seat: Seat, action: Downgrade) -> str | None:
@@ -655,7 +696,7 @@ def downgrade_problem(state: BusinessGoState, seat: Seat, action: Downgrade) -> 
 
 
 def downgrade_options(state: BusinessGoState, seat: Seat) -> list[Downgrade]:
-    return [Downgrade.model_construct(country=c.country) for c in state.corporations_of(seat)]
+    return [_downgrade(c.country) for c in state.corporations_of(seat)]
 
 
 def _ways(state: BusinessGoState, seat: Seat) -> tuple[list[str], list[str], list[str]]:
@@ -672,7 +713,7 @@ def _ways(state: BusinessGoState, seat: Seat) -> tuple[list[str], list[str], lis
 
 
 def accept_options(state: BusinessGoState, seat: Seat) -> list[Accept]:
-    return [Accept()]
+    return [_ACCEPT]
 
 
 def refuse_bids_problem(state: BusinessGoState, seat: Seat, action: SellToBank) -> str | None:
@@ -686,7 +727,7 @@ def refuse_bids_problem(state: BusinessGoState, seat: Seat, action: SellToBank) 
 
 
 def refuse_bids_options(state: BusinessGoState, seat: Seat) -> list[SellToBank]:
-    return [SellToBank.model_construct(asset=state.auction.asset)] if state.auction else []
+    return [_bank_sale(state.auction.asset)] if state.auction else []
 
 
 def remove_problem(state: BusinessGoState, seat: Seat, action: Remove) -> str | None:
@@ -703,7 +744,7 @@ def remove_problem(state: BusinessGoState, seat: Seat, action: Remove) -> str | 
 
 
 def remove_options(state: BusinessGoState, seat: Seat) -> list[Remove]:
-    return [Remove.model_construct(country=a) for a in removable(state, seat)]
+    return [_remove(a) for a in removable(state, seat)]
 
 
 # --- a move the open decision does not take ------------------------------------------------
