@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
+from redis.asyncio import Redis
+
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
@@ -146,9 +148,14 @@ class CountingStore(GameStore):
     (``_TRACE``): the floor replays that record."""
 
     def __init__(
-        self, client: StoreClient, *, embedded: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+        self,
+        client: StoreClient,
+        *,
+        embedded: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        prober: Redis | None = None,
     ) -> None:
-        super().__init__(client, embedded=embedded, timeout_s=timeout_s)
+        super().__init__(client, embedded=embedded, timeout_s=timeout_s, prober=prober)
         self.calls: Counter[str] = Counter()
         """Round trips by what they were: ``load`` (the load script: dedupe, record and refs),
         ``save``, ``save+arm``, ``mark_handled``, ``index``, ..."""

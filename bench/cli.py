@@ -70,6 +70,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draw every game's board over whole bot games: render time and bytes per game",
     )
     parser.add_argument(
+        "--replays",
+        action="store_true",
+        help="200 replay presses at 14 a second beside another channel's help: its latency",
+    )
+    parser.add_argument(
+        "--worst",
+        action="store_true",
+        help="with --pictures: the worst boards (most seats, 1,000-character names in every "
+        "script, longest pitches): render time, last worst_render_ms_p99",
+    )
+    parser.add_argument(
         "--samples",
         metavar="DIR",
         default=None,
@@ -94,8 +105,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.pictures:
-        from bench.pictures import run_pictures_bench
+        from bench.pictures import run_pictures_bench, run_worst_pictures_bench
 
+        if args.worst:
+            return run_worst_pictures_bench(args.games or 3, args.seed)
         return run_pictures_bench(args.games or 5, args.seed, args.samples)
     if args.samples is not None:
         print("--samples goes with --pictures")
@@ -121,6 +134,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.workers is not None or args.cluster or args.seconds is not None:
         print("--workers, --cluster and --seconds go with --faults")
         return 2
+    if args.replays:
+        from bench.replays import replay_bench
+
+        return asyncio.run(replay_bench(settings, args.seed))
     if args.history:
         from bench.history import history_bench
 

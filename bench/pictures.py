@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 
 from bot.commands import finalcard
-from bot.commands.actionlog import line, money_series
+from bot.commands.actionlog import line, money_and_rounds
 from bot.commands.play import advance, start_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import registry, ui
 from core.engine import GameLike, GameState
 from storage import History
 
-__all__ = ["run_pictures_bench"]
+__all__ = ["run_pictures_bench", "run_worst_pictures_bench"]
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 _SAMPLE_AT = 0.6
@@ -34,11 +34,11 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _play(game: GameLike, seed: int) -> tuple[list[GameState], list[str]]:
+def _play(game: GameLike, seed: int, names: list[str] = NAMES) -> tuple[list[GameState], list[str]]:
     """A whole game of bots: every state after each command, and its log lines."""
-    bots = [False] * len(NAMES)
-    result = start_state(game, NAMES, bots, {}, seed, 1)
-    lines = [line([["host", "begin", [*NAMES], [*bots]], *result.log])]
+    bots = [False] * len(names)
+    result = start_state(game, names, bots, {}, seed, 1)
+    lines = [line([["host", "begin", [*names], [*bots]], *result.log])]
     states = [result.state]
     chooser = random.Random(seed)
     state = result.state
@@ -117,8 +117,8 @@ def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
 
 def _chart(game: GameLike, seed: int, state: GameState, lines: list[str]) -> ui.Picture | None:
     """The end-of-game chart, as the final card gets it: replayed from the log and drawn."""
-    series = money_series(game, seed, {}, 1, History(lines=lines))
-    if series is None:
+    found = money_and_rounds(game, seed, {}, 1, History(lines=lines))
+    if found is None:
         return None
     record = GameRecord(
         game=game.name,
@@ -130,4 +130,79 @@ def _chart(game: GameLike, seed: int, state: GameState, lines: list[str]) -> ui.
         created_at=0.0,
         updated_at=0.0,
     )
-    return finalcard.money_chart(game, record, state, series)
+    return finalcard.money_chart(game, record, state, *found)
+
+
+WORST_NAME = 1000
+"""Characters of a name on the worst boards: the console takes names this long (Discord's
+display names stop at 32, Slack's at 80)."""
+WORST_PITCH = 200
+"""Characters of a pitch (The Big Idea's limit)."""
+_SCRIPTS = "Дмитрий Ελένη 田中 محمد देवेंद्र 🎲 Ann "
+
+
+def _worst_names(count: int) -> list[str]:
+    """``count`` different names of :data:`WORST_NAME` characters in every script the pictures
+    draw, each one word after another (so wrapping and fitting work their hardest)."""
+    return [(f"{seat}{_SCRIPTS}" * WORST_NAME)[:WORST_NAME] for seat in range(count)]
+
+
+def _with_pitches(state: GameState) -> GameState:
+    """The Big Idea's state with every product pitched at the longest a pitch may be."""
+    products = getattr(state, "products", None)
+    if not isinstance(products, list):
+        return state
+    pitched = state.model_copy(deep=True)
+    for product in getattr(pitched, "products", []):
+        product.pitch = (_SCRIPTS * WORST_PITCH)[:WORST_PITCH]
+    return pitched
+
+
+def run_worst_pictures_bench(games: int, seed: int) -> int:
+    """The worst boards: every game at its most seats, every name :data:`WORST_NAME`
+    characters in every script, every pitch :data:`WORST_PITCH`: draw time per distinct board
+    (the first of the process apart), last line ``worst_render_ms_p99=<x>`` (the worst game's;
+    goal: at most 50)."""
+    worst: list[float] = []
+    worst_cpu: list[float] = []
+    for game in registry.all_games():
+        renders: list[float] = []
+        cpu: list[float] = []
+        first_ms = 0.0
+        for g in range(games):
+            states, _lines = _play(game, seed + g, _worst_names(game.max_players))
+            last = None
+            for state in states:
+                key = _public_key(game, state)
+                if key == last:
+                    continue
+                last = key
+                shown = _with_pitches(state)
+                started, used = time.perf_counter(), time.thread_time()
+                picture = game.picture(shown)
+                elapsed = (time.perf_counter() - started) * 1000
+                if picture is None:
+                    break
+                if not first_ms:
+                    first_ms = elapsed
+                else:
+                    renders.append(elapsed)
+                    cpu.append((time.thread_time() - used) * 1000)
+        if not renders:
+            print(f"{game.name} draws no picture")
+            continue
+        p99, cpu_p99 = _percentile(renders, 0.99), _percentile(cpu, 0.99)
+        worst.append(p99)
+        worst_cpu.append(cpu_p99)
+        print(
+            f"{game.name} seats={game.max_players} name_chars={WORST_NAME} boards={len(renders)} "
+            f"render_ms_p50={statistics.median(renders):.1f} render_ms_p99={p99:.1f} "
+            f"render_ms_max={max(renders):.1f} cpu_ms_p99={cpu_p99:.1f} first_ms={first_ms:.1f}"
+        )
+    # The wall clock counts what other processes take of the machine; the CPU time is the
+    # drawing's own.
+    print(
+        f"worst_render_ms_p99={max(worst, default=0.0):.1f} "
+        f"worst_cpu_ms_p99={max(worst_cpu, default=0.0):.1f}"
+    )
+    return 0

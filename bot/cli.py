@@ -81,6 +81,12 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=1)
     simulate.add_argument("--option", action="append", default=[], help="a start option, k=v")
 
+    commands.add_parser(
+        "health",
+        help="ask this machine's worker for its /healthz (BOARDROOM_METRICS_PORT): exit 0 when "
+        "it can serve players (a container's HEALTHCHECK)",
+    )
+
     words = [word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")]
     for name, (about, module) in _PLATFORMS.items():
         platform = commands.add_parser(name, help=about)
@@ -100,6 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
+    if settings.log_format == "json":
+        from bot.ops import JsonLines
+
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonLines())
     command = args.command or _default_command(settings)
     if command == "discord":
         from bot.adapters.discord import cli as discord_cli
@@ -116,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         files: Path | None = getattr(args, "files", None)
         pictures: Path | None = getattr(args, "pictures", None)
         return asyncio.run(_console(settings, script, transcript, seed, files, pictures))
+    if command == "health":
+        return _health(settings)
     if command == "simulate":
         from bot.simulate import simulate
 
@@ -127,6 +140,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             result: int = extra.run(settings, args)
             return result
     return 2
+
+
+def _health(settings: Settings) -> int:
+    """``boardroom health``: 0 when the worker on this machine answers ``/healthz`` 200; else
+    1, with its report (or why it could not be asked) on stderr."""
+    import urllib.error
+    import urllib.request
+
+    if settings.metrics_port is None:
+        print("BOARDROOM_METRICS_PORT is not set: no worker serves /healthz.", file=sys.stderr)
+        return 1
+    host = "127.0.0.1" if settings.metrics_host in ("0.0.0.0", "::") else settings.metrics_host
+    url = f"http://{host}:{settings.metrics_port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=settings.health_timeout_seconds + 2) as answer:
+            return 0 if answer.status == 200 else 1
+    except urllib.error.HTTPError as error:
+        print(
+            f"{url} answered {error.code}: {error.read().decode(errors='replace')}", file=sys.stderr
+        )
+        return 1
+    except OSError as error:
+        print(f"{url} did not answer: {error}", file=sys.stderr)
+        return 1
 
 
 def _default_command(settings: Settings) -> str:
@@ -150,10 +187,19 @@ class _ExtraCommand(Protocol):
 
 def _extra_commands() -> list[_ExtraCommand]:
     """The modules of the ``boardroom.commands`` entry points: each has ``NAME``, ``HELP``,
-    ``add_arguments(parser)`` and ``run(settings, args) -> int``."""
+    ``add_arguments(parser)`` and ``run(settings, args) -> int``. One whose module is not
+    installed is left out: the image installs the bot without bench/ (whose ``bench`` the
+    project's metadata still names), and has no ``boardroom bench``."""
     from importlib.metadata import entry_points
 
-    return [point.load() for point in entry_points(group="boardroom.commands")]
+    found = []
+    for point in entry_points(group="boardroom.commands"):
+        try:
+            found.append(point.load())
+        except ModuleNotFoundError as missing:
+            if missing.name != point.module.split(".")[0]:
+                raise  # the command is there, and broken: say so
+    return found
 
 
 def _with_defaults(args: argparse.Namespace, command: str) -> argparse.Namespace:
@@ -174,24 +220,27 @@ async def _console(
     import random
     import secrets
 
-    from bot.adapters.console import VirtualClock, run_console
-    from bot.commands.authority import Authority
-    from bot.runtime import open_store, warn_about_policy
+    from bot.adapters.console import PLATFORM, VirtualClock, run_console
+    from bot.runtime import Runtime
 
     if pictures is None:
         # Without --pictures the console shows no picture: nothing is drawn, and every board
         # is the text of a board without one (the track, the table and all).
         settings = settings.model_copy(update={"pictures": False})
-    store = open_store(settings)
-    await warn_about_policy(store)
     clock = VirtualClock(time.time()) if script is not None else None
     seeds = random.Random(seed if seed is not None else secrets.randbits(64))
-    authority = Authority(
-        store, settings, clock=clock or time.time, new_seed=lambda: seeds.getrandbits(63)
+    runtime = Runtime(
+        settings,
+        PLATFORM,
+        asyncio.Event(),  # (Ctrl-C in the terminal is the console's own)
+        clock=clock or time.time,
+        new_seed=lambda: seeds.getrandbits(63),
+        picture_process=False,  # (it draws in a thread, each board as it comes)
     )
-    try:
+    async with runtime:
+        await runtime.serve_ops()  # when BOARDROOM_METRICS_PORT is set
         await run_console(
-            authority,
+            runtime.authority,
             script,
             transcript,
             clock,
@@ -199,9 +248,8 @@ async def _console(
             random.Random(seeds.getrandbits(64)),
             files,
             pictures,
+            runtime.heartbeat,
         )
-    finally:
-        await store.close()
     return 0
 
 

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from bot import metrics
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import parse
 from bot.commands.outbox import Form, Outbox
+from bot.slots import Slots
 from bot.table import Answer, Table
 from core import ui
 
@@ -106,6 +109,9 @@ class Desk:
         self.shown: list[Callable[[Outbox], None]] = []
         """Called with each Outbox once it is shown (a platform's per-person pages follow its
         :attr:`~bot.commands.outbox.Outbox.homes`)."""
+        self.slots: Slots | None = None
+        """A bound on the requests whose authority work runs at once (the runtime sets it,
+        ``BOARDROOM_MAX_INFLIGHT``); the others wait, within the acknowledgement budget."""
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -115,7 +121,15 @@ class Desk:
         await self._idle.wait()
 
     async def handle(self, interaction: Interaction, answer: DeskAnswer) -> None:
-        """Answer one request, whatever happens."""
+        """Answer one request, whatever happens (its ids in the log's context, its time and
+        outcome in the metrics)."""
+        req, started = interaction.request, time.perf_counter()
+        ids = {"channel": req.channel, "game": interaction.game, "delivery": req.delivery or ""}
+        with metrics.in_context(platform=req.platform, kind=interaction.kind, **ids):
+            await self._handle(interaction, answer)
+        metrics.request_done(req.platform, interaction.kind, time.perf_counter() - started)
+
+    async def _handle(self, interaction: Interaction, answer: DeskAnswer) -> None:
         self._busy += 1
         self._idle.clear()
         answered = False
@@ -127,6 +141,7 @@ class Desk:
         except Exception:
             # The bot must stay up whatever one request did; tell the person if we still can.
             log.exception("answering %s failed", interaction.request.delivery)
+            metrics.outcome(interaction.request.platform, "failed")
             try:
                 answered = await answer.reply(ui.Message(text=FAILED), "") or answered
             except Exception:
@@ -190,7 +205,8 @@ class Desk:
         return command
 
     async def _ask(self, interaction: Interaction, answer: DeskAnswer) -> list[Outbox]:
-        task = asyncio.ensure_future(self._work(interaction)())
+        work = self._work(interaction)
+        task = asyncio.ensure_future(self.slots.run(work) if self.slots else work())
         if self.ack_budget is not None:
             done, _ = await asyncio.wait({task}, timeout=self.ack_budget)
             if not done:
@@ -199,6 +215,7 @@ class Desk:
             return await task
         except Exception:
             log.exception("handling %s failed", interaction.request.delivery)
+            metrics.outcome(interaction.request.platform, "failed")
             out = Outbox(platform=interaction.request.platform, channel=interaction.request.channel)
             out.reply(interaction.request.user, FAILED)
             return [out]

@@ -1,6 +1,9 @@
-"""What every way of running the bot shares: opening the store, saying once if it is embedded,
-and starting and stopping on a platform (one sentence when starting fails, a prompt stop on
-SIGINT or SIGTERM whatever the start is waiting for)."""
+"""What every way of running the bot shares, built in one place (:class:`Runtime`): the store
+(said once if it is embedded), the authority, the picture process, the bound on in-flight work,
+the deadline loop, ``/healthz`` and ``/metrics``; and starting and stopping on a platform (one
+sentence when starting fails, a prompt stop on SIGINT or SIGTERM whatever the start is waiting
+for). A platform's start-up (``bot/adapters/*/cli.py``, the console) adds only its SDK's client
+and adapter (whose table and desk the runtime binds) and its connection."""
 
 from __future__ import annotations
 
@@ -8,19 +11,36 @@ import asyncio
 import concurrent.futures
 import contextlib
 import errno
+import functools
 import gc
 import logging
 import multiprocessing
+import os
+import random
+import secrets
 import signal
 import socket
 import ssl
 import sys
-from collections.abc import Awaitable, Iterator
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
+from bot import children, metrics
 from bot.settings import Settings
+from bot.slots import Slots
 from storage import GameStore, StorageUnavailable
+
+if TYPE_CHECKING:  # (the authority imports the games: the console's start need not wait on it)
+    from aiohttp import web
+
+    from bot.commands.deadlines import Sink
+    from bot.desk import Desk
+    from bot.health import Report
+    from bot.table import Table
 
 __all__ = [
     "EMBEDDED_NOTICE",
@@ -28,6 +48,8 @@ __all__ = [
     "DropRecords",
     "FirstFailure",
     "NoAnswer",
+    "PictureDrawer",
+    "Runtime",
     "StartFailed",
     "Stopped",
     "freeze_startup",
@@ -42,6 +64,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 STOP_GRACE_S = 5.0
 """The longest one step of stopping may take (closing the platform's connection, the deadline
@@ -60,7 +83,9 @@ def open_store(settings: Settings, caveat: str = "") -> GameStore:
         settings.redis_url,
         cluster=settings.redis_cluster,
         timeout_s=settings.redis_timeout_seconds,
+        pool_size=settings.redis_pool_size,
     )
+    store.observe = metrics.redis_call
     if store.embedded:
         print(f"{EMBEDDED_NOTICE} {caveat}".strip(), file=sys.stderr)
     return store
@@ -262,24 +287,155 @@ PICTURE_PROCESSES = 1
 """Processes a worker draws its board pictures in (see :func:`picture_drawer`)."""
 
 
+class PictureDrawer(concurrent.futures.Executor):
+    """The worker's picture process: a :class:`~concurrent.futures.ProcessPoolExecutor` of
+    :data:`PICTURE_PROCESSES` (started with ``spawn``: a clean interpreter, nothing of the
+    worker's threads or sockets) that
+
+    - ends with the worker however the worker ends, SIGKILL included
+      (:func:`bot.children.die_with_parent`; multiprocessing's resource tracker then ends too);
+    - is started again when it breaks (its process killed, or dead of a drawing): the pool is
+      rebuilt, counted (``boardroom_picture_pool_rebuilds_total``, :attr:`rebuilds`) and logged,
+      and each drawing it lost is tried once more on the new one;
+    - times each drawing where it runs and what waited for it, and counts the queue
+      (``boardroom_picture_render_seconds``, ``..._wait_seconds``, ``boardroom_picture_queue``).
+
+    Any callable may be submitted (the table's drawings; a strong bot's search), as to any
+    executor; its arguments and result are pickled."""
+
+    def __init__(self, processes: int = PICTURE_PROCESSES) -> None:
+        self.processes = processes
+        self.rebuilds = 0
+        self._context = multiprocessing.get_context("spawn")
+        self._lock = threading.Lock()
+        self._closed = False
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(
+            self.processes,
+            mp_context=self._context,
+            initializer=children.die_with_parent,
+            initargs=(os.getpid(),),
+        )
+
+    def submit(
+        self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> concurrent.futures.Future[T]:
+        outer: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def send(
+            pool: concurrent.futures.ProcessPoolExecutor,
+        ) -> concurrent.futures.Future[tuple[float, T]]:
+            timed: functools.partial[tuple[float, T]] = functools.partial(
+                children.timed, fn, *args, **kwargs
+            )
+            return pool.submit(timed)
+
+        self._send(outer, send, False)
+        return outer
+
+    def _send(
+        self,
+        outer: concurrent.futures.Future[T],
+        send: Callable[
+            [concurrent.futures.ProcessPoolExecutor], concurrent.futures.Future[tuple[float, T]]
+        ],
+        retried: bool,
+    ) -> None:
+        asked = time.perf_counter()
+        with self._lock:
+            pool = self._pool
+        try:
+            inner = send(pool)
+        except BrokenProcessPool:
+            pool = self._rebuilt(pool)
+            try:
+                inner = send(pool)
+            except Exception as error:
+                _settle_future(outer, error=error)
+                return
+        except Exception as error:  # (a closed drawer: the worker is stopping)
+            _settle_future(outer, error=error)
+            return
+        metrics.PICTURE_QUEUE.inc()
+
+        def done(future: concurrent.futures.Future[tuple[float, T]]) -> None:
+            metrics.PICTURE_QUEUE.dec()
+            if future.cancelled():
+                outer.cancel()
+                return
+            error = future.exception()
+            if isinstance(error, BrokenProcessPool) and not self._closed:
+                self._rebuilt(pool)
+                if not retried:
+                    self._send(outer, send, True)
+                    return
+            if error is not None:
+                _settle_future(outer, error=error)
+                return
+            render_s, result = future.result()
+            metrics.picture_rendered(render_s, time.perf_counter() - asked)
+            _settle_future(outer, result=(result,))
+
+        inner.add_done_callback(done)
+
+    def _rebuilt(
+        self, broken: concurrent.futures.ProcessPoolExecutor
+    ) -> concurrent.futures.ProcessPoolExecutor:
+        """The pool to use instead of ``broken`` (the same one if another caller rebuilt it)."""
+        with self._lock:
+            if self._pool is broken and not self._closed:
+                broken.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+                self.rebuilds += 1
+                metrics.picture_rebuilt()
+                log.warning(
+                    "the picture process died; started a new one (%d so far)", self.rebuilds
+                )
+            return self._pool
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+            pool = self._pool
+        pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+async def _until(event: asyncio.Event) -> None:
+    await event.wait()
+
+
+def _settle_future(
+    future: concurrent.futures.Future[T],
+    *,
+    result: tuple[T] | None = None,
+    error: BaseException | None = None,
+) -> None:
+    """Set ``future``'s result (``result[0]``) or ``error``, unless it was cancelled meanwhile."""
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        if error is not None:
+            future.set_exception(error)
+        elif result is not None:
+            future.set_result(result[0])
+
+
 @contextlib.contextmanager
-def picture_drawer(settings: Settings) -> Iterator[concurrent.futures.Executor | None]:
-    """Where a platform worker draws its board pictures: a process of its own (started with
-    ``spawn``: a clean interpreter, nothing of the worker's threads or sockets), so that drawing,
-    which holds the GIL for most of its 20 ms, takes none of the event loop's time; None (a
-    worker thread) with pictures off. Stopped with the worker.
+def picture_drawer(settings: Settings) -> Iterator[PictureDrawer | None]:
+    """Where a platform worker draws its board pictures: a :class:`PictureDrawer`, so that
+    drawing, which holds the GIL for most of its 20 ms, takes none of the event loop's time;
+    None (a worker thread) with pictures off. Stopped with the worker.
 
     Its process starts at the first drawing, or at :func:`warm_drawer`, which the workers call
     once the platform has taken the bot's token: a start that fails starts no process."""
     if not settings.pictures:
         yield None
         return
-    context = multiprocessing.get_context("spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(PICTURE_PROCESSES, mp_context=context)
+    drawer = PictureDrawer()
     try:
-        yield pool
+        yield drawer
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        drawer.shutdown(wait=False, cancel_futures=True)
 
 
 def warm_drawer(drawer: concurrent.futures.Executor | None) -> None:
@@ -290,3 +446,153 @@ def warm_drawer(drawer: concurrent.futures.Executor | None) -> None:
     from bot.commands.play import warm_pictures
 
     drawer.submit(warm_pictures)
+
+
+# --- one running bot ----------------------------------------------------------------------------
+
+
+class Runtime:
+    """One running bot, the same for every platform: the store, the authority, the picture
+    process, the bound on in-flight work, the deadline loop, and ``/healthz`` with ``/metrics``
+    on ``BOARDROOM_METRICS_PORT``. Used as ``async with Runtime(...) as runtime:``; leaving it
+    stops, each step within :data:`STOP_GRACE_S`, what it started.
+
+    A start-up builds its platform's adapter on :attr:`authority`, hands its table and desk to
+    :meth:`bind`, serves (:meth:`serve_ops`) and connects, then runs the deadline loop
+    (:meth:`start_deadlines`) until :meth:`until_stopped`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        platform: str,
+        stop: asyncio.Event,
+        *,
+        caveat: str = "",
+        clock: Callable[[], float] | None = None,
+        new_seed: Callable[[], int] | None = None,
+        picture_process: bool = True,
+    ) -> None:
+        from bot.commands.authority import Authority
+        from bot.commands.deadlines import Heartbeat
+
+        self.settings = settings
+        self.platform = platform
+        self.stop = stop
+        self.store = open_store(settings, caveat)
+        if new_seed is None:
+            seeds = random.Random(secrets.randbits(64))
+            new_seed = lambda: seeds.getrandbits(63)  # noqa: E731
+        self.authority = Authority(
+            self.store, settings, clock=clock or time.time, new_seed=new_seed
+        )
+        self.heartbeat = Heartbeat(settings.deadline_poll_seconds)
+        self.slots = Slots(settings.max_inflight)
+        self.drawer: PictureDrawer | None = None
+        """The picture process (None: pictures off, or ``picture_process`` False: drawn in a
+        thread)."""
+        self._picture_process = picture_process
+        self.ops_port: int | None = None
+        """Where ``/healthz`` and ``/metrics`` are served (None: not served)."""
+        self._exits = contextlib.ExitStack()
+        self._ops: web.AppRunner | None = None
+        self._deadlines: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Runtime:
+        metrics.watch_pool(self.store)
+        if self._picture_process:
+            self.drawer = self._exits.enter_context(picture_drawer(self.settings))
+        try:
+            await step(warn_about_policy(self.store), self.stop)
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop.set()
+        if self._deadlines is not None:
+            await settle(self._deadlines, "stopping the deadline loop")
+        if self._ops is not None:
+            await settle(self._ops.cleanup(), "closing the health and metrics port")
+        self._exits.close()
+        metrics.watch_pool(None)
+        await settle(self.store.close(), "closing the store")
+
+    def bind(self, table: Table, desk: Desk) -> None:
+        """The platform's table draws in the picture process; its desk works within the bound
+        on in-flight work."""
+        table.drawer = self.drawer
+        desk.slots = self.slots
+
+    async def health(self) -> tuple[bool, Report]:
+        """What ``/healthz`` says (see :func:`bot.health.health`)."""
+        from bot.health import health
+
+        return await health(self.authority, self.heartbeat, self.drawer)
+
+    async def serve_ops(self) -> None:
+        """Serve ``/healthz`` and ``/metrics`` on ``BOARDROOM_METRICS_HOST``:``_PORT`` (nothing
+        when no port is set); :class:`StartFailed` when the address cannot be listened on."""
+        port = self.settings.metrics_port
+        if port is None:
+            return
+        from bot.ops import serve_ops
+
+        host = self.settings.metrics_host
+        try:
+            self._ops, self.ops_port = await serve_ops(host, port, self.health)
+        except OSError as error:
+            raise StartFailed(
+                f"Cannot serve /healthz and /metrics on {host} port {port}: {unreachable(error)} "
+                "(BOARDROOM_METRICS_HOST and BOARDROOM_METRICS_PORT set the address)."
+            ) from None
+        log.info("health and metrics: http://%s:%s/healthz and /metrics", host, self.ops_port)
+
+    def start_deadlines(self, deliver: Sink) -> asyncio.Task[None]:
+        """Run the deadline loop (its heartbeat is the health check's) until stopped."""
+        from bot.commands.deadlines import run_deadlines
+
+        self._deadlines = asyncio.create_task(
+            run_deadlines(
+                self.authority,
+                self.platform,
+                deliver,
+                self.settings.deadline_poll_seconds,
+                self.stop,
+                self.heartbeat,
+            )
+        )
+        return self._deadlines
+
+    async def until_stopped(self, connection: asyncio.Future[None] | None = None) -> int:
+        """Wait until SIGINT or SIGTERM (0), the deadline loop ends by itself (``LOOP_DIED``:
+        a worker whose clock cannot run exits so that its supervisor starts a fresh one) or
+        ``connection`` (the platform's) ends, which raises what it raised (None: returned 0)."""
+        from bot.commands.deadlines import LOOP_DIED
+
+        assert self._deadlines is not None, "start_deadlines first"
+        stopping = asyncio.ensure_future(_until(self.stop))
+        waited: set[asyncio.Future[None]] = {stopping, self._deadlines}
+        if connection is not None:
+            waited.add(connection)
+        try:
+            await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if self.stop.is_set():
+            return 0
+        if self._deadlines.done():
+            error = None if self._deadlines.cancelled() else self._deadlines.exception()
+            log.critical("the deadline loop ended (%r); exiting so a supervisor restarts", error)
+            self.stop.set()
+            return LOOP_DIED
+        assert connection is not None
+        self.stop.set()
+        connection.result()
+        return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -22,6 +24,21 @@ class Settings(BaseSettings):
     player reads that storage is unavailable: a hung Redis (one that accepts connections and
     answers nothing) must not hold an answer. A command makes at most two such waits (a save,
     then reading it back), so it is answered within twice this."""
+    redis_pool_size: int = Field(default=64, ge=1, alias="BOARDROOM_REDIS_POOL_SIZE")
+    """The most connections one worker opens to Redis (one server; a cluster's client keeps
+    its own per node): a call that finds them all lent waits for one, up to three quarters of
+    the Redis timeout, then the player reads that the store is busy."""
+    max_inflight: int = Field(default=32, ge=1, alias="BOARDROOM_MAX_INFLIGHT")
+    """Requests one worker works on at once; more wait their turn (acknowledged already).
+    Below the pool size, so that a burst waits here, in order, and not for a connection."""
+    metrics_port: int | None = Field(default=None, ge=0, le=65535, alias="BOARDROOM_METRICS_PORT")
+    """Where every runtime serves `GET /healthz` and `GET /metrics` (Prometheus); unset: not
+    served (Slack's HTTP mode still answers `/healthz` on its own port)."""
+    metrics_host: str = Field(default="127.0.0.1", alias="BOARDROOM_METRICS_HOST")
+    """The address of the metrics port: this machine by default; `0.0.0.0` in a container."""
+    log_format: Literal["text", "json"] = Field(default="text", alias="BOARDROOM_LOG_FORMAT")
+    """`json`: one JSON object a log line, with the game, channel and delivery id of the
+    request it was written for (never what a player typed)."""
     health_timeout_seconds: float = Field(
         default=1.0, gt=0, alias="BOARDROOM_HEALTH_TIMEOUT_SECONDS"
     )

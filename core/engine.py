@@ -37,12 +37,21 @@ from typing import (
     get_type_hints,
 )
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 from pydantic.main import IncEx
 from typing_extensions import TypeForm
 
 from core import ui
 from core.commands import Command, Unreadable, Values, find, read
+from core.text import escape
 
 __all__ = [
     "MAX_SECONDS",
@@ -156,6 +165,35 @@ class Deadline(BaseModel):
 
 UNKNOWN_ACTION = "That is not an action this game knows."
 """The refusal of an action the game has no move for (or cannot read)."""
+
+_PYDANTIC_WORDS = {
+    "int_parsing": "is not a whole number",
+    "int_type": "is not a whole number",
+    "int_from_float": "is not a whole number",
+    "string_type": "is not text",
+    "bool_parsing": "is not yes or no",
+    "list_type": "is not a list",
+    "missing": "is missing",
+    "literal_error": "is not one the game takes",
+    "greater_than_equal": "is too small",
+    "less_than_equal": "is too large",
+    "greater_than": "is too small",
+    "less_than": "is too large",
+    "too_long": "is too long",
+    "too_short": "is too short",
+    "string_too_long": "is too long",
+    "extra_forbidden": "is not part of it",
+}
+"""Pydantic's error types as the words a refusal says after the field's name."""
+
+
+def _shown_input(value: object) -> str:
+    """`` “abc”``: what was given, quoted and cut short (nothing for a missing field)."""
+    if value is None or isinstance(value, dict):
+        return ""
+    text = " ".join(str(value).split())
+    text = text if len(text) <= 40 else text[:39] + "…"
+    return f" “{escape(text)}”"
 
 
 class OpenDecision(BaseModel):
@@ -406,11 +444,28 @@ class ActionSet(Generic[A]):
         return isinstance(action, self.models)
 
     def parse(self, data: object) -> A:
-        """Validate an action dict; an unknown or malformed action is an IllegalAction."""
+        """Validate an action dict; an unknown or malformed action is an IllegalAction, which
+        for an action the game knows names the part that is wrong."""
         try:
             return self.adapter.validate_python(data)
+        except ValidationError as exc:
+            raise IllegalAction(self._malformed(data, exc)) from exc
         except ValueError as exc:
             raise IllegalAction(UNKNOWN_ACTION) from exc
+
+    def _malformed(self, data: object, error: ValidationError) -> str:
+        """``That invest can't be read: its product “abc” is not a whole number.``"""
+        kind = data.get("type") if isinstance(data, dict) else None
+        if self.model(kind) is None:
+            return UNKNOWN_ACTION
+        parts = []
+        for problem in error.errors()[:3]:
+            loc = [str(p) for p in problem["loc"] if str(p) != str(kind)]
+            field = " ".join(loc[:1]).replace("_", " ") or "value"
+            shown = _shown_input(problem.get("input"))
+            what = _PYDANTIC_WORDS.get(problem["type"], problem["msg"].lower())
+            parts.append(f"its {field}{shown} {what}")
+        return f"That {kind} can't be read: {'; '.join(parts)}."
 
 
 class Variant(BaseModel, Generic[S_co]):
@@ -908,6 +963,11 @@ class Game(Generic[S, OptionsT, A, V]):
     payments: Callable[[Event], list[Move]] = _listed_moves
     """The payments an event lists as ``(payer, payee, amount)``, ``-1`` the bank; by default
     the ``moves`` of a :class:`MoneyEvent`, and none for any other event."""
+    round_of: Callable[[S], int | None] = _none
+    """The round the game is in (its own kind: :attr:`round_word`), which the end-of-game
+    chart marks on its x axis; None for a game without rounds."""
+    round_word: str = "round"
+    """What the game calls a round ("Business Cycle")."""
     inventory: Callable[[S], dict[str, int] | None] = _none
     """A count of everything that is only ever moved, never made or destroyed (every card in
     exactly one place): it must be the same after every action."""

@@ -235,7 +235,7 @@ def _pieces(text: str, limit: int) -> list[str]:
     return [piece for piece in pieces if piece.strip()]
 
 
-_STRUCTURED = re.compile(r"^\s*([-*+|>•]|\d+[.)]|```)")
+_STRUCTURED = re.compile(r"^\s*([-*+•](\s|$)|[|>]|\d+[.)](\s|$)|```)")
 
 _TABLE = re.compile(r"^\|.*\|[ \t]*\n\|[ :|-]*-[ :|-]*\|[ \t]*(?:\n\|.*\|[ \t]*)*$", re.MULTILINE)
 """A Markdown table: its header row, the ``| --- |`` row and its rows."""
@@ -277,8 +277,23 @@ def _as_list(table: str) -> str:
 
 
 def _unwrapped(paragraph: str) -> str:
-    """A prose paragraph's lines joined (chat wraps them itself); lists and tables as they are."""
+    """A paragraph's hard line breaks dropped where they only wrap the source (chat wraps
+    lines itself, and a break in a sentence breaks it in every client): prose lines are joined,
+    and in a list each item's continuation lines join their item; a table's rows and code
+    blocks stay as they are."""
     lines = paragraph.splitlines()
-    if any(_STRUCTURED.match(line) for line in lines):
-        return paragraph
-    return " ".join(line.strip() for line in lines)
+    if not any(_STRUCTURED.match(line) for line in lines):
+        return " ".join(line.strip() for line in lines)
+    out: list[str] = []
+    fenced = False
+    for line in lines:
+        if line.strip().startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        joins = out and not fenced and not _STRUCTURED.match(line) and line.strip()
+        if joins and not out[-1].strip().startswith(("|", "```")):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)

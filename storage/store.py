@@ -33,6 +33,7 @@ __all__ = [
     "History",
     "Loaded",
     "SaveResult",
+    "StorageBusy",
     "StorageFull",
     "StorageRefused",
     "StorageUnavailable",
@@ -69,9 +70,18 @@ _RETRY_ON = (redis.exceptions.ConnectionError,)
 # each call ends those tries.)
 _CLUSTER_RETRIES = 2
 # redis-py's cluster client opens at most this many connections per node and then fails at once
-# (MaxConnectionsError) rather than waiting; the single-server pool has no limit, so this is far
-# above what one worker's concurrent interactions need.
+# (MaxConnectionsError) rather than waiting (it has no blocking pool), so this is far above what
+# one worker's bounded in-flight work needs.
 _CLUSTER_MAX_CONNECTIONS = 1000
+DEFAULT_POOL_SIZE = 64
+"""Connections one worker opens to one Redis at most (``BOARDROOM_REDIS_POOL_SIZE``); a call
+that finds them all lent waits for one (see :class:`_Pool`)."""
+_NO_CONNECTION = "No connection available."
+"""What redis-py's blocking pool raises (a ConnectionError) when its wait ends with none free."""
+# Bytes that are not UTF-8 in a reply (a record damaged in Redis, or written by hand) are read
+# as U+FFFD rather than failing inside redis-py's reply parser: what holds them is then text
+# its reader cannot read, which takes the damaged-record path like any other unreadable record.
+_ENCODING_ERRORS = "replace"
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,14 @@ class StorageFull(StorageUnavailable):
     MESSAGE = (
         "The game store is full right now, so nothing was changed; please tell the bot's operator."
     )
+
+
+class StorageBusy(StorageUnavailable):
+    """Every connection to Redis was lent to other calls for as long as this one could wait:
+    Redis answers, this worker has more work in flight than its pool (``pool exhausted`` in
+    the log and ``boardroom_redis_pool_exhausted_total``)."""
+
+    MESSAGE = "The game store is busy right now, so nothing was changed; please try again."
 
 
 class StorageRefused(StorageUnavailable):
@@ -227,6 +245,10 @@ def _as_unavailable(exc: BaseException) -> StorageUnavailable | None:
         return StorageUnavailable() if _raised_in_redis_py(exc) else None
     if isinstance(exc, _BUGS):
         return None
+    if isinstance(exc, _RE.MaxConnectionsError) or (
+        type(exc) is _RE.ConnectionError and str(exc) == _NO_CONNECTION
+    ):
+        return StorageBusy()
     if isinstance(exc, _RE.OutOfMemoryError):
         return StorageFull()
     if isinstance(exc, (_RE.NoPermissionError, _RE.AuthenticationError, _RE.AuthorizationError)):
@@ -254,13 +276,28 @@ _LOG_EVERY_S = 10.0
 _logged: dict[str, float] = {}
 
 
-def _log_failure(exc: BaseException, mapped: StorageUnavailable) -> None:
+def _log_failure(
+    exc: BaseException, mapped: StorageUnavailable, store: GameStore | None = None
+) -> None:
     kind = f"{type(mapped).__name__}:{type(exc).__name__}"
     now = time.monotonic()
     if now - _logged.get(kind, -_LOG_EVERY_S) < _LOG_EVERY_S:
         return
     _logged[kind] = now
+    if isinstance(mapped, StorageBusy):
+        pool = store.pool_use() if store is not None else None
+        lent = f"{pool[0]} of {pool[1]} connections lent, {pool[2]} calls waiting" if pool else ""
+        log.warning("storage: Redis connection pool exhausted (%s)", lent or exc)
+        return
     log.warning("storage: %s (%s: %s)", type(mapped).__name__, type(exc).__name__, exc)
+
+
+_OUTCOMES: dict[type[StorageUnavailable], str] = {
+    StorageBusy: "exhausted",
+    StorageFull: "full",
+    StorageRefused: "refused",
+}
+"""How a failed call is counted (:attr:`GameStore.observe`); any other failure: unavailable."""
 
 
 # decode_responses=True on every client we build, so replies are str, not bytes.
@@ -282,16 +319,22 @@ def _storage_call(
     then is an outage. The socket timeout alone bounds one read, not what redis-py and its
     cluster client make of it."""
 
+    name = method.__name__
+
     @functools.wraps(method)
     async def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         store = args[0] if args and isinstance(args[0], GameStore) else None
         limit = store.timeout_s if bounded and store is not None else None
         bound = asyncio.timeout(limit)
+        started = time.perf_counter()
+        outcome = "error"
         try:
             async with bound:
                 if bounded and store is not None:
                     await store._ready()
-                return await method(*args, **kwargs)
+                result = await method(*args, **kwargs)
+            outcome = "ok"
+            return result
         except (_RE.RedisError, _RE.RedisClusterException, OSError, AttributeError) as exc:
             cause: BaseException = exc
             if bound.expired():  # whatever redis-py was doing then was cut short by the bound
@@ -299,8 +342,12 @@ def _storage_call(
             mapped = _as_unavailable(cause)
             if mapped is None:
                 raise
-            _log_failure(cause, mapped)
+            outcome = _OUTCOMES.get(type(mapped), "unavailable")
+            _log_failure(cause, mapped, store)
             raise mapped from cause
+        finally:
+            if store is not None and store.observe is not None:
+                store.observe(name, outcome, time.perf_counter() - started)
 
     return wrapper
 
@@ -347,6 +394,18 @@ def _unpack(stored: str) -> str:
         return zlib.decompress(base64.b64decode(stored[len(_PACKED) :], validate=True)).decode()
     except (ValueError, zlib.error):  # binascii.Error and UnicodeDecodeError are ValueErrors
         return stored
+
+
+def _options(socket_timeout: float) -> dict[str, float | bool | str | Retry]:
+    """The options of every connection to one Redis (the pool's and the health probe's)."""
+    return {
+        "decode_responses": True,
+        "encoding_errors": _ENCODING_ERRORS,
+        "health_check_interval": _HEALTH_CHECK_INTERVAL_S,
+        "socket_connect_timeout": socket_timeout,
+        "socket_timeout": socket_timeout,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), _RETRIES, _RETRY_ON),
+    }
 
 
 _LOG_PACKED = -2
@@ -570,6 +629,32 @@ return 1
 StoreClient = aioredis.Redis | RedisCluster
 """What a store runs on: one Redis (or the embedded one), or a Redis Cluster."""
 
+Observer = Callable[[str, str, float], None]
+"""Told of every store call: its name, how it ended (``ok``, ``unavailable``, ``exhausted``,
+``full``, ``refused``, ``error``) and its seconds (the bot's metrics; storage knows none)."""
+
+
+class _Pool(aioredis.BlockingConnectionPool):
+    """redis-py's blocking pool: at most ``max_connections`` connections, and a call that finds
+    them all lent waits for one (up to ``timeout``, a share of the call's own bound, so that
+    running out is told as itself: :class:`StorageBusy`) where the default pool fails at once.
+    It counts the calls waiting, for the metrics and the health check."""
+
+    waiting = 0
+
+    async def get_connection(  # type: ignore[override]  # (redis-py's deprecated arguments)
+        self, *args: str, **options: str
+    ) -> aioredis.connection.AbstractConnection:
+        self.waiting += 1
+        try:
+            connection = super().get_connection(*args, **options)  # type: ignore[no-untyped-call]
+            return await connection  # type: ignore[no-any-return]
+        finally:
+            self.waiting -= 1
+
+    def lent(self) -> int:
+        return len(self._in_use_connections)
+
 
 class GameStore:
     """The narrow storage interface the authority uses; one instance per process.
@@ -581,9 +666,19 @@ class GameStore:
     """
 
     def __init__(
-        self, client: StoreClient, *, embedded: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+        self,
+        client: StoreClient,
+        *,
+        embedded: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        prober: aioredis.Redis | None = None,
     ) -> None:
         self._client = client
+        self._prober = prober or client
+        """What :meth:`probe` asks: on one Redis a connection of its own, outside the pool, so
+        that a worker whose pool is all lent is told from a Redis that does not answer."""
+        self.observe: Observer | None = None
+        """Told of every call (see :data:`Observer`); the runtime sets it."""
         self.embedded = embedded
         self.timeout_s = timeout_s
         """The longest one call waits for Redis before it raises StorageUnavailable: a hung
@@ -606,7 +701,11 @@ class GameStore:
 
     @classmethod
     def from_url(
-        cls, url: str | None, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+        cls,
+        url: str | None,
+        cluster: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        pool_size: int = DEFAULT_POOL_SIZE,
     ) -> Self:
         """A store on ``url``, or on an embedded in-process Redis when ``url`` is empty.
 
@@ -615,13 +714,21 @@ class GameStore:
         through failovers and resharding. Nothing is connected until the first call.
         ``timeout_s``: the bound on each whole call (see :attr:`timeout_s`); the socket
         timeouts are three quarters of it.
+        ``pool_size``: the most connections to one Redis; a call finding them all lent waits
+        for one up to three quarters of its bound (:class:`_Pool`), then says the store is busy
+        (:class:`StorageBusy`). (A cluster's client has no blocking pool: see
+        ``_CLUSTER_MAX_CONNECTIONS``.)
         """
         socket_timeout = timeout_s * _SOCKET_SHARE
         if not url:
             import fakeredis  # only the embedded mode needs it
 
             # A private FakeServer: stores built separately must not share state.
-            fake = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), decode_responses=True)
+            fake = fakeredis.FakeAsyncRedis(
+                server=fakeredis.FakeServer(),
+                decode_responses=True,
+                encoding_errors=_ENCODING_ERRORS,
+            )
             return cls(fake, embedded=True, timeout_s=timeout_s)
         if cluster:
             # The Retry only sets how many times a command is tried again (re-reading the layout
@@ -640,17 +747,32 @@ class GameStore:
                 socket_timeout=socket_timeout,
                 retry=Retry(NoBackoff(), _CLUSTER_RETRIES),
                 max_connections=_CLUSTER_MAX_CONNECTIONS,
+                encoding_errors=_ENCODING_ERRORS,
             )
             return cls(cluster_client, timeout_s=timeout_s)
-        client = aioredis.Redis.from_url(
-            url,
-            decode_responses=True,
-            health_check_interval=_HEALTH_CHECK_INTERVAL_S,
-            socket_connect_timeout=socket_timeout,
-            socket_timeout=socket_timeout,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), _RETRIES, _RETRY_ON),
+        pool = _Pool.from_url(
+            url, max_connections=pool_size, timeout=socket_timeout, **_options(socket_timeout)
         )
-        return cls(client, timeout_s=timeout_s)
+        client = aioredis.Redis(connection_pool=pool)
+        # (Two: a load balancer's and a supervisor's checks may come at once.)
+        alone = _Pool.from_url(
+            url, max_connections=2, timeout=socket_timeout, **_options(socket_timeout)
+        )
+        prober = aioredis.Redis(connection_pool=alone)
+        return cls(client, timeout_s=timeout_s, prober=prober)
+
+    def pool_use(self) -> tuple[int, int, int] | None:
+        """The pool's connections lent now, its size and the calls waiting for one (None: a
+        cluster or the embedded store, which have no blocking pool)."""
+        pool = self._client.connection_pool if isinstance(self._client, aioredis.Redis) else None
+        if not isinstance(pool, _Pool):
+            return None
+        return pool.lent(), pool.max_connections, pool.waiting
+
+    def saturated(self) -> bool:
+        """Whether every connection of the pool is lent and calls wait for one."""
+        use = self.pool_use()
+        return use is not None and use[0] >= use[1] and use[2] > 0
 
     async def _ready(self) -> None:
         """On a cluster, learn its layout (once, or again after redis-py dropped it) before any
@@ -668,16 +790,18 @@ class GameStore:
     @_outage_is_unavailable_unbounded
     async def close(self) -> None:
         await self._client.aclose()
+        if self._prober is not self._client:
+            await self._prober.aclose()
 
     @_outage_is_unavailable
     async def ping(self) -> None:
-        await self._client.ping()
+        await self._prober.ping()
 
     @_outage_is_unavailable
     async def _write_probe(self) -> None:
         # SET ... XX on a key that never exists writes nothing, but Redis checks that it could
         # write first: a full Redis (noeviction) refuses it with OOM as it refuses every move.
-        await self._client.set(_probe_key(), "", xx=True)
+        await self._prober.set(_probe_key(), "", xx=True)
 
     async def probe(self, timeout_s: float) -> str:
         """What Redis can do for players now, found within ``timeout_s`` (health checks):
@@ -795,6 +919,14 @@ class GameStore:
         """Record that the delivery ``dedupe`` was answered without a save (a refusal, a
         status); False when another worker recorded it first (answer it once only)."""
         return bool(await self._client.set(_dedupe_key(key, dedupe), "1", nx=True, ex=ttl_s))
+
+    @_outage_is_unavailable
+    async def first_seen(self, platform: str, delivery: str, ttl_s: int) -> bool:
+        """Whether ``delivery``, the platform's id of something that belongs to no game (a
+        Slack event's ``event_id``), is seen now for the first time by any worker; it is
+        remembered for ``ttl_s``."""
+        key = f"{_PREFIX}:seen:{{{platform}:{delivery}}}"
+        return bool(await self._client.set(key, "1", nx=True, ex=ttl_s))
 
     @_outage_is_unavailable
     async def save(

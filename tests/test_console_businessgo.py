@@ -37,7 +37,9 @@ def test_a_human_plays_a_few_turns_then_bots_finish_the_short_game(tmp_path: Pat
     assert any("Roll the dice" in r["buttons"] for r in boards)  # the choices are on the board
     over = [r for r in channel if "Game over" in r["text"]]
     assert told(stdout, "Game over") == THE_END
-    assert all("wins with" in r["text"] and "reached $5,000,000" in r["text"] for r in over)
+    assert all(
+        "wins with" in r["text"] and "the first to make $5,000,000" in r["text"] for r in over
+    )
     card = final_card(records, "Busine$$ GO: final standings")
     assert card in over
     assert sorted(standing_names(card)) == ["Ada", "Alan", "Grace", "alice"]
@@ -94,3 +96,29 @@ def test_the_board_leaves_the_track_to_its_picture_when_it_carries_one(tmp_path:
     assert "The track, clockwise" not in drawn and "(picture: " in drawn
     assert "alice" in drawn and "N = National" in drawn
     assert sorted(pictures.glob("board-*.png"))
+
+
+def test_a_move_the_game_makes_for_a_player_is_told_to_them(tmp_path: Path) -> None:
+    """With auto_moves (the default) a player whose only move is to roll has it made for
+    them: after alice's typed set-up she is told so in its answer, so that she does not type
+    `roll` to be told she rolled already (and nobody gets a direct message for it)."""
+    lines = [
+        "alice: /businessgo start short=yes turn_seconds=0",
+        "bob: join",
+        "alice: begin",
+        "bob: buy",
+        "alice: roll",
+        "alice: buy",
+        "bob: roll",
+        "bob: click any",
+        "bob: click any",
+        "alice: setup ecuador",
+    ]
+    _stdout, records = run_script(tmp_path, lines, "--seed", "7")
+    told = [(r["user"], r["text"]) for r in records if r["audience"] == "ephemeral"]
+    theirs = (
+        "Then you had only one move, so the game made it for you: “Roll the dice”. The log says "
+        "what came of it."
+    )
+    assert told[-1] == ("alice", theirs)  # the answer to her set-up
+    assert not [r for r in records if r["audience"] == "dm"]

@@ -68,10 +68,16 @@ def game_key(channel: str) -> str:
         {"data": "z:not base64 at all"},  # a packed record that no longer unpacks
         {"data": '{"game": "bigidea"}'},  # JSON, but not a record
         "state",  # a record whose game state cannot be read
+        {"data": b"\x00\xffgarbage"},  # bytes that are not text (UTF-8)
+        {"data": b"z:\xff\xfe\x00"},  # a packed record of such bytes
     ],
 )
 async def test_a_damaged_record_is_set_aside_and_frees_its_channel(
-    authority: Authority, store: GameStore, clock: Clock, damage: Any
+    authority: Authority,
+    store: GameStore,
+    clock: Clock,
+    damage: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     await playing(authority, BROKEN, "pick_seconds=60")
     await playing(authority, OTHER, "pick_seconds=60")
@@ -114,6 +120,7 @@ async def test_a_damaged_record_is_set_aside_and_frees_its_channel(
     fired = await authority.fire_due("console")
     assert [out.channel for out in fired if out.log] == [OTHER]  # its pick timed out
     assert not authority.parked
+    assert not [r.getMessage() for r in caplog.records if r.exc_info], "no traceback logged"
 
 
 async def test_a_deadline_that_meets_a_damaged_record_sets_it_aside(

@@ -206,6 +206,7 @@ async def test_a_frozen_redis_answers_status_and_healthz_then_everything_resumes
         {
             "ok": True,
             "redis": "ok",
+            "redis_pool": "ok",
             "deadlines": "running",
             "parked_games": [],
             "damaged_games": [],
@@ -323,6 +324,7 @@ async def test_moves_in_flight_when_redis_freezes_are_neither_lost_nor_doubled(
     assert status == 200 and body == {
         "ok": True,
         "redis": "ok",
+        "redis_pool": "ok",
         "deadlines": "running",
         "parked_games": [],
         "damaged_games": [],

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from bot.commands import finalcard
-from bot.commands.actionlog import line, money_series
+from bot.commands.actionlog import line, money_and_rounds, money_series
 from bot.commands.play import advance, start_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import registry
@@ -76,14 +76,19 @@ def test_the_charts_series_are_the_money_the_log_replays(name: str) -> None:
             "updated_at": 0.0,
         }
     )
-    chart = finalcard.money_chart(game, record, state, series)
-    again = finalcard.money_chart(game, record, state, series)
+    found = money_and_rounds(game, 3, {}, 1, History(lines=lines))
+    assert found is not None and found[0] == series
+    rounds = found[1]
+    assert len(rounds) == len(series[0]) and rounds == sorted(rounds) and rounds[-1] > 1
+    chart = finalcard.money_chart(game, record, state, series, rounds)
+    again = finalcard.money_chart(game, record, state, series, rounds)
     assert chart.data == again.data
     image = Image.open(io.BytesIO(chart.data))
     assert image.format == "PNG" and 1000 <= image.width <= 1600
     for person in ["Ann", "Bo", "Cy", "Di"]:
         assert person in chart.alt
     assert game.money_text(series[0][-1]) in chart.alt
+    assert f"over the game's {rounds[-1] - rounds[0] + 1} {game.round_word}s." in chart.alt
     # What the table draws for the final card, from the log alone (in the worker's picture
     # process): the same chart, its file named as the card's money.
     drawn = finalcard.chart_of(name, record.model_dump_json(), None, lines)

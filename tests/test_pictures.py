@@ -78,9 +78,10 @@ def test_same_view_same_bytes_and_a_decodable_phone_sized_png(name: str) -> None
     assert other is not None and other.data != first.data
 
 
-def test_the_font_is_pillows_own_and_never_under_the_phone_minimum() -> None:
-    assert kit.font(10).size == kit.MIN_TEXT
-    assert kit.font(24).size == 24
+def test_the_font_is_never_under_the_phone_minimum() -> None:
+    assert kit.face(10).size == kit.MIN_TEXT
+    assert kit.face(24).size == 24
+    assert all(run.face.size == kit.MIN_TEXT for run in kit.runs("Ann 田中 محمد 🎲", 10))
 
 
 def test_a_players_token_is_drawn_inside_the_box_of_their_space() -> None:
@@ -224,7 +225,7 @@ def test_a_worker_draws_in_a_process_of_its_own_the_same_pictures() -> None:
     # What the Discord and Slack workers do (bot.runtime.picture_drawer): the table hands the
     # pipeline's drawing (a function and its arguments, not a closure) to another process.
     with picture_drawer(Settings()) as drawer:
-        assert isinstance(drawer, concurrent.futures.ProcessPoolExecutor)
+        assert isinstance(drawer, concurrent.futures.Executor)
         for name in GAMES:
             game, state = _played(name, 40)
             expected = game.picture(state)
@@ -233,3 +234,20 @@ def test_a_worker_draws_in_a_process_of_its_own_the_same_pictures() -> None:
             assert expected is not None and drawn == expected, name
     with picture_drawer(Settings(BOARDROOM_PICTURES=False)) as drawer:
         assert drawer is None  # pictures off: nothing is started
+
+
+def test_the_busine_go_board_is_1400_wide_and_owners_marks_stay_in_their_spaces() -> None:
+    """Every country and Service Industry owned (the most marks a board can carry): the picture
+    is 1,400 pixels across, and no owner's mark reaches into the printed head of a space (the
+    mark of space 38 once covered the "39" of Morocco)."""
+    b = board()
+    state = go.services(go.own(go.new_game(4), 1, *b.countries), 2, *b.services)
+    image = _decoded(go_picture.draw(GO.view(state, None)))
+    assert image.size == (kit.WIDTH, kit.WIDTH)
+    tag = (250, 250, 250)
+    for index in range(len(b.spaces)):
+        x0, y0, x1, _y1 = go_picture.space_box(index)
+        assert _colour_in(image, (x0 + 1, y0 + 1, x1 - 1, y0 + 26), tag) == 0, index
+    service = b.index_of(next(iter(b.services)))
+    x0, y0, x1, y1 = go_picture.space_box(service)
+    assert _colour_in(image, (x0, y0, x1, y1), kit.seat_colour(2)) > 50

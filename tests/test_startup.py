@@ -222,7 +222,7 @@ def listed_permissions(path: str, section: str) -> discord.Permissions:
 
 
 @pytest.mark.parametrize(
-    ("path", "section"), [("README.md", "Running on Discord"), ("docs/discord.md", "Set up")]
+    ("path", "section"), [("docs/running.md", "Running on Discord"), ("docs/discord.md", "Set up")]
 )
 def test_the_docs_list_exactly_the_permissions_the_invite_asks_for(path: str, section: str) -> None:
     assert listed_permissions(path, section) == INVITE_PERMISSIONS
@@ -247,7 +247,7 @@ def test_the_invite_url_asks_for_the_permissions_the_readme_lists(tmp_path: Path
     assert query["client_id"] == ["123456789012345678"]
     assert query["scope"] == ["bot applications.commands"]
     asked = discord.Permissions(int(query["permissions"][0]))
-    assert asked == listed_permissions("README.md", "Running on Discord")
+    assert asked == listed_permissions("docs/running.md", "Running on Discord")
     assert asked.create_public_threads and asked.send_messages_in_threads
 
 

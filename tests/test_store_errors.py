@@ -19,6 +19,7 @@ from storage import (
     GameKey,
     GameStore,
     Loaded,
+    StorageBusy,
     StorageFull,
     StorageRefused,
     StorageUnavailable,
@@ -209,7 +210,9 @@ _REPLIES: list[tuple[Exception, str | None]] = [
     (rexc.ResponseError("BUSY Redis is busy running a script."), "unavailable"),
     (rexc.ResponseError("NOREPLICAS Not enough good replicas to write."), "unavailable"),
     (rexc.BusyLoadingError("Redis is loading the dataset in memory"), "unavailable"),
-    (rexc.MaxConnectionsError("Too many connections"), "unavailable"),
+    # Every pooled connection lent for as long as the call could wait: busy, said as itself.
+    (rexc.MaxConnectionsError("Too many connections"), "busy"),
+    (rexc.ConnectionError("No connection available."), "busy"),
     (rexc.ConnectionError("Error 111 connecting"), "unavailable"),
     (ConnectionResetError(), "unavailable"),
     # Bugs: they would fail the same way forever, so they stay as they are.
@@ -224,7 +227,7 @@ _REPLIES: list[tuple[Exception, str | None]] = [
 
 @pytest.mark.parametrize(("error", "mapped"), _REPLIES)
 def test_which_errors_are_unavailable(error: Exception, mapped: str | None) -> None:
-    kinds = {"full": StorageFull, "refused": StorageRefused}
+    kinds = {"full": StorageFull, "refused": StorageRefused, "busy": StorageBusy}
     result = _as_unavailable(error)
     if mapped is None:
         assert result is None

@@ -583,3 +583,22 @@ def test_the_games_say_which_seats_are_out_and_whom_they_absorb() -> None:
     go.bankrupt[1] = True
     assert [BUSINESSGO.seat_out(go, seat) for seat in go.seats] == [False, True]
     assert BUSINESSGO.absorbed(go) == {}
+
+
+async def test_the_hand_copy_of_an_answered_request_loses_its_buttons_when_pressed(
+    authority: Authority, store: GameStore
+) -> None:
+    """`hand` shows an open request again with Accept and Decline; once it is answered, a press
+    of that copy is answered in its place, which takes its buttons with it."""
+    await two_teams(authority)
+    await say(authority, "dave", "join Sharks")
+    hand = await say(authority, "carol", "hand")
+    copy = next(m for m in notes(hand, "carol") if "Dave asks to join Sharks." in m.text)
+    await say(authority, "carol", "admit Dave")
+    late = await press(authority, "carol", button(copy, "Accept"))
+    (answer,) = [d for d in late.deliveries if d.user == "carol"]
+    assert answer.in_place and not answer.message.all_buttons()
+    assert answer.message.text == (
+        "That request is no longer open: it has been answered, withdrawn or replaced by a "
+        "newer one."
+    )

@@ -42,6 +42,7 @@ from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.community import COMMAND as COMMUNITY_COMMAND
+from bot.commands.deadlines import Heartbeat
 from bot.commands.grammar import subcommands
 from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
@@ -58,7 +59,51 @@ PLATFORM = "console"
 COMMUNITY = "console"
 """The console's one community: every game played in it is recorded there."""
 
-HELP = __doc__ or ""
+FIRST_GAME = """A first game, alone with two bots:
+  as alice                  (you are alice from now on; `as bob` makes you bob)
+  /bigidea start            (opens a lobby in this channel: you are its host)
+  addbot 2                  (two bot players; a friend types `join` instead)
+  begin                     (deals: your hand and your buttons come in your private panel)
+  click 7 9                 (presses numbered buttons: here two cards of your hand)
+  pitch It keeps the rain off your dentures
+  status                    (the board, privately), `help` again for these words"""
+
+
+def console_help() -> str:
+    """What ``help`` prints: the games, ``/boardroom``, the console's words and a first game."""
+    games = "\n".join(
+        f"  /{g.name:<12} {markup.plain(g.title)} ({g.min_players}-{g.max_players} "
+        f"{'teams' if g.teams else 'players'}): `/{g.name} help` lists its words"
+        for g in all_games()
+    )
+    return f"""The Boardroom console: one channel, where you can be several people.
+
+Games:
+{games}
+  /{COMMUNITY_COMMAND:<12} what this console remembers of finished games: leaderboard,
+               stats, history, replay, forget-me (`/{COMMUNITY_COMMAND} help`)
+
+Once the channel holds a game, its words need no `/<game>`: `join`, `begin`, `status`,
+`hand`, `rules`, and its moves (`roll`, `bid 300k`, `pitch It's a hat`...).
+
+The console's own words:
+  as <user>        switch who you are (`<user>: <input>` does it for one line, in scripts)
+  click <n>        press button number n; `click <n> <m>` chooses several options of one
+                   menu; `click <label>` presses the newest button whose label starts with
+                   it; `click any` makes a random choice you may make (a scripted player).
+                   A number stays valid: one of a message edited since presses that button
+                   as it was, and the bot applies it if it still stands or says it is out
+                   of date
+  wait <seconds>   move the clock on (0 to a day at a time) and fire the deadlines that
+                   passed (scripts; interactively the real clock runs them)
+  help, quit
+
+A message's files (`rules all`: the whole rules page) are named below it with their size;
+with `--files DIR` the console writes them there, and with `--pictures DIR` each board's
+picture.
+
+{FIRST_GAME}"""
+
 
 MAX_WAIT = MAX_SECONDS
 """The longest ``wait``: a day, the longest deadline a game's options set. The clock's time is
@@ -195,10 +240,13 @@ class Console:
         if word in {"quit", "exit"}:
             return False
         if word == "help":
-            self.write(HELP)
+            self.write(console_help())
         elif word == "as":
-            self.user = rest.strip() or self.user
-            self.write(f"(you are now {self.user})")
+            if not rest.strip():
+                self.write(f"(you are {self.user}; `as <user>` makes you someone else)")
+            else:
+                self.user = rest.strip()
+                self.write(f"(you are now {self.user})")
         elif word == "click":
             await self._click(rest.split())
         elif word == "wait":
@@ -608,9 +656,11 @@ async def run_console(
     rng: random.Random | None = None,
     files: Path | None = None,
     pictures: Path | None = None,
+    heartbeat: Heartbeat | None = None,
 ) -> None:
-    """Run a script to its end, or an interactive session with the deadline runner beside it;
-    ``files``: where to write the files of messages; ``pictures``: the boards' pictures."""
+    """Run a script to its end, or an interactive session with the deadline runner beside it
+    (beating ``heartbeat``); ``files``: where to write the files of messages; ``pictures``:
+    the boards' pictures."""
     console = Console(
         authority, transcript=transcript, clock=clock, rng=rng, files=files, pictures=pictures
     )
@@ -626,7 +676,7 @@ async def run_console(
         sys.stdin.reconfigure(errors="replace")
     stop = asyncio.Event()
     runner = asyncio.create_task(
-        run_deadlines(authority, PLATFORM, console.deliver_async, poll_seconds, stop)
+        run_deadlines(authority, PLATFORM, console.deliver_async, poll_seconds, stop, heartbeat)
     )
     console.write("Boardroom console. `help` lists what you can type; you are `you`.")
     loop = asyncio.get_running_loop()

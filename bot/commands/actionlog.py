@@ -144,13 +144,27 @@ def money_series(
     """Every seat's money (:meth:`~core.engine.Game.ledger`) over the game, rebuilt from its
     stored history: ``series[seat][i]`` after the deal (``i`` 0) and each action replayed;
     None for a game that keeps no ledger or a history without a game."""
+    found = money_and_rounds(game, seed, options, first_version, history)
+    return None if found is None else found[0]
+
+
+def money_and_rounds(
+    game: GameLike, seed: int, options: Mapping[str, object], first_version: int, history: History
+) -> tuple[list[list[int]], list[int]] | None:
+    """:func:`money_series`, and the round the game was in at each of its points (empty for a
+    game without rounds)."""
     points: list[list[int]] = []
+    rounds: list[int] = []
 
     def seen(state: GameState) -> None:
         money = game.ledger(state)
         if money is not None:
             points.append(money)
+            number = game.round_of(state)
+            if number is not None:
+                rounds.append(number)
 
     if replay_history(game, seed, options, first_version, history, seen) is None or not points:
         return None
-    return [list(column) for column in zip(*points, strict=True)]
+    series = [list(column) for column in zip(*points, strict=True)]
+    return series, rounds if len(rounds) == len(points) else []

@@ -19,6 +19,7 @@ It also fires the deadlines that have passed, and lists a user's games for ``/ha
 from __future__ import annotations
 
 import logging
+import random
 import secrets
 import time
 from collections.abc import Callable
@@ -33,7 +34,8 @@ from bot.commands.play import load_state
 from bot.commands.step import Refusal, Request, StepMaker, outbox_for
 from bot.settings import Settings
 from core import text as markup
-from core.commands import find
+from core.commands import Kind, find
+from core.engine import GameLike, IllegalAction
 from core.registry import all_games, get_game
 from storage import GameKey, GameStore, StorageUnavailable
 
@@ -190,14 +192,54 @@ class Authority:
             ask = typed.ask if typed is not None else None
             if ask is None:
                 out.reply(req.user, UNKNOWN_BUTTON)
-            else:
-                # Nothing is applied yet: the answer comes back as a typed command and is
-                # checked like one (seat, turn, amount).
-                out.form = Form(game=game.name, channel=req.channel, command=word, ask=ask)
+                return out
+            closed = await self._form_closed(req, game, word)
+            if closed is not None:
+                # An old copy of the button (a pitch window since closed): no form to fill in
+                # for nothing; the pressed message is brought up to date where it can be.
+                out.reply(req.user, closed)
+                return out
+            # Nothing is applied yet: the answer comes back as a typed command and is checked
+            # like one (seat, turn, amount).
+            out.form = Form(game=game.name, channel=req.channel, command=word, ask=ask)
             return out
         if press.command is not None:
             return await self.command(req, game.name, press.command)
         return await self._pipeline.transact(req, game, moves.press_step(self, req, game, press))
+
+    async def _form_closed(self, req: Request, game: GameLike, word: str) -> str | None:
+        """Why the form of the typed command ``word`` is not for ``req.user`` now (the game no
+        longer offers its button to them: an old "Pitch it…" after the pitch window), or None
+        to open it. The game's own refusal of such a move says why; a game that cannot be read
+        here opens the form, whose answer is checked like any typed move."""
+        try:
+            _, loaded = await self.store.load(GameKey(req.platform, req.channel))
+            record = read_record(loaded.data) if loaded else None
+        except (StorageUnavailable, DamagedRecord):
+            return None
+        if record is None or record.game != game.name or record.state_json is None:
+            return None
+        seat = record.seat_of(req.user)
+        if seat is None or record.status != "playing":
+            return STALE + " That game is over or you are not playing in it."
+        face = game.at(load_state(game, record.state_json))
+        state = face.state
+        shown = [game.render_private(state, seat), game.render_board(state, False, face.public)]
+        prompt = game.render_prompt(state)
+        if prompt is not None:
+            shown.append(prompt)
+        if any(b.command == word and b.ask for m in shown for b in m.all_buttons()):
+            return None
+        command = find(game.commands, word)
+        sample = {Kind.AMOUNT: "1", Kind.NUMBER: "1"}
+        probe = " ".join(sample.get(arg.kind, "x") for arg in (command.args if command else ()))
+        try:
+            action = game.parse_text(state, seat, word, probe)
+            if action is not None:
+                game.apply(state, seat, action, random.Random(0))
+        except IllegalAction as refused:
+            return f"{STALE} {refused}"
+        return f"{STALE} Nothing asks you for that now."
 
     async def hands(self, req: Request) -> list[Outbox]:
         """Every game the user sits in on this platform, with their private panel in each.

@@ -4,8 +4,9 @@
   with a button that shows it to the channel;
 - ``stats [user]``: one person's games, wins, ratings and recent results per game;
 - ``history [game]``: the community's latest finished games (when, who, who won, how long);
-- ``replay <game id>``: a private step-through of a finished game's board (first, back,
-  forward, last), rebuilt from its log;
+- ``replay <game id>``: a private step-through of a finished game from its first move (first,
+  back, forward, last), each step saying what happened and showing the board and its picture,
+  rebuilt from its log once per worker (off the event loop) and rate-limited per person;
 - ``forget-me``: after a confirmation, deletes the person's ratings, stats and name from the
   community's history (their seats read "a former player").
 
@@ -15,11 +16,17 @@ Every answer is private (but a leaderboard its reader chose to show). The result
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from bot import metrics
 from bot.commands.actionlog import action_rng, decode_action
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
@@ -28,12 +35,12 @@ from bot.commands.step import Request
 from bot.settings import Settings
 from core import text as markup
 from core import ui
-from core.engine import GameLike, GameState
+from core.engine import Event, GameLike, GameState
 from core.registry import all_games, get_game
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable
 from storage import history as kept
 
-__all__ = ["COMMAND", "Community"]
+__all__ = ["COMMAND", "Community", "Replays", "Step", "replay_moves", "replay_steps"]
 
 COMMAND = "boardroom"
 TOP = 10
@@ -46,7 +53,12 @@ USAGE = (
     "`/boardroom stats [user]`: someone's games, wins and ratings (yours when nobody is named)\n"
     "`/boardroom history [game]`: the latest finished games here\n"
     "`/boardroom replay <game id>`: step through a finished game (ids are in the history)\n"
-    "`/boardroom forget-me`: delete your ratings, stats and name from the history"
+    "`/boardroom forget-me`: delete your ratings, stats and name from the history\n"
+    "`/boardroom help`: this list"
+)
+HELP_HEAD = (
+    "`/boardroom` is what this community remembers of its finished games (every answer is "
+    "private):\n"
 )
 UNAVAILABLE = "Storage is unavailable, try again shortly."
 WORDS = frozenset({"leaderboard", "stats", "history", "replay", "forget-me", "forgetme", "forget"})
@@ -64,6 +76,11 @@ def _game_names() -> str:
     return ", ".join(g.name for g in all_games())
 
 
+def _game_list() -> str:
+    """``The Big Idea (`bigidea`), ...``: every game, as a player reads and types it."""
+    return markup.join([f"{g.title} (`{g.name}`)" for g in all_games()])
+
+
 class Community:
     """Answers ``/boardroom`` commands from the store."""
 
@@ -71,6 +88,7 @@ class Community:
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.replays = Replays(settings.pictures)
 
     def _where(self, req: Request) -> kept.Community:
         return kept.Community(req.platform, req.community or "default")
@@ -99,6 +117,8 @@ class Community:
                 await self._replay(req, rest, out, pressed)
             elif word in {"forget-me", "forgetme", "forget"}:
                 await self._forget(req, rest, out, pressed)
+            elif word in {"help", ""}:
+                out.reply(req.user, HELP_HEAD + USAGE)
             else:
                 shown_word = markup.escape(word)
                 head = f"I don't know “{shown_word}” in /boardroom.\n" if word else ""
@@ -116,7 +136,12 @@ class Community:
         name, _, share = rest.partition(" ")
         game = get_game(name.lower())
         if game is None:
-            out.reply(req.user, f"Name a game: `/boardroom leaderboard <game>` ({_game_names()}).")
+            head = (
+                f"There is no game called `{markup.escape(name)}` here. "
+                if name
+                else "Name a game: `/boardroom leaderboard <game>`. "
+            )
+            out.reply(req.user, f"{head}The games are {_game_list()}.")
             return
         rows = await kept.leaderboard(self.store, self._where(req), game.name, TOP)
         board = leaderboard_message(game, rows)
@@ -145,9 +170,16 @@ class Community:
         where = self._where(req)
         user = req.user
         if rest:
+            # A mention's id, else the name as typed: names are kept as markup (escaped), so
+            # a player called `<@everyone>` is found by typing that.
             mention = _MENTION.match(rest)
-            wanted = mention.group(1) if mention else rest.removeprefix("@")
-            found = await kept.find_person(self.store, where, wanted)
+            tried = [mention.group(1)] if mention else []
+            tried += [markup.escape(rest), markup.escape(rest.removeprefix("@"))]
+            found = None
+            for wanted in dict.fromkeys(tried):
+                found = await kept.find_person(self.store, where, wanted)
+                if found is not None:
+                    break
             if found is None:
                 out.reply(req.user, f"I have no finished games of {markup.escape(rest)} here.")
                 return
@@ -224,25 +256,29 @@ class Community:
                 "Name a game: `/boardroom replay <game id>` (ids are in `/boardroom history`).",
             )
             return
+        if not self.replays.allow(req.user, self.clock()):
+            out.reply(req.user, REPLAY_TOO_FAST)
+            return
         game_id = parts[0].lower()
-        wanted = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdigit() else None
+        wanted = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdigit() else 0
         found = await kept.replay_of(self.store, self._where(req), game_id)
         if found is None:
             out.reply(req.user, f"I have no replay of a game `{markup.escape(game_id)}` here.")
             return
-        result = GameResult.model_validate_json(found[0])
-        game = get_game(result.game)
-        steps = replay_steps(game, result, found[1]) if game is not None else []
-        if game is None or not steps:
+        # Rebuilding a game (61-103 ms) and drawing a board (20-40 ms) hold the CPU: done in a
+        # thread, and kept, so that pressing through a finished game rebuilds it once.
+        shown = await asyncio.to_thread(self.replays.message, found[0], found[1], wanted)
+        if shown is None:
             out.reply(req.user, "That game's log could not be replayed.")
             return
-        last = len(steps) - 1
-        at = last if wanted is None else max(0, min(last, wanted))
-        out.reply(req.user, replay_message(game, result, steps[at], at, last), in_place=pressed)
+        out.reply(req.user, shown, in_place=pressed)
 
     # --- forget-me ------------------------------------------------------------------------------
 
     async def _forget(self, req: Request, rest: str, out: Outbox, pressed: bool) -> None:
+        if rest.strip().lower() == "no":
+            out.reply(req.user, "Kept: nothing of yours was deleted.", in_place=pressed)
+            return
         if rest.strip().lower() != "yes":
             out.reply(
                 req.user,
@@ -254,7 +290,12 @@ class Community:
                         "cannot be undone."
                     ),
                     buttons=[
-                        [ui.Button(label="Yes, forget me", style="danger", command="forget-me yes")]
+                        [
+                            ui.Button(
+                                label="Yes, forget me", style="danger", command="forget-me yes"
+                            ),
+                            ui.Button(label="Cancel", command="forget-me no"),
+                        ]
                     ],
                 ),
             )
@@ -379,50 +420,184 @@ def _result_line(result: GameResult, user: str) -> str:
     return f"`{result.id}` {title} · {_when(result.ended_at)} · {place}"
 
 
+@dataclass(frozen=True)
+class Step:
+    """One step of a replay: the game after a command of its log, and what happened in it (the
+    public lines of its events: "Bob puts a chit on the love car.")."""
+
+    state: GameState
+    line: str
+
+
+MOVE_LINE_LIMIT = 600
+"""Characters of a step's account of what happened (a long stretch of bot moves is cut)."""
+
+
 def replay_steps(game: GameLike, result: GameResult, replay: str) -> list[GameState]:
     """The game's state after each command of its log, from ``begin`` (or the snapshot) on."""
+    return [step.state for step in replay_moves(game, result, replay)]
+
+
+def _told(events: list[Event]) -> list[str]:
+    return [e.text for e in events if e.audience.is_public and e.text]
+
+
+def replay_moves(game: GameLike, result: GameResult, replay: str) -> list[Step]:
+    """The game after each command of its log, from ``begin`` (or the snapshot) on, each with
+    the public account of what happened in it."""
     kept_log = json.loads(replay)
     seed, first = result.seed, result.first_version
     state: GameState | None = None
+    steps: list[Step] = []
     if kept_log.get("snapshot"):
         state = game.state_model.model_validate_json(kept_log["snapshot"])
-    steps: list[GameState] = [state] if state is not None else []
+        steps.append(Step(state, "The game as it stood when its log was packed."))
     for text in kept_log.get("lines", []):
         applied = False
+        told: list[str] = []
         for entry in json.loads(text):
             if entry[1] == "begin":
                 _who, _kind, names, _bots = entry
                 state = game.setup(names, result.options, action_rng(seed, first))
                 state.version = state.decision_version = first
                 steps, applied = [], True
+                told = _told(game.opening_events(state)) or ["The game begins."]
                 continue
             if state is None or not isinstance(entry[0], int):
                 continue
             actor, action = decode_action(game, entry)
-            state = game.apply(state, actor, action, action_rng(seed, state.version)).state
+            moved = game.apply(state, actor, action, action_rng(seed, state.version))
+            state = moved.state
+            told += _told(moved.events)
             applied = True
         if applied and state is not None:
-            steps.append(state)
-    if steps and steps[-1].version != result.final_version:
+            line = markup.clip(" ".join(" ".join(told).split()), MOVE_LINE_LIMIT)
+            steps.append(Step(state, line or "Nothing anyone may see happened."))
+    if steps and steps[-1].state.version != result.final_version:
         return []  # not this game's log
     return steps
 
 
 def replay_message(
-    game: GameLike, result: GameResult, state: GameState, at: int, last: int
+    game: GameLike,
+    result: GameResult,
+    step: Step,
+    at: int,
+    last: int,
+    picture: ui.Picture | None = None,
 ) -> ui.Message:
-    board = game.render_board(state)
+    """Step ``at`` (0 to ``last``) of a replay: what happened in it, then the board as it was
+    then (with its picture), and buttons that stop where the game does."""
+    board = game.render_board(step.state, pictured=False)
     when = _when(result.ended_at)
     head = f"Replay `{result.id}` of {game.title}, {when}: step {at + 1} of {last + 1}"
-    text = "\n".join(part for part in (head, board.text) if part)
+    end = " (the end)" if at == last else ""
+    text = "\n".join(part for part in (head + end, step.line, "", board.text) if part is not None)
 
-    def nav(label: str, step: int, disabled: bool) -> ui.Button:
-        return ui.Button(label=label, command=f"replay {result.id} {step}", disabled=disabled)
+    def nav(label: str, to: int) -> ui.Button:
+        return ui.Button(label=label, command=f"replay {result.id} {to}")
 
-    buttons = [
-        nav("First", 0, at == 0),
-        nav("Back", max(0, at - 1), at == 0),
-        nav("Forward", min(last, at + 1), at == last),
-        nav("Last", last, at == last),
-    ]
-    return ui.Message(title=board.title, text=text, fields=board.fields, buttons=[buttons])
+    buttons = []
+    if at > 0:
+        buttons += [nav("First", 0), nav("Back", at - 1)]
+    if at < last:
+        buttons += [nav("Forward", at + 1), nav("Last", last)]
+    return ui.Message(
+        title=board.title,
+        text=text,
+        fields=board.fields,
+        buttons=[buttons] if buttons else [],
+        picture=picture,
+    )
+
+
+REPLAY_TOO_FAST = "That is faster than I can show a replay: wait a second, then press again."
+REPLAY_PRESSES = 6
+"""Replay presses a person may make in :data:`REPLAY_WINDOW_S` (more are answered
+:data:`REPLAY_TOO_FAST`)."""
+REPLAY_WINDOW_S = 2.0
+KEPT_REPLAYS = 32
+"""Finished games whose rebuilt steps a worker keeps (a replay never changes)."""
+KEPT_PICTURES = 256
+"""Replay steps whose drawn board a worker keeps."""
+
+
+class Replays:
+    """What the replays of finished games cost a worker, bounded: each game is rebuilt once
+    (its steps kept, by its result and log, which change only by forget-me's rewrite), each
+    step's board drawn once, and each person may step at most :data:`REPLAY_PRESSES` times
+    in :data:`REPLAY_WINDOW_S` seconds."""
+
+    def __init__(self, pictures: bool = True) -> None:
+        self.pictures = pictures
+        self._steps: OrderedDict[str, tuple[GameLike, GameResult, list[Step]] | None] = (
+            OrderedDict()
+        )
+        self._pictures: OrderedDict[tuple[str, int], ui.Picture | None] = OrderedDict()
+        self._presses: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+        self.rebuilt = 0
+        """Games rebuilt from their logs so far (the rest came from what was kept)."""
+
+    def allow(self, user: str, now: float) -> bool:
+        """Whether ``user`` may press a replay now (and count it)."""
+        recent = [t for t in self._presses.get(user, []) if now - t < REPLAY_WINDOW_S]
+        if len(recent) >= REPLAY_PRESSES:
+            self._presses[user] = recent
+            return False
+        self._presses[user] = [*recent, now]
+        if len(self._presses) > 4096:  # forget the quiet ones
+            self._presses = {
+                u: t for u, t in self._presses.items() if now - t[-1] < REPLAY_WINDOW_S
+            }
+        return True
+
+    def _rebuilt(
+        self, result_json: str, replay: str
+    ) -> tuple[str, tuple[GameLike, GameResult, list[Step]] | None]:
+        key = hashlib.sha256(f"{result_json}\n{replay}".encode()).hexdigest()
+        with self._lock:
+            if key in self._steps:
+                self._steps.move_to_end(key)
+                return key, self._steps[key]
+        result = GameResult.model_validate_json(result_json)
+        game = get_game(result.game)
+        rebuilding = time.perf_counter()
+        steps = replay_moves(game, result, replay) if game is not None else []
+        metrics.replay_rebuilt(time.perf_counter() - rebuilding)
+        built = (game, result, steps) if game is not None and steps else None
+        with self._lock:
+            self.rebuilt += 1
+            self._steps[key] = built
+            while len(self._steps) > KEPT_REPLAYS:
+                self._steps.popitem(last=False)
+        return key, built
+
+    def message(self, result_json: str, replay: str, wanted: int) -> ui.Message | None:
+        """Step ``wanted`` of the replay of ``result_json`` (its log ``replay``), or None when
+        the log cannot be replayed. Runs in a thread: it may rebuild and draw."""
+        key, built = self._rebuilt(result_json, replay)
+        if built is None:
+            return None
+        game, result, steps = built
+        last = len(steps) - 1
+        at = max(0, min(last, wanted))
+        return replay_message(
+            game, result, steps[at], at, last, self._picture(key, game, steps, at)
+        )
+
+    def _picture(self, key: str, game: GameLike, steps: list[Step], at: int) -> ui.Picture | None:
+        if not self.pictures or not game.draws_pictures:
+            return None
+        with self._lock:
+            if (key, at) in self._pictures:
+                self._pictures.move_to_end((key, at))
+                return self._pictures[(key, at)]
+        drawn = game.picture(steps[at].state)
+        if drawn is not None:
+            drawn = drawn.model_copy(update={"stem": f"replay-{at + 1}"})
+        with self._lock:
+            self._pictures[(key, at)] = drawn
+            while len(self._pictures) > KEPT_PICTURES:
+                self._pictures.popitem(last=False)
+        return drawn

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from bot.commands.actionlog import money_series
+from bot.commands.actionlog import money_and_rounds
 from bot.commands.guards import running_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import picture, ui
@@ -110,14 +110,25 @@ def length(record: GameRecord, now: float) -> str:
 
 
 def money_chart(
-    game: GameLike, record: GameRecord, state: GameState, series: list[list[int]]
+    game: GameLike,
+    record: GameRecord,
+    state: GameState,
+    series: list[list[int]],
+    rounds: list[int] | None = None,
 ) -> ui.Picture:
     """The end-of-game chart: every seat's money over the game (``series``, rebuilt from the
-    log by :func:`bot.commands.actionlog.money_series`), seats out of the game greyed."""
+    log by :func:`bot.commands.actionlog.money_series`), seats out of the game greyed, the
+    game's ``rounds`` marked on its x axis."""
     names = [seat.name for seat in record.seats]
     out = [game.seat_out(state, seat) for seat in range(len(names))]
     return picture.money_chart(
-        f"{game.title}: money over the game", names, series, game.money_text, out
+        f"{game.title}: money over the game",
+        names,
+        series,
+        game.money_text,
+        out,
+        rounds or (),
+        game.round_word,
     )
 
 
@@ -134,10 +145,10 @@ def chart_of(
         return None
     record = GameRecord.model_validate_json(record_json)
     history = History(snapshot=snapshot, lines=lines)
-    series = money_series(game, record.seed, record.options, record.first_version, history)
-    if series is None:
+    found = money_and_rounds(game, record.seed, record.options, record.first_version, history)
+    if found is None:
         return None
-    chart = money_chart(game, record, running_state(record), series)
+    chart = money_chart(game, record, running_state(record), *found)
     return chart.model_copy(update={"stem": "money"})
 
 

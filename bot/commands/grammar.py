@@ -10,7 +10,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from core.commands import Arg, Command, Kind
-from core.engine import Game, GameLike, GameOptions, GameState, View, erase
+from core.engine import Game, GameLike, GameOptions, GameState, View
 from core.text import escape
 
 __all__ = [
@@ -144,8 +144,11 @@ def parse_options(game: Game[_S, _O, _A, _V], rest: str) -> _O:
         key = key.strip().lower().replace("-", "_")
         if key not in fields:
             shown = escape(key)
-            help_text = options_help(erase(game))
-            raise CommandError(f"“{shown}” is not an option of {game.title}.\n{help_text}")
+            raise CommandError(
+                f"“{shown}” is not an option of {game.title}: its options are "
+                f"{', '.join(f'`{name}`' for name in [*fields, 'thread', 'pictures'])} "
+                f"(`/{game.name} help` says what each takes)."
+            )
         if not sep:
             value = "yes"
         lowered = value.lower()
@@ -154,8 +157,7 @@ def parse_options(game: Game[_S, _O, _A, _V], rest: str) -> _O:
         return model.model_validate(raw)
     except ValidationError as exc:
         problems = _problems(model, exc)
-        help_text = options_help(erase(game))
-        raise CommandError(f"Those options don't work: {problems}.\n{help_text}") from exc
+        raise CommandError(f"Those options don't work: {problems}.") from exc
 
 
 def lobby_options(game: GameLike, options: Mapping[str, object]) -> GameOptions:
@@ -275,4 +277,25 @@ def usage(game: GameLike) -> str:
     lines += [f"• `/{game.name} {command.form}` — {command.about}" for command in words(game)]
     lines.append("")  # the options are a paragraph of their own (help may come in parts)
     lines.append(options_help(game))
+    lines += ["", first_game(game)]
     return "\n".join(lines)
+
+
+def first_game(game: GameLike) -> str:
+    """How to play a first game, from nothing: start, seats, begin, what to press."""
+    join = f"`/{game.name} join`" + (
+        " (a team of your own, or `join <team>`)" if game.teams else ""
+    )
+    where = (
+        "the board's buttons are your turn's choices"
+        if game.choices_on_board
+        else "your hand and your choices come to you privately (a direct message) as buttons"
+    )
+    return (
+        f"**A first game:** `/{game.name} start` opens a lobby in this channel, with you as host; "
+        f"friends press Join or type {join}, and `/{game.name} addbot 2` adds two bot "
+        f"{'teams' if game.teams else 'players'} to make up the numbers. `/{game.name} begin` "
+        f"starts the game: {where}, and the game's thread says whose turn it is. "
+        f"`/{game.name} rules` explains the game; `status` shows the board, `hand` your choices "
+        "again."
+    )

@@ -59,10 +59,8 @@ def not_seated(record: GameRecord, user: str, joining: bool = False) -> str:
     command = f"/{record.game}"
     if record.status == "lobby":
         return f"You're not in this lobby yet: `{command} join` takes a seat."
-    follow = (
-        f"you can follow it in its thread (`{command} status` shows the board) and join the "
-        "next one"
-    )
+    where = "in its thread" if record.thread else "in this channel"
+    follow = f"you can follow it {where} (`{command} status` shows the board) and join the next one"
     if user in record.departed:
         return f"You left this game, so you no longer play in it; {follow}."
     if joining:

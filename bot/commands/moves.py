@@ -47,7 +47,7 @@ def text_action(env: Env, req: Request, game: GameLike, command: Command, rest: 
         action = game.parse_text(state, seat, command.word, rest)
         if action is None:
             raise needs_more
-        return play(env, record, state, seat, action, req.user, out)
+        return play(env, record, state, seat, action, req.user, out, typed=True)
 
     return step
 
@@ -186,8 +186,11 @@ def play(
     action: BaseModel,
     requester: str | None,
     out: Outbox,
+    typed: bool = False,
 ) -> Change:
-    """Apply ``action`` for ``seat`` and the bot moves it sets off."""
+    """Apply ``action`` for ``seat`` and the bot moves it sets off (``typed``: a typed move,
+    whose answer may tell the requester what the game then did for them; a press is answered
+    by the message it updates)."""
     game = game_of(record)
     result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
     note = None
@@ -196,8 +199,33 @@ def play(
         names = [m.name for m in record.seats[seat].members if m.user == requester]
         did = game.describe_action(state, action)
         note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
-    commit(env, game, record, state, result, requester, out, note)
+    commit(env, game, record, state, result, requester, out, note, typed)
     return Change(record=record, log=result.log)
+
+
+def made_for_you(labels: list[str]) -> str:
+    """What a player is told when the game made their only move for them right after their
+    own (Busine$$ GO's roll after a set-up), so that they do not try to make it again."""
+    moves = markup.join([f"“{label}”" for label in labels])
+    return (
+        f"Then you had only one move, so the game made it for you: {moves}. The log says what "
+        f"came of {'it' if len(labels) == 1 else 'them'}."
+    )
+
+
+def _tell_made_for(
+    record: GameRecord, result: Advance, requester: str | None, out: Outbox, typed: bool
+) -> None:
+    """Tell the requester of a typed move what the game then did for their seat by itself, in
+    the answer to it. A press is answered by the message it updates, whose log says it; other
+    players read it in the log too (a direct message for each such move would cost Busine$$
+    GO, which sends none, several a game)."""
+    if requester is None or not typed:
+        return
+    seat = record.seat_of(requester)
+    labels = [label for made, label in result.made_for if made == seat]
+    if labels:
+        out.reply(requester, made_for_you(labels))
 
 
 def commit(
@@ -209,12 +237,14 @@ def commit(
     requester: str | None,
     out: Outbox,
     note: tuple[int, str] | None = None,
+    typed: bool = False,
 ) -> None:
     """Store the new state in the record, set its deadline and fill the Outbox.
 
     The people of a seat the action has absorbed (an acquired team) move to its new seat first
     (:func:`bot.commands.seating.absorb`), so the Outbox draws them their new panel."""
     after = result.state
+    _tell_made_for(record, result, requester, out, typed)
     moved = seating.absorb(game, record, before, after, out, result.log)
     members = [s.users for s in record.seats]
     out.version = after.version

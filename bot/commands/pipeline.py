@@ -19,6 +19,7 @@ import functools
 import logging
 from collections.abc import Callable
 
+from bot import metrics
 from bot.commands import damaged, finalcard, results, teams
 from bot.commands.actionlog import line
 from bot.commands.damaged import DamagedRecord, read_record
@@ -34,6 +35,7 @@ from storage import (
     GameStore,
     History,
     SaveResult,
+    StorageBusy,
     StorageFull,
     StorageRefused,
     StorageUnavailable,
@@ -99,6 +101,7 @@ class Pipeline:
                 return self._unavailable(req, game, str(outage), told)
             if not fresh:
                 out.duplicate = True
+                metrics.outcome(req.platform, "duplicate")
                 return out
             out.refs_seen = refs or (0, "")  # (none stored yet)
             try:
@@ -109,6 +112,7 @@ class Pipeline:
                 # Steps edit the record they are given: note what _after_save compares first.
                 was_finished = record is not None and record.status == "finished"
                 was = (record.status, set(record.humans)) if record is not None else None
+                due_was = record.next_due if record is not None else None
                 change = step(record, out)
             except DamagedRecord as damage:
                 assert loaded is not None  # only a stored record can be damaged
@@ -119,14 +123,18 @@ class Pipeline:
                     return self._unavailable(req, game, str(outage))
                 continue  # the channel now holds the tombstone: run the step on it
             except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
+                metrics.refusal(req.platform, refusal)
                 refused = outbox_for(req, game)
                 refused.announcements = told
-                refused.reply(req.user, str(refusal))
+                in_place = isinstance(refusal, Refusal) and refusal.in_place
+                refused.reply(req.user, str(refusal), in_place=in_place)
                 return await self._answered(key, dedupe, refused)
             except Reschedule as again:
                 await self._release(key, lease, again.due)
+                metrics.outcome(req.platform, "unchanged")
                 return out
             if change is None:
+                metrics.outcome(req.platform, "stale" if out.stale_press else "unchanged")
                 live = record is not None and record.status == "playing"
                 due_now = record.next_due if live and record else None
                 if lease is not None and record is not None and record.status == "finished":
@@ -174,8 +182,8 @@ class Pipeline:
                     # at the next move, and compressing every save costs more than it saves.
                     pack=change.record.status != "playing",
                 )
-            except (StorageFull, StorageRefused) as refused_by_redis:
-                # Redis refused the script outright: nothing of it was written.
+            except (StorageBusy, StorageFull, StorageRefused) as refused_by_redis:
+                # No connection was free, or Redis refused the script: nothing was written.
                 return self._unavailable(req, game, str(refused_by_redis))
             except StorageUnavailable:
                 # The save may have run before Redis stopped answering: find out, and say so.
@@ -192,8 +200,10 @@ class Pipeline:
                     return self._unavailable(req, game, sentence.format(game=out.game or "game"))
                 if not mine:
                     if result is SaveResult.DUPLICATE:  # another worker applied this delivery
+                        metrics.outcome(req.platform, "duplicate")
                         return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
                     continue
+            self._count(req, change.record, was, due_was if lease is not None else None)
             await self._after_save(key, change)
             _homes(out, was, change.record)
             charted = game is not None and out.card is not None and out.ended and not was_finished
@@ -214,7 +224,23 @@ class Pipeline:
             return out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
+        metrics.outcome(req.platform, "busy")
         return out
+
+    def _count(
+        self,
+        req: Request,
+        record: GameRecord,
+        was: tuple[str, set[str]] | None,
+        fired_due: float | None,
+    ) -> None:
+        """The metrics of a save: a move applied, a game entering a state, a deadline's
+        lateness (``fired_due``: the deadline a fired Timeout was due at)."""
+        metrics.outcome(req.platform, "applied")
+        if record.game and (was is None or was[0] != record.status):
+            metrics.game_state(req.platform, record.game, record.status)
+        if fired_due is not None:
+            metrics.deadline_late(req.platform, self.clock() - fired_due)
 
     async def _record_pending(self, key: GameKey) -> float | None:
         """A finished game's reminder fired: record the result its final save left, if its
@@ -251,6 +277,7 @@ class Pipeline:
         sentence: str,
         told: list[ui.Message] | None = None,
     ) -> Outbox:
+        metrics.outcome(req.platform, "unavailable")
         out = outbox_for(req, game)
         out.announcements = told or []
         out.unavailable = True

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from bot.commands.actionlog import Entry, action_rng, encode_action
 from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.outbox import GAME_OVER, Outbox
-from core import ui
+from core import picture, ui
 from core.engine import Event, Face, GameLike, GameOptions, GameState, IllegalAction, Seat, View
 from core.registry import all_games, get_game
 
@@ -54,6 +54,9 @@ class Advance:
     log: list[Entry] = field(default_factory=list)
     moves: list[list[Event]] = field(default_factory=list)
     """The events of each applied action, in order: the command's own action first (if any)."""
+    made_for: list[tuple[Seat, str]] = field(default_factory=list)
+    """Moves the game made by itself for a seat of people (its only move, ``automatic``), as
+    the game labels them ("Roll the dice"): their people are told."""
 
 
 def load_state(game: GameLike, data: str) -> GameState:
@@ -115,6 +118,8 @@ def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> No
                 # The game offered a move its rules refuse: leave the choice to the seat.
                 log.exception("automatic move %r of seat %s was refused", choice, seat)
                 return
+            if not bots[seat]:
+                result.made_for.append((seat, game.describe_action(state, choice)))
             result.state = transition.state
             result.moves.append(list(transition.events))
             result.log.append(encode_action(seat, choice))
@@ -312,3 +317,4 @@ def warm_pictures() -> None:
     """Load what drawing needs (the games, their data, the picture modules) in a process that is
     to draw pictures, before the first board asks for one."""
     all_games()
+    picture.warm()

@@ -56,7 +56,8 @@ def rules(env: Env, req: Request, game: GameLike, rest: str) -> Step:
             # A long section comes in parts, each numbered, the topics said at the end.
             head = f"({number}/{len(found)}) " if len(found) > 1 else ""
             out.reply(req.user, head + page)
-        if len(found) > 1 and game.rule_topics():
+        if len(found) > 1 and game.rule_topics() and rest.strip():
+            # (the overview, without a topic, already ends with them)
             topics = ", ".join(game.rule_topics())
             out.reply(req.user, f"Topics: {topics} (`/{game.name} rules <topic>`).")
 

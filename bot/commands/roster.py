@@ -67,9 +67,10 @@ def _farewell(game: GameLike, record: GameRecord, seat: int, team: str) -> str:
             f"You left the game of {game.title}, and the bots played it to its end: the card "
             "in the channel shows the final standings."
         )
+    where = "in its thread" if record.thread else "in this channel"
     follow = (
-        f"You can follow the game in its thread (`/{game.name} status` shows the board) and "
-        "join the next one."
+        f"You can follow the game {where} (`/{game.name} status` shows the board) and join the "
+        "next one."
     )
     state = running_state(record)
     if game_of(record).seat_out(state, seat):

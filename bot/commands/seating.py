@@ -440,7 +440,8 @@ def _find_request(record: GameRecord, text: str) -> JoinRequest:
         if not found:
             raise Refusal(
                 "That request is no longer open: it has been answered, withdrawn or replaced "
-                "by a newer one."
+                "by a newer one.",
+                in_place=True,  # a copy still showing Accept (`hand`'s) loses its buttons
             )
         return found[0]
     mention = _MENTION.match(typed)

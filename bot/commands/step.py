@@ -46,7 +46,13 @@ class Request(BaseModel):
 
 
 class Refusal(Exception):
-    """A command the authority will not carry out; ``str()`` is a sentence for the requester."""
+    """A command the authority will not carry out; ``str()`` is a sentence for the requester.
+    ``in_place``: the answer replaces the pressed message (a copy of a decision that is over:
+    its buttons go with it)."""
+
+    def __init__(self, sentence: str, in_place: bool = False) -> None:
+        super().__init__(sentence)
+        self.in_place = in_place
 
 
 @dataclass

@@ -99,8 +99,8 @@ def test_the_winner_on_completed_cards_is_told_so() -> None:
         state = pass_turn(state)
     assert state.outcome is not None and state.outcome.winners == [2]
     assert state.outcome.summary == (
-        "Green wins with $300M: it has the most money when time is called after 1 cycle, "
-        "tied with Red at $300M, and wins on completed Growth cards (2 against 1)."
+        "Green wins with $300M, as much as Red, on completed Growth cards (2 against 1): time "
+        "is called after 1 cycle."
     )
     tied = arrange(new_game(3, cycles=1), 0, completed=[BP], cash=300)
     tied = arrange(tied, 2, completed=[VM], cash=300)

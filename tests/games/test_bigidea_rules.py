@@ -574,7 +574,7 @@ def test_chits_do_not_count_at_the_end() -> None:
 def test_illegal_actor_and_garbage() -> None:
     state = new_game(HANDS)
     refused(state, 0, {"type": "bogus"}, "not an action")
-    refused(state, 0, {"type": "pick", "cards": "cat"}, "not an action")
+    refused(state, 0, {"type": "pick", "cards": "cat"}, "^That pick can't be read: its cards")
     refused(state, 0, "pass", "not an action")
     with pytest.raises(IllegalAction):
         GAME.parse_action({"type": "point", "seat": "x"})

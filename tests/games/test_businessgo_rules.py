@@ -1022,7 +1022,7 @@ def test_first_to_the_target_wins() -> None:
     state = with_cash(own(new_game(2, short=True), 0, "canada"), ann=4_900_000)
     state, events = land(state, 0, "columbia", demand("cars", "oil", "oil"))
     assert state.outcome is not None and state.outcome.ended == "reached the target"
-    assert state.outcome.winners == [0] and "reached $5,000,000" in text(events)
+    assert state.outcome.winners == [0] and "the first to make $5,000,000" in text(events)
     assert state.deadline is None and GAME.legal_actions(state, 0) == []
 
 
@@ -1120,3 +1120,22 @@ def test_turn_timeout_rolls_and_other_timeouts_decline() -> None:
 def test_every_action_has_a_report_of_its_own_kind() -> None:
     # Each action (and a deadline's timeout) makes one public message of the class of its type.
     assert set(REPORTS) == {model.model_fields["type"].default for model in GAME.actions.models}
+
+
+def test_the_goal_is_won_the_moment_the_money_is_made() -> None:
+    """The page's decision: the first player whose cash reaches the goal wins at once, even in
+    the middle of a move. Ann passes Start ($100,000 grant: $5,050,000 of a $5,000,000 goal)
+    with five spaces still to go, to the Mail space whose card would close a corporation of
+    hers: the game ends at the grant, and nothing after it happens."""
+    state = with_cash(own(new_game(2, short=True), 0, "canada"), ann=4_950_000)
+    state = state.model_copy(deep=True)
+    state.position[0] = 38
+    after, events = act(state, 0, Roll(), [2, 5])
+    assert after.outcome is not None and after.outcome.winners == [0]
+    assert after.outcome.summary == "Ann wins with $5,050,000, the first to make $5,000,000."
+    assert text(events).splitlines()[:3] == [
+        "Ann rolls 2+5 = 7.",
+        "Ann passes BUSINE$$ GO Start: $100,000 grant.",
+        "Game over after 1 round. Ann wins with $5,050,000, the first to make $5,000,000.",
+    ]
+    assert "canada" in after.corporations and after.cash == [5_050_000, 750_000]

@@ -51,7 +51,10 @@ def test_an_auction_timeout_opens_the_bids_and_an_accept_timeout_takes_the_best(
     assert state.deadline is not None and state.deadline.seconds == 30
     state, _ = act(state, 2, Bid(amount=100_000))
     state, events = timeout(state)
-    assert "Time is up for bids: Bob pass" in text(events)
+    assert "Time is up for bids: Bob passes." in text(events)
+    nobody, _ = act(_debt(), 0, AuctionOff(asset="canada"))
+    _, events = timeout(nobody)
+    assert "Time is up for bids: Bob and Cy pass." in text(events).splitlines()
     assert state.deciding == "accept" and state.licences["canada"] == 0
     assert state.deadline is not None and state.deadline.seconds == 60  # the seller's turn clock
     state, events = timeout(state)

@@ -7,32 +7,27 @@ import asyncio
 import base64
 import binascii
 import logging
-import random
-import secrets
 import sys
 
 import aiohttp
 import discord
 
-from bot.adapters.discord.adapter import INVITE_PERMISSIONS
+from bot import metrics
+from bot.adapters.discord.adapter import INVITE_PERMISSIONS, PLATFORM
 from bot.adapters.discord.client import BoardroomClient, point_at
-from bot.commands.authority import Authority
-from bot.commands.deadlines import LOOP_DIED
 from bot.runtime import (
     STOP_GRACE_S,
     FirstFailure,
     NoAnswer,
+    Runtime,
     StartFailed,
     Stopped,
     freeze_startup,
-    open_store,
-    picture_drawer,
     settle,
     step,
     stop_on_signals,
     unreachable,
     warm_drawer,
-    warn_about_policy,
 )
 from bot.settings import Settings
 
@@ -115,19 +110,21 @@ async def _run(
     settings: Settings, token: str, shard_ids: list[int], shard_count: int | None
 ) -> int:
     stop = stop_on_signals()
-    store = open_store(settings, "Shard processes cannot share games without Redis.")
+    caveat = "Shard processes cannot share games without Redis."
     try:
-        await step(warn_about_policy(store), stop)
-        seeds = random.Random(secrets.randbits(64))
-        authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
-        point_at(settings.discord_api_url, settings.discord_gateway_url)
-        client = BoardroomClient(authority, settings, shard_ids or None, shard_count)
-        with picture_drawer(settings) as drawer:
-            client.adapter.table.drawer = drawer
+        async with Runtime(settings, PLATFORM, stop, caveat=caveat) as runtime:
+            point_at(settings.discord_api_url, settings.discord_gateway_url)
+            # The runtime runs the deadline loop (its heartbeat is the health check's).
+            client = BoardroomClient(
+                runtime.authority, settings, shard_ids or None, shard_count, False
+            )
+            # Every REST call is counted (bot.metrics.http_trace), before login opens the session.
+            client.http.http_trace = metrics.http_trace(PLATFORM)
+            runtime.bind(client.adapter.table, client.adapter.desk)
             freeze_startup()
             async with client:
                 try:
-                    return await _serve(client, token, stop, settings)
+                    return await _serve(client, token, runtime)
                 finally:
                     await settle(client.close(), "closing the connection to Discord")
     except StartFailed as failure:
@@ -136,18 +133,16 @@ async def _run(
     except Stopped:
         print("Stopped before the bot had connected to Discord.", file=sys.stderr)
         return 0
-    finally:
-        await settle(store.close(), "closing the store")
 
 
-async def _serve(
-    client: BoardroomClient, token: str, stop: asyncio.Event, settings: Settings
-) -> int:
+async def _serve(client: BoardroomClient, token: str, runtime: Runtime) -> int:
     """Log in, open the gateway, then run until stopped (0) or the deadline loop dies
     (LOOP_DIED); a start that fails raises :class:`StartFailed` with its sentence."""
+    settings, stop = runtime.settings, runtime.stop
     timeout = settings.connect_timeout_seconds
     await _log_in(client, token, stop, timeout)
-    warm_drawer(client.adapter.table.drawer)  # the token is taken: the bot is starting
+    warm_drawer(runtime.drawer)  # the token is taken: the bot is starting
+    await runtime.serve_ops()
     running = asyncio.create_task(client.connect())
     try:
         await _open_gateway(client, running, stop, timeout, settings.discord_gateway_url)
@@ -158,18 +153,17 @@ async def _serve(
         await asyncio.wait({running}, timeout=STOP_GRACE_S)
         raise
     print(f"Discord: connected as {client.user}.", file=sys.stderr)
-    stopping = asyncio.create_task(stop.wait())
+    runtime.start_deadlines(client.adapter.deliver)
     try:
-        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        if stop.is_set():
+        try:
+            code = await runtime.until_stopped(running)
+        except Exception as error:  # the gateway's connection ended with an error
+            raise _gateway_failure(error, settings.discord_gateway_url) from None
+        if code == 0 and not running.done():
             print("Stopped.", file=sys.stderr)
-            return 0
-        error = None if running.cancelled() else running.exception()
-        if error is not None:
-            raise _gateway_failure(error, settings.discord_gateway_url)
-        return LOOP_DIED if client.loop_died else 0
+        return code
     finally:
-        stopping.cancel()
+        stop.set()
         await settle(client.adapter.table.flush(), "showing the board pictures held back")
         await settle(client.close(), "closing the connection to Discord")
         if not running.done():

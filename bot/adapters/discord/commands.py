@@ -232,6 +232,9 @@ def _community_group() -> app_commands.Group:
     async def forget_me(interaction: DiscordInteraction) -> None:
         await run(interaction, "forget-me")
 
+    async def help_(interaction: DiscordInteraction) -> None:
+        await run(interaction, "help")
+
     group.add_command(
         app_commands.Command(
             name="leaderboard",
@@ -259,6 +262,11 @@ def _community_group() -> app_commands.Group:
             name="forget-me",
             description="delete your ratings, stats and name from the history",
             callback=forget_me,
+        )
+    )
+    group.add_command(
+        app_commands.Command(
+            name="help", description="what /boardroom answers, privately", callback=help_
         )
     )
     return group

@@ -314,7 +314,7 @@ class SlackAdapter:
             log.info("an app_home_opened event could not be read; nothing was shown")
             return
         if read.event.tab in (None, "home"):  # (not the Messages tab)
-            self.homes.opened(read.event.user, read.team_id or "")
+            self.homes.opened(read.event.user, read.team_id or "", read.event_id)
 
     async def _named(self, req: Request, handle: str) -> Request:
         """``req`` with the user's display name (validated, so escaped as markup)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import concurrent.futures
 import logging
 import sys
 from collections.abc import Awaitable, Callable
@@ -14,28 +13,23 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from bot import metrics
 from bot.adapters.slack.app import PLATFORM, SlackAdapter
 from bot.adapters.slack.http import EVENTS_PATH, HEALTH_PATH, serve_http
-from bot.commands.authority import Authority
-from bot.commands.deadlines import Heartbeat, run_deadlines, until_stopped
-from bot.health import health
 from bot.runtime import (
     FirstFailure,
     NoAnswer,
+    Runtime,
     StartFailed,
     Stopped,
     freeze_startup,
-    open_store,
-    picture_drawer,
     settle,
     step,
     stop_on_signals,
     unreachable,
     warm_drawer,
-    warn_about_policy,
 )
 from bot.settings import Settings
-from storage import GameStore
 
 __all__ = ["add_arguments", "run"]
 
@@ -104,12 +98,11 @@ def api_url(settings: Settings) -> str:
 
 async def _serve(settings: Settings, http: bool, host: str, port: int) -> int:
     stop = stop_on_signals()
-    store = open_store(settings)
-    session = ClientSession()
+    # Every Web API call, response URL and upload is counted (bot.metrics.http_trace).
+    session = ClientSession(trace_configs=[metrics.http_trace(PLATFORM)])
     try:
-        await step(warn_about_policy(store), stop)
-        with picture_drawer(settings) as drawer:
-            return await _start_and_run(settings, store, session, stop, http, host, port, drawer)
+        async with Runtime(settings, PLATFORM, stop) as runtime:
+            return await _start_and_run(runtime, session, http, host, port)
     except StartFailed as failure:
         print(failure, file=sys.stderr)
         return failure.status
@@ -118,36 +111,27 @@ async def _serve(settings: Settings, http: bool, host: str, port: int) -> int:
         return 0
     finally:
         await settle(session.close(), "closing the Web API session")
-        await settle(store.close(), "closing the store")
 
 
 async def _start_and_run(
-    settings: Settings,
-    store: GameStore,
-    session: ClientSession,
-    stop: asyncio.Event,
-    http: bool,
-    host: str,
-    port: int,
-    drawer: concurrent.futures.Executor | None = None,
+    runtime: Runtime, session: ClientSession, http: bool, host: str, port: int
 ) -> int:
     """Check the bot token, serve (HTTP) or connect (Socket Mode), then run the deadline loop
     until stopped (0) or it dies (LOOP_DIED); a start that fails raises :class:`StartFailed`."""
+    settings, stop = runtime.settings, runtime.stop
     url = api_url(settings)
     timeout = settings.connect_timeout_seconds
     client = AsyncWebClient(token=settings.slack_bot_token, base_url=url, session=session)
-    authority = Authority(store, settings)
-    adapter = SlackAdapter(authority, client, settings.slack_signing_secret if http else None)
-    adapter.table.drawer = drawer
+    secret = settings.slack_signing_secret if http else None
+    adapter = SlackAdapter(runtime.authority, client, secret)
+    runtime.bind(adapter.table, adapter.desk)
     await _slack_step(client.auth_test(), "SLACK_BOT_TOKEN", url, stop, timeout)
-    warm_drawer(drawer)  # the token is taken: the bot is starting
+    warm_drawer(runtime.drawer)  # the token is taken: the bot is starting
     freeze_startup()
-    heartbeat = Heartbeat(settings.deadline_poll_seconds)
+    await runtime.serve_ops()
     if http:
         try:
-            runner, bound = await serve_http(
-                adapter, host, port, lambda: health(authority, heartbeat)
-            )
+            runner, bound = await serve_http(adapter, host, port, runtime.health)
         except OSError as error:
             raise StartFailed(
                 f"Cannot listen on {host} port {port}: {unreachable(error)} (SLACK_HTTP_HOST or "
@@ -161,13 +145,9 @@ async def _start_and_run(
     else:
         stopping = await _connect_socket(adapter, settings, url, stop, timeout)
         print("Slack Socket Mode: connected.", file=sys.stderr)
-    deadlines = asyncio.create_task(
-        run_deadlines(
-            authority, PLATFORM, adapter.deliver, settings.deadline_poll_seconds, stop, heartbeat
-        )
-    )
+    runtime.start_deadlines(adapter.deliver)
     try:
-        code = await until_stopped(stop, deadlines)
+        code = await runtime.until_stopped()
         if code == 0:
             print("Stopped.", file=sys.stderr)
         return code
@@ -175,7 +155,6 @@ async def _start_and_run(
         stop.set()
         await settle(adapter.table.flush(), "showing the board pictures held back")
         await settle(stopping(), "closing the connection to Slack")
-        await settle(deadlines, "stopping the deadline loop")
 
 
 async def _connect_socket(

@@ -1,8 +1,11 @@
 """Slack's App Home: each person's Home tab shows the games they sit in and their stats.
 
 - When a person opens the tab (the ``app_home_opened`` event), their page is built
-  (:func:`bot.commands.home.home_of`) and published with ``views.publish``, and a mark is kept in
-  Redis for :data:`HOME_TTL_S` (with the workspace and a digest of what the page shows).
+  (:func:`bot.commands.home.home_of`) and published with ``views.publish`` if it is not what the
+  tab shows already (the digest of the mark below, shared by every worker), and a mark is kept
+  in Redis for :data:`HOME_TTL_S` (with the workspace and a digest of what the page shows). An
+  event delivered again (Slack's retries, a replayed request: the same ``event_id``) is dropped,
+  whichever worker it reaches (:meth:`~storage.GameStore.first_seen`).
 - When a game changes in a way a home page shows (someone joined or left its lobby, it began or
   ended, it now waits for someone else: :attr:`~bot.commands.outbox.Outbox.homes`), each person
   it names who has a mark gets their page published again, if what it shows changed. People
@@ -10,8 +13,9 @@
   none), and no call to Slack.
 
 This runs after the change was delivered, in tasks of their own: a slow ``views.publish`` never
-holds up a game. One person's page is built and published one at a time in this process (the
-newest wins); two workers may publish the same page twice, which is harmless.
+holds up a game. One person's page is built and published one at a time in this process, at
+most once per :data:`HOME_PACE_S` (the newest wins: what changes meanwhile joins it), opened or
+followed alike; two workers may publish the same page twice, which is harmless.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ its newest state when the time is up, the last one included."""
 UNMARKED_S = 60.0
 """How long this process trusts that a person has not opened their Home tab (one who opens it
 on another worker has their page follow their games at most this much later)."""
+EVENT_TTL_S = 3600
+"""How long an event's id is remembered (Slack retries a delivery within minutes)."""
 NO_GAMES = (
     "You are not seated in any game right now. Start one in a channel with `/bigidea start`, "
     "`/businessgo start` or `/biggiebills start`, or join one there with `join`."
@@ -111,9 +117,9 @@ class HomeTabs:
         self.community = community
         self.run = run
         """Starts a task the adapter keeps (and waits for when it settles)."""
-        self._wanted: dict[str, tuple[str, str | None, bool]] = {}
+        self._wanted: dict[str, tuple[str, str | None, bool, bool]] = {}
         """Pages to publish: user -> (workspace, the digest their page shows (None: publish
-        whatever it is), whether to follow it from then on)."""
+        whatever it is), whether to follow it from then on, whether they opened it)."""
         self._running: set[str] = set()
         self._last: OrderedDict[str, tuple[str, float]] = OrderedDict()
         """The digest of the page this process last published for each person (a change may
@@ -130,10 +136,23 @@ class HomeTabs:
     def store(self) -> GameStore:
         return self.community.store
 
-    def opened(self, user: str, team: str) -> None:
-        """``user`` opened their Home tab in workspace ``team``: publish it now."""
+    def opened(self, user: str, team: str, event_id: str | None = None) -> None:
+        """``user`` opened their Home tab in workspace ``team`` (the event ``event_id``):
+        publish it if it changed since it was last published."""
         self._unmarked.pop(user, None)
-        self._want(user, team, None)
+        self.run(self._opened(user, team, event_id))
+
+    async def _opened(self, user: str, team: str, event_id: str | None) -> None:
+        marks: dict[str, tuple[str, str]] = {}
+        try:
+            if event_id and not await self.store.first_seen(PLATFORM, event_id, EVENT_TTL_S):
+                return  # delivered before, to this worker or another
+            marks = await kept.home_marks(self.store, PLATFORM, [user])
+        except StorageUnavailable:
+            pass  # the page is built and published as if never shown
+        mark = marks.get(user)
+        shown = mark[1] if mark is not None and mark[0] == team else None
+        self._want(user, team, shown, opened=True)
 
     def changed(self, out: Outbox) -> None:
         """A game changed: bring the pages of the people it names up to date."""
@@ -162,8 +181,12 @@ class HomeTabs:
         for user, (team, digest) in marks.items():
             self._want(user, team, digest)
 
-    def _want(self, user: str, team: str, shown: str | None, follow: bool = True) -> None:
-        self._wanted[user] = (team, shown, follow)
+    def _want(
+        self, user: str, team: str, shown: str | None, follow: bool = True, opened: bool = False
+    ) -> None:
+        waiting = self._wanted.get(user)
+        opened = opened or (waiting is not None and waiting[3])
+        self._wanted[user] = (team, shown, follow, opened)
         if user not in self._running:
             self._running.add(user)
             self.run(self._publishing(user))
@@ -172,18 +195,20 @@ class HomeTabs:
         try:
             while user in self._wanted:
                 last = self._last.get(user)
-                if last is not None and self._wanted[user][1] is not None:
-                    # A change (not the person opening the tab) within the pace of the last
-                    # page: it waits, and what changes meanwhile joins it (the newest wins).
+                if last is not None:
+                    # Within the pace of the last page: it waits, and what changes meanwhile
+                    # joins it (the newest wins).
                     wait = last[1] + self.pace_s - self.clock.now()
                     if wait > 0:
                         await self.clock.sleep(wait)
-                team, shown, follow = self._wanted.pop(user)
-                await self._publish(user, team, shown, follow)
+                team, shown, follow, opened = self._wanted.pop(user)
+                await self._publish(user, team, shown, follow, opened)
         finally:
             self._running.discard(user)
 
-    async def _publish(self, user: str, team: str, shown: str | None, follow: bool) -> None:
+    async def _publish(
+        self, user: str, team: str, shown: str | None, follow: bool, opened: bool
+    ) -> None:
         try:
             view = home_view(await home_of(self.community, PLATFORM, team, user))
         except StorageUnavailable:
@@ -191,8 +216,10 @@ class HomeTabs:
             return
         digest = _digest(view)
         last = self._last.get(user)
-        if shown is not None and (digest == shown or (last is not None and digest == last[0])):
-            return  # it shows this already
+        if digest == shown or (follow and last is not None and digest == last[0]):
+            if opened:  # it shows this already; it is followed from this opening on
+                await self._mark(user, team, digest, True)
+            return
         try:
             await self.client.views_publish(user_id=user, view=view)
         except SlackApiError as error:
@@ -202,10 +229,14 @@ class HomeTabs:
         self._last.move_to_end(user)
         while len(self._last) > LAST_KEPT:
             self._last.popitem(last=False)
-        if not follow:
-            return
+        if follow:
+            await self._mark(user, team, digest, opened or shown is None)
+
+    async def _mark(self, user: str, team: str, digest: str, opened: bool) -> None:
+        """Note what ``user``'s tab shows: for :data:`HOME_TTL_S` from an opening, else only
+        while their mark stands."""
         try:
-            if shown is None:
+            if opened:
                 await kept.home_shown(self.store, PLATFORM, user, team, digest, HOME_TTL_S)
             else:
                 await kept.home_updated(self.store, PLATFORM, user, team, digest)

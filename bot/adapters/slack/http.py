@@ -29,7 +29,7 @@ import logging
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
@@ -45,6 +45,7 @@ from bot.adapters.slack.payloads import (
     admit,
     read_body,
 )
+from bot.ops import HEALTH_PATH, Health, healthz
 
 __all__ = [
     "EVENTS_PATH",
@@ -59,9 +60,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
-
-Health = Callable[[], Awaitable[tuple[bool, Mapping[str, object]]]]
 SHUTDOWN_S = 3.0
 """How long requests in flight may take to finish once the worker stops (Slack wants every
 answer within 3 s anyway); aiohttp's default, 60 s, would hold up a stop."""
@@ -257,15 +255,7 @@ async def serve_http(
     app = web.Application(client_max_size=MAX_BODY)
     app.router.add_post(EVENTS_PATH, FrontDoor(adapter, secret, refused).handle)
     if health is not None:
-
-        async def healthz(_request: web.Request) -> web.Response:
-            ok, report = await health()
-            body = json.dumps({"ok": ok, **report})
-            return web.Response(
-                text=body, status=200 if ok else 503, content_type="application/json"
-            )
-
-        app.router.add_get(HEALTH_PATH, healthz)
+        app.router.add_get(HEALTH_PATH, healthz(health))
 
     async def counting(_app: web.Application) -> AsyncIterator[None]:
         async def tick() -> None:

@@ -65,6 +65,8 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,
+    round_of=lambda state: state.cycle,
+    round_word="Business Cycle",
     money_text=text.money,
     inventory=secrets.inventory,
 )

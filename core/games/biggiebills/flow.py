@@ -552,8 +552,20 @@ def _finish(
         Ending.EVERYONE_BANKRUPT: "went bankrupt last with the most money",
     }[ended]
     if len(top) == 1:
-        summary = f"{state.names[top[0]]} wins with {best}: it {why}"
-        summary += _by_cards(state, standings, key) + "."
+        tie = _by_cards(state, standings, key)
+        if tie is None:
+            summary = f"{state.names[top[0]]} wins with {best}: it {why}."
+        else:
+            second, won, lost = tie
+            tied = {
+                Ending.TARGET_TOGETHER: f"both reached the {target} target in the same turn",
+                Ending.TIME_LIMIT: called.removeprefix("when "),
+                Ending.EVERYONE_BANKRUPT: "both went bankrupt last",
+            }.get(ended, f"it {why}")
+            summary = (
+                f"{state.names[top[0]]} wins with {best}, as much as {state.names[second]}, on "
+                f"completed Growth cards ({won} against {lost}): {tied}."
+            )
     else:
         done = len(state.completed[top[0]])
         together = {
@@ -584,19 +596,16 @@ def _by_cards(
     state: BiggieBillsState,
     standings: list[Standing],
     key: Callable[[Seat], tuple[int, int, int, int]],
-) -> str:
+) -> tuple[Seat, int, int] | None:
     """When the winner has only as much money as the runner-up and wins on completed Growth
-    cards, the words that say so (else nothing)."""
+    cards: the runner-up and both counts of completed cards (else None)."""
     if len(standings) < 2:
-        return ""
+        return None
     first, second = standings[0].seat, standings[1].seat
     a, b = key(first), key(second)
     if a[:3] != b[:3] or a == b:
-        return ""
-    return (
-        f", tied with {state.names[second]} at {money(state.cash[first])}, and wins on "
-        f"completed Growth cards ({a[3]} against {b[3]})"
-    )
+        return None
+    return second, a[3], b[3]
 
 
 def auto_returns(state: BiggieBillsState, seat: Seat) -> list[str]:

@@ -12,8 +12,9 @@ from core import picture as kit
 from core import ui
 from core.games.biggiebills.text import join, money
 from core.games.biggiebills.view import BiggieBillsView, TeamView
+from core.text import plural
 
-__all__ = ["BAR_HEIGHT", "BAR_LEFT", "BAR_WIDTH", "bar_y", "draw"]
+__all__ = ["BAR_HEIGHT", "BAR_LEFT", "BAR_WIDTH", "bar_y", "draw", "layout"]
 
 BAR_LEFT = 330
 """Where every bar starts (no money)."""
@@ -60,7 +61,7 @@ def _head(public: BiggieBillsView) -> list[tuple[str, int]]:
 def _wrapped(public: BiggieBillsView) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for text, size in _head(public):
-        out += [(line, size) for line in kit.wrap(text, kit.font(size), kit.WIDTH - 2 * _LEFT, 3)]
+        out += [(line, size) for line in kit.wrap(text, size, kit.WIDTH - 2 * _LEFT, 3)]
     return out
 
 
@@ -138,8 +139,8 @@ def _alt(public: BiggieBillsView) -> str:
         if not t.alive:
             teams.append(f"{t.name} is out ({t.out or 'out'})")
         else:
-            done = sum(t.stages)
-            teams.append(f"{t.name} {t.cash_text} with {done} growth stages completed")
+            done = plural(sum(t.stages), "Growth card")
+            teams.append(f"{t.name} {t.cash_text} with {done} completed")
     status = public.outcome.summary if public.outcome else ""
     rule = f" Industry Rules: {public.industry.name}." if public.industry else ""
     return (
@@ -149,8 +150,8 @@ def _alt(public: BiggieBillsView) -> str:
     ).strip()
 
 
-def draw(public: BiggieBillsView) -> ui.Picture:
-    """The race of the channel's view ``public`` as a picture."""
+def layout(public: BiggieBillsView) -> kit.Canvas:
+    """The race of the channel's view ``public``, drawn."""
     names = [t.name for t in public.teams]
     actives = [
         f"{names[a.owner]}: {a.name} (stage {a.stage}, pays {money(a.payoff)})"
@@ -180,4 +181,9 @@ def draw(public: BiggieBillsView) -> ui.Picture:
         for line in actives:
             y += 28
             canvas.text((_LEFT + 20, y), line, size=20, width=kit.WIDTH - 2 * _LEFT - 20)
-    return kit.encode(canvas.image, _alt(public))
+    return canvas
+
+
+def draw(public: BiggieBillsView) -> ui.Picture:
+    """The race of the channel's view ``public`` as a picture."""
+    return kit.encode(layout(public).image, _alt(public))

@@ -57,6 +57,7 @@ GAME: Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView] = Game(
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,
+    round_of=lambda state: state.round,
     money_text=text.money,
     inventory=secrets.inventory,
 )

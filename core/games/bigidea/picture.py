@@ -12,7 +12,7 @@ from core import ui
 from core.games.bigidea.view import BigIdeaView, ProductView
 from core.text import plural
 
-__all__ = ["CARDS_SHOWN", "card_box", "draw"]
+__all__ = ["CARDS_SHOWN", "card_box", "draw", "layout"]
 
 _PHASES = {
     "pick": "Seed phase: everyone picks a product in secret",
@@ -59,16 +59,16 @@ def _card(canvas: kit.Canvas, public: BigIdeaView, product: ProductView, index: 
     owner = f"{names[product.owner]}'s" + (" · new" if product.new else "")
     canvas.text((x0 + 44, y0 + 21), owner, size=20, anchor="lm", width=_CARD_W - 54)
     y = y0 + 52
-    for line in kit.wrap(product.name, kit.font(26), _CARD_W - 24, 2):
+    for line in kit.wrap(product.name, 26, _CARD_W - 24, 2):
         canvas.text((x0 + 12, y), line, size=26)
         y += 32
     cards = " + ".join(c.name for c in product.cards)
-    for line in kit.wrap(cards, kit.font(18), _CARD_W - 24, 2):
+    for line in kit.wrap(cards, 18, _CARD_W - 24, 2):
         canvas.text((x0 + 12, y + 2), line, size=18, fill=kit.SOFT_INK)
         y += 22
     # The chits, in their investors' shapes, along the foot of the card.
     chits = [seat for seat, count in enumerate(product.chits) for _ in range(count)]
-    label = f"{product.total_chits} chit{'s' if product.total_chits != 1 else ''}"
+    label = plural(product.total_chits, "chit")
     canvas.text((x0 + 12, y1 - 24), label, size=20, anchor="lm")
     x = x0 + 110
     for seat in chits[:12]:
@@ -88,15 +88,15 @@ def _alt(public: BigIdeaView) -> str:
     products = "; ".join(
         f"{names[p.owner]}'s {p.name} ({plural(p.total_chits, 'chit')})" for p in _shown(public)
     )
-    head = public.outcome.summary if public.outcome else _PHASES[public.phase]
+    head = public.outcome.summary.rstrip(".") if public.outcome else _PHASES[public.phase]
     return (
         f"The Big Idea, round {public.round} of {public.rounds}, {head}. {people}. "
         f"On the table: {products or 'no products yet'}."
     )
 
 
-def draw(public: BigIdeaView) -> ui.Picture:
-    """The table of the channel's view ``public`` as a picture."""
+def layout(public: BigIdeaView) -> kit.Canvas:
+    """The table of the channel's view ``public``, drawn."""
     shown = _shown(public)
     rows = (len(shown) + _COLUMNS - 1) // _COLUMNS
     height = _cards_top(public) + max(rows, 1) * (_CARD_H + _GAP) + 20
@@ -116,7 +116,7 @@ def draw(public: BigIdeaView) -> ui.Picture:
         canvas.mark(p.seat, (_LEFT + 16, y + 18), 15)
         canvas.text((_LEFT + 44, y + 18), p.name, size=22, anchor="lm", width=330)
         canvas.text((_LEFT + 520, y + 18), p.money_text, size=24, anchor="rm")
-        status = [f"{p.chits} chits left", f"{p.hand_size} cards"]
+        status = [f"{plural(p.chits, 'chit')} left", plural(p.hand_size, "card")]
         if p.seat == public.dealer:
             status.append("dealer")
         canvas.text(
@@ -132,4 +132,9 @@ def draw(public: BigIdeaView) -> ui.Picture:
         canvas.text(
             (kit.WIDTH - _LEFT, height - 10), f"and {more} older products", size=18, anchor="rb"
         )
-    return kit.encode(canvas.image, _alt(public), _COLOURS)
+    return canvas
+
+
+def draw(public: BigIdeaView) -> ui.Picture:
+    """The table of the channel's view ``public`` as a picture."""
+    return kit.encode(layout(public).image, _alt(public), _COLOURS)

@@ -58,6 +58,7 @@ GAME: Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView] = Game(
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,
+    round_of=lambda state: state.round,
     money_text=text.money,
     payments=events.payments,
 )

@@ -39,6 +39,7 @@ from core.turns import after
 __all__ = [
     "PAYMENT_REASONS",
     "Ctx",
+    "GoalMade",
     "accept_bid",
     "begin_turn",
     "check_winner",
@@ -116,6 +117,9 @@ class Ctx:
         self.standings: list[Standing] | None = None
         self.reveals = False
         """The rules open sealed bids in this action (an auction closes)."""
+        self.made: Seat | None = None
+        """The first seat whose cash reached the goal in this action: the game is won then,
+        so no later payment, transfer or roll of the action happens (:class:`GoalMade`)."""
 
     def say(self, text: str) -> None:
         self.lines.append(text)
@@ -123,26 +127,43 @@ class Ctx:
     def name(self, seat: Seat) -> str:
         return self.state.names[seat]
 
+    def _goal(self, seat: Seat) -> None:
+        """Note ``seat`` as the winner if its cash has just reached the goal."""
+        state = self.state
+        reached = state.cash[seat] >= state.options.goal
+        if self.made is None and reached and not state.bankrupt[seat] and not state.finished:
+            self.made = seat
+
+    def won(self) -> None:
+        """Stop the action here if the game was won in it (:class:`GoalMade`)."""
+        if self.made is not None:
+            raise GoalMade
+
     def pay(self, seat: Seat, delta: int, reason: str) -> None:
         """Money between ``seat`` and the bank: positive is paid by the bank."""
         assert reason in PAYMENT_REASONS, reason
         if delta == 0:
             return
+        self.won()
         self.state.cash[seat] += delta
         if delta > 0:
             self.state.bank_paid += delta
         else:
             self.state.bank_received -= delta
         self.transfers.append((seat, delta, reason))
+        self._goal(seat)
 
     def transfer(self, payer: Seat, payee: Seat, amount: int, reason: str) -> None:
         """Money between two players (an auction)."""
         assert reason in PAYMENT_REASONS, reason
+        self.won()
         self.state.cash[payer] -= amount
         self.state.cash[payee] += amount
         self.transfers += [(payer, -amount, reason), (payee, amount, reason)]
+        self._goal(payee)
 
     def dice(self) -> tuple[int, int]:
+        self.won()
         return self.rng.randint(1, 6), self.rng.randint(1, 6)
 
     def events(self, kind: str) -> list[Event]:
@@ -284,6 +305,7 @@ def walk(ctx: Ctx) -> None:
 
 
 def _pass_space(ctx: Ctx, seat: Seat, index: int) -> None:
+    ctx.won()
     b = board()
     kind = b.kind(index)
     if kind == "start":
@@ -298,6 +320,7 @@ def _pass_space(ctx: Ctx, seat: Seat, index: int) -> None:
 
 def land(ctx: Ctx) -> None:
     """Resolve the space the player on turn stands on."""
+    ctx.won()
     state = ctx.state
     b = board()
     seat = state.turn
@@ -825,10 +848,18 @@ def refuse_bids(ctx: Ctx) -> None:
 # --- the end -------------------------------------------------------------------------------
 
 
+class GoalMade(Exception):
+    """Raised by the next payment, transfer or roll of an action in which a player's cash
+    reached the goal: the game is won at that moment, and the action stops there."""
+
+
 def check_winner(ctx: Ctx) -> None:
     """The first to reach the target wins at once (the richest, should two get there)."""
     state = ctx.state
     if state.finished:
+        return
+    if ctx.made is not None:
+        finish(ctx, Ending.TARGET)
         return
     goal = state.options.goal
     rich = [s for s in state.active() if state.cash[s] >= goal]
@@ -876,12 +907,12 @@ def finish(ctx: Ctx, ended: Ending) -> None:
     top = [st.name for st in standings if st.rank == 1]
     best = money(state.cash[standings[0].seat])
     reason = {
-        Ending.TARGET: f"reached {money(state.options.goal)}",
-        Ending.LAST_STANDING: "is the last one standing",
-        Ending.ROUND_LIMIT: f"is the richest after {plural(state.options.max_rounds, 'round')}",
+        Ending.TARGET: f"the first to make {money(state.options.goal)}",
+        Ending.LAST_STANDING: "the last one standing",
+        Ending.ROUND_LIMIT: f"the richest after {plural(state.options.max_rounds, 'round')}",
     }[ended]
     if len(top) == 1:
-        summary = f"{top[0]} wins with {best}: {reason}."
+        summary = f"{top[0]} wins with {best}, {reason}."
     else:
         summary = f"{join(top)} tie for first with {best}."
     table = "\n".join(

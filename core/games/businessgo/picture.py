@@ -20,13 +20,15 @@ from core.games.businessgo.ui import _PHASES
 from core.games.businessgo.view import BusinessGoView
 from core.text import plural
 
-__all__ = ["CORNER", "MARKETS", "SIDE", "draw", "space_box"]
+__all__ = ["CORNER", "MARKETS", "SIDE", "draw", "layout", "space_box"]
 
 CORNER = 173
 """Pixels of a corner space's side."""
 SIDE = 117
 """Pixels across a space on a side of the board (it is :data:`CORNER` deep)."""
-_EDGE = 2 * CORNER + 9 * SIDE  # 1,399
+_EDGE = kit.WIDTH
+"""The board's side: the last row and column of corners take the one pixel 2 * CORNER + 9 *
+SIDE (1,399) leaves."""
 
 MARKETS: dict[str, tuple[str, tuple[int, int, int]]] = {
     "Americas": ("AMER", (252, 224, 178)),
@@ -40,6 +42,8 @@ _SPECIAL = kit.FAINT
 _TAG_BACK = (250, 250, 250)
 _COLOURS = (*(tint for _label, tint in MARKETS.values()), _SERVICE[1], _TAG_BACK)
 
+_TAG_H = 30
+"""Pixels of an owner's mark's row."""
 _TAGS = {"licence": "L", "national": "N", "sold": "N+", "international": "I", "service": "S"}
 
 
@@ -80,11 +84,14 @@ def _tag(public: BusinessGoView, space: str) -> str | None:
     return None
 
 
-def _static_space(canvas: kit.Canvas, index: int) -> int:
-    """What is printed on space ``index``; returns where the owner's row goes."""
+def _static_space(canvas: kit.Canvas, index: int) -> tuple[int, bool]:
+    """What is printed on space ``index``; returns where the owner's row goes, and whether it
+    goes over the last printed line (a Service Industry whose name takes two lines on a side of
+    the board: its price, which matters only while it is for sale, gives way to its owner's
+    mark, so the mark stays inside its space)."""
     b = board()
     space = b.spaces[index]
-    x0, y0, x1, _y1 = space_box(index)
+    x0, y0, x1, y1 = space_box(index)
     w = x1 - x0
     label, tint = "", _SPECIAL
     detail = ""
@@ -101,18 +108,19 @@ def _static_space(canvas: kit.Canvas, index: int) -> int:
     canvas.text((x0 + 6, y0 + 4), str(index), size=18)
     if label:
         canvas.text((x1 - 6, y0 + 4), label, size=18, anchor="ra", width=w - 40)
-    face = kit.font(19)
     y = y0 + 32
-    for line in kit.wrap(b.space_name(index), face, w - 12, 2):
+    for line in kit.wrap(b.space_name(index), 19, w - 12, 2):
         canvas.text((x0 + 6, y), line, size=19)
         y += 22
     if detail:
         canvas.text((x0 + 6, y + 2), detail, size=18, fill=kit.SOFT_INK, width=w - 12)
-    return y + 26
+        if y + 26 + _TAG_H > y1 - 2:
+            return y, True
+    return y + 26, False
 
 
 @cache
-def _base() -> tuple[Image.Image, tuple[int, ...]]:
+def _base() -> tuple[Image.Image, tuple[tuple[int, bool], ...]]:
     """The board as printed (drawn once): every space and the legend; and each space's owner
     row."""
     canvas = kit.Canvas(_EDGE, _EDGE)
@@ -125,13 +133,15 @@ def _space(canvas: kit.Canvas, public: BusinessGoView, index: int, here: list[in
     """What changes on space ``index``: its owner's mark and tag, the tokens on it."""
     space = board().spaces[index]
     x0, _y0, x1, y1 = space_box(index)
-    y = _base()[1][index]
+    y, over = _base()[1][index]
     owner = public.licences.get(space, public.services.get(space))
     if space in public.closed:
         canvas.text((x0 + 6, y + 4), "closed", size=18, fill=kit.GREY)
     elif owner is not None:
         tag = _tag(public, space) or ""
-        canvas.box((x0 + 4, y, x0 + 76, y + 30), fill=_TAG_BACK, outline=kit.INK, width=1)
+        if over:
+            canvas.box((x0 + 2, y, x1 - 2, y + _TAG_H), fill=kit.BACKGROUND, outline=None)
+        canvas.box((x0 + 4, y, x0 + 76, y + _TAG_H), fill=_TAG_BACK, outline=kit.INK, width=1)
         canvas.mark(owner, (x0 + 20, y + 15), 11)
         canvas.text((x0 + 36, y + 15), tag, size=20, anchor="lm")
     # Tokens: in a row of their own at the foot when the space has room, else beside the owner.
@@ -151,7 +161,7 @@ def _legend(canvas: kit.Canvas) -> None:
     for name, (_label, tint) in MARKETS.items():
         canvas.box((x, y + 30, x + 28, y + 56), fill=tint, outline=kit.INK, width=1)
         canvas.text((x + 36, y + 43), name, size=18, anchor="lm")
-        x += 60 + round(kit.font(18).getlength(name))
+        x += 60 + round(kit.length(name, 18))
     canvas.text(
         (left, y + 72),
         "Owner's mark with L licence · N National · N+ National that has sold · "
@@ -173,7 +183,7 @@ def _centre(canvas: kit.Canvas, public: BusinessGoView) -> None:
         status = public.outcome.summary
     else:
         status = f"{names[public.turn]} to play: {_PHASES[public.phase]}."
-    for line in kit.wrap(status, kit.font(22), width, 2):
+    for line in kit.wrap(status, 22, width, 2):
         canvas.text((left, y), line, size=22)
         y += 28
     extra = [f"First to {money(public.goal)} wins."]
@@ -212,7 +222,7 @@ def _centre(canvas: kit.Canvas, public: BusinessGoView) -> None:
         answered = join([names[s] for s in public.auction.answered]) or "nobody yet"
         notes.append(f"{names[public.auction.seller]}'s auction: answered {answered}.")
     for note in notes:
-        for line in kit.wrap(note, kit.font(20), width, 2):
+        for line in kit.wrap(note, 20, width, 2):
             canvas.text((left, y), line, size=20)
             y += 26
 
@@ -232,8 +242,8 @@ def _alt(public: BusinessGoView) -> str:
     return f"The Busine$$ GO board in round {public.round}: " + "; ".join(people) + f". {status}"
 
 
-def draw(public: BusinessGoView) -> ui.Picture:
-    """The board of the channel's view ``public`` as a picture."""
+def layout(public: BusinessGoView) -> kit.Canvas:
+    """The board of the channel's view ``public``, drawn."""
     canvas = kit.Canvas(_EDGE, _EDGE, _base()[0])
     here: dict[int, list[int]] = {}
     for p in public.players:
@@ -242,4 +252,9 @@ def draw(public: BusinessGoView) -> ui.Picture:
     for index in range(len(board().spaces)):
         _space(canvas, public, index, here.get(index, []))
     _centre(canvas, public)
-    return kit.encode(canvas.image, _alt(public), _COLOURS)
+    return canvas
+
+
+def draw(public: BusinessGoView) -> ui.Picture:
+    """The board of the channel's view ``public`` as a picture."""
+    return kit.encode(layout(public).image, _alt(public), _COLOURS)

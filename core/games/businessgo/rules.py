@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import TypeVar
 
 from core.engine import Decision, Event, Flow, Play, Plays, Rng, Seat
@@ -76,7 +77,7 @@ from core.games.businessgo.legal import (
     travel_problem,
 )
 from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Corporation
-from core.games.businessgo.text import money
+from core.games.businessgo.text import join, money
 
 __all__ = ["FLOW", "automatic", "new_state"]
 
@@ -125,7 +126,8 @@ def _move(
     def move(state: BusinessGoState, seat: Seat, action: _T, rng: Rng) -> list[Event]:
         ctx = Ctx(state, rng)
         asked = not standing and automatic(state) != (seat, action)
-        handle(ctx, seat, action)
+        with suppress(flow.GoalMade):
+            handle(ctx, seat, action)
         if asked:
             if not state.asked:
                 state.asked = [0] * state.players
@@ -366,7 +368,8 @@ def _runs_out(handle: Callable[[Ctx], None]) -> Callable[[BusinessGoState, Rng],
 
     def timed_out(state: BusinessGoState, rng: Rng) -> list[Event]:
         ctx = Ctx(state, rng)
-        handle(ctx)
+        with suppress(flow.GoalMade):
+            handle(ctx)
         return _report(ctx, "timeout")
 
     return timed_out
@@ -377,7 +380,8 @@ def _bids_close(ctx: Ctx) -> None:
     assert auction is not None
     late = auction.undecided
     if late:
-        ctx.say(f"Time is up for bids: {', '.join(ctx.name(s) for s in late)} pass.")
+        verb = "passes" if len(late) == 1 else "pass"
+        ctx.say(f"Time is up for bids: {join([ctx.name(s) for s in late])} {verb}.")
     flow.close_auction(ctx)
 
 

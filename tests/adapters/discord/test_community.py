@@ -77,7 +77,7 @@ async def test_the_boardroom_group_is_synced_with_its_subcommands(
     groups = [cmd for body in synced for cmd in body if cmd["name"] == "boardroom"]
     assert groups, "the /boardroom group was never synced"
     subs = {sub["name"]: sub for sub in groups[0]["options"]}
-    assert set(subs) == {"leaderboard", "stats", "history", "replay", "forget-me"}
+    assert set(subs) == {"leaderboard", "stats", "history", "replay", "forget-me", "help"}
     game = subs["leaderboard"]["options"][0]
     assert game["required"] and {c["value"] for c in game["choices"]} == {
         "bigidea",

@@ -222,3 +222,43 @@ async def test_the_fake_refuses_the_home_views_slack_refuses(
 
 def test_the_manifest_enables_the_home_tab_and_its_event() -> None:
     assert FakeSlackAPI().home_tab_enabled  # (the fake reads the project's manifest)
+
+
+async def test_opening_the_home_tab_again_publishes_only_a_page_that_changed(
+    loop: Loopback,
+) -> None:
+    api = loop.api
+    loop.adapter.homes.pace_s = PACE_S
+    for _ in range(30):  # an unchanged page: once, whoever opens it how often
+        assert await loop.slack.open_home(USERS[0]) == 200
+    await loop.adapter.settled()
+    assert len(_published(api)) == 1
+
+    table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
+    await table.command(USERS[1], f"start {QUICK}")  # (not followed: UALICE has no seat)
+    await table.command(USERS[0], "join")  # her page changes: published, one pace later
+    await loop.adapter.settled()
+    for _ in range(5):
+        assert await loop.slack.open_home(USERS[0]) == 200
+    await loop.adapter.settled()
+    published = api.called("views.publish")
+    assert len(published) == 2 and "lobby" in _page(api, USERS[0])
+    assert published[1].at - published[0].at >= PACE_S - 0.01  # at most once per pace
+
+
+async def test_an_event_delivered_again_is_dropped_by_every_worker(loop: Loopback) -> None:
+    """The same signed ``app_home_opened`` (one ``event_id``), 200 times, half of them to a
+    second worker on the same Redis: one page is built and published."""
+    api = loop.api
+    body = loop.slack.home_opened_body(USERS[0])
+    other = await loop.worker()
+    for n in range(200):
+        front = loop.slack if n % 2 == 0 else other.slack
+        status, _ = await front.send(body, {"Content-Type": "application/json"})
+        assert status == 200
+    await loop.adapter.settled()
+    await other.adapter.settled()
+    assert len(_published(api)) == 1
+    event_id = json.loads(body)["event_id"]
+    client: Any = loop.store.client
+    assert await client.exists(f"boardroom:seen:{{slack:{event_id}}}") == 1
