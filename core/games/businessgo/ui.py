@@ -70,7 +70,7 @@ _PHASES = {
     "mail": "choosing the corporation that goes bankrupt",
     "over": "game over",
 }
-_PASS_LABELS = {
+_PASS_LABELS: dict[str | None, str] = {
     "licence": "Don't buy",
     "service": "Don't buy",
     "boom": "End the Boom",
@@ -276,7 +276,7 @@ def _controls(
         type,
         lambda kind, group: _menus(state, seat, kind, group),
     )
-    typed = _TYPED.get(state.deciding or "")
+    typed = _TYPED.get(state.deciding)
     if typed is not None and len(buttons) < ui.MAX_BUTTONS:
         # An amount of one's own, as a form (the typed command, checked the same way).
         label, command = typed
@@ -349,7 +349,10 @@ BID_FORM = ui.Ask(
     max_length=20,
 )
 """The forms the Casino's and the auction's buttons open (``bet <amount>``, ``bid <amount>``)."""
-_TYPED = {"casino": ("Bet an amount…", "bet"), "auction": ("Bid an amount…", "bid")}
+_TYPED: dict[str | None, tuple[str, str]] = {
+    "casino": ("Bet an amount…", "bet"),
+    "auction": ("Bid an amount…", "bid"),
+}
 
 
 def _decision_line(state: BusinessGoState) -> str:
@@ -525,7 +528,7 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
             return f"Buy for {money(landed_price(state))}"
         return "Buy"
     if isinstance(action, Pass):
-        return _PASS_LABELS.get(state.deciding or "", "Pass")
+        return _PASS_LABELS.get(state.deciding, "Pass")
     if isinstance(action, Sell):
         product = b.products.get(action.product)
         return f"Sell {product.name if product else action.product}"
