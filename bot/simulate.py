@@ -139,7 +139,7 @@ class _Run:
             return
         outcome = Outcome.model_validate(outcome_data)
         state = self.game.state_model.model_validate(record.state)
-        for name, value in self.game.at(state).tallies().items():
+        for name, value in self.game.tallies(state).items():
             self.tallies.setdefault(name, []).append(value)
         # A decision is an action a seat made (not the clock's): what each seat was asked.
         seats = len(state.names)

@@ -24,6 +24,7 @@ from bot.commands.results import (
     rate,
 )
 from bot.settings import Settings
+from core.engine import erase
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, History, SaveResult, StorageUnavailable
 from storage import history as kept
@@ -275,7 +276,7 @@ async def test_the_replay_equals_the_stored_game_at_every_step(
     (result,) = (await _recorded(store)).values()
     found = await kept.replay_of(store, WHERE, result.id)
     assert found is not None
-    steps = replay_steps(GAME, GameResult.model_validate_json(found[0]), found[1])
+    steps = replay_steps(erase(GAME), GameResult.model_validate_json(found[0]), found[1])
     assert [s.model_dump_json() for s in steps] == [
         GAME.state_model.model_validate_json(s).model_dump_json() for s in saved
     ]
@@ -321,7 +322,7 @@ async def test_forget_me_asks_first_then_leaves_no_trace(store: GameStore, clock
     # The replay still plays, with the seat renamed.
     found = await kept.replay_of(store, WHERE, result.id)
     assert found is not None
-    steps = replay_steps(GAME, GameResult.model_validate_json(found[0]), found[1])
+    steps = replay_steps(erase(GAME), GameResult.model_validate_json(found[0]), found[1])
     assert steps and FORMER in steps[0].names
 
 

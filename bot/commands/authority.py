@@ -38,7 +38,7 @@ from bot.commands import (
     teams,
 )
 from bot.commands.damaged import DamagedRecord, read_record
-from bot.commands.grammar import CommandError, parse, usage
+from bot.commands.grammar import CommandError, parse, subcommands, usage
 from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
@@ -55,6 +55,7 @@ __all__ = [
     "BUSY",
     "PARK_AFTER",
     "STALE",
+    "STEPS",
     "UNAVAILABLE",
     "UNCERTAIN",
     "UNKNOWN_BUTTON",
@@ -70,7 +71,7 @@ PARK_AFTER = 5
 PARK_S = 600.0
 UNKNOWN_BUTTON = "That button is not one I recognise; it may be from an old bot."
 
-_COMMANDS: dict[str, StepMaker] = {
+STEPS: dict[str, StepMaker] = {
     "help": readers.help_page,
     "rules": readers.rules,
     "status": readers.status,
@@ -82,17 +83,16 @@ _COMMANDS: dict[str, StepMaker] = {
     "begin": lobby.begin,
     "end": lobby.end,
     "rematch": lobby.rematch,
-}
-_LIMITED = {("start", ""): "lobby", ("rematch", ""): "lobby", ("rules", "all"): "upload"}
-"""Commands that post or upload on their requester's behalf, and the limit each counts
-against (:mod:`bot.commands.limits`)."""
-_TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
     "move": roster.move,
     "remove": roster.remove,
     "admit": seating.admit,
 }
-"""Words only a team game (``Game.teams``) knows."""
+_LIMITED = {("start", ""): "lobby", ("rematch", ""): "lobby", ("rules", "all"): "upload"}
+"""Commands that post or upload on their requester's behalf, and the limit each counts
+against (:mod:`bot.commands.limits`)."""
+"""The step of each lobby and table word the grammar declares (``grammar.subcommands``): the
+authority routes a word only as declared for the game (a team word in a team game), here."""
 
 
 class Authority:
@@ -171,12 +171,13 @@ class Authority:
             return out
         parsed = parse(text)
         word, rest = parsed.word, parsed.rest
-        makers = _COMMANDS | (_TEAM_COMMANDS if game.teams else {})
+        shared = find(subcommands(game), word)
         out = outbox_for(req, game)
         try:
-            if word in makers:
-                step = makers[word](self, req, game, rest)
-                kind = _LIMITED.get((word, rest.strip().lower() if word == "rules" else ""))
+            if shared is not None:
+                step = STEPS[shared.word](self, req, game, rest)
+                rules = shared.word == "rules"
+                kind = _LIMITED.get((shared.word, rest.strip().lower() if rules else ""))
                 if kind is None:
                     # Readers (status, help...) are de-duplicated too: a retry is answered once.
                     return await self._pipeline.transact(req, game, step)
@@ -265,9 +266,10 @@ class Authority:
         seat = record.seat_of(req.user)
         if seat is None or record.status != "playing":
             return STALE + " That game is over or you are not playing in it."
-        position = game.at(load_state(game, record.state_json))
-        shown = [position.render_private(seat), position.render_board()]
-        prompt = position.render_prompt()
+        face = game.at(load_state(game, record.state_json))
+        state = face.state
+        shown = [game.render_private(state, seat), game.render_board(state, False, face.public)]
+        prompt = game.render_prompt(state)
         if prompt is not None:
             shown.append(prompt)
         if any(b.command == word and b.ask for m in shown for b in m.all_buttons()):
@@ -276,9 +278,9 @@ class Authority:
         sample = {Kind.AMOUNT: "1", Kind.NUMBER: "1"}
         probe = " ".join(sample.get(arg.kind, "x") for arg in (command.args if command else ()))
         try:
-            action = position.parse_text(seat, word, probe)
+            action = game.parse_text(state, seat, word, probe)
             if action is not None:
-                position.apply(seat, action, random.Random(0))
+                game.apply(state, seat, action, random.Random(0))
         except IllegalAction as refused:
             return f"{STALE} {refused}"
         return f"{STALE} Nothing asks you for that now."

@@ -429,12 +429,12 @@ def replay_moves(game: GameLike, result: GameResult, replay: str) -> list[Step]:
                 state = game.setup(names, result.options, action_rng(seed, first))
                 state.version = state.decision_version = first
                 steps, applied = [], True
-                told = _told(game.at(state).opening_events()) or ["The game begins."]
+                told = _told(game.opening_events(state)) or ["The game begins."]
                 continue
             if state is None or not isinstance(entry[0], int):
                 continue
             actor, action = decode_action(game, entry)
-            moved = game.at(state).apply(actor, action, action_rng(seed, state.version))
+            moved = game.apply(state, actor, action, action_rng(seed, state.version))
             state = moved.state
             told += _told(moved.events)
             applied = True
@@ -456,7 +456,7 @@ def replay_message(
 ) -> ui.Message:
     """Step ``at`` (0 to ``last``) of a replay: what happened in it, then the board as it was
     then (with its picture), and buttons that stop where the game does."""
-    board = game.at(step.state).render_board(pictured=False)
+    board = game.render_board(step.state, pictured=False)
     when = _when(result.ended_at)
     head = f"Replay `{result.id}` of {game.title}, {when}: step {at + 1} of {last + 1}"
     end = " (the end)" if at == last else ""
@@ -561,7 +561,7 @@ class Replays:
             if (key, at) in self._pictures:
                 self._pictures.move_to_end((key, at))
                 return self._pictures[(key, at)]
-        drawn = game.at(steps[at].state).picture()
+        drawn = game.picture(steps[at].state)
         if drawn is not None:
             drawn = drawn.model_copy(update={"stem": f"replay-{at + 1}"})
         with self._lock:

@@ -146,7 +146,7 @@ def final_result(key: GameKey, record: GameRecord, now: float) -> str | None:
     if state.outcome is None:
         return None
     seats = []
-    for standing in game.at(state).standings():
+    for standing in game.standings(state):
         seat = record.seats[standing.seat] if standing.seat < len(record.seats) else None
         people = [Person(user=m.user, name=m.name) for m in seat.members] if seat else []
         seats.append(

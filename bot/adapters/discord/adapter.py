@@ -22,7 +22,7 @@ from typing import Literal, TypedDict
 
 import discord
 
-from bot.adapters.discord.components import form_id, submitted_text
+from bot.adapters.discord.components import submitted_text
 from bot.adapters.discord.render import (
     CUSTOM_ID_LIMIT,
     NO_MENTIONS,
@@ -33,6 +33,7 @@ from bot.adapters.discord.render import (
 )
 from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.authority import Authority, Request
+from bot.commands.codec import form_id
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.table import Closed, Gone, Place, Refused, Shown, Stuck, Table
