@@ -64,6 +64,7 @@ from bot.simulate import percentile
 from core import ui
 from core.registry import get_game
 from storage import GameKey, GameStore, History, Loaded, StorageUnavailable
+from storage import history as kept
 from storage.store import DEFAULT_TIMEOUT_S, StoreClient
 from testkit.local_server import bench_redis
 
@@ -615,6 +616,8 @@ def _tables(
 ) -> list[_Table]:
     """One table per game, each with its own seeded Authority and driver rng."""
     tables = []
+    # The same simulated people sit at every table: no limit on the lobbies a person opens.
+    settings = settings.model_copy(update={"limit_lobbies": 0})
     for index in range(games):
         game_seed = random.Random(f"{seed}:seed:{index}").getrandbits(63)
         authority = Authority(store, settings, new_seed=functools.partial(int, game_seed))
@@ -700,15 +703,14 @@ async def _run(
 
 
 async def _clean_up(store: GameStore, tables: list[_Table], copies: list[GameKey]) -> None:
-    """On a shared Redis, remove the games and user index entries (dedupe keys expire)."""
+    """On a shared Redis, remove the games and the people's own keys (dedupe keys expire)."""
+    people = {(table.key.platform, user) for table in tables for user in table.people}
     for table in tables:
         await store.delete(table.key)
-        for user in table.people:
-            await store.index_user(table.key.platform, user, table.key, False, 60)
     for key in copies:
         await store.delete(key)
-        for user in tables[0].people:
-            await store.index_user(key.platform, user, key, False, 60)
+    for platform, user in sorted(people):
+        await kept.forget_keys(store, platform, user, keep_games=False, keep_held=False)
 
 
 def _sizes_line(name: str, results: list[_GameResult]) -> tuple[int, str]:

@@ -458,7 +458,7 @@ class Table:
                 seen = self.bench.seen_due[self.channel]
                 seen.setdefault((state.version, state.deadline.key), record.deadline_due)
             shown = await self.bench.platform.surfaces(self.channel)
-            for seat in self.game.at(state).waiting_for():
+            for seat in self.game.waiting_for(state):
                 for user in record.seats[seat].users:
                     self._consider(state, seat, user, shown)
 
@@ -1243,7 +1243,7 @@ class FaultBench:
                 elif isinstance(item[0], int) and state is not None:
                     actor, action = decode_action(game, item)
                     rng = action_rng(record.seed, state.version)
-                    state = game.at(state).apply(actor, action, rng).state
+                    state = game.apply(state, actor, action, rng).state
             if state is None:
                 continue
             first = line[0] if line else []

@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from bot.commands.community import Community
+from bot.commands.authority import Authority
 from bot.commands.results import (
     GameResult,
     Person,
@@ -105,9 +105,10 @@ async def history_bench(settings: Settings, seed: int = 1, games: int = 500) -> 
         run = f"{seed}-{time.time_ns()}"
         where = kept.Community(PLATFORM, "bench")
         await store.client.delete(
-            *(where.key(p) for p in ("rev", "results", "replays", "recent", "people")),
+            *(where.key(p) for p in ("rev", "results", "replays", "recent", "people", "seen")),
             where.key("ratings:bigidea"),
             where.key("board:bigidea"),
+            where.key("seen:bigidea"),
         )
         await _fill(store, where, rng)
         recorder = Recorder(store, settings)
@@ -120,7 +121,7 @@ async def history_bench(settings: Settings, seed: int = 1, games: int = 500) -> 
             started = time.perf_counter()
             await recorder.publish(key, result)
             record_ms.append((time.perf_counter() - started) * 1000)
-        community = Community(store, settings, time.time)
+        community = Authority(store, settings).community
         asker = Request(
             platform=PLATFORM, channel="c", user="U00001", name="Person 1", community="bench"
         )

@@ -45,9 +45,8 @@ def _play(game: GameLike, seed: int, names: list[str] = NAMES) -> tuple[list[Gam
     for _ in range(5000):
         if state.finished:
             break
-        seat = chooser.choice(game.at(state).actors())
-        position = game.at(state)
-        action = position.bot_action(seat, position.legal_actions(seat), chooser)
+        seat = chooser.choice(game.actors(state))
+        action = game.bot_choice(state, seat, game.legal_actions(state, seat), chooser)
         step = advance(game, state, seed, bots, seat, action)
         lines.append(line(step.log))
         state = step.state
@@ -57,7 +56,7 @@ def _play(game: GameLike, seed: int, names: list[str] = NAMES) -> tuple[list[Gam
 
 def _public_key(game: GameLike, state: GameState) -> str:
     """What the picture is drawn from, without what changes every move but is not drawn."""
-    return game.at(state).picture_basis()
+    return game.picture_basis(state)
 
 
 def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
@@ -80,7 +79,7 @@ def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
                     continue
                 last = key
                 started = time.perf_counter()
-                picture = game.at(state).picture()
+                picture = game.picture(state)
                 elapsed = (time.perf_counter() - started) * 1000
                 if picture is None:
                     break
@@ -96,7 +95,7 @@ def run_pictures_bench(games: int, seed: int, samples: str | None) -> int:
             chart_ms.append((time.perf_counter() - started) * 1000)
             if out_dir is not None and g == 0:
                 sample = states[int(len(states) * _SAMPLE_AT)]
-                picture = game.at(sample).picture()
+                picture = game.picture(sample)
                 if picture is not None:
                     (out_dir / f"{game.name}.png").write_bytes(picture.data)
                 if chart is not None:
@@ -180,7 +179,7 @@ def run_worst_pictures_bench(games: int, seed: int) -> int:
                 last = key
                 shown = _with_pitches(state)
                 started, used = time.perf_counter(), time.thread_time()
-                picture = game.at(shown).picture()
+                picture = game.picture(shown)
                 elapsed = (time.perf_counter() - started) * 1000
                 if picture is None:
                     break

@@ -49,8 +49,15 @@ class Settings(BaseSettings):
     finished_ttl_hours: float = Field(default=24, alias="BOARDROOM_FINISHED_TTL_HOURS")
     """A finished game stays readable (status, log) this long."""
     history_days: float = Field(default=90, gt=0, alias="BOARDROOM_HISTORY_DAYS")
-    """How long a community keeps a finished game's result and replay (ratings are kept until
-    the person's `/boardroom forget-me`)."""
+    """How long a community keeps a finished game's result and replay, and a person's name and
+    ratings after their last game (sooner: the person's `/boardroom forget-me`)."""
+    limit_lobbies: int = Field(default=10, ge=0, alias="BOARDROOM_LIMIT_LOBBIES")
+    """Lobbies one person may open (`start`, Rematch) in ten minutes (0: no limit)."""
+    limit_shares: int = Field(default=3, ge=0, alias="BOARDROOM_LIMIT_SHARES")
+    """Leaderboards one person may show to a channel in ten minutes (0: no limit)."""
+    limit_uploads: int = Field(default=5, ge=0, alias="BOARDROOM_LIMIT_UPLOADS")
+    """Whole rules pages (`rules all`, a file) one person may have in ten minutes (0: no
+    limit)."""
     idle_end_minutes: float = Field(default=30, alias="BOARDROOM_IDLE_END_MINUTES")
     """After this long without an action anyone may end the game, not only the host."""
     dedupe_ttl_seconds: int = Field(default=600, alias="BOARDROOM_DEDUPE_TTL_SECONDS")

@@ -99,7 +99,9 @@ class _Run:
         self.game = game
         self.players = players
         self.label = label
-        self.authority = Authority(store, settings, new_seed=lambda: seeds.getrandbits(63))
+        # One simulated host opens every game: no limit on the lobbies a person opens.
+        unlimited = settings.model_copy(update={"limit_lobbies": 0})
+        self.authority = Authority(store, unlimited, new_seed=lambda: seeds.getrandbits(63))
         self.rounds: list[float] = []
         self.winners_money: list[float] = []
         self.ended: Counter[str] = Counter()
@@ -137,7 +139,7 @@ class _Run:
             return
         outcome = Outcome.model_validate(outcome_data)
         state = self.game.state_model.model_validate(record.state)
-        for name, value in self.game.at(state).tallies().items():
+        for name, value in self.game.tallies(state).items():
             self.tallies.setdefault(name, []).append(value)
         # A decision is an action a seat made (not the clock's): what each seat was asked.
         seats = len(state.names)

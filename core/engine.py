@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import inspect
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import (
     Annotated,
     Generic,
@@ -49,7 +50,7 @@ from pydantic.main import IncEx
 from typing_extensions import TypeForm
 
 from core import ui
-from core.commands import Command
+from core.commands import Command, Unreadable, Values, find, read
 from core.text import escape
 
 __all__ = [
@@ -63,6 +64,8 @@ __all__ = [
     "Decision",
     "Ending",
     "Event",
+    "Face",
+    "Flow",
     "Game",
     "GameLike",
     "GameOptions",
@@ -70,10 +73,10 @@ __all__ = [
     "IllegalAction",
     "MoneyEvent",
     "Move",
-    "Moves",
     "OpenDecision",
     "Outcome",
-    "Position",
+    "Play",
+    "Plays",
     "Question",
     "Rng",
     "Seat",
@@ -82,6 +85,7 @@ __all__ = [
     "Transition",
     "Variant",
     "View",
+    "erase",
     "open_decision",
     "rank",
 ]
@@ -329,21 +333,36 @@ class GameState(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _decision_of_an_older_record(cls, data: object) -> object:
+    def _an_older_record(cls, data: object) -> object:
         # A state stored before decisions were declared names none: the game says which of its
-        # decisions its phase is (the deadline stored with it stands).
-        if isinstance(data, dict) and "decision" not in data and data.get("outcome") is None:
+        # decisions its phase is (the deadline stored with it stands). Then the game reads the
+        # record as it stores one now (upgrade).
+        if not isinstance(data, dict):
+            return data
+        if "decision" not in data and data.get("outcome") is None:
             name = cls.legacy_decision(data)
             if name is not None:
                 opened = data.get("decision_version", 0)
                 data = {**data, "decision": {"name": name, "opened": opened}}
-        return data
+        return cls.upgrade(data)
 
     @classmethod
     def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
         """The decision open in a state stored before decisions were declared (its dumped
-        fields), by the game's own phases; by default none."""
+        fields), by the phase the game kept then; by default none."""
         return None
+
+    @classmethod
+    def upgrade(cls, data: dict[str, object]) -> dict[str, object]:
+        """A state as an earlier version of the game stored it (its dumped fields), as the game
+        stores one now: the game's migration, on every load (by default nothing changes)."""
+        return data
+
+    @property
+    def deciding(self) -> str | None:
+        """The name of the decision open now (:func:`open_decision`); None when none is (the
+        game over)."""
+        return self.decision.name if self.decision is not None else None
 
     @property
     def finished(self) -> bool:
@@ -386,16 +405,7 @@ OptionsT = TypeVar("OptionsT", bound=GameOptions)
 A = TypeVar("A", bound=BaseModel)
 """A game's action union (its models, ``Timeout`` among them)."""
 V = TypeVar("V", bound=View)
-O_co = TypeVar("O_co", bound=GameOptions, covariant=True)
-A_co = TypeVar("A_co", bound=BaseModel, covariant=True)
-V_co = TypeVar("V_co", bound=View, covariant=True)
 V_contra = TypeVar("V_contra", bound=View, contravariant=True)
-
-
-Moves = Mapping[type[BaseModel], Callable[[S, Seat, Never, Rng], list[Event]]]
-"""A game's moves by the action type each applies: ``{Pick: pick, Point: point}``. A move
-takes the state (the engine's private copy, changed in place), the acting seat, the action (of
-the type it is filed under, which its signature names) and the rng, and returns the events."""
 
 
 class ActionSet(Generic[A]):
@@ -482,24 +492,45 @@ class BoardRenderer(Protocol[S_contra, V_contra]):
 # What a game declares nothing for does by default: these are the defaults of Game's hooks.
 
 
+P_contra = TypeVar("P_contra", bound=BaseModel, contravariant=True)
+"""The action type one :class:`Play` takes (its check's and its apply's)."""
+
+
+def _itself(action: BaseModel) -> object:
+    return action
+
+
 @dataclass(frozen=True, kw_only=True)
-class Question(Generic[S]):
-    """A public question open beside the decision the game waits for (BiggieBills' vote on a
-    new target), declared by a game as :attr:`Game.question`.
+class Play(Generic[S, P_contra]):
+    """One kind of move as a decision declares it (a move of a boardgame.io stage), filed
+    under the action type it takes: the check that says why such an action is refused now,
+    what it does, and the actions it offers.
 
-    The game does not wait for it: its seats get no deadline and no turn notice, and their
-    panels are redrawn only as they start or stop answering; the question is the public prompt
-    (:attr:`Game.render_prompt`), whose buttons stand from the version it opened at until it
-    closes, whatever else is decided meanwhile. Bots answer it as soon as they may. An answer
-    that leaves it open opens no new decision: nobody else's buttons go stale.
-    """
+    The engine refuses an action with its check's sentence, and lists as legal the offers its
+    check passes (one generator, as in python-chess), so what a seat is offered and what the
+    engine accepts cannot drift apart."""
 
-    seats: Callable[[S], list[Seat]]
-    """The seats that may answer it now (none while it is closed)."""
-    opened: Callable[[S], int | None]
-    """The state version at which the open question opened, or None when none is open."""
-    answers: tuple[type[BaseModel], ...]
-    """The actions that answer it."""
+    check: Callable[[S, Seat, P_contra], str | None]
+    """Why ``seat`` may not make this action now, as a sentence, or None. It is read on the
+    state as it is, never changed (the decision's :attr:`Decision.who` has passed already)."""
+    apply: Callable[[S, Seat, P_contra, Rng], list[Event]]
+    """What the action does, in place on the engine's private copy, once :attr:`check` has
+    passed it; its events."""
+    offers: Callable[[S, Seat], Iterable[BaseModel]]
+    """The actions of this kind the seat might make now, each of the type the play is filed
+    under: the legal ones are those :attr:`check` passes. Every action the check passes has
+    the :attr:`shape` of one offered (the conformance kit's property tests check it)."""
+    shape: Callable[[P_contra], object] = _itself
+    """The choice an action makes, as :attr:`offers` lists it: actions of one shape are one
+    choice said in other words (a pick's cards in another order; an amount a player may type
+    to the dollar, of which the offers list a few). By default an action is its own shape."""
+    anyone: bool = False
+    """The decision's :attr:`Decision.who` does not apply: the check alone says who may make
+    it (BiggieBills' proposal of a new target, which says why a team not on turn may not)."""
+
+
+def _anyone(state: GameState, seat: Seat) -> str | None:
+    return None
 
 
 def _no_seconds(state: GameState) -> float:
@@ -510,17 +541,28 @@ def _refused_timeout(state: GameState, rng: Rng) -> list[Event]:
     raise IllegalAction(UNKNOWN_ACTION)
 
 
+Plays = Mapping[type[BaseModel], Play[S, Never]]
+"""Plays by the action type each takes: ``{Pick: Play(...), Point: Play(...)}``."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Decision(Generic[S]):
-    """A kind of decision a game waits on, declared once in :attr:`Game.decisions` under its
-    name (a turn, a simultaneous pick, a window others may answer). The game opens one with
-    :func:`open_decision`; the engine then derives from the declaration whom the game waits
-    for, the deadline and what the deadline's passing does."""
+    """A kind of decision a game waits on, declared once in :attr:`Flow.decisions` under its
+    name (a turn, a simultaneous pick, a window others may answer), with the moves it accepts.
+    The game opens one with :func:`open_decision`; the engine then derives from the
+    declaration what each seat may do, whom the game waits for, the deadline and what the
+    deadline's passing does."""
 
-    waits: Callable[[S], list[Seat]]
-    """The seats it waits for while it is open (the engine's :meth:`Game.waiting_for`): a seat
+    plays: Plays[S]
+    """The moves it accepts, in the order legal actions list them; any other action is
+    refused while it is open (with :attr:`Flow.misplaced`'s sentence)."""
+    who: Callable[[S, Seat], str | None] = _anyone
+    """Why ``seat`` may make none of its moves (not its turn), or None: checked before each
+    play's own check; by default every seat may."""
+    waits: Callable[[S], list[Seat]] | None = None
+    """The seats it waits for while it is open (the engine's :meth:`Flow.waiting_for`): a seat
     that has answered a simultaneous decision may still change its mind, but is not waited
-    for."""
+    for. By default (None) every seat :attr:`who` lets act."""
     seconds: Callable[[S], float] = _no_seconds
     """Its deadline, in seconds from when it opens (typically a table option); 0, the default,
     none."""
@@ -533,6 +575,179 @@ class Decision(Generic[S]):
     team's hand), so the buttons shown before it are stale. By default only opening a
     decision (and the game's end) is one: a seat answering a simultaneous decision outdates
     nobody else's buttons."""
+
+    def waiting_for(self, state: S) -> list[Seat]:
+        if self.waits is not None:
+            return self.waits(state)
+        return [seat for seat in state.seats if self.who(state, seat) is None]
+
+    @cached_property
+    def open_to_all(self) -> Plays[S]:
+        """Its plays that :attr:`who` does not apply to (:attr:`Play.anyone`)."""
+        return {kind: play for kind, play in self.plays.items() if play.anyone}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question(Generic[S]):
+    """A public question open beside the decision the game waits for (BiggieBills' vote on a
+    new target), declared by a game as :attr:`Flow.question`, with the moves that answer it.
+
+    The game does not wait for it: its seats get no deadline and no turn notice, and their
+    panels are redrawn only as they start or stop answering; the question is the public prompt
+    (:attr:`Game.render_prompt`), whose buttons stand from the version it opened at until it
+    closes, whatever else is decided meanwhile. Bots answer it as soon as they may. An answer
+    that leaves it open opens no new decision: nobody else's buttons go stale.
+    """
+
+    seats: Callable[[S], list[Seat]]
+    """The seats that may answer it now (none while it is closed)."""
+    opened: Callable[[S], int | None]
+    """The state version at which the open question opened, or None when none is open."""
+    plays: Plays[S]
+    """The moves that answer it, accepted whatever decision is open (their checks refuse
+    them while it is closed)."""
+
+
+def _not_now(state: GameState, seat: Seat, action: BaseModel, where: tuple[str, ...]) -> str:
+    return "You cannot do that now."
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Flow(Generic[S, A]):
+    """What may be played when, declared once: the decisions a game waits on, each with the
+    moves it accepts, a question open beside them and the moves accepted at any time. From it
+    the engine refuses what the open decision does not take, and derives every seat's legal
+    actions and whom the game waits for (:meth:`legal_actions`, :meth:`waiting_for`); the game
+    keeps no phase of its own. ``A`` is the game's action union (:attr:`Game.actions`), whose
+    members every play is filed under."""
+
+    decisions: Mapping[str, Decision[S]] = field(default_factory=dict)
+    """The decisions the game waits on, by name (``{"pick": Decision(...), ...}``). The rules
+    open one with :func:`open_decision`. A game that declares none waits for every seat with a
+    legal action, has no deadlines, and makes every action a new decision point."""
+    question: Question[S] | None = None
+    """A public question that may be open beside the decision (BiggieBills' vote on a new
+    target): see :class:`Question`. By default there is none."""
+    standing: Plays[S] = field(default_factory=dict)
+    """Standing choices, accepted whatever decision is open and listed apart from the moves
+    (:meth:`standing_choices`): a player's setting that decides nothing now (Busine$$ GO's
+    "always compete"). In a game that declares no decisions, its moves are these."""
+    misplaced: Callable[[S, Seat, A, tuple[str, ...]], str] = _not_now
+    """Why an action the open decision does not take is refused, as a sentence for the
+    player: ``where`` names the decisions that do take it (none for a game's end). By default
+    "You cannot do that now."."""
+
+    def declared(self, state: S) -> Decision[S] | None:
+        """The declaration of the decision open in ``state`` (None: none is)."""
+        opened = state.decision
+        return self.decisions.get(opened.name) if opened is not None else None
+
+    def kinds(self) -> Iterator[tuple[type[BaseModel], Play[S, Never]]]:
+        """Every play declared, under its action type (a type several decisions take, once
+        for each)."""
+        for decision in self.decisions.values():
+            yield from decision.plays.items()
+        if self.question is not None:
+            yield from self.question.plays.items()
+        yield from self.standing.items()
+
+    def check(self, state: S, seat: Seat, action: A) -> str | None:
+        """Why ``seat`` may not make ``action`` now, as the sentence the engine refuses it
+        with, or None. ``seat`` is seated and the game is not over (:meth:`Game.check`)."""
+        return self.resolve(state, seat, action)[1]
+
+    def resolve(
+        self, state: S, seat: Seat, action: A
+    ) -> tuple[Play[S, BaseModel] | None, str | None]:
+        """The play that would apply ``action`` now and :meth:`check`'s sentence: the play and
+        None when the action may be made, no play and the refusal when not."""
+        kind = type(action)
+        declared = self.declared(state)
+        found = declared.plays.get(kind) if declared is not None else None
+        if declared is not None and found is not None:
+            play = _erased(found)
+            why = None if play.anyone else declared.who(state, seat)
+            why = why if why is not None else play.check(state, seat, action)
+            return (play, None) if why is None else (None, why)
+        question = self.question.plays.get(kind) if self.question is not None else None
+        found = question if question is not None else self.standing.get(kind)
+        if found is not None:
+            play = _erased(found)
+            why = play.check(state, seat, action)
+            return (play, None) if why is None else (None, why)
+        where = tuple(name for name, decision in self.decisions.items() if kind in decision.plays)
+        return None, self.misplaced(state, seat, action, where) if where else UNKNOWN_ACTION
+
+    def shape(self, action: BaseModel) -> tuple[type[BaseModel], object]:
+        """The choice ``action`` makes, as legal actions list it: its type and its play's
+        :attr:`Play.shape` (itself, for a type no play is filed under)."""
+        kind = type(action)
+        play = next((play for filed, play in self.kinds() if filed is kind), None)
+        return (kind, action if play is None else _erased(play).shape(action))
+
+    def legal_actions(self, state: S, seat: Seat) -> list[A]:
+        """Every move ``seat`` may make now: the open decision's, then the open question's,
+        each play's offers that its check passes. The standing choices, which change no
+        decision, are listed apart (:meth:`standing_choices`)."""
+        legal = self.asked(state, seat)
+        if self.question is not None and not state.finished and seat in state.seats:
+            legal += self._offered(self.question.plays, state, seat)
+        return legal
+
+    def standing_choices(self, state: S, seat: Seat) -> list[A]:
+        """The standing choices ``seat`` may make now (:attr:`standing`): with
+        :meth:`legal_actions`, every action the engine accepts from the seat. (A game that
+        declares no decisions has none: its moves are its legal actions.)"""
+        if state.finished or seat not in state.seats or not self.decisions:
+            return []
+        return self._offered(self.standing, state, seat)
+
+    def asked(self, state: S, seat: Seat) -> list[A]:
+        """What the open decision asks of ``seat``: its legal actions without the question's
+        (a game's move made for a seat, :attr:`Game.automatic`, is the only one of these). In
+        a game that declares no decisions: its moves (:attr:`standing`)."""
+        if not self.decisions and not state.finished and seat in state.seats:
+            return self._offered(self.standing, state, seat)
+        declared = self.declared(state)
+        if state.finished or declared is None or seat not in state.seats:
+            return []
+        if declared.who(state, seat) is not None:
+            return self._offered(declared.open_to_all, state, seat)
+        return self._offered(declared.plays, state, seat)
+
+    @staticmethod
+    def _offered(plays: Plays[S], state: S, seat: Seat) -> list[A]:
+        legal: list[BaseModel] = []
+        for kind, declared in plays.items():
+            play = _erased(declared)
+            for action in play.offers(state, seat):
+                if type(action) is not kind:
+                    raise TypeError(f"a play filed under {kind.__name__} offers {action!r}")
+                if play.check(state, seat, action) is None:
+                    legal.append(action)
+        # Each play is filed under one of the game's actions (Game.__post_init__ checks it)
+        # and offers only actions of that type (checked just above).
+        return cast("list[A]", legal)
+
+    def waiting_for(self, state: S) -> list[Seat]:
+        """Seats whose input the game is waiting for now: those the open decision waits for;
+        in a game that declares no decisions, every seat with a legal action."""
+        if state.finished:
+            return []
+        if not self.decisions:
+            return [seat for seat in state.seats if self.legal_actions(state, seat)]
+        declared = self.declared(state)
+        return declared.waiting_for(state) if declared is not None else []
+
+    def answering(self, state: S) -> list[Seat]:
+        """The seats that may answer the open :attr:`question` (none when none is open)."""
+        return self.question.seats(state) if self.question is not None else []
+
+
+def _erased(play: Play[S, Never]) -> Play[S, BaseModel]:
+    """A play as the engine calls it: with an action of the type it is filed under, which is
+    the type it takes (:meth:`Game.__post_init__` checks that)."""
+    return cast("Play[S, BaseModel]", play)
 
 
 def _none(state: GameState) -> None:
@@ -589,10 +804,6 @@ def _no_topics() -> list[str]:
     return []
 
 
-def _no_text(state: GameState, seat: Seat, word: str, rest: str) -> None:
-    return None
-
-
 def _action_text(state: GameState, action: BaseModel) -> str:
     return str(action)
 
@@ -614,11 +825,11 @@ class Game(Generic[S, OptionsT, A, V]):
     """A game, declared as data: what it is, its moves, and the functions of its state that
     the engine and the authority read (each game's package declares one, ``GAME = Game(...)``).
 
-    The engine is this class's methods: :meth:`apply` copies the state, checks the actor and
-    dispatches by the action's type to :attr:`moves` (a ``Timeout`` to the open decision's
-    declared timeout, :meth:`timeout`), and keeps the version, the open decision's deadline and
-    the decision version. A field left out has the default its
-    docstring says; a game fills in only what it has.
+    The engine is this class's methods: :meth:`apply` checks the action by the open
+    decision's declaration (:attr:`flow`), copies the state and applies the move it names (a
+    ``Timeout`` the open decision's declared timeout, :meth:`timeout`), and keeps the version,
+    the open decision's deadline and the decision version. A field left out has the default
+    its docstring says; a game fills in only what it has.
     """
 
     name: str
@@ -638,18 +849,11 @@ class Game(Generic[S, OptionsT, A, V]):
     """A fresh game for these seat names (already counted by :meth:`new_game`); the state may
     already declare a deadline. Which seats bots play is the authority's to know; the rules
     treat every seat alike."""
-    moves: Moves[S]
-    """The game's moves, by the action type each applies: ``{Pick: pick, Point: point}``, each
-    ``(state, seat, action, rng) -> events`` working in place on the engine's private copy
-    (several types may share one move). The engine finds the move of an action by its type,
-    after checking that the actor is seated."""
-    decisions: Mapping[str, Decision[S]] = field(default_factory=dict)
-    """The decisions the game waits on, by name (``{"pick": Decision(...), ...}``): whom each
-    waits for, its deadline and what that deadline's passing does (:class:`Decision`). The
-    rules open one with :func:`open_decision`; the engine derives :meth:`waiting_for`, the
-    deadline, the decision version and where a ``Timeout`` goes. A game that declares none
-    waits for every seat with a legal action, has no deadlines, and makes every action a new
-    decision point."""
+    flow: Flow[S, A]
+    """What may be played when: the decisions the game waits on, each with the moves it
+    accepts, and what is accepted beside them (:class:`Flow`). The engine refuses what the
+    open decision does not take, and derives :meth:`legal_actions`, :meth:`waiting_for`, the
+    deadline, the decision version and where a ``Timeout`` goes from it."""
     clock_timeout: Callable[[S, Rng], list[Event]] = _refused_timeout
     """What the game clock running out does (a time limit for the whole game that the state
     declares once, :attr:`GameState.clock`: BiggieBills' ``minutes``), in place. By default
@@ -658,13 +862,8 @@ class Game(Generic[S, OptionsT, A, V]):
     """What the seats are told after every action besides its own events, from the states
     before and after it (BiggieBills tells each team whose hand changed what came in and
     what went). By default nothing."""
-    legal_actions: Callable[[S, Seat], list[A]]
-    """Every action a seat may take now (never ``Timeout``); agrees with :meth:`apply`."""
     view: Callable[[S, Seat | None], V]
     """What a seat (``None``: everyone) may see. Bots and the UI read only this."""
-    question: Question[S] | None = None
-    """A public question that may be open beside the decision the game waits for
-    (BiggieBills' vote on a new target): see :class:`Question`. By default there is none."""
     automatic: Callable[[S], tuple[Seat, A] | None] = _none
     """A move the game makes by itself now for a seat it waits for, a person's as well as a
     bot's (typically the only legal move, when the table's options want that), or None. The
@@ -743,12 +942,9 @@ class Game(Generic[S, OptionsT, A, V]):
     rule_topics: Callable[[], list[str]] = _no_topics
     """The topics :attr:`rules` knows, for menus and autocomplete."""
     commands: tuple[Command, ...] = ()
-    """The game's typed moves as data (:mod:`core.commands`), read by :attr:`parse_text`; the
-    help, the platforms' command lists and the forms a button opens are built from them."""
-    parse_text: Callable[[S, Seat, str, str], A | None] = _no_text
-    """Turn one of :attr:`commands` (``word``, then the ``rest`` of the line) into an action,
-    or None when an argument it needs is missing. A command whose first argument is required
-    is never passed here without one."""
+    """The game's typed moves as data (:mod:`core.commands`): each reads its arguments by their
+    kinds and makes the game's action (:meth:`parse_text`); the help, the platforms' command
+    lists and the forms a button opens are built from them."""
     describe_action: Callable[[S, A], str] = _action_text
     """A short label for an action, used in buttons and the log."""
 
@@ -777,14 +973,14 @@ class Game(Generic[S, OptionsT, A, V]):
     exactly one place): it must be the same after every action."""
 
     def __post_init__(self) -> None:
-        for kind, move in self.moves.items():
+        for kind, play in self.flow.kinds():
             if kind is Timeout:
                 raise TypeError(f"{self.title}'s Timeout is its timeout, not one of its moves")
             if kind not in self.actions.models:
                 raise TypeError(f"{kind.__name__} is not one of {self.title}'s actions")
-            if not _takes(move, kind):
+            if not (_takes(play.check, kind) and _takes(play.apply, kind)):
                 raise TypeError(f"{self.title}'s move for {kind.__name__} takes another action")
-        for name in self.decisions:
+        for name in self.flow.decisions:
             if not name or "@" in name:
                 raise TypeError(f"{self.title}'s decision {name!r} needs a name without '@'")
 
@@ -800,27 +996,71 @@ class Game(Generic[S, OptionsT, A, V]):
         return state
 
     def apply(
-        self, state: S, actor: Seat, action: A | Timeout | Mapping[str, object], rng: Rng
+        self, state: S, actor: Seat, action: BaseModel | Mapping[str, object], rng: Rng
     ) -> Transition[S]:
         """Apply ``action`` (or the dict of one, as tests write them) by ``actor`` to a copy of
         ``state``.
 
-        Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`;
-        ``state`` itself is never changed.
+        Returns the new state (version + 1) and its events, or raises :class:`IllegalAction`
+        with the sentence of the check that refuses it (:meth:`check`); ``state`` itself is
+        never changed.
         """
-        if state.finished:
-            raise IllegalAction("This game is over.")
-        if isinstance(action, Mapping):
-            action = self.parse_action(action)
+        move = self.parse_action(action) if isinstance(action, Mapping) else action
+        play: Play[S, BaseModel] | None = None
+        if isinstance(move, Timeout):
+            if state.finished:
+                raise IllegalAction("This game is over.")
+            self.check_timeout(state, move, actor)
+        else:
+            play, why = self._resolve(state, actor, move)
+            if play is None:
+                raise IllegalAction(why or UNKNOWN_ACTION)
         work = state.model_copy(deep=True)
         was = work.decision
-        events = self._dispatch(work, actor, action, rng)
+        if play is None:  # a Timeout, checked above
+            events = self.timeout(work, cast(Timeout, move), rng)
+        else:
+            events = play.apply(work, actor, move, rng)
         events += self.news(state, work)
         work.version = state.version + 1
         changed = self._settle_decision(work, was)
-        if (changed or self._each_action(state)) and not self._answered(state, work, action):
+        if (changed or self._each_action(state)) and not self._answered(state, work, move):
             work.decision_version = work.version
         return Transition(state=work, events=events)
+
+    def check(self, state: S, seat: Seat, action: BaseModel) -> str | None:
+        """Why ``seat`` may not make ``action`` now, as the sentence :meth:`apply` refuses it
+        with, or None (python-chess's ``is_legal``): the game's end, an unseated actor and an
+        action the game does not know, then the open decision's check (:meth:`Flow.check`).
+        A ``Timeout`` is the clock's (:meth:`check_timeout`)."""
+        return self._resolve(state, seat, action)[1]
+
+    def _resolve(
+        self, state: S, seat: Seat, action: BaseModel
+    ) -> tuple[Play[S, BaseModel] | None, str | None]:
+        """:meth:`check`, with the play that applies ``action`` when it may be made."""
+        if state.finished:
+            return None, "This game is over."
+        if seat not in state.seats:
+            return None, f"Only a seated {'team' if self.teams else 'player'} can do that."
+        if not self.actions.member(action) or isinstance(action, Timeout):
+            return None, UNKNOWN_ACTION
+        return self.flow.resolve(state, seat, action)
+
+    def legal_actions(self, state: S, seat: Seat) -> list[A]:
+        """Every action ``seat`` may make now (never ``Timeout``): :meth:`Flow.legal_actions`,
+        the offers of the plays open now that their checks pass."""
+        return self.flow.legal_actions(state, seat)
+
+    def standing_choices(self, state: S, seat: Seat) -> list[A]:
+        """The standing choices ``seat`` may make now (:meth:`Flow.standing_choices`)."""
+        return self.flow.standing_choices(state, seat)
+
+    def shape(self, action: BaseModel) -> tuple[type[BaseModel], object]:
+        """The choice ``action`` makes, as legal actions list it (:meth:`Flow.shape`): every
+        action the engine accepts has the shape of one :meth:`legal_actions` or
+        :meth:`standing_choices` lists."""
+        return self.flow.shape(action)
 
     def _settle_decision(self, state: S, was: OpenDecision | None) -> bool:
         """In place, as an action (or the set-up) ends: a decision the rules opened meanwhile
@@ -835,7 +1075,7 @@ class Game(Generic[S, OptionsT, A, V]):
         if opened is None:
             state.deadline = None
             return True
-        declared = self.decisions.get(opened.name)
+        declared = self.flow.decisions.get(opened.name)
         if declared is None:
             raise TypeError(f"{self.title} opened {opened.name!r}, which it does not declare")
         opened.opened = state.version
@@ -847,39 +1087,19 @@ class Game(Generic[S, OptionsT, A, V]):
     def _each_action(self, state: S) -> bool:
         """Whether any action taken in ``state`` is a new decision point: the open decision
         says so (:attr:`Decision.each_action`), or the game declares none."""
-        if not self.decisions:
+        if not self.flow.decisions:
             return True
-        open_now = self.declared_decision(state)
+        open_now = self.flow.declared(state)
         return open_now is not None and open_now.each_action
-
-    def declared_decision(self, state: S) -> Decision[S] | None:
-        """The declaration of the decision open in ``state`` (None: none is)."""
-        return self.decisions.get(state.decision.name) if state.decision is not None else None
 
     def _answered(self, before: S, after: S, action: BaseModel) -> bool:
         """Whether ``action`` answered the open question and left it open: it opens no new
         decision, so nobody else's buttons go stale."""
-        question = self.question
-        if question is None or not isinstance(action, question.answers):
+        question = self.flow.question
+        if question is None or type(action) not in question.plays:
             return False
         opened = question.opened(before)
         return opened is not None and question.opened(after) == opened
-
-    def _dispatch(self, state: S, actor: Seat, action: A | Timeout, rng: Rng) -> list[Event]:
-        """In place on the private copy: a ``Timeout`` to :meth:`timeout` once
-        :meth:`check_timeout` has passed it, any other action to its move, from a seat."""
-        if isinstance(action, Timeout):
-            self.check_timeout(state, action, actor)
-            return self.timeout(state, action, rng)
-        if actor not in state.seats:
-            raise IllegalAction(f"Only a seated {'team' if self.teams else 'player'} can do that.")
-        move = self.moves.get(type(action))
-        if move is None:
-            raise IllegalAction(UNKNOWN_ACTION)
-        # ``moves`` holds each move under the type it takes (``__post_init__`` checks that),
-        # which is the type of ``action`` here.
-        run = cast("Callable[[S, Seat, BaseModel, Rng], list[Event]]", move)
-        return run(state, actor, action, rng)
 
     @staticmethod
     def check_timeout(state: GameState, action: Timeout, actor: Seat) -> None:
@@ -895,31 +1115,25 @@ class Game(Generic[S, OptionsT, A, V]):
         clock's :attr:`clock_timeout`, or the open decision's :attr:`Decision.timeout`."""
         if state.clock is not None and action.key == state.clock.key:
             return self.clock_timeout(state, rng)
-        declared = self.declared_decision(state)
+        declared = self.flow.declared(state)
         if declared is None:
             raise IllegalAction(UNKNOWN_ACTION)
         return declared.timeout(state, rng)
 
     def waiting_for(self, state: S) -> list[Seat]:
-        """Seats whose input the game is waiting for now: those the open decision waits for
-        (:attr:`Decision.waits`); in a game that declares no decisions, every seat with a
-        legal action."""
-        if state.finished:
-            return []
-        if not self.decisions:
-            return [seat for seat in state.seats if self.legal_actions(state, seat)]
-        declared = self.declared_decision(state)
-        return declared.waits(state) if declared is not None else []
+        """Seats whose input the game is waiting for now (:meth:`Flow.waiting_for`)."""
+        return self.flow.waiting_for(state)
 
     def answering(self, state: S) -> list[Seat]:
-        """The seats that may answer the open :attr:`question` (none when none is open)."""
-        return self.question.seats(state) if self.question is not None else []
+        """The seats that may answer the open question (:meth:`Flow.answering`)."""
+        return self.flow.answering(state)
 
     def prompt_version(self, state: S) -> int:
         """The state version at which the open prompt (:attr:`render_prompt`) opened: a new
         value is a new prompt, and the buttons it shows stand until then, whatever else is
         decided meanwhile. The open question's, else the current decision's."""
-        opened = self.question.opened(state) if self.question is not None else None
+        question = self.flow.question
+        opened = question.opened(state) if question is not None else None
         return opened if opened is not None else state.decision_version
 
     def actors(self, state: S) -> list[Seat]:
@@ -957,15 +1171,44 @@ class Game(Generic[S, OptionsT, A, V]):
         """Whether the game draws its board (it declares :attr:`draw`)."""
         return self.draw is not None
 
+    def parse_text(self, state: S, seat: Seat, word: str, rest: str) -> A | None:
+        """The action the typed command ``word`` (then ``rest``) means, its arguments read by
+        their kinds as :attr:`commands` declares them (:func:`core.commands.read`); None when
+        an argument it needs is missing, IllegalAction with a sentence when one cannot be read
+        or names no move. A command whose first argument is required is never passed here
+        without one."""
+        command = find(self.commands, word)
+        if command is None or command.make is None:
+            return None
+        make = cast("Callable[[S, Seat, Values], BaseModel | None]", command.make)
+        usage = cast("Callable[[S, Seat], str] | None", command.usage)
+
+        def said() -> str:
+            return usage(state, seat) if usage is not None else ""
+
+        try:
+            typed = read(command, rest, state.names, said if usage is not None else None)
+        except Unreadable as unread:
+            raise IllegalAction(str(unread)) from None
+        made = make(state, seat, typed) if typed is not None else None
+        if made is not None and not self.actions.member(made):
+            raise TypeError(f"{self.title}'s {word} makes {made!r}, not one of its actions")
+        return made
+
+    def bot_choice(self, state: S, seat: Seat, legal: list[A], rng: Rng) -> A:
+        """The seat's bot's choice among ``legal`` (the seat's legal actions), made from the
+        seat's own view only (:attr:`bot_action`)."""
+        return self.bot_action(self.view(state, seat), legal, rng)
+
     # --- the game as the registry hands it out (GameLike) ------------------------------------
 
-    def at(self, state: GameState) -> Position[S, OptionsT, A, V]:
-        """This game at ``state``, for a caller that holds the state as a plain
+    def at(self, state: GameState) -> Face[S, OptionsT, A, V]:
+        """The face of ``state`` (:class:`Face`), for a caller that holds it as a plain
         :class:`GameState` (the authority: it finds the game by name, and the state by the
         game's :attr:`state_model`). TypeError when ``state`` is another game's."""
         if not isinstance(state, self.state_model):
             raise TypeError(f"a {type(state).__name__} is not a state of {self.title}")
-        return Position(self, state)
+        return Face(self, state)
 
     def setup(
         self, names: Sequence[str], options: GameOptions | Mapping[str, object], rng: Rng
@@ -994,14 +1237,18 @@ class Game(Generic[S, OptionsT, A, V]):
         return parsed
 
 
-def _takes(move: Callable[[S, Seat, Never, Rng], list[Event]], kind: type[BaseModel]) -> bool:
-    """Whether ``move``'s action parameter (its third) is declared to take ``kind`` (one left
-    undeclared or generic is taken at its word)."""
+def _takes(
+    function: Callable[[Never, Never, Never], object]
+    | Callable[[Never, Never, Never, Never], object],
+    kind: type[BaseModel],
+) -> bool:
+    """Whether ``function``'s action parameter (its third) is declared to take ``kind`` (one
+    left undeclared or generic is taken at its word)."""
     try:
-        hints = get_type_hints(move)
+        hints = get_type_hints(function)
     except NameError:
         return True
-    names = list(inspect.signature(move).parameters)
+    names = list(inspect.signature(function).parameters)
     declared = hints.get(names[2]) if len(names) >= 3 else None
     if declared is None or isinstance(declared, TypeVar):
         return True
@@ -1009,167 +1256,31 @@ def _takes(move: Callable[[S, Seat, Never, Rng], list[Event]], kind: type[BaseMo
     return any(isinstance(member, type) and issubclass(kind, member) for member in members)
 
 
-class Position(Generic[S_co, O_co, A_co, V_co]):
-    """A game at one state: the game's rules and views of that state, none of which take it.
-
-    :meth:`Game.at` makes one after checking that the state is the game's own, which is what
-    lets a caller that knows neither (the authority, the registry's games) use them: an action
-    it passes in is checked to be one of the game's too (:meth:`apply`), and everything given
-    back has the game's own types, seen through their bases (``GameState``, ``BaseModel``,
-    ``View``) by such a caller.
-    """
-
-    def __init__(self, game: Game[S_co, O_co, A_co, V_co], state: S_co) -> None:
-        self._game = game
-        self._state = state
-        self._public: V_co | None = None
-
-    def _action(self, action: BaseModel) -> A_co:
-        if not self._game.actions.member(action):
-            raise IllegalAction(UNKNOWN_ACTION)
-        return action
-
-    def apply(self, actor: Seat, action: BaseModel, rng: Rng) -> Transition[S_co]:
-        """:meth:`Game.apply`; an action that is not one of the game's is refused like one
-        its rules do not know."""
-        return self._game.apply(self._state, actor, self._action(action), rng)
-
-    def legal_actions(self, seat: Seat) -> Sequence[A_co]:
-        return self._game.legal_actions(self._state, seat)
-
-    def view(self, viewer: Seat | None) -> V_co:
-        if viewer is None:
-            return self.public()
-        return self._game.view(self._state, viewer)
-
-    def public(self) -> V_co:
-        """The channel's view, built once for this position: the board, its picture and what
-        the picture is drawn from all read the same one."""
-        if self._public is None:
-            self._public = self._game.view(self._state, None)
-        return self._public
-
-    def bot_action(self, seat: Seat, legal: Sequence[BaseModel], rng: Rng) -> A_co:
-        """The seat's bot's choice among ``legal`` (the seat's legal actions), from the seat's
-        own view."""
-        own = [action for action in legal if self._game.actions.member(action)]
-        if len(own) != len(legal):
-            raise TypeError(f"not every action offered is one of {self._game.title}'s")
-        return self._game.bot_action(self._game.view(self._state, seat), own, rng)
-
-    def automatic(self) -> tuple[Seat, A_co] | None:
-        return self._game.automatic(self._state)
-
-    def parse_text(self, seat: Seat, word: str, rest: str) -> A_co | None:
-        return self._game.parse_text(self._state, seat, word, rest)
-
-    def describe_action(self, action: BaseModel) -> str:
-        return self._game.describe_action(self._state, self._action(action))
-
-    def waiting_for(self) -> list[Seat]:
-        return self._game.waiting_for(self._state)
-
-    def answering(self) -> list[Seat]:
-        return self._game.answering(self._state)
-
-    def actors(self) -> list[Seat]:
-        return self._game.actors(self._state)
-
-    def prompt_version(self) -> int:
-        return self._game.prompt_version(self._state)
-
-    def seat_out(self, seat: Seat) -> bool:
-        return self._game.seat_out(self._state, seat)
-
-    def absorbed(self) -> dict[Seat, Seat]:
-        return self._game.absorbed(self._state)
-
-    def standings(self) -> list[Standing]:
-        return self._game.standings(self._state)
-
-    def recap(self) -> list[str]:
-        return self._game.recap(self._state)
-
-    def tallies(self) -> dict[str, float]:
-        return self._game.tallies(self._state)
-
-    def opening_events(self) -> list[Event]:
-        return self._game.opening_events(self._state)
-
-    def render_board(self, pictured: bool = False) -> ui.Message:
-        return self._game.render_board(self._state, pictured, self.public())
-
-    def render_private(self, seat: Seat) -> ui.Message:
-        return self._game.render_private(self._state, seat)
-
-    def render_prompt(self) -> ui.Message | None:
-        return self._game.render_prompt(self._state)
-
-    def picture_basis(self) -> str:
-        return self._game.picture_basis(self._state, self.public())
-
-    def picture(self) -> ui.Picture | None:
-        return self._game.picture(self._state, self.public())
-
-    def secret_variants(self, rng: Rng) -> Sequence[Variant[S_co]]:
-        return self._game.secret_variants(self._state, rng)
-
-    def ledger(self) -> list[int] | None:
-        return self._game.ledger(self._state)
-
-    def inventory(self) -> dict[str, int] | None:
-        return self._game.inventory(self._state)
-
-    def round_of(self) -> int | None:
-        return self._game.round_of(self._state)
+GameLike = Game[GameState, GameOptions, BaseModel, View]
+"""A game of any kind, as the registry hands it out and the authority uses it: a :class:`Game`
+seen through the base types of its state, options, actions and view. Its hooks take any
+``GameState`` to such a caller; :meth:`Game.at` gives the face of one of its states, checked to
+be its own."""
 
 
-class GameLike(Protocol):
-    """A game of any kind, as the registry hands it out and the authority uses it: what a
-    :class:`Game` is, seen without its state, options, action and view types. Its states are
-    ``GameState`` to such a caller; :meth:`at` opens one up, checking it is the game's own."""
+def erase(game: Game[S, OptionsT, A, V]) -> GameLike:
+    """``game`` as a :data:`GameLike`: its own types seen through their bases (what the
+    registry keeps). Sound as far as each state given to it is its own (:meth:`Game.at`
+    checks that; the authority reads every state with the game's :attr:`state_model`)."""
+    return cast("GameLike", game)
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def min_players(self) -> int: ...
-    @property
-    def max_players(self) -> int: ...
-    @property
-    def teams(self) -> bool: ...
-    @property
-    def round_word(self) -> str: ...
-    @property
-    def max_team_size(self) -> int | None: ...
-    @property
-    def choices_on_board(self) -> bool: ...
-    @property
-    def commands(self) -> tuple[Command, ...]: ...
-    @property
-    def simulation_variants(self) -> Mapping[str, list[str]]: ...
-    @property
-    def state_model(self) -> type[GameState]: ...
-    @property
-    def options_model(self) -> type[GameOptions]: ...
-    @property
-    def draws_pictures(self) -> bool: ...
 
-    def at(self, state: GameState) -> Position[GameState, GameOptions, BaseModel, View]: ...
+@dataclass(frozen=True, eq=False)
+class Face(Generic[S, OptionsT, A, V]):
+    """One step's face of a game: its state, its public view built once, and the game, whose
+    hooks each step calls with that state (``face.game.recap(face.state)``). The board, its
+    picture and what the picture is drawn from all read the same :attr:`public` view. Made by
+    :meth:`Game.at`."""
 
-    def setup(
-        self, names: Sequence[str], options: GameOptions | Mapping[str, object], rng: Rng
-    ) -> GameState: ...
+    game: Game[S, OptionsT, A, V]
+    state: S
 
-    def check_lobby(
-        self, options: GameOptions, seat_sizes: list[int], seat_names: list[str]
-    ) -> str | None: ...
-
-    def action_model(self, kind: object) -> type[BaseModel] | None: ...
-    def parse_action(self, data: object) -> BaseModel: ...
-    def rules(self, topic: str | None) -> str: ...
-    def rule_topics(self) -> list[str]: ...
-    def score_text(self, score: float) -> str: ...
-    def money_text(self, amount: int) -> str: ...
-    def payments(self, event: Event) -> list[Move]: ...
+    @cached_property
+    def public(self) -> V:
+        """The channel's view of :attr:`state`, built on first use and kept."""
+        return self.game.view(self.state, None)

@@ -7,30 +7,36 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from core.engine import GameLike
+from pydantic import BaseModel
+
+from core.engine import Game, GameLike, GameOptions, GameState, View, erase
 from core.games import builtin_games
 
 __all__ = ["all_games", "get_game", "registered"]
 
 _GAMES: dict[str, GameLike] = {}
 
-_G = TypeVar("_G", bound=GameLike)
+_S = TypeVar("_S", bound=GameState)
+_O = TypeVar("_O", bound=GameOptions)
+_A = TypeVar("_A", bound=BaseModel)
+_V = TypeVar("_V", bound=View)
 
 
 @contextmanager
-def registered(game: _G) -> Iterator[_G]:
-    """Make ``game`` available inside a ``with`` block only (tests, tools), then forget it.
+def registered(game: Game[_S, _O, _A, _V]) -> Iterator[GameLike]:
+    """Make ``game`` available inside a ``with`` block only (tests, tools), then forget it;
+    yields it as the registry hands it out.
 
     Refuses (ValueError) a name that a game already has, a built-in one included.
     """
     _load_builtin_games()
     if game.name in _GAMES:
         raise ValueError(f"a game called {game.name!r} is registered already")
-    _GAMES[game.name] = game
+    kept = _GAMES[game.name] = erase(game)
     try:
-        yield game
+        yield kept
     finally:
-        if _GAMES.get(game.name) is game:
+        if _GAMES.get(game.name) is kept:
             del _GAMES[game.name]
 
 

@@ -479,6 +479,12 @@ def _user_key(platform: str, user: str) -> str:
     return f"{_PREFIX}:user:{{{platform}:{user}}}:games"
 
 
+def _held_key(platform: str, user: str) -> str:
+    # The games a person no longer sits in (they left, or it ended) whose record may still
+    # name them: what ``/boardroom forget-me`` finds them by. In the slot of their list.
+    return f"{_PREFIX}:user:{{{platform}:{user}}}:held"
+
+
 # Compare-and-set of one game. KEYS = game hash, log stream and (optionally) the delivery's
 # de-duplication key: all carry the game's hash tag, so the script touches a single slot and is
 # valid on Redis Cluster. ARGV = expected version ('' means "only if absent"), new version, data,
@@ -994,6 +1000,7 @@ class GameStore:
         final: bool = False,
         result: str | None = None,
         pack: bool = True,
+        history: History | None = None,
     ) -> SaveResult:
         """Write ``data`` at ``version`` if the stored version is ``expected`` (None: absent).
 
@@ -1012,6 +1019,8 @@ class GameStore:
         ``pack``: store ``data`` compressed (a record kept for long, a finished game's); a game
         being played is saved at every move and read at the next, where compressing and
         decompressing would cost more than its bytes are worth.
+        ``history``: a finished game's whole log, rewritten (``forget-me``), stored packed in
+        place of the one kept (``log`` and ``final`` are then ignored).
         """
         args: list[str | int] = [
             "" if expected is None else str(expected),
@@ -1021,10 +1030,16 @@ class GameStore:
             log or "",
             dedupe_ttl_s,
             self.snapshot_every,
-            "1" if fresh_log else "",
-            await self._packed_history(key, log) if final and not fresh_log else "",
+            "1" if fresh_log or history is not None else "",
+            _pack_history(history)
+            if history is not None
+            else await self._packed_history(key, log)
+            if final and not fresh_log
+            else "",
             _pack(result) if result else "",
         ]
+        if history is not None:
+            args[4] = ""  # (the rewritten log is the whole of it)
         written = await self._save_once(key, args, due, lease, dedupe)
         if written == _LOG_PACKED:  # a line for a log packed already: pack it again with it
             args[8] = await self._packed_history(key, log)
@@ -1195,12 +1210,16 @@ class GameStore:
         self, platform: str, user: str, key: GameKey, present: bool, ttl_s: int
     ) -> None:
         """Add the game to (or take it off) the user's list; the list expires ``ttl_s`` after
-        its last change, so it never outlives the games in it."""
+        its last change, so it never outlives the games in it. A game taken off goes on the
+        list of games that may still name them (a finished game is kept a while, a game they
+        left keeps their leaving in its log), which expires likewise: ``forget-me`` reads it."""
         pipe = self._client.pipeline(transaction=False)
         if present:
             pipe.sadd(_user_key(platform, user), str(key))
         else:
             pipe.srem(_user_key(platform, user), str(key))
+            pipe.sadd(_held_key(platform, user), str(key))
+            pipe.expire(_held_key(platform, user), ttl_s)
         pipe.expire(_user_key(platform, user), ttl_s)
         await pipe.execute()
 

@@ -6,8 +6,11 @@ team game of the tests). A game opts into the deeper checks by declaring them on
 :meth:`~core.engine.Game.ledger` (the books) and :meth:`~core.engine.Game.inventory` (nothing
 made or lost). What every game gets:
 
-- ``legal_actions`` agrees with ``apply``: every listed action applies; a seat the game does not
-  wait for, a player's clock, a stale deadline and malformed actions are refused;
+- the engine accepts exactly what it lists (:func:`agree`): every listed action (legal actions,
+  standing choices) applies, and of listed actions changed in one field, actions listed at
+  other moments and actions of every type made up from values seen (tried at every step), any
+  that applies has the shape of one listed; a seat the game does not wait for, a player's
+  clock, a stale deadline and malformed actions are refused;
 - a refused action changes nothing;
 - random play and bot play always end, and a finished game waits for nobody; a view that names
   whom the game waits for (a ``waiting_for`` field, the board's waiting line) names the seats
@@ -52,6 +55,7 @@ from core import registry, ui
 from core.engine import (
     SYSTEM,
     Event,
+    Game,
     GameLike,
     GameOptions,
     GameState,
@@ -85,7 +89,17 @@ MAX_STEPS = 20_000
 HIGH_VERSION = 9_999_999
 """A version far above any real game's, for the id length check."""
 LONG_CHANNEL = "9" * 19
+CHANGED_PER_SEAT = 4
+"""Legal actions changed in one field, tried for each seat checked at a step (:func:`agree`)."""
+STRANGERS_PER_SEAT = 3
+"""Actions offered at other moments of the game, tried for each seat checked at a step."""
+MADE_UP_PER_SEAT = 2
+"""Actions of any type of the game, offered or not (:func:`made_up`), tried likewise."""
 """The longest Discord channel id (a 64-bit snowflake), for ids of buttons shown in a DM."""
+
+AnyGame = Game[Any, Any, Any, Any]
+"""A game of any kind as the kit takes it: as declared (a game's own tests) or as the registry
+hands it out."""
 
 Hook = Callable[[GameState, Seat, Any, GameState, list[Event]], None]
 """Called after every applied action with (before, actor, action, after, events): how a
@@ -105,10 +119,15 @@ class Run:
     """Actions applied to a state and its variant side by side."""
     pictures: int = 0
     """Board pictures compared between a state and its variant."""
+    tried: int = 0
+    """Actions tried against the legal actions (:func:`agree`): changed in one field, or
+    offered at another moment."""
+    agreed: int = 0
+    """Of those, the ones the engine accepted (each listed, by its shape)."""
     kinds: set[str] = field(default_factory=set)
 
 
-def option_sets(game: GameLike) -> list[GameOptions]:
+def option_sets(game: AnyGame) -> list[GameOptions]:
     """The default options, and each of the game's simulation variants."""
     sets = [game.options_model()]
     for words in game.simulation_variants.values():
@@ -117,12 +136,12 @@ def option_sets(game: GameLike) -> list[GameOptions]:
     return sets
 
 
-def players_range(game: GameLike) -> list[int]:
+def players_range(game: AnyGame) -> list[int]:
     return list(range(game.min_players, game.max_players + 1))
 
 
 @contextmanager
-def _known(game: GameLike) -> Iterator[None]:
+def _known(game: AnyGame) -> Iterator[None]:
     """The codec finds games by name; a game under test that is not registered is, meanwhile."""
     if registry.get_game(game.name) is game:
         yield
@@ -145,7 +164,8 @@ class _Look:
 
     def __init__(self, game: GameLike, state: GameState) -> None:
         self.state = state
-        self.position = game.at(state)
+        self.face = game.at(state)
+        self.game = game
         self._views: dict[Seat | None, Any] = {}
         self._boards: dict[bool, ui.Message] = {}
         self._legal: dict[Seat, list[Any]] = {}
@@ -160,38 +180,42 @@ class _Look:
 
     def view(self, seat: Seat | None) -> Any:
         if seat not in self._views:
-            self._views[seat] = self.position.view(seat)
+            self._views[seat] = (
+                self.face.public if seat is None else self.game.view(self.state, seat)
+            )
         return self._views[seat]
 
     def board(self, pictured: bool = False) -> ui.Message:
         if pictured not in self._boards:
-            self._boards[pictured] = self.position.render_board(pictured=pictured)
+            self._boards[pictured] = self.game.render_board(self.state, pictured, self.face.public)
         return self._boards[pictured]
 
     def prompt(self) -> ui.Message | None:
-        prompt: ui.Message | None = self._once("prompt", self.position.render_prompt)
+        prompt: ui.Message | None = self._once(
+            "prompt", lambda: self.game.render_prompt(self.state)
+        )
         return prompt
 
     def waiting(self) -> list[Seat]:
-        return list(self._once("waiting", self.position.waiting_for))
+        return list(self._once("waiting", lambda: self.game.waiting_for(self.state)))
 
     def actors(self) -> list[Seat]:
-        return list(self._once("actors", self.position.actors))
+        return list(self._once("actors", lambda: self.game.actors(self.state)))
 
     def legal(self, seat: Seat) -> list[Any]:
         if seat not in self._legal:
-            self._legal[seat] = list(self.position.legal_actions(seat))
+            self._legal[seat] = list(self.game.legal_actions(self.state, seat))
         return list(self._legal[seat])
 
     def panel(self, seat: Seat) -> ui.Message:
         if seat not in self._panels:
-            self._panels[seat] = self.position.render_private(seat)
+            self._panels[seat] = self.game.render_private(self.state, seat)
         return self._panels[seat]
 
     def picture(self) -> bytes | None:
         """The board picture's bytes (None: the game draws none)."""
         if "picture" not in self._memo:
-            picture = self.position.picture()
+            picture = self.game.picture(self.state, self.face.public)
             self._memo["picture"] = None if picture is None else picture.data
         data: bytes | None = self._memo["picture"]
         return data
@@ -214,8 +238,8 @@ class _Look:
                 "outcome": _dump(state.outcome),
                 # The final card shows these, for a game played out or ended early at any
                 # moment.
-                "standings": [_dump(standing) for standing in self.position.standings()],
-                "recap": self.position.recap(),
+                "standings": [_dump(standing) for standing in self.game.standings(state)],
+                "recap": self.game.recap(state),
             },
         )
         return face
@@ -231,12 +255,12 @@ class _Look:
         return self._private[seat]
 
 
-def public_face(game: GameLike, state: GameState) -> dict[str, Any]:
+def public_face(game: AnyGame, state: GameState) -> dict[str, Any]:
     """Everything the channel sees of ``state``."""
     return _Look(game, state).public_face()
 
 
-def private_face(game: GameLike, state: GameState, seat: Seat) -> dict[str, Any]:
+def private_face(game: AnyGame, state: GameState, seat: Seat) -> dict[str, Any]:
     """Everything ``seat`` sees of ``state`` besides the public face."""
     return _Look(game, state).private_face(seat)
 
@@ -266,6 +290,125 @@ def _differences(a: Any, b: Any, path: str = "") -> list[str]:
     return [] if a == b else [f"{path}: {a!r:.160} != {b!r:.160}"]
 
 
+class Offers:
+    """Every action a game offered so far (by legal actions and standing choices), and every
+    value each field of each action type took: what :func:`changed` draws new values from."""
+
+    def __init__(self) -> None:
+        self.actions: list[BaseModel] = []
+        self._seen: set[str] = set()
+        self.values: dict[tuple[object, str], list[Any]] = {}
+
+    def add(self, actions: list[Any]) -> None:
+        for action in actions:
+            key = action.model_dump_json()
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            self.actions.append(action)
+            data = action.model_dump()
+            for name, value in data.items():
+                if name != "type":
+                    known = self.values.setdefault((data.get("type"), name), [])
+                    if value not in known:
+                        known.append(value)
+
+
+def _near(value: Any, elements: list[Any]) -> list[Any]:
+    """Values beside ``value`` a player might send in its place: off by one or by much, none,
+    a name of nothing, a list with a card dropped, doubled or swapped."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, value + 10_000, 0, -1, None]
+    if isinstance(value, str):
+        return [value + "x", "nonesuch", ""]
+    if value is None:
+        return [0, 1, 99]
+    if isinstance(value, list):
+        near: list[Any] = [value[1:], [*value, *value[:1]], []]
+        near += [[other, *value[1:]] for other in elements[:8] if value and other != value[0]]
+        return near
+    return []
+
+
+def changed(action: Any, offers: Offers, rng: random.Random) -> Any | None:
+    """``action`` with one field given another value: one the field took in an action offered
+    earlier, or one beside it (:func:`_near`); None when the model refuses every try."""
+    data = action.model_dump()
+    names = [name for name in data if name != "type"]
+    if not names:
+        return None
+    name = rng.choice(names)
+    value = data[name]
+    taken = offers.values.get((data.get("type"), name), [])
+    elements = [e for v in taken if isinstance(v, list) for e in v]
+    choices = [v for v in [*taken, *_near(value, elements)] if v != value]
+    for new in rng.sample(choices, min(3, len(choices))):
+        try:
+            return type(action).model_validate({**data, name: new})
+        except ValueError:
+            continue
+    return None
+
+
+def made_up(game: AnyGame, offers: Offers, rng: random.Random) -> Any | None:
+    """An action of a type drawn from the whole union (Timeout aside), offered or not: its
+    fields take values they took in actions offered earlier, or a field of that name took in
+    any (a card, a seat...), or their defaults. None when no such action can be made."""
+    models = [m for m in game.actions.models if m is not Timeout]
+    model = rng.choice(models)
+    kind = model.model_fields["type"].default
+    data: dict[str, Any] = {"type": kind}
+    for name, info in model.model_fields.items():
+        if name == "type":
+            continue
+        taken = offers.values.get((kind, name)) or [
+            v for (_, field), values in offers.values.items() if field == name for v in values
+        ]
+        if taken:
+            data[name] = rng.choice(taken)
+        elif not info.is_required():
+            data[name] = info.get_default(call_default_factory=True)
+    try:
+        return model.model_validate(data)
+    except ValueError:
+        return None
+
+
+def agree(game: AnyGame, state: GameState, seat: Seat, tries: list[Any]) -> int:
+    """Legal actions and the engine agree at ``state`` for ``seat``: every action it lists
+    (legal actions and standing choices) applies, and every one of ``tries`` that applies has
+    the shape of one listed (:meth:`~core.engine.Game.shape`: itself, for an action with no
+    typed field). A refusal says why and changes nothing. Returns how many tries applied."""
+    listed = [*game.legal_actions(state, seat), *game.standing_choices(state, seat)]
+    shapes = [game.shape(action) for action in listed]
+    before = state.model_dump()
+    rng = action_rng(0, state.version)
+    for action in listed:
+        try:
+            game.apply(state, seat, action, rng)
+        except IllegalAction as refusal:
+            raise AssertionError(
+                f"{action!r} is listed for seat {seat} but refused: {refusal}"
+            ) from refusal
+    accepted = 0
+    for action in tries:
+        try:
+            game.apply(state, seat, action, rng)
+        except IllegalAction as refusal:
+            assert str(refusal).strip(), f"{action!r} is refused without a reason"
+            continue
+        accepted += 1
+        shape = game.shape(action)
+        assert any(shape == other for other in shapes), (
+            f"{game.title} accepts {action!r} from seat {seat}, which neither its legal "
+            f"actions nor its standing choices list ({len(listed)} listed)"
+        )
+    assert state.model_dump() == before, "checking actions changed the state"
+    return accepted
+
+
 class _Table:
     """One game under test: every action goes through :meth:`apply`, which checks it."""
 
@@ -286,11 +429,14 @@ class _Table:
         self.hook = hook
         self.secrets = secrets
         self.chooser = random.Random(f"chooser:{seed}")
+        self.offers = Offers()
+        self.agreeing = random.Random(f"agree:{seed}")
+        """The agreement check's own draws: the random games play on exactly as without it."""
         names = [f"P{i}" for i in range(players)]
         self.state: GameState = game.setup(names, options, random.Random(seed))
         if arrange is not None:
             self.state = arrange(self.state)
-        self.inventory = game.at(self.state).inventory()
+        self.inventory = game.inventory(self.state)
         self.run = Run(state=self.state)
         self._looks: dict[int, _Look] = {}
         self.check_state(self.state)
@@ -334,7 +480,7 @@ class _Table:
             assert waiting, "a running game waits for nobody"
             assert all(look.legal(s) for s in waiting), "waits on a seat that can't act"
         if self.inventory is not None:
-            assert look.position.inventory() == self.inventory, "something was made or lost"
+            assert game.inventory(state) == self.inventory, "something was made or lost"
         board = look.board()
         self.check_ids(board, None)
         pictured = look.board(pictured=True)
@@ -350,7 +496,7 @@ class _Table:
             self.check_ids(look.panel(seat), LONG_CHANNEL)
         for seat in look.actors():
             legal = look.legal(seat)
-            choice = look.position.bot_action(seat, list(legal), random.Random(seat))
+            choice = game.bot_choice(state, seat, list(legal), random.Random(seat))
             assert choice in legal, f"the bot of seat {seat} chose {choice!r}, not a legal action"
         self.check_controls(state)
 
@@ -397,7 +543,7 @@ class _Table:
         refusals = []
         for seat in whose:
             try:
-                game.at(state).apply(seat, action, self.rng(state))
+                game.apply(state, seat, action, self.rng(state))
                 return
             except IllegalAction as refusal:
                 refusals.append(str(refusal))
@@ -433,7 +579,7 @@ class _Table:
     def refused(self, actor: Seat, action: Any, why: str) -> None:
         before = self.state.model_dump()
         try:
-            self.game.at(self.state).apply(actor, action, self.rng(self.state))
+            self.game.apply(self.state, actor, action, self.rng(self.state))
         except IllegalAction as error:
             assert str(error).strip(), "a refusal must say why"
             assert self.state.model_dump() == before, "a refused action changed the state"
@@ -468,12 +614,14 @@ class _Table:
     def apply(self, actor: Seat, action: Any) -> None:
         before = self.state
         self.forget(before)
-        position = self.look(before).position
+        game = self.game
         legal = self.look(before).legal(actor) if actor != SYSTEM and self.generic else []
         for other in self.chooser.sample(legal, min(3, len(legal))):
-            position.apply(actor, other, self.rng(before))  # listed: it applies
+            game.apply(before, actor, other, self.rng(before))  # listed: it applies
+        if actor != SYSTEM and self.generic:
+            self.check_agreement(before, actor)
         # The move, applied once: the secrets are compared through the same transition.
-        transition = position.apply(actor, action, self.rng(before))
+        transition = game.apply(before, actor, action, self.rng(before))
         if self.secrets:
             self.check_secrets(actor, action, transition)
         after: GameState = transition.state
@@ -487,8 +635,26 @@ class _Table:
         self.run.steps += 1
         self.check_state(after)
 
+    def check_agreement(self, state: GameState, actor: Seat) -> None:
+        """The engine accepts exactly what it lists, for the actor and another seat: tried
+        with legal actions changed in one field, with actions offered at other moments
+        (another decision's, another seat's) made now, and with actions of any type of the
+        game (:func:`agree`)."""
+        game, rng = self.game, self.agreeing
+        look = self.look(state)
+        for seat in dict.fromkeys([actor, rng.choice(list(state.seats))]):
+            legal = look.legal(seat)
+            self.offers.add([*legal, *game.standing_choices(state, seat)])
+            picked = rng.sample(legal, min(CHANGED_PER_SEAT, len(legal)))
+            tries = [changed(a, self.offers, rng) for a in picked]
+            known = self.offers.actions
+            tries += rng.sample(known, min(STRANGERS_PER_SEAT, len(known)))
+            tries += [made_up(game, self.offers, rng) for _ in range(MADE_UP_PER_SEAT)]
+            self.run.agreed += agree(game, state, seat, [t for t in tries if t is not None])
+            self.run.tried += len(tries)
+
     def check_books(self, before: GameState, after: GameState, events: list[Event]) -> None:
-        old, new = self.game.at(before).ledger(), self.game.at(after).ledger()
+        old, new = self.game.ledger(before), self.game.ledger(after)
         if old is None or new is None:
             return
         delta = [0] * len(old)
@@ -507,7 +673,7 @@ class _Table:
         """``transition``: ``action`` applied to the current state."""
         game, state = self.game, self.state
         chooser = random.Random(f"variant:{self.seed}:{state.version}")
-        variants = game.at(state).secret_variants(chooser)
+        variants = game.secret_variants(state, chooser)
         if not variants:
             return
         variants = chooser.sample(variants, min(VARIANTS_PER_STEP, len(variants)))
@@ -531,13 +697,13 @@ class _Table:
             if actor == variant.owner and action not in theirs.legal(actor):
                 continue  # the owner's own secret decides what it can do
             try:
-                twin = theirs.position.apply(actor, action, self.rng(other))
+                twin = game.apply(other, actor, action, self.rng(other))
             except IllegalAction as error:
                 raise AssertionError(f"{where} makes {action!r} illegal: {error}") from error
             if any(e.reveals for e in transition.events + twin.events):
                 continue  # the rules disclose the secret here (a reveal)
             self.run.transitions += 1
-            what = f"after {game.at(state).describe_action(action)} by seat {actor}, {where}"
+            what = f"after {game.describe_action(state, action)} by seat {actor}, {where}"
             diff = _differences(
                 _public_events(transition.events), _public_events(twin.events), ".events"
             )
@@ -569,7 +735,7 @@ class _Table:
             legal = look.legal(seat)
             if bots_only or roll > 0.5:
                 bot = random.Random(self.chooser.random())
-                action = look.position.bot_action(seat, legal, bot)
+                action = self.game.bot_choice(state, seat, legal, bot)
             else:
                 action = self.chooser.choice(legal)
             self.apply(seat, action)
@@ -577,7 +743,7 @@ class _Table:
 
 
 def play_random(
-    game: GameLike,
+    game: AnyGame,
     players: int,
     options: GameOptions,
     seed: int,
@@ -596,7 +762,7 @@ def play_random(
         return table.play(bots_only)
 
 
-def replay_matches(game: GameLike, players: int, options: GameOptions, seed: int) -> int:
+def replay_matches(game: AnyGame, players: int, options: GameOptions, seed: int) -> int:
     """Play a game through the authority's own steps (half the seats bots), write its log as
     the authority does, replay it and compare: returns the number of log entries."""
     names = [f"P{i}" for i in range(players)]
@@ -611,14 +777,14 @@ def replay_matches(game: GameLike, players: int, options: GameOptions, seed: int
     for _ in range(MAX_STEPS):
         if state.finished:
             break
-        waiting = [s for s in game.at(state).actors() if not bots[s]]
+        waiting = [s for s in game.actors(state) if not bots[s]]
         if not waiting or (state.deadline is not None and chooser.random() < 0.05):
             assert state.deadline is not None, "the game waits only for bots"
             actor: Seat = SYSTEM
             action: Any = Timeout(key=state.deadline.key)
         else:
             actor = chooser.choice(waiting)
-            action = chooser.choice(game.at(state).legal_actions(actor))
+            action = chooser.choice(game.legal_actions(state, actor))
         step = advance(game, state, seed, bots, actor, action)
         assert step.log[0] == encode_action(actor, action)
         lines.append(line(step.log))
@@ -629,7 +795,7 @@ def replay_matches(game: GameLike, players: int, options: GameOptions, seed: int
     return sum(len(json.loads(text)) for text in lines)
 
 
-def check_game(game: GameLike, seeds: range, bot_seeds: int = 2) -> list[Run]:
+def check_game(game: AnyGame, seeds: range, bot_seeds: int = 2) -> list[Run]:
     """Every generic check: a random game and a replay for each of ``seeds``, cycling through
     the player counts and option sets, and ``bot_seeds`` bot-only games."""
     runs = []

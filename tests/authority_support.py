@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from core.engine import GameState
 from storage import GameKey, GameStore
+from storage.store import _unpack
 
 
 class Clock:
@@ -49,3 +52,35 @@ async def save_state(store: GameStore, key: GameKey, record: GameRecord, state: 
         ttl_s=3600,
     )
     assert saved
+
+
+async def everything(store: GameStore) -> list[tuple[str, str]]:
+    """Every key of the store with everything it holds, unpacked, as text."""
+    client: Any = store.client
+    found = []
+    async for key in client.scan_iter(match="*", count=1000):
+        kind = await client.type(key)
+        if kind == "string":
+            value: Any = await client.get(key)
+        elif kind == "hash":
+            value = await client.hgetall(key)
+        elif kind == "zset":
+            value = await client.zrange(key, 0, -1, withscores=True)
+        elif kind == "set":
+            value = sorted(await client.smembers(key))
+        elif kind == "stream":
+            value = await client.xrange(key)
+        else:
+            value = await client.lrange(key, 0, -1)
+        found.append((str(key), _deep_text(value)))
+    return found
+
+
+def _deep_text(value: Any) -> str:
+    if isinstance(value, str):
+        return _unpack(value)
+    if isinstance(value, dict):
+        return " ".join(f"{_deep_text(k)} {_deep_text(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return " ".join(_deep_text(v) for v in value)
+    return str(value)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from bot.commands.record import GameRecord
 
-__all__ = ["plain_state"]
+__all__ = ["deciding", "plain_state"]
 
 
 def plain_state(record: GameRecord | None) -> dict[str, Any]:
@@ -14,3 +15,9 @@ def plain_state(record: GameRecord | None) -> dict[str, Any]:
     which production code narrows; a test reads what it knows is there."""
     state = record.state if record is not None else None
     return state if state is not None else {}
+
+
+def deciding(state: Mapping[str, Any]) -> str | None:
+    """The name of the decision open in a record's state (None: none is, the game over)."""
+    decision = state.get("decision")
+    return str(decision["name"]) if isinstance(decision, dict) else None

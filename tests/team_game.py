@@ -18,11 +18,12 @@ from core.engine import (
     Audience,
     Ending,
     Event,
+    Flow,
     Game,
     GameOptions,
     GameState,
-    IllegalAction,
     Outcome,
+    Play,
     Rng,
     Seat,
     Timeout,
@@ -82,11 +83,19 @@ def lobby_problem(options: RelayOptions, sizes: list[int], names: list[str]) -> 
     return None
 
 
-def add(state: RelayState, actor: Seat, action: Add, rng: Rng) -> list[Event]:
+def add_problem(state: RelayState, actor: Seat, action: Add) -> str | None:
     if action.amount not in (1, 2):
-        raise IllegalAction("You can add 1 or 2.")
+        return "You can add 1 or 2."
     if actor != state.turn:
-        raise IllegalAction(f"It's {state.names[state.turn]}'s turn.")
+        return f"It's {state.names[state.turn]}'s turn."
+    return None
+
+
+def add_options(state: RelayState, actor: Seat) -> list[Add]:
+    return [Add(amount=1), Add(amount=2)]
+
+
+def add(state: RelayState, actor: Seat, action: Add, rng: Rng) -> list[Event]:
     state.total += action.amount
     state.secrets[actor] += 1
     events: list[Event] = [
@@ -119,10 +128,10 @@ def secret_variants(state: RelayState, rng: Rng) -> list[Variant[RelayState]]:
     return variants
 
 
-def legal_actions(state: RelayState, actor: Seat) -> list[Action]:
-    if state.finished or actor != state.turn:
-        return []
-    return [Add(amount=1), Add(amount=2)]
+FLOW: Flow[RelayState, Action] = Flow(
+    standing={Add: Play(check=add_problem, apply=add, offers=add_options)}
+)
+"""No decisions: the team on turn adds, and the game waits for whoever may."""
 
 
 def view(state: RelayState, viewer: Seat | None) -> RelayView:
@@ -133,7 +142,7 @@ def view(state: RelayState, viewer: Seat | None) -> RelayView:
 def render_private(state: RelayState, seat: Seat) -> ui.Message:
     buttons = [
         ui.Button(label=f"Add {a.amount}", action=a.model_dump(), version=state.version, seat=seat)
-        for a in legal_actions(state, seat)
+        for a in FLOW.legal_actions(state, seat)
         if isinstance(a, Add)
     ]
     return ui.Message(text=f"Secret {state.secrets[seat]}.", buttons=[buttons] if buttons else [])
@@ -154,8 +163,7 @@ GAME: Game[RelayState, RelayOptions, Action, RelayView] = Game(
     actions=ActionSet(Action),
     new_state=new_game,
     lobby_problem=lobby_problem,
-    moves={Add: add},
-    legal_actions=legal_actions,
+    flow=FLOW,
     view=view,
     bot_action=lambda view, legal, rng: legal[-1],
     board=lambda state, public, pictured=False: ui.Message(

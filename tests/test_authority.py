@@ -16,6 +16,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import ui
+from core.engine import erase
 from core.games.bigidea import GAME
 from core.games.bigidea.state import BigIdeaState
 from core.games.businessgo import GAME as GO
@@ -346,7 +347,9 @@ async def test_a_game_replays_exactly_from_seed_and_log(
         await authority.fire_due("console")
     rec = await record(store)
     assert rec.status == "finished"
-    replayed = replay(GAME, rec.seed, rec.options, rec.first_version, await store.read_log(KEY))
+    replayed = replay(
+        erase(GAME), rec.seed, rec.options, rec.first_version, await store.read_log(KEY)
+    )
     assert replayed is not None
     assert replayed.model_dump(mode="json") == rec.state
 

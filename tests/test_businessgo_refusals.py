@@ -140,7 +140,7 @@ async def test_the_debt_line_offers_only_what_is_possible(
     state.fees = ["salary"]
     state = go.with_cash(state, ann=0, bob=80_000, cy=20_000)
     state, _ = go.land(state, 0, "operating_fees")
-    assert state.phase == "debt" and state.cash[0] < -70_000
+    assert state.deciding == "debt" and state.cash[0] < -70_000
     await table(authority, store, state)
     shown = await authority.command(req("alice"), "businessgo", "status")
     assert shown.board is not None

@@ -12,7 +12,7 @@ from bot.adapters.discord.commands import argument_of
 from bot.commands.authority import Authority, Request
 from bot.commands.grammar import TEAM_SUBCOMMANDS, usage, words
 from bot.settings import Settings
-from core.commands import Arg, Command, Kind, find
+from core.commands import Arg, Command, Kind, Unreadable, find, read
 from core.engine import GameLike
 from core.registry import all_games
 from storage import GameKey, GameStore
@@ -82,3 +82,59 @@ async def test_a_bare_command_that_needs_an_argument_is_refused_with_its_form(
         assert reply == f"`/{game.name} {command.word}` needs more: {command.line}.", reply
         assert not out.public and all(d.user == "alice" for d in out.deliveries)
     assert await stored_record(redis_store, key) == before
+
+
+def test_every_word_the_authority_routes_is_declared() -> None:
+    """The authority routes the lobby and table words the grammar declares, and no other: each
+    declared word has its step, each step its declared word (``rematch``, pressed on the final
+    card, among them, though the help and the command lists, which show what is typed, leave
+    it out)."""
+    from bot.commands.authority import STEPS
+    from bot.commands.grammar import SUBCOMMANDS
+
+    declared = {command.word for command in (*SUBCOMMANDS, *TEAM_SUBCOMMANDS)}
+    assert set(STEPS) == declared
+    rematch = find(SUBCOMMANDS, "rematch")
+    assert rematch is not None and not rematch.typed
+    for game in GAMES.values():
+        shown = {command.word for command in words(game)}
+        assert "rematch" not in shown and "rematch" not in usage(game)
+
+
+def test_arguments_are_read_by_their_kinds() -> None:
+    """``core.commands.read``: amounts with k, M and B in the game's unit, things by any of
+    their names or a prefix naming one alone, seats by name, words by what they mean, and
+    arguments of several words split where each reads."""
+
+    def one(arg: Arg, text: str, seats: tuple[str, ...] = ()) -> object:
+        typed = read(Command("do", "", (arg,)), text, seats)
+        assert typed is not None
+        return typed.any(0)
+
+    dollars = Arg("amount", Kind.AMOUNT)
+    assert [one(dollars, t) for t in ("250k", "$1,000,000", "1.5M", "120000")] == [
+        250_000,
+        1_000_000,
+        1_500_000,
+        120_000,
+    ]
+    millions = Arg("amount", Kind.AMOUNT, unit=1_000_000, words=(("yes", True),))
+    assert [one(millions, t) for t in ("2000", "2B", "1500m", "YES")] == [2000, 2000, 1500, True]
+    with pytest.raises(Unreadable, match="“lots” is not what `do <amount>` takes"):
+        one(dollars, "lots")
+    cards = {"vendor_management": ("Vendor Management",), "venture_capital": ("Venture Capital",)}
+    card = Arg("card", Kind.CARD, names=lambda: cards, unknown="No card “{text}”, only {names}.")
+    assert one(card, "vendor MANAGEMENT") == one(card, "vend") == "vendor_management"
+    with pytest.raises(Unreadable, match="No card “ven”, only Vendor Management, Venture"):
+        one(card, "ven")  # two cards begin so
+    team = Arg("team", Kind.TEAM)
+    challenge = Command("challenge", "", (team, card, Arg("flex", Kind.WORD, False, ("flex",))))
+    typed = read(challenge, "big sharks vendor management flex", ("Owls", "Big Sharks"))
+    assert typed is not None
+    assert (typed.seat(0), typed.text(1), typed.any(2)) == (1, "vendor_management", "flex")
+    many = Arg("cards", Kind.CARD, names=lambda: cards, many=True)
+    assert one(many, "venture capital vendor management") == [
+        "venture_capital",
+        "vendor_management",
+    ]
+    assert read(challenge, "", ("Owls",)) is None  # a required argument missing

@@ -1,6 +1,7 @@
 """The issue's acceptance check, in the console on a real redis-server: one process plays a
 game of The Big Idea of three people to the end (deadlines playing it out); a second process
-(a restart) answers `/boardroom` and a press on Rematch opens a lobby of the same people."""
+(a restart) answers `/boardroom`, and a press on Rematch opens a lobby seating its presser that
+invites the others."""
 
 from __future__ import annotations
 
@@ -57,5 +58,6 @@ def test_a_game_played_in_one_process_is_remembered_by_the_next(
     assert history.startswith("**Recent games**") and "The Big Idea" in history
     assert all(name in history for name in PEOPLE)
     lobby = [r for r in records if str(r["text"]).startswith("**The Big Idea: lobby**")]
-    assert lobby and "Players (3/6): alice, bob, carol." in str(lobby[-1]["text"])
+    assert lobby and "Players (1/6): bob." in str(lobby[-1]["text"])
+    assert "Invited to play again: alice and carol" in str(lobby[-1]["text"])
     assert "bob asked for a rematch" in str(lobby[-1]["text"])

@@ -11,6 +11,7 @@ import pytest
 
 from bot.commands.authority import Authority, Request
 from bot.commands.community import COMMAND, replay_steps
+from bot.commands.forget import AFTER_END_S
 from bot.commands.record import GameRecord
 from bot.commands.results import (
     FORMER,
@@ -21,15 +22,14 @@ from bot.commands.results import (
     Recorder,
     SeatResult,
     rate,
-    scrub,
 )
 from bot.settings import Settings
+from core.engine import erase
 from core.games.bigidea import GAME
 from storage import GameKey, GameStore, History, SaveResult, StorageUnavailable
 from storage import history as kept
-from storage.store import _unpack
 from testkit.racing import RacingStore
-from tests.authority_support import Clock
+from tests.authority_support import Clock, everything
 
 FAST = "vote_seconds=20 turn_seconds=10 pick_seconds=30"
 CHANNEL = "general"
@@ -276,7 +276,7 @@ async def test_the_replay_equals_the_stored_game_at_every_step(
     (result,) = (await _recorded(store)).values()
     found = await kept.replay_of(store, WHERE, result.id)
     assert found is not None
-    steps = replay_steps(GAME, GameResult.model_validate_json(found[0]), found[1])
+    steps = replay_steps(erase(GAME), GameResult.model_validate_json(found[0]), found[1])
     assert [s.model_dump_json() for s in steps] == [
         GAME.state_model.model_validate_json(s).model_dump_json() for s in saved
     ]
@@ -295,44 +295,12 @@ async def test_the_replay_equals_the_stored_game_at_every_step(
 # --- forget-me ----------------------------------------------------------------------------------
 
 
-async def _everything(store: GameStore) -> list[tuple[str, str]]:
-    """Every key of the store with everything it holds, unpacked, as text."""
-    client: Any = store.client
-    found = []
-    async for key in client.scan_iter(match="*", count=1000):
-        kind = await client.type(key)
-        if kind == "string":
-            value: Any = await client.get(key)
-        elif kind == "hash":
-            value = await client.hgetall(key)
-        elif kind == "zset":
-            value = await client.zrange(key, 0, -1, withscores=True)
-        elif kind == "set":
-            value = sorted(await client.smembers(key))
-        elif kind == "stream":
-            value = await client.xrange(key)
-        else:
-            value = await client.lrange(key, 0, -1)
-        found.append((str(key), _deep_text(value)))
-    return found
-
-
-def _deep_text(value: Any) -> str:
-    if isinstance(value, str):
-        return _unpack(value)
-    if isinstance(value, dict):
-        return " ".join(f"{_deep_text(k)} {_deep_text(v)}" for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return " ".join(_deep_text(v) for v in value)
-    return str(value)
-
-
 async def test_forget_me_asks_first_then_leaves_no_trace(store: GameStore, clock: Clock) -> None:
     authority = _authority(store, clock)
     await _open(authority, PEOPLE)
     await _play_out(authority, store, clock)
     carol = PEOPLE[2]
-    assert any(carol[0] in text or carol[1] in text for _, text in await _everything(store))
+    assert any(carol[0] in text or carol[1] in text for _, text in await everything(store))
 
     asked = await authority.command(_req(*carol), COMMAND, "forget-me")
     confirm, cancel = asked.deliveries[0].message.all_buttons()
@@ -341,7 +309,10 @@ async def test_forget_me_asks_first_then_leaves_no_trace(store: GameStore, clock
 
     done = await authority.command(_req(*carol), COMMAND, confirm.command)
     assert "gone" in done.deliveries[0].message.text
-    for key, text in await _everything(store):
+    # The game's table is erased a minute after its end (once it has shown it), by a chore.
+    clock.now += AFTER_END_S + 1
+    await authority.fire_due("console")
+    for key, text in await everything(store):
         assert carol[0] not in key and carol[0] not in text, key
         assert carol[1] not in text, key
     (result,) = (await _recorded(store)).values()
@@ -351,54 +322,142 @@ async def test_forget_me_asks_first_then_leaves_no_trace(store: GameStore, clock
     # The replay still plays, with the seat renamed.
     found = await kept.replay_of(store, WHERE, result.id)
     assert found is not None
-    steps = replay_steps(GAME, GameResult.model_validate_json(found[0]), found[1])
+    steps = replay_steps(erase(GAME), GameResult.model_validate_json(found[0]), found[1])
     assert steps and FORMER in steps[0].names
 
 
 # --- retention ----------------------------------------------------------------------------------
 
 
-async def test_results_older_than_the_history_days_are_pruned_but_ratings_stay(
+def _community_keys(keys: list[tuple[str, str]]) -> dict[str, str]:
+    return {key: text for key, text in keys if key.startswith("boardroom:{community:")}
+
+
+async def test_history_leaves_on_time_whether_or_not_the_community_plays_again(
     store: GameStore, clock: Clock
 ) -> None:
+    """With BOARDROOM_HISTORY_DAYS=1: every community key expires within a day of its last
+    write (a community that stops playing), and two days on the sweep has removed the old
+    game, its people's names, lists and ratings; a new game is then rated afresh."""
     settings = Settings(BOARDROOM_HISTORY_DAYS=1)
     seeds = random.Random(3)
     authority = Authority(store, settings, clock=clock, new_seed=lambda: seeds.getrandbits(63))
     await _open(authority, PEOPLE)
     await _play_out(authority, store, clock)
     (old,) = (await _recorded(store)).keys()
+    client: Any = store.client
+    written = _community_keys(await everything(store))
+    assert any(old in text for text in written.values())
+    for key in written:
+        assert 0 < await client.ttl(key) <= 86400, key  # the real TTL, in the real Redis
     clock.now += 2 * 86400
     assert "No finished games" in await _ask(authority, PEOPLE[0], "history")
+    await authority.fire_due("console")  # the sweep, due a day after the game
+    left = _community_keys(await everything(store))
+    assert set(left) <= {WHERE.key("rev")}, sorted(left)
+    for text in left.values():
+        assert old not in text and not any(u in text or n in text for u, n in PEOPLE)
+    assert await kept.replay_of(store, WHERE, old) is None
+
     other = GameKey("console", "lunch")
     await _open(authority, PEOPLE, channel="lunch")
     await _play_out(authority, store, clock, other)
     recorded = await _recorded(store)
-    assert old not in recorded and len(recorded) == 1  # the old one pruned with the new write
-    assert await kept.replay_of(store, WHERE, old) is None
+    assert old not in recorded and len(recorded) == 1
+    assert all(r.games == 1 for r in (await _ratings(store)).values())
+
+
+async def test_a_community_that_plays_on_loses_only_what_is_too_old(
+    store: GameStore, clock: Clock
+) -> None:
+    """A game three quarters of a day after the first: a day and a half on, the first goes,
+    the second and its people (the same three, rated twice) stay, their lists without the
+    first."""
+    settings = Settings(BOARDROOM_HISTORY_DAYS=1)
+    seeds = random.Random(4)
+    authority = Authority(store, settings, clock=clock, new_seed=lambda: seeds.getrandbits(63))
+    await _open(authority, PEOPLE)
+    await _play_out(authority, store, clock)
+    (first,) = (await _recorded(store)).keys()
+    clock.now += 0.75 * 86400
+    other = GameKey("console", "lunch")
+    await _open(authority, PEOPLE, channel="lunch")
+    await _play_out(authority, store, clock, other)
+    second = next(i for i in await _recorded(store) if i != first)
+    clock.now += 0.75 * 86400
+    await authority.fire_due("console")
+    left = _community_keys(await everything(store))
+    assert not any(first in text for text in left.values())
+    assert list(await _recorded(store)) == [second]
     assert all(r.games == 2 for r in (await _ratings(store)).values())
+    stats = await _ask(authority, PEOPLE[0], "stats")
+    assert second in stats and first not in stats
+
+
+async def test_a_history_kept_before_retention_is_adopted_and_leaves_on_time(
+    store: GameStore, clock: Clock
+) -> None:
+    """A community recorded by an older version (no per-person times, no TTLs) is found once
+    by the chores, given both, and swept like any other: a game older than the history keeps
+    goes, with the people whose last game it was."""
+    client: Any = store.client
+    old = GameResult(
+        id="oldgame1", game="bigidea", platform="console", channel="general", community="office",
+        ended_at=clock.now - 3 * 86400,
+        seats=[SeatResult(name=n, people=[Person(user=u, name=n)], rank=1, score="$1")
+               for u, n in PEOPLE],
+        seed=1, first_version=0, final_version=9,
+    )  # fmt: skip
+    await client.hset(WHERE.key("results"), "oldgame1", old.model_dump_json())
+    await client.zadd(WHERE.key("recent"), {"oldgame1": old.ended_at})
+    for user, name in PEOPLE:
+        await client.hset(WHERE.key("people"), user, name)
+        await client.hset(WHERE.key("ratings:bigidea"), user, Rating(name=name).model_dump_json())
+        await client.zadd(WHERE.key("board:bigidea"), {user: 1000})
+        await client.zadd(WHERE.key(f"played:{user}"), {"oldgame1": old.ended_at})
+    authority = Authority(store, Settings(BOARDROOM_HISTORY_DAYS=1), clock=clock)
+    await authority.fire_due("console")  # adopts the community, then sweeps it
+    left = _community_keys(await everything(store))
+    assert set(left) <= {WHERE.key("rev")}, sorted(left)
+    # Adopted once per deployment: a new worker does not look again.
+    assert await kept.unadopted(store, "console") == []
 
 
 # --- rematch ------------------------------------------------------------------------------------
 
 
-async def test_rematch_opens_a_lobby_with_the_same_people_and_options(
+async def test_rematch_seats_its_presser_and_invites_the_other_players(
     store: GameStore, clock: Clock
 ) -> None:
     authority = _authority(store, clock)
     await _open(authority, PEOPLE)
     await _play_out(authority, store, clock)
     finished = await _record(store)
+    stranger = ("U-zed-9", "Zed Z")
+    refused = await authority.command(_req(*stranger), "bigidea", "rematch")
+    assert refused.card is None and not refused.panels and not refused.public
+    assert [d.user for d in refused.deliveries] == [stranger[0]]
+    assert "Only the players" in refused.deliveries[0].message.text
+    assert await _record(store) == finished  # nothing seated, nothing saved
+
     presser = PEOPLE[1]
     out = await authority.command(_req(*presser), "bigidea", "rematch")
     assert out.card is not None and "rematch" in out.card.text
+    assert "Alice A" in out.card.text and "Carol C" in out.card.text  # invited, by name
+    assert not out.panels and all(d.user == presser[0] for d in out.deliveries)
     lobby = await _record(store)
     assert lobby.status == "lobby" and lobby.host == presser[0]
-    assert [s.users for s in lobby.seats] == [s.users for s in finished.seats]
+    assert [s.users for s in lobby.seats] == [[presser[0]]]
+    assert [i.user for i in lobby.invited] == [PEOPLE[0][0], PEOPLE[2][0]]
     assert lobby.options == finished.options and lobby.first_version > finished.first_version
+    assert await store.games_of("console", PEOPLE[0][0]) == []  # not listed as seated
     again = await authority.command(_req(*PEOPLE[2]), "bigidea", "rematch")
     assert "already open" in again.deliveries[0].message.text
-    left = await authority.command(_req(*PEOPLE[2]), "bigidea", "leave")
-    assert left.card is not None and PEOPLE[2][0] not in (await _record(store)).humans
+    joined = await authority.command(_req(*PEOPLE[2]), "bigidea", "join")
+    assert joined.card is not None
+    lobby = await _record(store)
+    assert [s.users for s in lobby.seats] == [[presser[0]], [PEOPLE[2][0]]]
+    assert [i.user for i in lobby.invited] == [PEOPLE[0][0]]
 
 
 # --- cluster ------------------------------------------------------------------------------------
@@ -430,16 +489,3 @@ async def test_boardroom_without_a_community_says_where_to_ask(
         (delivery,) = out.deliveries
         assert delivery.user == "U1" and "kept per server" in delivery.message.text
     assert sorted([key async for key in client.scan_iter(match="*")]) == before
-
-
-def test_forgetting_a_name_replaces_it_as_a_word_only() -> None:
-    """A short name is scrubbed where it is a word, not inside other words."""
-    text = "Al wins with $18. Also, Al's pants beat Alice and Sal."
-    assert scrub(text, "U1", "Al") == (
-        f"{FORMER} wins with $18. Also, {FORMER}'s pants beat Alice and Sal."
-    )
-    assert scrub({"user": "U1", "name": "Al", "seen": ["U1", "Al", "Also"]}, "U1", "Al") == {
-        "user": "",
-        "name": FORMER,
-        "seen": [FORMER, FORMER, "Also"],
-    }

@@ -226,3 +226,45 @@ def test_ids_are_bound_by_the_table_and_renderers_draw_them() -> None:
     assert problems == []
     # The check can fail: the table does bind, through the codec.
     assert "bind" in _codec_names(ast.parse((ROOT / "bot/table/deliver.py").read_text()))
+
+
+def _assembled_ids(tree: ast.AST, prefix: str) -> list[int]:
+    """Lines of ``tree`` holding a string (plain, an f-string's part, a pattern) that starts or
+    matches an id of the codec's grammar, or reaching for the codec's own prefix: an id
+    assembled, or read, by hand."""
+    marks = (f"{prefix}|", f"{prefix}\\|")
+    lines = set()
+    for node in ast.walk(tree):
+        spelled = isinstance(node, ast.Constant) and any(mark in str(node.value) for mark in marks)
+        reached = (isinstance(node, ast.Attribute) and node.attr == "_PREFIX") or (
+            isinstance(node, ast.ImportFrom) and any(a.name == "_PREFIX" for a in node.names)
+        )
+        if spelled or reached:
+            lines.add(getattr(node, "lineno", 0))
+    return sorted(lines)
+
+
+def test_ids_are_built_and_read_by_the_codec_alone() -> None:
+    """No module of bot/ but the codec spells an id of its grammar, in any form: a literal, an
+    f-string assembling one, a pattern matching one (Discord's handlers take the codec's
+    patterns; a form's name is the codec's, for Discord and Slack alike)."""
+    from bot.commands import codec
+
+    prefix = codec._PREFIX
+    problems = []
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        relative = path.relative_to(ROOT)
+        if relative == Path("bot/commands/codec.py"):
+            continue
+        for lineno in _assembled_ids(ast.parse(path.read_text(encoding="utf-8")), prefix):
+            problems.append(f"{relative}:{lineno}")
+    assert problems == []
+    # The check can fail: an id assembled by hand, as an f-string or a pattern, is caught.
+    planted = (
+        'custom_id = f"br1|a|{game}|{channel}|{version}||{action}"\n'
+        'FORM = re.compile(r"br1\\|f\\|(.*)")\n'
+        "def name(game):\n"
+        '    return "br1|c|" + game\n'
+        'ask = f"{codec._PREFIX}|q|{game}"\n'
+    )
+    assert _assembled_ids(ast.parse(planted), prefix) == [1, 2, 4, 5]

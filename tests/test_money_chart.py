@@ -31,18 +31,18 @@ def _logged_game(
     lines = [line([["host", "begin", [*names], [*bots]], *result.log])]
     state = result.state
     logged = len(result.log)
-    played = [(logged, game.at(state).ledger())]
+    played = [(logged, game.ledger(state))]
     chooser = random.Random(seed)
     for _ in range(3000):
         if state.finished:
             break
-        seat = chooser.choice(game.at(state).actors())
-        action = game.at(state).bot_action(seat, game.at(state).legal_actions(seat), chooser)
+        seat = chooser.choice(game.actors(state))
+        action = game.bot_choice(state, seat, game.legal_actions(state, seat), chooser)
         step = advance(game, state, seed, bots, seat, action)
         lines.append(line(step.log))
         state = step.state
         logged += len(step.log)
-        played.append((logged, game.at(state).ledger()))
+        played.append((logged, game.ledger(state)))
     assert state.finished
     return lines, played, state
 
@@ -59,7 +59,7 @@ def test_the_charts_series_are_the_money_the_log_replays(name: str) -> None:
     assert all(len(column) == played[-1][0] + 1 for column in series)
     for count, money in played:
         assert [column[count] for column in series] == money
-    assert [column[-1] for column in series] == game.at(state).ledger()
+    assert [column[-1] for column in series] == game.ledger(state)
     assert len({tuple(column) for column in series}) > 1  # the money moved over the game
 
     record = GameRecord.model_validate(

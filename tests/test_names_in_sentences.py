@@ -13,6 +13,7 @@ import pytest
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.settings import Settings
+from core.engine import OpenDecision
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.bigidea.cards import card, product_name
 from core.games.bigidea.state import BigIdeaState, Product
@@ -148,7 +149,7 @@ async def test_the_big_idea_says_jess_turn_and_jess_product(
         state.deck.remove(taken)
     state.products.append(Product(id=1, owner=jess, cards=cards, chits=[0, 0, 0]))
     state.next_product_id = 2
-    state.phase, state.dealer, state.turn = "mezzanine", jess, 0
+    state.decision, state.dealer, state.turn = OpenDecision(name="mezzanine"), jess, 0
     state.picks = [None] * state.players
     state.version += 1
     state.decision_version = state.version

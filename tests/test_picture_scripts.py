@@ -47,9 +47,9 @@ def _game(name: str, names: list[str], moves: int = 30) -> tuple[GameLike, GameS
     for step in range(moves):
         if state.finished:
             break
-        seat = rng.choice(game.at(state).actors())
-        action = game.at(state).bot_action(seat, game.at(state).legal_actions(seat), rng)
-        state = game.at(state).apply(seat, action, random.Random(step)).state
+        seat = rng.choice(game.actors(state))
+        action = game.bot_choice(state, seat, game.legal_actions(state, seat), rng)
+        state = game.apply(state, seat, action, random.Random(step)).state
     return game, state
 
 
@@ -85,7 +85,7 @@ def test_every_name_is_drawn_in_its_own_script_on_the_board(game_name: str) -> N
     names = NAMES[:4] if game_name == "businessgo" else NAMES[:5]
     for group in (names, [*NAMES[3:], NAMES[0]][: len(names)]):
         game, state = _game(game_name, group)
-        canvas = LAYOUTS[game_name](game.at(state).public())
+        canvas = LAYOUTS[game_name](game.at(state).public)
         for name in group:
             for run in _runs_of(canvas, name):
                 assert _boxes(run.face, run.text) == [], (name, run.text, run.face.getname())
@@ -107,9 +107,9 @@ def test_every_name_is_drawn_in_its_own_script_on_the_chart_legend() -> None:
 def test_names_are_drawn_and_described_as_typed(game_name: str) -> None:
     typed = [*TYPED, "Ann"]
     game, state = _game(game_name, typed)
-    public = game.at(state).public()
+    public = game.at(state).public
     canvas = LAYOUTS[game_name](public)
-    picture = game.at(state).picture()
+    picture = game.picture(state)
     assert picture is not None
     for name in TYPED:
         _runs_of(canvas, name)

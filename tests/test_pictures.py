@@ -42,9 +42,9 @@ def _played(name: str, moves: int, seed: int = 5) -> tuple[GameLike, GameState]:
     for step in range(moves):
         if state.finished:
             break
-        seat = rng.choice(game.at(state).actors())
-        action = game.at(state).bot_action(seat, game.at(state).legal_actions(seat), rng)
-        state = game.at(state).apply(seat, action, random.Random(step)).state
+        seat = rng.choice(game.actors(state))
+        action = game.bot_choice(state, seat, game.legal_actions(state, seat), rng)
+        state = game.apply(state, seat, action, random.Random(step)).state
     return game, state
 
 
@@ -63,9 +63,9 @@ def _colour_in(image: Image.Image, box: tuple[int, int, int, int], colour: Any) 
 @pytest.mark.parametrize("name", GAMES)
 def test_same_view_same_bytes_and_a_decodable_phone_sized_png(name: str) -> None:
     game, state = _played(name, 40)
-    first = game.at(state).picture()
+    first = game.picture(state)
     assert first is not None
-    again = game.at(state.model_copy(deep=True)).picture()
+    again = game.picture(state.model_copy(deep=True))
     assert again is not None and again.data == first.data and again.digest == first.digest
     image = Image.open(io.BytesIO(first.data))
     assert image.format == "PNG"
@@ -74,7 +74,7 @@ def test_same_view_same_bytes_and_a_decodable_phone_sized_png(name: str) -> None
     assert len(first.data) <= 512 * 1024
     # A later moment of the same game is another picture.
     _game, later = _played(name, 80)
-    other = game.at(later).picture()
+    other = game.picture(later)
     assert other is not None and other.data != first.data
 
 
@@ -163,9 +163,9 @@ def test_a_product_card_carries_its_investors_chits() -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_the_alt_text_names_what_is_shown(name: str) -> None:
     game, state = _played(name, 40)
-    picture = game.at(state).picture()
+    picture = game.picture(state)
     assert picture is not None
-    public = game.at(state).view(None)
+    public = game.view(state, None)
     people = getattr(public, "players", None) or getattr(public, "teams", None)
     assert people, "the view names nobody"
     for person in people:
@@ -228,7 +228,7 @@ def test_a_worker_draws_in_a_process_of_its_own_the_same_pictures() -> None:
         assert isinstance(drawer, concurrent.futures.Executor)
         for name in GAMES:
             game, state = _played(name, 40)
-            expected = game.at(state).picture()
+            expected = game.picture(state)
             draw = functools.partial(draw_picture, name, state.model_dump_json())
             drawn = drawer.submit(draw).result(timeout=120)
             assert expected is not None and drawn == expected, name

@@ -93,8 +93,8 @@ async def test_a_replay_steps_a_whole_game_from_its_first_move_to_its_end(
         assert line and line != "Nothing anyone may see happened.", (at, message.text)
         told.append(line)
         # The board as it was then, with its picture.
-        assert game.at(state).render_board().text in message.text
-        drawn = game.at(state).picture()
+        assert game.render_board(state).text in message.text
+        drawn = game.picture(state)
         assert drawn is not None and message.picture is not None
         assert message.picture.data == drawn.data and message.picture.alt == drawn.alt
         labels = [b.label for b in message.all_buttons()]

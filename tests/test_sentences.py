@@ -32,9 +32,9 @@ def _bots(
     for step in range(5000):
         if state.finished or until(state):  # type: ignore[operator]
             break
-        seat = rng.choice(game.at(state).actors())
-        action = game.at(state).bot_action(seat, game.at(state).legal_actions(seat), rng)
-        state = game.at(state).apply(seat, action, random.Random(step)).state
+        seat = rng.choice(game.actors(state))
+        action = game.bot_choice(state, seat, game.legal_actions(state, seat), rng)
+        state = game.apply(state, seat, action, random.Random(step)).state
     return game, state
 
 
@@ -111,5 +111,5 @@ def test_a_malformed_field_is_named_in_the_refusal(
     client) is refused with a sentence naming that field and what was given."""
     game, state = _bots(name, ["Ann", "Bo", "Cy"], lambda _state: True)
     with pytest.raises(IllegalAction) as refused:
-        game.at(state).apply(0, game.parse_action(data), random.Random(1))
+        game.apply(state, 0, game.parse_action(data), random.Random(1))
     assert str(refused.value) == said

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Never
 
 import pytest
 
@@ -14,10 +15,13 @@ from core.engine import (
     Deadline,
     Decision,
     Event,
+    Flow,
     GameLike,
     GameState,
     IllegalAction,
     OpenDecision,
+    Play,
+    Plays,
     Rng,
     Seat,
     Timeout,
@@ -29,7 +33,7 @@ from core.games.bigidea import GAME as BIGIDEA
 from core.games.businessgo import GAME as BUSINESSGO
 from tests.games.biggiebills_support import act
 from tests.games.biggiebills_support import new_game as new_biggiebills
-from tests.team_game import GAME, Add, RelayOptions, RelayState, add
+from tests.team_game import GAME, Add, RelayOptions, RelayState, add, add_options, add_problem
 
 
 def _relay() -> RelayState:
@@ -40,16 +44,24 @@ def _timeout(state: RelayState, actor: Seat, action: Timeout, rng: Rng) -> list[
     return []
 
 
+def _moves(**plays: Play[RelayState, Never]) -> Flow[RelayState, Add | Timeout]:
+    return Flow(standing={globals()[kind]: play for kind, play in plays.items()})
+
+
+ADD = Play(check=add_problem, apply=add, offers=add_options)
+TIMEOUT = Play(check=add_problem, apply=_timeout, offers=add_options)
+
+
 def test_a_move_filed_under_a_type_it_does_not_take_is_refused_as_the_game_is_declared() -> None:
     with pytest.raises(TypeError, match="move for Add takes another action"):
-        replace(GAME, moves={Add: _timeout})
+        replace(GAME, flow=_moves(Add=TIMEOUT))
 
 
 def test_a_move_for_an_action_the_game_does_not_have_is_refused_as_it_is_declared() -> None:
     with pytest.raises(TypeError, match="Deadline is not one of Relay's actions"):
-        replace(GAME, moves={Add: GAME.moves[Add], Deadline: _timeout})
+        replace(GAME, flow=_moves(Add=ADD, Deadline=TIMEOUT))
     with pytest.raises(TypeError, match="Timeout is its timeout, not one of its moves"):
-        replace(GAME, moves={Add: GAME.moves[Add], Timeout: _timeout})
+        replace(GAME, flow=_moves(Add=ADD, Timeout=TIMEOUT))
 
 
 def test_the_engine_refuses_an_unseated_actor_and_an_action_it_cannot_read() -> None:
@@ -122,14 +134,16 @@ def _first_turn(names: Sequence[str], options: RelayOptions, rng: Rng) -> RelayS
     return state
 
 
-TURNS = replace(
-    GAME,
-    new_state=_first_turn,
-    moves={Add: _opens_the_next_turn},
-    decisions={
-        "turn": Decision(waits=lambda s: [s.turn], seconds=lambda s: 30, timeout=_next_team)
-    },
-)
+def _turns(
+    apply: Callable[[RelayState, Seat, Add, Rng], list[Event]],
+) -> Flow[RelayState, Add | Timeout]:
+    """Relay's turns declared, each ``apply``-ing its additions."""
+    plays: Plays[RelayState] = {Add: Play(check=add_problem, apply=apply, offers=add_options)}
+    turn = Decision(plays=plays, waits=lambda s: [s.turn], seconds=lambda s: 30, timeout=_next_team)
+    return Flow(decisions={"turn": turn})
+
+
+TURNS = replace(GAME, new_state=_first_turn, flow=_turns(_opens_the_next_turn))
 """Relay with its turns declared: 30 s each, the next team's when one runs out."""
 
 
@@ -173,12 +187,13 @@ def test_only_opening_a_decision_outdates_buttons_unless_each_action_does() -> N
         state.total += action.amount
         return []
 
-    simultaneous = replace(TURNS, moves={Add: keeps_the_turn})
+    simultaneous = replace(TURNS, flow=_turns(keeps_the_turn))
     state = simultaneous.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
     after = simultaneous.apply(state, 0, Add(amount=1), random.Random(0)).state
     assert after.decision_version == 0 and after.deadline == state.deadline
-    declared = simultaneous.decisions["turn"]
-    each = replace(simultaneous, decisions={"turn": replace(declared, each_action=True)})
+    declared = simultaneous.flow.decisions["turn"]
+    flow = replace(simultaneous.flow, decisions={"turn": replace(declared, each_action=True)})
+    each = replace(simultaneous, flow=flow)
     after = each.apply(state, 0, Add(amount=1), random.Random(0)).state
     assert after.decision_version == 1 and after.deadline == state.deadline  # the clock runs on
 
@@ -188,7 +203,7 @@ def test_a_decision_the_game_does_not_declare_cannot_be_opened() -> None:
         open_decision(state, "nonesuch")
         return []
 
-    odd = replace(TURNS, moves={Add: opens_nonsense})
+    odd = replace(TURNS, flow=_turns(opens_nonsense))
     state = odd.new_game(["Sharks", "Jets"], RelayOptions(), random.Random(1))
     with pytest.raises(TypeError, match="opened 'nonesuch', which it does not declare"):
         odd.apply(state, 0, Add(amount=1), random.Random(0))
@@ -208,7 +223,7 @@ def test_a_turn_opened_by_the_first_action_gets_a_timer_of_its_own() -> None:
 @pytest.mark.parametrize(
     ("game", "phase", "name"),
     [
-        (BIGIDEA, "mezzanine", "turn"),
+        (BIGIDEA, "mezzanine", "mezzanine"),
         (BIGIDEA, "venture", "venture"),
         (BIGGIEBILLS, "block", "block"),
         (BUSINESSGO, "licence", "licence"),
@@ -224,14 +239,14 @@ def test_a_state_stored_before_decisions_were_declared_loads_with_its_own(
     assert state.deadline is not None
     old = state.model_dump(mode="json")
     del old["decision"]
+    old["phase"] = phase
     old["deadline"]["key"] = "turn2@v57" if name == "turn" else f"{name}@v57"
     old |= {"window": 3, "decisions": 9}
     loaded = game.state_model.model_validate(old)
     assert loaded.decision == OpenDecision(name=name, opened=state.decision_version)
-    position = game.at(loaded)
-    assert position.waiting_for() == game.at(state).waiting_for()
+    assert game.waiting_for(game.at(loaded).state) == game.waiting_for(state)
     key = old["deadline"]["key"]
-    timed_out = position.apply(SYSTEM, Timeout(key=key), random.Random(0))
+    timed_out = game.apply(loaded, SYSTEM, Timeout(key=key), random.Random(0))
     assert timed_out.state.version == loaded.version + 1
 
 
@@ -239,18 +254,18 @@ def _reached(game: GameLike, phase: str) -> GameState:
     """A random game of ``game`` played until it is in ``phase``."""
     chooser = random.Random(3)
     state = game.setup(["A", "B", "C"], {}, random.Random(3))
-    while getattr(state, "phase", None) != phase:
+    while state.deciding != phase:
         assert not state.finished, f"{game.name} never reached {phase}"
-        position = game.at(state)
-        seat = chooser.choice(position.actors())
-        action = chooser.choice(list(position.legal_actions(seat)))
-        state = position.apply(seat, action, random.Random(state.version)).state
+        seat = chooser.choice(game.actors(state))
+        action = chooser.choice(game.legal_actions(state, seat))
+        state = game.apply(state, seat, action, random.Random(state.version)).state
     return state
 
 
 def test_a_decision_is_named_so_that_its_deadline_key_reads_back() -> None:
     with pytest.raises(TypeError, match="needs a name without '@'"):
-        replace(TURNS, decisions={"turn@2": TURNS.decisions["turn"]})
+        flow = replace(TURNS.flow, decisions={"turn@2": TURNS.flow.decisions["turn"]})
+        replace(TURNS, flow=flow)
 
 
 def test_a_game_that_declares_no_decisions_waits_for_whoever_may_act() -> None:

@@ -22,6 +22,7 @@ from bot.commands.record import GameRecord
 from bot.commands.seating import MAX_REQUESTS, REQUEST_WINDOW_S
 from bot.settings import Settings
 from core import registry, ui
+from core.engine import OpenDecision
 from core.games.biggiebills import GAME as BIGGIE
 from core.games.biggiebills.cards import ACQUIRE
 from core.games.biggiebills.state import Active, BiggieBillsOptions, BiggieBillsState
@@ -451,7 +452,7 @@ async def biggie(
 
     def arrange(state: BiggieBillsState) -> None:
         state.order = [whales, owls, sharks]
-        state.turn_index, state.phase, state.cycle = 0, "turn", 1
+        state.turn_index, state.decision, state.cycle = 0, OpenDecision(name="turn"), 1
         state.plays_left, state.flex_left, state.acted = 1, 0, False
         state.pending, state.returns, state.deadline = None, [], None
         state.turn_cash = list(state.cash)

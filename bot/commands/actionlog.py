@@ -110,7 +110,7 @@ def _replayed(game: GameLike, state: GameState, seed: int, entry: Entry) -> Game
         pending = {d.key for d in (state.deadline, state.clock) if d is not None}
         if action.key not in pending:
             action = Timeout(key=state.deadline.key)
-    return game.at(state).apply(actor, action, action_rng(seed, state.version)).state
+    return game.apply(state, actor, action, action_rng(seed, state.version)).state
 
 
 def replay_history(
@@ -157,11 +157,10 @@ def money_and_rounds(
     rounds: list[int] = []
 
     def seen(state: GameState) -> None:
-        position = game.at(state)
-        money = position.ledger()
+        money = game.ledger(state)
         if money is not None:
             points.append(money)
-            number = position.round_of()
+            number = game.round_of(state)
             if number is not None:
                 rounds.append(number)
 

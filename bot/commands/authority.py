@@ -18,20 +18,32 @@ It also fires the deadlines that have passed, and lists a user's games for ``/ha
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import secrets
 import time
 from collections.abc import Callable
 
-from bot.commands import codec, community, home, lobby, moves, readers, roster, seating, teams
+from bot.commands import (
+    codec,
+    community,
+    home,
+    limits,
+    lobby,
+    moves,
+    readers,
+    roster,
+    seating,
+    teams,
+)
 from bot.commands.damaged import DamagedRecord, read_record
-from bot.commands.grammar import CommandError, parse, usage
+from bot.commands.grammar import CommandError, parse, subcommands, usage
 from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
 from bot.commands.play import load_state
-from bot.commands.step import Refusal, Request, StepMaker, outbox_for
+from bot.commands.step import Refusal, Request, Step, StepMaker, outbox_for
 from bot.settings import Settings
 from core import text as markup
 from core.commands import Kind, find
@@ -43,6 +55,7 @@ __all__ = [
     "BUSY",
     "PARK_AFTER",
     "STALE",
+    "STEPS",
     "UNAVAILABLE",
     "UNCERTAIN",
     "UNKNOWN_BUTTON",
@@ -58,7 +71,7 @@ PARK_AFTER = 5
 PARK_S = 600.0
 UNKNOWN_BUTTON = "That button is not one I recognise; it may be from an old bot."
 
-_COMMANDS: dict[str, StepMaker] = {
+STEPS: dict[str, StepMaker] = {
     "help": readers.help_page,
     "rules": readers.rules,
     "status": readers.status,
@@ -70,14 +83,16 @@ _COMMANDS: dict[str, StepMaker] = {
     "begin": lobby.begin,
     "end": lobby.end,
     "rematch": lobby.rematch,
-}
-_TEAM_COMMANDS: dict[str, StepMaker] = {
     "rename": roster.rename,
     "move": roster.move,
     "remove": roster.remove,
     "admit": seating.admit,
 }
-"""Words only a team game (``Game.teams``) knows."""
+_LIMITED = {("start", ""): "lobby", ("rematch", ""): "lobby", ("rules", "all"): "upload"}
+"""Commands that post or upload on their requester's behalf, and the limit each counts
+against (:mod:`bot.commands.limits`)."""
+"""The step of each lobby and table word the grammar declares (``grammar.subcommands``): the
+authority routes a word only as declared for the game (a team word in a team game), here."""
 
 
 class Authority:
@@ -91,7 +106,11 @@ class Authority:
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
     ) -> None:
         self._pipeline = Pipeline(store, settings or Settings(), clock)
-        self.community = community.Community(store, self._pipeline.settings, clock)
+        self.limits = limits.Limits(store, self._pipeline.settings, clock)
+        """How often each person may have the bot post or upload for them."""
+        self.community = community.Community(
+            store, self._pipeline.settings, clock, self._pipeline.forgetter, self.limits
+        )
         """``/boardroom``: leaderboards, stats, history, replays and forget-me."""
         self.new_seed = new_seed
         """Where each game's secret seed comes from (simulations pass a seeded generator)."""
@@ -152,12 +171,17 @@ class Authority:
             return out
         parsed = parse(text)
         word, rest = parsed.word, parsed.rest
-        makers = _COMMANDS | (_TEAM_COMMANDS if game.teams else {})
+        shared = find(subcommands(game), word)
         out = outbox_for(req, game)
         try:
-            if word in makers:
-                # Readers (status, help...) are de-duplicated too: a retry is answered once.
-                return await self._pipeline.transact(req, game, makers[word](self, req, game, rest))
+            if shared is not None:
+                step = STEPS[shared.word](self, req, game, rest)
+                rules = shared.word == "rules"
+                kind = _LIMITED.get((shared.word, rest.strip().lower() if rules else ""))
+                if kind is None:
+                    # Readers (status, help...) are de-duplicated too: a retry is answered once.
+                    return await self._pipeline.transact(req, game, step)
+                return await self._limited(req, game, step, kind)
         except (CommandError, teams.TeamError) as error:  # unreadable arguments, before loading
             out.reply(req.user, str(error))
             return out
@@ -168,6 +192,27 @@ class Authority:
         shown = markup.escape(word)
         help_text = usage(game)
         out.reply(req.user, f"I don't know “{shown}” in /{game.name}.\n{help_text}")
+        return out
+
+    async def _limited(self, req: Request, game: GameLike, step: Step, kind: str) -> Outbox:
+        """A command that posts or uploads for its requester: counted against their limit
+        (refused past it, with when they may again), and given back if it posted nothing."""
+        try:
+            taken = await self.limits.take(req, kind)
+        except StorageUnavailable as outage:
+            out = outbox_for(req, game)
+            out.unavailable = True
+            out.reply(req.user, str(outage))
+            return out
+        if isinstance(taken, str):
+            out = outbox_for(req, game)
+            out.reply(req.user, taken)
+            return out
+        out = await self._pipeline.transact(req, game, step)
+        posted = out.card is not None or any(d.message.files for d in out.deliveries)
+        if not posted and not out.duplicate:
+            with contextlib.suppress(StorageUnavailable):
+                await self.limits.give_back(req, taken)
         return out
 
     async def press(self, req: Request, custom_id: str, values: list[str] | None = None) -> Outbox:
@@ -221,9 +266,10 @@ class Authority:
         seat = record.seat_of(req.user)
         if seat is None or record.status != "playing":
             return STALE + " That game is over or you are not playing in it."
-        position = game.at(load_state(game, record.state_json))
-        shown = [position.render_private(seat), position.render_board()]
-        prompt = position.render_prompt()
+        face = game.at(load_state(game, record.state_json))
+        state = face.state
+        shown = [game.render_private(state, seat), game.render_board(state, False, face.public)]
+        prompt = game.render_prompt(state)
         if prompt is not None:
             shown.append(prompt)
         if any(b.command == word and b.ask for m in shown for b in m.all_buttons()):
@@ -232,9 +278,9 @@ class Authority:
         sample = {Kind.AMOUNT: "1", Kind.NUMBER: "1"}
         probe = " ".join(sample.get(arg.kind, "x") for arg in (command.args if command else ()))
         try:
-            action = position.parse_text(seat, word, probe)
+            action = game.parse_text(state, seat, word, probe)
             if action is not None:
-                position.apply(seat, action, random.Random(0))
+                game.apply(state, seat, action, random.Random(0))
         except IllegalAction as refused:
             return f"{STALE} {refused}"
         return f"{STALE} Nothing asks you for that now."
@@ -316,6 +362,8 @@ class Authority:
                 log.warning("the deadline of %s fires again", key)
             if not out.unavailable:
                 outboxes.append(out)
+        # The history's sweep and forget-me jobs, every so often (never a game's clock).
+        await self._pipeline.upkeep.run(platform, token)
         return outboxes
 
     async def _fire(self, key: GameKey, now: float, token: str) -> Outbox:

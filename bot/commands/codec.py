@@ -13,12 +13,18 @@ in a DM at a high version fit. Ids written before this form, with the action as 
 Ids are bound here, once per message where it is shown (:func:`bind`, called by the table's
 executor and every other path that shows controls): each button and menu gets its final id in
 ``custom_id``, and renderers draw that opaque string without knowing what it holds.
+
+A form (a modal a button opens) is named here too, once for every platform (:func:`form_id`,
+:func:`read_form`): Discord carries the name as the modal's custom id, Slack as its private
+metadata. Adapters match ids by the patterns here (:data:`BUTTON_PATTERN`...), never by their
+own reading of the grammar.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 
 from pydantic import BaseModel, Field, JsonValue
@@ -28,14 +34,20 @@ from core import ui
 from core.registry import get_game
 
 __all__ = [
+    "BUTTON_PATTERN",
+    "FORM_PATTERN",
     "MAX_DECODED_LENGTH",
     "MAX_ID_LENGTH",
+    "SELECT_PATTERN",
+    "FormName",
     "MessageIds",
     "Press",
     "bind",
     "decode",
     "encode_button",
     "encode_select",
+    "form_id",
+    "read_form",
     "seat_of",
 ]
 
@@ -47,6 +59,15 @@ MAX_DEPTH = 4
 """How deeply an id's action may nest: an action is a list or object of values, a value at most
 a list of strings (``["discard",["c_a","c_b"]]``); anything deeper was not made here."""
 _PREFIX = "br1"
+
+# (?s): the JSON tail of an id never holds a newline, but a stray one must not stop the match.
+BUTTON_PATTERN = rf"(?s){_PREFIX}\|[acq]\d*\|.*"
+"""Every button id made here (a game's action, a command, a command's form to open), as a
+regular expression (Discord's persistent handlers are registered by one)."""
+SELECT_PATTERN = rf"(?s){_PREFIX}\|s\d*\|.*"
+"""Every menu id made here."""
+FORM_PATTERN = rf"{_PREFIX}\|f\|([a-z0-9_]+)\|([A-Za-z0-9]+)\|([a-z_]+)"
+"""Every form name made here: the game, its channel and the command the answer completes."""
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +94,38 @@ class Press(BaseModel):
         if self.field is None:
             return self.action
         return {**self.action, self.field: list(self.values)}
+
+
+class FormName(BaseModel):
+    """What a form answers: the game, its channel and the typed command its answer completes,
+    so that any worker, after any restart, can take the submitted answer."""
+
+    game: str
+    channel: str
+    command: str
+
+
+def form_id(game: str, channel: str, command: str) -> str:
+    """The name a form carries (Discord: the modal's custom id; Slack: its private metadata)."""
+    return f"{_PREFIX}|f|{game}|{channel}|{command}"
+
+
+def read_form(text: str) -> FormName | None:
+    """The form named ``text`` (None: not one of ours). A Slack form opened before forms were
+    named here carries ``{"g": game, "c": channel, "w": command}``, and reads the same."""
+    match = re.fullmatch(FORM_PATTERN, text)
+    if match is not None:
+        return FormName(game=match.group(1), channel=match.group(2), command=match.group(3))
+    try:
+        earlier = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(earlier, dict) or set(earlier) != {"g", "c", "w"}:
+        return None
+    game, channel, command = earlier["g"], earlier["c"], earlier["w"]
+    if not all(isinstance(part, str) for part in (game, channel, command)):
+        return None
+    return FormName(game=game, channel=channel, command=command)
 
 
 def _compact(action: dict[str, JsonValue]) -> str:

@@ -7,8 +7,9 @@
 - ``replay <game id>``: a private step-through of a finished game from its first move (first,
   back, forward, last), each step saying what happened and showing the board and its picture,
   rebuilt from its log once per worker (off the event loop) and rate-limited per person;
-- ``forget-me``: after a confirmation, deletes the person's ratings, stats and name from the
-  community's history (their seats read "a former player").
+- ``forget-me``: after a confirmation, erases the person (by their id) from the history of
+  every community that keeps them on this platform, and from the games kept in its channels
+  (their seats read "a former player"): :mod:`bot.commands.forget`.
 
 Every answer is private (but a leaderboard its reader chose to show). The results come from
 :mod:`bot.commands.results` and :mod:`storage.history`.
@@ -28,16 +29,17 @@ from dataclasses import dataclass
 
 from bot import metrics
 from bot.commands.actionlog import action_rng, decode_action
+from bot.commands.forget import Forgetter, Forgot
+from bot.commands.limits import Limits
 from bot.commands.outbox import Outbox
-from bot.commands.record import GameRecord
-from bot.commands.results import FORMER, GameResult, Rating, scrub, shown
+from bot.commands.results import FORMER, GameResult, Rating, shown
 from bot.commands.step import Request
 from bot.settings import Settings
 from core import text as markup
 from core import ui
 from core.engine import Event, GameLike, GameState
 from core.registry import all_games, get_game
-from storage import GameKey, GameStore, SaveResult, StorageUnavailable
+from storage import GameKey, GameStore, StorageUnavailable
 from storage import history as kept
 
 __all__ = ["COMMAND", "Community", "Replays", "Step", "replay_moves", "replay_steps"]
@@ -45,7 +47,6 @@ __all__ = ["COMMAND", "Community", "Replays", "Step", "replay_moves", "replay_st
 COMMAND = "boardroom"
 TOP = 10
 RECENT = 10
-MAX_ATTEMPTS = 8
 _MENTION = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$")
 
 USAGE = (
@@ -53,7 +54,7 @@ USAGE = (
     "`/boardroom stats [user]`: someone's games, wins and ratings (yours when nobody is named)\n"
     "`/boardroom history [game]`: the latest finished games here\n"
     "`/boardroom replay <game id>`: step through a finished game (ids are in the history)\n"
-    "`/boardroom forget-me`: delete your ratings, stats and name from the history\n"
+    "`/boardroom forget-me`: delete your ratings, stats and name from every history\n"
     "`/boardroom help`: this list"
 )
 HELP_HEAD = (
@@ -84,11 +85,20 @@ def _game_list() -> str:
 class Community:
     """Answers ``/boardroom`` commands from the store."""
 
-    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        settings: Settings,
+        clock: Callable[[], float],
+        forgetter: Forgetter,
+        limits: Limits,
+    ) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
         self.replays = Replays(settings.pictures)
+        self.forgetter = forgetter
+        self.limits = limits
 
     def _where(self, req: Request) -> kept.Community:
         return kept.Community(req.platform, req.community or "default")
@@ -155,6 +165,10 @@ class Community:
                 if not first:
                     out.duplicate = True
                     return
+            taken = await self.limits.take(req, "share")
+            if isinstance(taken, str):
+                out.reply(req.user, taken)
+                return
             out.announcements.append(board.model_copy(update={"buttons": []}))
             out.reply(req.user, "I showed the leaderboard to the channel.", in_place=pressed)
             return
@@ -285,9 +299,10 @@ class Community:
                 ui.Message(
                     title="Forget me?",
                     text=(
-                        "This deletes your ratings and stats here, and your name from every "
-                        "game in the history (your seats will read “a former player”). It "
-                        "cannot be undone."
+                        "This deletes your ratings, stats and name from the history of every "
+                        "community where you played, and from the games kept in channels "
+                        "(your seats will read “a former player”). Games you are playing keep "
+                        "you until they end, then forget you too. It cannot be undone."
                     ),
                     buttons=[
                         [
@@ -300,78 +315,31 @@ class Community:
                 ),
             )
             return
-        await forget(self.store, self._where(req), req.user)
+        forgot = await self.forgetter.forget(req.platform, req.user, req.community or None)
         out.forgotten = (req.community or "default", req.user)
-        out.reply(
-            req.user,
-            "Done: your ratings, stats and name are gone from this community's history.",
-            in_place=pressed,
+        out.reply(req.user, forgotten_message(forgot, req.community or "default"), in_place=pressed)
+
+
+def forgotten_message(forgot: Forgot, here: str) -> str:
+    """What the person is told once forget-me has run: where it found them, truthfully."""
+    others = len([c for c in forgot.communities if c != here])
+    found_here = here in forgot.communities
+    if found_here:
+        said = "Done: your ratings, stats and name are gone from this community's history"
+        if others:
+            said += f" and from {markup.plural(others, 'other community', 'other communities')}"
+    elif others:
+        said = (
+            "I kept nothing of yours in this community; your ratings, stats and name are gone "
+            f"from the {markup.plural(others, 'community', 'communities')} where you played"
         )
-
-
-async def forget(store: GameStore, where: kept.Community, user: str) -> None:
-    """Delete ``user`` from ``where``: ratings, name, list of games; their seats in the
-    results and replays read :data:`~bot.commands.results.FORMER`."""
-    games = [g.name for g in all_games()]
-    for _attempt in range(MAX_ATTEMPTS):
-        rev, played = await kept.played_all(store, where, user)
-        who = await kept.person(store, where, user, [], 0.0, 0)
-        name = who.name or user
-        rewritten: dict[str, tuple[str | None, str | None]] = {}
-        for game_id, (rec, rep) in played.items():
-            new_rec = json.dumps(scrub(json.loads(rec), user, name)) if rec else None
-            new_rep = _scrub_replay(rep, user, name) if rep else None
-            rewritten[game_id] = (new_rec, new_rep)
-        if await kept.forget(store, where, user, games, rev, rewritten):
-            break
     else:
-        raise StorageUnavailable()
-    # The finished games themselves, still kept in their channels for a while (status, the
-    # final card's Rematch), name their players too: rewritten without the person, their log
-    # dropped (it names the players), once each (a compare-and-set on the record's version).
-    for rec, _rep in played.values():
-        if rec is not None:
-            await _forget_in_channel(store, GameResult.model_validate_json(rec), user, name)
-    await kept.forget_index(store, where.platform, user)
-
-
-async def _forget_in_channel(store: GameStore, result: GameResult, user: str, name: str) -> None:
-    key = GameKey(result.platform, result.channel)
-    for _attempt in range(MAX_ATTEMPTS):
-        _, loaded = await store.load(key)
-        if loaded is None:
-            return
-        try:
-            stored = GameRecord.model_validate_json(loaded.data)
-        except ValueError:
-            return  # unreadable: the next command there sets it aside
-        if stored.status != "finished" or stored.first_version != result.first_version:
-            return  # another game by now (a rematch names its people itself)
-        clean = GameRecord.model_validate(scrub(stored.model_dump(mode="json"), user, name))
-        if clean.state_json is not None:
-            clean.state_json = json.dumps(scrub(json.loads(clean.state_json), user, name))
-        ttl = await kept.ttl_of(store, key)
-        saved = await store.save(
-            key,
-            clean.model_dump_json(),
-            expected=loaded.version,
-            version=loaded.version + 1,
-            ttl_s=max(1, ttl),
-            fresh_log=True,
-        )
-        if saved is SaveResult.WRITTEN:
-            await kept.drop_refs(store, key)
-            return
-
-
-def _scrub_replay(replay: str, user: str, name: str) -> str:
-    """A replay without the person: its log lines and snapshot are JSON texts of their own."""
-    kept_log = json.loads(replay)
-    lines = [json.dumps(scrub(json.loads(line), user, name)) for line in kept_log["lines"]]
-    snapshot = kept_log.get("snapshot")
-    if snapshot:
-        snapshot = json.dumps(scrub(json.loads(snapshot), user, name))
-    return json.dumps({"snapshot": snapshot, "lines": lines}, separators=(",", ":"))
+        said = "I kept no finished games of yours: there was nothing to forget"
+    if forgot.playing == 1:
+        said += ". The game you are playing now will forget you when it ends"
+    elif forgot.playing:
+        said += f". The {forgot.playing} games you are playing now will forget you when they end"
+    return said + "."
 
 
 def leaderboard_message(game: GameLike, rows: list[kept.RatingRow]) -> ui.Message:
@@ -461,12 +429,12 @@ def replay_moves(game: GameLike, result: GameResult, replay: str) -> list[Step]:
                 state = game.setup(names, result.options, action_rng(seed, first))
                 state.version = state.decision_version = first
                 steps, applied = [], True
-                told = _told(game.at(state).opening_events()) or ["The game begins."]
+                told = _told(game.opening_events(state)) or ["The game begins."]
                 continue
             if state is None or not isinstance(entry[0], int):
                 continue
             actor, action = decode_action(game, entry)
-            moved = game.at(state).apply(actor, action, action_rng(seed, state.version))
+            moved = game.apply(state, actor, action, action_rng(seed, state.version))
             state = moved.state
             told += _told(moved.events)
             applied = True
@@ -488,7 +456,7 @@ def replay_message(
 ) -> ui.Message:
     """Step ``at`` (0 to ``last``) of a replay: what happened in it, then the board as it was
     then (with its picture), and buttons that stop where the game does."""
-    board = game.at(step.state).render_board(pictured=False)
+    board = game.render_board(step.state, pictured=False)
     when = _when(result.ended_at)
     head = f"Replay `{result.id}` of {game.title}, {when}: step {at + 1} of {last + 1}"
     end = " (the end)" if at == last else ""
@@ -593,7 +561,7 @@ class Replays:
             if (key, at) in self._pictures:
                 self._pictures.move_to_end((key, at))
                 return self._pictures[(key, at)]
-        drawn = game.at(steps[at].state).picture()
+        drawn = game.picture(steps[at].state)
         if drawn is not None:
             drawn = drawn.model_copy(update={"stem": f"replay-{at + 1}"})
         with self._lock:

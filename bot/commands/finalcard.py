@@ -55,14 +55,14 @@ def final_card(
     ended_by: str | None = None,
 ) -> ui.Message:
     """The card of a game that is over: played out, or ended early by ``ended_by``."""
-    standings = game.at(state).standings()
+    standings = game.standings(state)
     lines = [f"{markup.BOLD}{headline(game, state, ended_by)}{markup.BOLD}"]
     if ended_by is not None and standings:
         lines.append("Standing when it ended:")
     lines += [_standing(game, record, standing) for standing in standings]
     if not standings:
         lines += [_unranked(record.seats[seat]) for seat in range(len(record.seats))]
-    told = [*game.at(state).recap()[:4], length(record, now)]
+    told = [*game.recap(state)[:4], length(record, now)]
     lines += ["", *(line for line in told if line)]
     text = "\n".join(markup.clip(line, LINE_LIMIT) for line in lines)
     title = f"{game.title}: {'final standings' if ended_by is None else 'ended early'}"
@@ -120,7 +120,7 @@ def money_chart(
     log by :func:`bot.commands.actionlog.money_series`), seats out of the game greyed, the
     game's ``rounds`` marked on its x axis."""
     names = [seat.name for seat in record.seats]
-    out = [game.at(state).seat_out(seat) for seat in range(len(names))]
+    out = [game.seat_out(state, seat) for seat in range(len(names))]
     return picture.money_chart(
         f"{game.title}: money over the game",
         names,

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, get_args, get_origin
+from typing import Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from core.commands import Arg, Command, Kind
-from core.engine import GameLike, GameOptions
+from core.engine import Game, GameLike, GameOptions, GameState, View
 from core.text import escape
 
 __all__ = [
@@ -52,8 +52,13 @@ SUBCOMMANDS: tuple[Command, ...] = (
         (Arg("topic", Kind.TOPIC, required=False),),
     ),
     Command("help", "this list"),
+    Command(
+        "rematch",
+        "after a game, open a lobby for the same table: its people and options",
+        typed=False,
+    ),
 )
-"""The lobby and table words every game shares."""
+"""The lobby and table words every game shares (``rematch`` is the final card's button)."""
 
 TEAM_SUBCOMMANDS: tuple[Command, ...] = (
     Command(
@@ -96,8 +101,15 @@ def subcommands(game: GameLike) -> tuple[Command, ...]:
 
 
 def words(game: GameLike) -> tuple[Command, ...]:
-    """Every word of ``game``: the lobby and table words, then its own moves."""
-    return subcommands(game) + game.commands
+    """Every word of ``game`` players type (the help and the platforms' command lists show
+    these): the lobby and table words, then its own moves."""
+    return tuple(command for command in subcommands(game) + game.commands if command.typed)
+
+
+_S = TypeVar("_S", bound=GameState)
+_O = TypeVar("_O", bound=GameOptions)
+_A = TypeVar("_A", bound=BaseModel)
+_V = TypeVar("_V", bound=View)
 
 
 class CommandError(Exception):
@@ -122,9 +134,9 @@ _TRUE = {"yes", "true", "on", "1"}
 _FALSE = {"no", "false", "off", "0"}
 
 
-def parse_options(game: GameLike, rest: str) -> GameOptions:
+def parse_options(game: Game[_S, _O, _A, _V], rest: str) -> _O:
     """Read ``key=value`` words (a bare ``key`` means yes) into the game's options model."""
-    model: type[GameOptions] = game.options_model
+    model = game.options_model
     fields = model.model_fields
     raw: dict[str, str | bool] = {}
     for word in rest.split():

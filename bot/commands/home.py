@@ -120,7 +120,7 @@ async def home_of(community: Community, platform: str, where: str, user: str) ->
             seated=len(record.seats),
         )
         if record.status == "playing" and state is not None:
-            waiting = game.at(state).waiting_for()
+            waiting = game.waiting_for(state)
             entry.turn = seat in waiting
             entry.waiting = [record.seats[s].name for s in waiting if s < len(record.seats)]
         home.games.append(entry)

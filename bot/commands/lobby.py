@@ -23,7 +23,7 @@ from bot.commands.guards import (
 from bot.commands.moves import commit, final, summary_card
 from bot.commands.outbox import Outbox
 from bot.commands.play import load_state, start_state
-from bot.commands.record import GameRecord, Member, SeatInfo
+from bot.commands.record import GameRecord, Invite, Member, SeatInfo
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
@@ -77,8 +77,10 @@ def start(env: Env, req: Request, game: GameLike, rest: str) -> Step:
 
 
 def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
-    """The final card's Rematch: a new lobby in the channel with the finished game's options
-    and the same seats (people and bots; each person can leave), the presser as host."""
+    """The final card's Rematch, which only a player of the finished game may press: a new
+    lobby in the channel with its options, its presser seated (as host, in their seat or team)
+    and its bots; the other players are invited, each joining with one press of their own
+    (nobody is seated, or messaged, without asking)."""
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         if record is None or record.game != game.name:
@@ -89,15 +91,31 @@ def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
                 f"A game of {game.title} is already {stage} in this channel "
                 f"(host: {record.host_name})."
             )
+        mine = record.seat_of(req.user)
+        if mine is None:
+            raise Refusal(
+                f"Only the players of this game can ask for its rematch; "
+                f"`/{game.name} start` opens a new game of {game.title}."
+            )
         now = env.clock()
         last = load_state(game, record.state_json).version if record.state_json else 0
-        seats = []
-        for seat in record.seats:
-            # A person who asked to be forgotten (``/boardroom forget-me``) has no id here.
-            members = [m.model_copy() for m in seat.members if m.user]
-            if seat.members and not members:
+        seats: list[SeatInfo] = []
+        invited: list[Invite] = []
+        names = (name for name in BOT_NAMES if name not in {s.name for s in record.seats})
+        for index, seat in enumerate(record.seats):
+            if seat.is_bot:
+                seats.append(SeatInfo(name=next(names, f"Bot {len(seats) + 1}")))
                 continue
-            seats.append(seat.model_copy(update={"members": members}))
+            if index == mine:
+                me = [Member(user=req.user, name=req.name)]
+                name = seat.name if game.teams else req.name
+                seats.append(SeatInfo(name=name, members=me))
+            # (A person who asked to be forgotten has no id here, or is about to lose it.)
+            invited += [
+                Invite(user=m.user, name=m.name, team=seat.name if game.teams else None)
+                for m in seat.members
+                if m.user and m.user != req.user and m.user not in record.forgotten
+            ]
         new = GameRecord(
             game=game.name,
             host=req.user,
@@ -110,14 +128,11 @@ def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
             updated_at=now,
             first_version=max(record.first_version, last + 1),
             thread=record.thread,
+            pictures=record.pictures,
+            invited=invited,
         )
-        people = new.humans
-        if req.user not in people and len(new.seats) < game.max_players and not game.teams:
-            new.seats.append(SeatInfo.player(req.user, req.name))
-            people.append(req.user)
-        head = f"{req.name} asked for a rematch of {game.title}: the same table, ready to begin."
-        out.card = lobby_message(game, new, head)
-        return Change(record=new, joined=people, fresh_log=True)
+        out.card = lobby_message(game, new, f"{req.name} asked for a rematch of {game.title}.")
+        return Change(record=new, joined=[req.user], fresh_log=True)
 
     return step
 
@@ -146,6 +161,7 @@ def lobby_message(game: GameLike, record: GameRecord, head: str = "") -> ui.Mess
             f"(`/{game.name} join` alone: a team of your own)"
         )
         joinable = [seat.name for seat in record.seats if not seat.is_bot]
+        joinable += [i.team for i in record.invited if i.team and i.team not in joinable]
         for first in range(0, min(len(joinable), 10), 5):
             buttons.append(
                 [
@@ -157,6 +173,10 @@ def lobby_message(game: GameLike, record: GameRecord, head: str = "") -> ui.Mess
         players = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
         seated = f"Players {count}: {players}."
         how = f"`/{game.name} join` to take a seat"
+    if record.invited:
+        guests = markup.join([i.name for i in record.invited])
+        press = "their team's Join button" if game.teams else "Join"
+        seated += f"\nInvited to play again: {guests} (each joins with {press})."
     text = (
         f"{head}\n{seated}\nOptions: {settings}.\n"
         f"{how}; the host ({record.host_name}) can "
@@ -179,6 +199,7 @@ def join(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         if record.status != "lobby":
             return seating.join_running(env, game, record, req, current, target, out)
         me = Member(user=req.user, name=req.name)
+        record.invited = [i for i in record.invited if i.user != req.user]
         if target is not None:
             require_room(game, record, target)
         if current is not None:  # changing teams in the lobby
@@ -249,6 +270,7 @@ def begin(env: Env, req: Request, game: GameLike, rest: str) -> Step:
             raise Refusal(problem)
         record.status = "playing"
         record.began_at = env.clock()
+        record.invited = []  # (a rematch's guests who did not join: the game goes on without)
         result = start_state(
             game,
             [s.name for s in record.seats],

@@ -44,7 +44,7 @@ def text_action(env: Env, req: Request, game: GameLike, command: Command, rest: 
         needs_more = Refusal(f"`/{game.name} {command.word}` needs more: {command.line}.")
         if command.needs_argument and not rest.strip():
             raise needs_more
-        action = game.at(state).parse_text(seat, command.word, rest)
+        action = game.parse_text(state, seat, command.word, rest)
         if action is None:
             raise needs_more
         return play(env, record, state, seat, action, req.user, out, typed=True)
@@ -77,7 +77,7 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
             if game.choices_on_board:
                 out.reply(req.user, STALE + " The board shows the choices now.")
             else:
-                out.heal = game.at(state).render_private(seat)
+                out.heal = game.render_private(state, seat)
                 out.reply(req.user, STALE + " The message you pressed shows your choices now.")
             return None
         action = game.parse_action(press.resolved_action() or {})
@@ -90,7 +90,7 @@ def _current(game: GameLike, state: GameState, press: codec.Press) -> int:
     """The oldest version at which a press still stands: the current decision's, or the open
     prompt's for a button the prompt shows (a vote runs beside the turns)."""
     floor = state.decision_version
-    prompt = game.at(state).render_prompt() if press.seat is None and press.action else None
+    prompt = game.render_prompt(state) if press.seat is None and press.action else None
     if prompt is None:
         return floor
     try:
@@ -98,7 +98,7 @@ def _current(game: GameLike, state: GameState, press: codec.Press) -> int:
         shown = [game.parse_action(b.action) for b in prompt.all_buttons() if b.action]
     except IllegalAction:
         return floor
-    return min(floor, game.at(state).prompt_version()) if pressed in shown else floor
+    return min(floor, game.prompt_version(state)) if pressed in shown else floor
 
 
 def timeout_step(env: Env, now: float) -> Step:
@@ -147,16 +147,15 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
     if record.status == "finished" and not state.finished:
         return
     seating.redraw(game, record, state, out)  # the board, the prompt and the version
-    position = game.at(state)
     due = record.deadline_due
-    waiting = set(position.waiting_for())
+    waiting = set(game.waiting_for(state))
     if not game.choices_on_board:
         for seat, info in enumerate(record.seats):
             for user in info.users:
                 if state.finished:
                     out.panels[user] = ui.Message(text=GAME_OVER)
                     continue
-                panel = position.render_private(seat)
+                panel = game.render_private(state, seat)
                 out.panels[user] = panel.model_copy(
                     update={"deadline": due if seat in waiting else None}
                 )
@@ -169,7 +168,7 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
 def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
     """The turn has waited :attr:`~bot.settings.Settings.nudge_seconds` for its player: the
     board moves to the bottom with a mention of them (the turn notice)."""
-    waiting = {u for seat in game.at(state).waiting_for() for u in record.seats[seat].users}
+    waiting = {u for seat in game.waiting_for(state) for u in record.seats[seat].users}
     users = [u for u in record.nudge if u in waiting]  # (not someone who left meanwhile)
     current = record.nudge_version == state.decision_version
     record.nudge_due, record.nudge = None, []
@@ -198,7 +197,7 @@ def play(
     if game.teams and requester is not None:
         # Any member may act for the team; the others hear privately what was done.
         names = [m.name for m in record.seats[seat].members if m.user == requester]
-        did = game.at(state).describe_action(action)
+        did = game.describe_action(state, action)
         note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
     commit(env, game, record, state, result, requester, out, note, typed)
     return Change(record=record, log=result.log)
@@ -263,7 +262,8 @@ def commit(
         record.clock_due = env.clock() + after.clock.seconds  # armed once, when it appears
     due = record.deadline_due
     picture = seating.board_picture(record, out)
-    publish(game, before, after, result.moves, members, requester, out, note, due, picture)
+    was = game.at(before) if before is not None else None
+    publish(was, game.at(after), result.moves, members, requester, out, note, due, picture)
     _arm_nudge(env, record, after, requester, out)
     seating.show_moved(game, record, after, moved, out)
     if after.finished:

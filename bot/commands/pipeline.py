@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable
 
 from bot import metrics
-from bot.commands import damaged, finalcard, results, teams
+from bot.commands import damaged, finalcard, forget, results, teams, upkeep
 from bot.commands.actionlog import line
 from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
@@ -70,8 +70,12 @@ class Pipeline:
         """How long an ambiguous save is read back before the player hears it is uncertain: one
         Redis timeout, so a hung Redis costs a command two of them at most (the save's, then
         this one) and a brief one (a lost reply) is still read back."""
-        self.recorder = results.Recorder(store, settings)
+        self.recorder = results.Recorder(store, settings, clock)
         """Writes each finished game's result into its community's history, once."""
+        self.forgetter = forget.Forgetter(store, settings, clock, self.recorder)
+        """Erases a person who asked (``forget-me``), and at a game's end those it held."""
+        self.upkeep = upkeep.Upkeep(store, clock, self.recorder, self.forgetter)
+        """The chores the deadline loop does: the history's sweep, forget-me jobs."""
         self.damaged: dict[GameKey, str] = {}
         """Channels whose record this worker found unreadable and set aside, and why (shown by
         health checks)."""
@@ -219,6 +223,9 @@ class Pipeline:
                     await self.recorder.publish(key, ending, history)
                 except StorageUnavailable as error:
                     results.publish_failed(key, error)
+            if change.record.forgotten and change.record.status == "finished" and not was_finished:
+                # People who asked to be forgotten while it held them: now that it is over.
+                await self.forgetter.after_end(key.platform, list(change.record.forgotten))
             if charted and game is not None and history is not None:
                 out.card = self._charted(game, change.record, out, history)
             return out

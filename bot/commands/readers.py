@@ -120,7 +120,7 @@ def status(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         state = load_state(running, record.state_json)
         # A private copy to read; its choices stay on the public board, which is brought up
         # to date too (posted anew if someone deleted it).
-        board = running.at(state).render_board().model_copy(update={"buttons": [], "selects": []})
+        board = running.render_board(state).model_copy(update={"buttons": [], "selects": []})
         if record.status != "finished":
             seating.redraw(running, record, state, out)
         if record.status == "finished":
@@ -163,7 +163,7 @@ def hand(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         if record.state_json is None:
             raise Refusal("The cards are dealt when the host begins the game.")
         running = game_of(record)
-        out.reply(req.user, running.at(load_state(running, record.state_json)).render_private(seat))
+        out.reply(req.user, running.render_private(load_state(running, record.state_json), seat))
         for note in seating.open_requests(running, record, req.user):
             out.reply(req.user, note)  # requests they may answer, again (a DM may be closed)
 

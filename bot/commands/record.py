@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
-__all__ = ["Asked", "GameRecord", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
+__all__ = ["Asked", "GameRecord", "Invite", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
 
 
 class Member(BaseModel):
@@ -76,6 +76,16 @@ class Asked(BaseModel):
     """When the team (or the host) declined it; None: it was not declined."""
 
 
+class Invite(BaseModel):
+    """A player of the finished game whose rematch this lobby is, asked to join it: they are
+    not seated until they press Join themselves (:func:`bot.commands.lobby.rematch`)."""
+
+    user: str
+    name: str
+    team: str | None = None
+    """Their team in that game (a team game): the lobby offers to join it by name."""
+
+
 OptionValue = str | int | float | bool | None
 """A table option as the game's options model dumps it (every option is one value)."""
 
@@ -131,6 +141,11 @@ class GameRecord(BaseModel):
     departed: dict[str, int] = Field(default_factory=dict)
     """Players who left their team during play (or were removed from it), with that seat: they
     may join no other team in this game."""
+    invited: list[Invite] = Field(default_factory=list)
+    """A rematch's lobby: the other players of the game before, until they join."""
+    forgotten: list[str] = Field(default_factory=list)
+    """People who asked ``/boardroom forget-me`` while this game held them: the game forgets
+    them when it ends (:mod:`bot.commands.forget`), and until its table is erased too."""
 
     @property
     def next_due(self) -> float | None:
@@ -153,6 +168,29 @@ class GameRecord(BaseModel):
     def request_of(self, user: str) -> JoinRequest | None:
         """``user``'s open request to join a team, if any."""
         return next((r for r in self.requests if r.user == user), None)
+
+    def holds(self, user: str) -> bool:
+        """Whether anything of this record names ``user`` (by id): a seat, the host, a request
+        to join, a rematch's invitation, a departure, a nudge or a pending erasure."""
+        return (
+            self.seat_of(user) is not None
+            or self.host == user
+            or user in self.departed
+            or user in self.nudge
+            or user in self.forgotten
+            or any(r.user == user for r in self.requests)
+            or any(a.user == user for a in self.asked)
+            or any(i.user == user for i in self.invited)
+        )
+
+    def names_of(self, user: str) -> set[str]:
+        """Every name this record gives ``user`` (as a member, requester, guest or host)."""
+        names = {m.name for seat in self.seats for m in seat.members if m.user == user}
+        names |= {r.name for r in self.requests if r.user == user}
+        names |= {i.name for i in self.invited if i.user == user}
+        if self.host == user:
+            names.add(self.host_name)
+        return names
 
     @property
     def humans(self) -> list[str]:

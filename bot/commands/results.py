@@ -26,14 +26,15 @@ import base64
 import hashlib
 import json
 import logging
-import re
+import time
+from collections.abc import Callable
 
 from openskill.models import PlackettLuce
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from bot.commands.record import GameRecord, OptionValue
 from bot.settings import Settings
-from core.registry import get_game
+from core.registry import all_games, get_game
 from storage import GameKey, GameStore, History, StorageUnavailable
 from storage import history as kept
 
@@ -75,6 +76,9 @@ class SeatResult(BaseModel):
     rank: int
     score: str
     """The score as the game writes it ("$41M")."""
+    seat: int | None = None
+    """Its place at the table (the names of the log's ``begin``); None in results recorded
+    before it was kept."""
 
 
 class GameResult(BaseModel):
@@ -88,6 +92,9 @@ class GameResult(BaseModel):
     ended_at: float
     seats: list[SeatResult]
     """Best first."""
+    left: list[Person] = Field(default_factory=list)
+    """People who left their seat during play (a bot finished it, or their team): the game is
+    on their list, unrated."""
     summary: str = ""
     seed: int
     first_version: int
@@ -139,17 +146,23 @@ def final_result(key: GameKey, record: GameRecord, now: float) -> str | None:
     if state.outcome is None:
         return None
     seats = []
-    for standing in game.at(state).standings():
+    for standing in game.standings(state):
         seat = record.seats[standing.seat] if standing.seat < len(record.seats) else None
         people = [Person(user=m.user, name=m.name) for m in seat.members] if seat else []
         seats.append(
             SeatResult(
                 name=seat.name if seat else standing.name,
                 people=people,
+                seat=standing.seat,
                 rank=standing.rank,
                 score=game.score_text(standing.score),
             )
         )
+    left = [
+        Person(user=user, name="" if game.teams else record.seats[seat].name)
+        for user, seat in record.departed.items()
+        if record.seat_of(user) is None and seat < len(record.seats)
+    ]
     result = GameResult(
         id=game_id(key, record.first_version),
         game=record.game,
@@ -160,6 +173,7 @@ def final_result(key: GameKey, record: GameRecord, now: float) -> str | None:
         began_at=record.began_at,
         ended_at=now,
         seats=seats,
+        left=left,
         summary=state.outcome.summary,
         seed=record.seed,
         first_version=record.first_version,
@@ -199,11 +213,15 @@ def rate(result: GameResult, before: dict[str, Rating]) -> dict[str, Rating] | N
 
 
 class Recorder:
-    """Writes finished games into their community's history, once each."""
+    """Writes finished games into their community's history, once each, and sweeps out what
+    is older than the history keeps."""
 
-    def __init__(self, store: GameStore, settings: Settings) -> None:
+    def __init__(
+        self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time
+    ) -> None:
         self.store = store
         self.settings = settings
+        self.clock = clock
 
     @property
     def keep_s(self) -> float:
@@ -221,13 +239,15 @@ class Recorder:
         replay = await self._replay(key, result, history)
         users = [p.user for p in result.people]
         outcome = kept.Recorded.CONFLICT
-        for _attempt in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
             rev, seen, stored = await kept.rating_inputs(
                 self.store, where, result.game, result.id, users
             )
             if seen:
                 outcome = kept.Recorded.DUPLICATE
                 break
+            if attempt == 0:
+                await self._noted(result, where)
             before = {user: Rating.model_validate_json(data) for user, data in stored.items()}
             after = rate(result, before)
             result.rated = after is not None
@@ -239,7 +259,7 @@ class Recorder:
                     shown=shown(after[p.user]) if after else 0.0,
                 )
                 for p in result.people
-            ]
+            ] + [kept.Seated(user=p.user, name=p.name) for p in result.left]
             outcome = await kept.record(
                 self.store,
                 where,
@@ -258,6 +278,33 @@ class Recorder:
             raise StorageUnavailable()  # the community kept changing: the reminder retries
         await kept.clear_pending(self.store, key, result_json)
         return outcome
+
+    async def _noted(self, result: GameResult, where: kept.Community) -> None:
+        """Before the result is written: its people's lists of communities (what forget-me
+        reads wherever it is asked), and the sweep that removes it once it is too old."""
+        users = [p.user for p in [*result.people, *result.left] if p.user]
+        await kept.noted(self.store, where, users, self.keep_s, result.ended_at + self.keep_s)
+
+    async def sweep(self, where: kept.Community) -> float | None:
+        """Remove from ``where`` what is older than the history keeps (:func:`kept.sweep`):
+        when the next sweep is due (None: nothing is left)."""
+        now = self.clock()
+        cutoff = now - self.keep_s
+        ids, stale, found = await kept.sweep_due(self.store, where, cutoff)
+        users = dict.fromkeys(stale)
+        for data in found.values():
+            try:
+                old = GameResult.model_validate_json(data)
+            except ValueError:
+                continue
+            users.update(dict.fromkeys(p.user for p in [*old.people, *old.left] if p.user))
+        games = [g.name for g in all_games()]
+        oldest = await kept.sweep(self.store, where, games, cutoff, ids, list(users))
+        if oldest is None:
+            return None
+        if len(ids) >= kept.SWEEP_BATCH or len(stale) >= kept.SWEEP_BATCH:
+            return now
+        return max(now, oldest + self.keep_s)
 
     async def publish_pending(self, key: GameKey) -> bool:
         """Record the result a finished game still holds (its worker died before recording
@@ -282,32 +329,6 @@ class Recorder:
         elif not any('"begin"' in line for line in history.lines):
             return ""
         return json.dumps({"snapshot": snapshot, "lines": history.lines}, separators=(",", ":"))
-
-
-def scrub(value: JsonValue, user: str, name: str) -> JsonValue:
-    """``value`` (parsed JSON) with the person gone: a ``user`` field that is ``user`` is
-    emptied, every other string (or key) that is their id or name reads :data:`FORMER`, and
-    so does their name as a word of a text ("Carol wins with $18.", "Carol's pants"). Only texts
-    with a space are searched: a single word (an id, a card) is replaced only when it is all
-    of the name, so a log still replays."""
-    if isinstance(value, str):
-        if value in (user, name):
-            return FORMER
-        if any(c.isspace() for c in value):
-            for gone in (user, name):
-                if len(gone) >= 2:  # as a whole word ("Al" leaves "Also" alone)
-                    value = re.sub(rf"(?<!\w){re.escape(gone)}(?!\w)", FORMER, value)
-        return value
-    if isinstance(value, list):
-        return [scrub(item, user, name) for item in value]
-    if isinstance(value, dict):
-        return {
-            (FORMER if k in (user, name) else k): (
-                "" if k == "user" and item == user else scrub(item, user, name)
-            )
-            for k, item in value.items()
-        }
-    return value
 
 
 def publish_failed(key: GameKey, error: Exception) -> None:

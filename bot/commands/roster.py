@@ -73,7 +73,7 @@ def _farewell(game: GameLike, record: GameRecord, seat: int, team: str) -> str:
         "next one."
     )
     state = running_state(record)
-    if game_of(record).at(state).seat_out(seat):
+    if game_of(record).seat_out(state, seat):
         return f"You left {team}, which is out of the game. {follow}"
     if not record.seats[seat].is_bot:
         back = f"`/{game.name} join {team}` asks them to take you back"
@@ -119,7 +119,7 @@ def after_departure(
     change.log.append([user, "leave", seat])
     running = game_of(record)
     state = running_state(record)
-    if running.at(state).seat_out(seat):
+    if running.seat_out(state, seat):
         out.say(f"{news}.")  # the seat is out of the game: nobody, not even a bot, plays it
         return change
     if not emptied:
@@ -199,7 +199,7 @@ def move(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         teams.add_member(record, target, member)
         news = f"{req.name} moved {member.name} to {record.seats[target].name}"
         change = Change(record=record, log=[[member.user, "join", target]])
-        out.panels[member.user] = game_of(record).at(state).render_private(target)
+        out.panels[member.user] = game_of(record).render_private(state, target)
         return after_departure(env, game, record, seat, member.user, news, out, change)
 
     return step

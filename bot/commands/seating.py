@@ -85,7 +85,7 @@ def playing(game: GameLike, record: GameRecord, state: GameState | None) -> list
     """The seats still in the game (every seat before the game has a state)."""
     if state is None:
         return list(range(len(record.seats)))
-    return [seat for seat in range(len(record.seats)) if not game.at(state).seat_out(seat)]
+    return [seat for seat in range(len(record.seats)) if not game.seat_out(state, seat)]
 
 
 def playing_list(
@@ -100,7 +100,7 @@ def playing_list(
 
 def require_open(game: GameLike, record: GameRecord, state: GameState, seat: int) -> None:
     """The team at ``seat`` is still in the game (nobody may join a team that is out)."""
-    if game.at(state).seat_out(seat):
+    if game.seat_out(state, seat):
         raise Refusal(
             f"{record.seats[seat].name} is out of the game, so nobody can join it; the teams "
             f"playing are {playing_list(game, record, state)}."
@@ -117,8 +117,8 @@ def _panel(
 ) -> ui.Message:
     """The seat's private panel (``panel``, or drawn now) under a private ``note``."""
     if panel is None:
-        panel = game.at(state).render_private(seat)
-        if seat in game.at(state).waiting_for():
+        panel = game.render_private(state, seat)
+        if seat in game.waiting_for(state):
             panel = panel.model_copy(update={"deadline": record.deadline_due})
     return panel.model_copy(update={"text": f"{note}\n{panel.text}".strip()})
 
@@ -133,11 +133,10 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     """The board and prompt as they are, so that the table shows the news in the log (at the
     board's foot) now rather than at the next move (or moves the board down, for a notice)."""
     due = record.deadline_due
-    position = game.at(state)  # one position: the prompt, the board and its picture share a view
-    prompt = position.render_prompt()
+    prompt = game.render_prompt(state)
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
-    out.prompt_id = position.prompt_version() if prompt is not None else None
-    show_board(game, position, out, due, board_picture(record, out))
+    out.prompt_id = game.prompt_version(state) if prompt is not None else None
+    show_board(game.at(state), out, due, board_picture(record, out))
     out.version = state.version
 
 
@@ -160,7 +159,7 @@ def join_running(
     state = running_state(record)
     if current is not None:
         mine = record.seats[current].name
-        if game.at(state).seat_out(current):
+        if game.seat_out(state, current):
             raise Refusal(
                 f"{mine} is out of the game, so you watch the rest of it; the host can move you "
                 f"to a team that is playing with `/{game.name} move`."
@@ -300,12 +299,12 @@ def _home(
     if left is None or left >= len(record.seats):
         return None
     back: int | None = left
-    merged = game.at(state).absorbed()
+    merged = game.absorbed(state)
     seen = {left}
     while back in merged and merged[back] not in seen:
         back = merged[back]
         seen.add(back)
-    if back is not None and game.at(state).seat_out(back):
+    if back is not None and game.seat_out(state, back):
         back = None
     return left, back
 
@@ -500,14 +499,14 @@ def absorb(
     moved = Moved()
     if after.finished:
         return moved  # nobody plays on: the standings are the teams' as they were
-    earlier = game.at(before).absorbed() if before is not None else {}
-    merged = game.at(after).absorbed()
+    earlier = game.absorbed(before) if before is not None else {}
+    merged = game.absorbed(after)
     notes = moved.notes
     for seat in sorted(merged):
         if seat in earlier or seat >= len(record.seats) or not record.seats[seat].members:
             continue
         target = _final(merged, seat)
-        if target is None or target >= len(record.seats) or game.at(after).seat_out(target):
+        if target is None or target >= len(record.seats) or game.seat_out(after, target):
             continue
         old, new = record.seats[seat], record.seats[target]
         limit = game.max_team_size
@@ -535,7 +534,7 @@ def absorb(
             tail = ", taking over from the bot" if took_over else ""
             moved.news.append(f"The people of {old.name} ({who}) now play for {new.name}{tail}.")
     for request in list(record.requests):
-        if request.seat < len(record.seats) and game.at(after).seat_out(request.seat):
+        if request.seat < len(record.seats) and game.seat_out(after, request.seat):
             team = record.seats[request.seat].name
             _settle(record, request, out, f"{team} is out of the game: this request is closed.")
             out.reply(

@@ -26,6 +26,7 @@ __all__ = [
     "free_name",
     "name_key",
     "normal",
+    "own_team",
     "remove_member",
     "split_to",
     "team_list",
@@ -191,16 +192,22 @@ def team_names(record: GameRecord) -> str:
     return "the teams are " + ", ".join(seat.name for seat in record.seats)
 
 
+def own_team(name: str) -> str:
+    """What a team of one's own is named from ``name`` (a display name), before a number
+    makes it unique: ``name`` or ``name 2``, ``name 3``..."""
+    # A display name may hold what a team name may not (formatting, mentions, invisible
+    # characters): leave it out; one that mixes look-alike alphabets names no team.
+    shown = "".join(c for c in normal(markup.plain(name)) if c not in markup.SPECIAL)
+    if _mixed_script(shown):
+        shown = ""
+    return markup.escape(" ".join(shown.split())[: MAX_TEAM_NAME - 3].strip()) or "Team"
+
+
 def free_name(game: GameLike, record: GameRecord, wanted: str) -> str:
     """A player's own team is named after them, made unique (and short) if need be."""
     if not game.teams:
         return wanted
-    # A display name may hold what a team name may not (formatting, mentions, invisible
-    # characters): leave it out; one that mixes look-alike alphabets names no team.
-    shown = "".join(c for c in normal(markup.plain(wanted)) if c not in markup.SPECIAL)
-    if _mixed_script(shown):
-        shown = ""
-    base = markup.escape(" ".join(shown.split())[: MAX_TEAM_NAME - 3].strip()) or "Team"
+    base = own_team(wanted)
     name, number = base, 1
     while find_team(record, name) is not None:
         number += 1

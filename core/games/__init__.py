@@ -5,7 +5,7 @@ Adding a game is a folder under ``core/games`` and a line in :func:`builtin_game
 
 from __future__ import annotations
 
-from core.engine import GameLike
+from core.engine import GameLike, erase
 
 __all__ = ["builtin_games"]
 
@@ -16,4 +16,4 @@ def builtin_games() -> list[GameLike]:
     from core.games.bigidea import GAME as BIGIDEA
     from core.games.businessgo import GAME as BUSINESSGO
 
-    return [BIGGIEBILLS, BIGIDEA, BUSINESSGO]
+    return [erase(BIGGIEBILLS), erase(BIGIDEA), erase(BUSINESSGO)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from bot.commands.record import GameRecord
+from core.engine import OpenDecision
 from core.games.biggiebills.cards import card_name
 from core.games.biggiebills.state import Active, BiggieBillsState
 
@@ -58,7 +59,7 @@ def late_game(state: BiggieBillsState, sharks: int, owls: int) -> None:
     cards; the Owls have International Expansion in play as card #36, which the Sharks may
     challenge; the version is that of a channel that has hosted many games."""
     state.order = [sharks, *[s for s in state.order if s != sharks]]
-    state.turn_index, state.phase = 0, "turn"
+    state.turn_index, state.decision = 0, OpenDecision(name="turn")
     state.plays_left, state.acted, state.pending = 1, False, None
     state.version += 1000
     state.decision_version = state.version

@@ -673,7 +673,7 @@ class _Driver:
             if record.state_json != self._state_json:  # a step that changed nothing keeps it
                 self._state_json = record.state_json
                 self._state = load_state(game, record.state_json)
-                self._waiting = game.at(self._state).waiting_for()
+                self._waiting = game.waiting_for(self._state)
             state = self._state
             if steps == churn_at:
                 async for moment in self._churn(record, seated):
@@ -704,7 +704,7 @@ class _Driver:
         target = next(s for s in state.living() if s not in (acquirer, first))
         rest = [s for s in state.living() if s not in (acquirer, first)]
         state.order = [first, acquirer, *rest]
-        state.turn_index, state.phase = 0, "turn"
+        state.turn_index, state.decision = 0, OpenDecision(name="turn")
         state.plays_left, state.flex_left, state.acted = 1, 0, False
         state.pending, state.returns = None, []
         state.turn_cash = list(state.cash)
@@ -848,7 +848,7 @@ class _Driver:
         game, rng = self.table_game, self.rng
         waiting = [s for s in self._waiting if record.seats[s].users]
         if waiting:
-            self.coverage.phases[(game.name, str(getattr(state, "phase", "")))] += 1
+            self.coverage.phases[(game.name, state.deciding or "")] += 1
         roll = rng.random()
         if not waiting or (record.next_due is not None and roll < 0.04):
             fired = await self.fire(record)
@@ -968,7 +968,7 @@ def _weight(game: GameLike, seen: _Seen) -> float:
 
 def _typed(game: GameLike, state: GameState, seat: int, rng: random.Random) -> str | None:
     """A move only typing can make: a pitch in The Big Idea, long and hostile."""
-    if not isinstance(state, BigIdeaState) or state.phase != "venture":
+    if not isinstance(state, BigIdeaState) or state.deciding != "venture":
         return None
     mine = state.new_product_of(seat)
     if mine is None or mine.pitch is not None or rng.random() < 0.3:

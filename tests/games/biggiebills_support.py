@@ -47,7 +47,7 @@ def challenge_stands(
     """``seat`` challenges; the window opens (it opens for every challenge) and the challenged
     team accepts. The events of both steps."""
     state, events = act(state, seat, action)
-    assert state.phase == "block" and state.pending is not None
+    assert state.deciding == "block" and state.pending is not None
     active = state.find_active(state.pending.active)
     assert active is not None
     state, more = act(state, active.owner, {"type": "accept"})
@@ -123,7 +123,7 @@ def play_to(state: BiggieBillsState, seat: Seat) -> BiggieBillsState:
     """End turns with the team on turn (by a free 'done' after a skip costs money, so by
     setting the turn as acted) until it is ``seat``'s turn."""
     for _ in range(40):
-        if state.finished or (state.turn_seat == seat and state.phase != "block"):
+        if state.finished or (state.turn_seat == seat and state.deciding != "block"):
             return state
         turn = state.turn_seat
         assert turn is not None

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from core import ui
+from core.engine import OpenDecision
 from core.games.biggiebills.state import Active, BiggieBillsState
 from storage import GameKey, GameStore
 from tests.authority_support import save_state, stored_record
@@ -47,7 +48,7 @@ async def table(
     assert record.state_json is not None
     state = BiggieBillsState.model_validate_json(record.state_json)
     state.order = [sharks, owls, 3 - sharks - owls]
-    state.turn_index, state.phase, state.cycle = 0, "turn", 2
+    state.turn_index, state.decision, state.cycle = 0, OpenDecision(name="turn"), 2
     state.plays_left = state.flex_left = 1
     state.acted, state.pending = False, None
     state.growth_discard += [a.card for a in state.active]  # the bot's opening play, if any

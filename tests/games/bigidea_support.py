@@ -109,7 +109,7 @@ def pass_until(
     """Pass mezzanine turns until ``stop(state)`` is true."""
     events: list[Event] = []
     while not stop(state):
-        assert state.phase == "mezzanine" and state.turn_seat is not None
+        assert state.deciding == "mezzanine" and state.turn_seat is not None
         state, new = act(state, state.turn_seat, Pass(), rng)
         events += new
     return state, events
@@ -221,7 +221,7 @@ def check_public_events(before: BigIdeaState, after: BigIdeaState, events: Seque
     public = [e for e in events if e.audience.is_public]
     assert not leaks(hidden, [e.text for e in public], [payload(e) for e in public])
     # Where anyone points stays secret until every finger is up.
-    if after.phase == "venture":
+    if after.deciding == "venture":
         for e in public:
             assert "points at" not in e.text, e.text
 
@@ -242,13 +242,13 @@ PICKS = {0: ["cat", "frozen"], 1: ["car", "love"], 2: ["robot", "happy"]}
 
 def in_venture() -> BigIdeaState:
     state, _ = pick_all(new_game(HANDS), PICKS)
-    assert state.phase == "venture"
+    assert state.deciding == "venture"
     return state
 
 
 def in_mezzanine() -> BigIdeaState:
     state, _ = point_all(in_venture(), {0: None, 1: None, 2: None})
-    assert state.phase == "mezzanine"
+    assert state.deciding == "mezzanine"
     return state
 
 

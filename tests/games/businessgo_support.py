@@ -53,7 +53,7 @@ def new_game(players: int = 3, **options: Any) -> BusinessGoState:
     sales competition)."""
     opening = [6, 6] + [1, 2] * (players - 1)
     state = GAME.new_game(NAMES[:players], BusinessGoOptions(**options), RiggedRandom(opening))
-    assert state.turn == 0 and state.phase == "turn"
+    assert state.turn == 0 and state.deciding == "turn"
     return state
 
 
@@ -131,7 +131,7 @@ def land(
     state: BusinessGoState, seat: Seat, space: str, rolls: Iterable[int] = ()
 ) -> tuple[BusinessGoState, list[Event]]:
     """``seat`` (on turn) rolls onto ``space``; ``rolls`` follow the movement dice."""
-    assert state.turn == seat and state.phase == "turn"
+    assert state.turn == seat and state.deciding == "turn"
     state, dice = steps_to(state, seat, space)
     from core.games.businessgo.actions import Roll
 

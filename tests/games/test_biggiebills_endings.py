@@ -163,7 +163,7 @@ def test_a_challenge_waiting_for_its_answer_stands_when_time_is_up() -> None:
     state, _ = act(state, 0, PlayGrowth(card=VM))
     state = arrange(state, 1, challenges=[challenge_id(VM)], completed=[BP])
     state, _ = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
-    assert state.phase == "block"
+    assert state.deciding == "block"
     red = state.cash[0]
     state, events = act(state, SYSTEM, Timeout(key=CLOCK_KEY))
     assert "Time is up: no block." in public_text(events)

@@ -80,7 +80,7 @@ def test_setup_deals_and_copies_by_team_count(
     assert state.bonus_deck.count(FLEX_12) == state.bonus_deck.count(FLEX_34) == bonus_cards // 4
     assert state.bonus_deck.count(BLOCK) == bonus_cards // 2
     assert state.cycle == 1 and state.industry is None  # no Industry card in the first cycle
-    assert state.phase == "turn" and state.turn_seat == 0
+    assert state.deciding == "turn" and state.turn_seat == 0
     assert state.deadline is not None and state.deadline.seconds == 180
     check_cards(state)
 
@@ -264,7 +264,7 @@ def test_block_window_waits_only_for_the_challenged_team() -> None:
     state = red_plays_vm(block_seconds=45)
     state = arrange(state, 0, bonus=[BLOCK])
     state, events = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
-    assert state.phase == "block"
+    assert state.deciding == "block"
     assert GAME.waiting_for(state) == [0]
     assert set(GAME.legal_actions(state, 0)) == {Block(), Accept()}
     assert state.deadline is not None and state.deadline.seconds == 45
@@ -282,7 +282,7 @@ def test_the_window_opens_the_same_way_for_a_team_without_a_block() -> None:
         state = red_plays_vm(block_seconds=45)
         state = arrange(state, 0, bonus=bonus)
         state, events = act(state, 1, Challenge(active=1, card=challenge_id(VM)))
-        assert state.phase == "block" and GAME.waiting_for(state) == [0]
+        assert state.deciding == "block" and GAME.waiting_for(state) == [0]
         seen.append((public_text(events), state.deadline, GAME.render_board(state)))
         if BLOCK not in bonus:
             assert GAME.legal_actions(state, 0) == [Accept()]
@@ -318,7 +318,7 @@ def test_block_makes_the_challenger_pay_and_the_card_stays() -> None:
     assert state.bonus[0] == [] and state.active[0].blocked == [1]
     assert not state.active[0].challenged
     assert "Red blocks Blue's challenge" in public_text(events)
-    assert state.phase == "turn" and state.turn_seat == 2  # Blue's one play was used
+    assert state.deciding == "turn" and state.turn_seat == 2  # Blue's one play was used
     state = play_to(state, 0)
     assert state.completed[0] == [VM]
 
@@ -489,7 +489,7 @@ def test_successful_acquisition_pays_takes_the_cards_and_lets_the_acquirer_choos
     assert "against Blue" in public_text(events)
     state = arrange(state, 1, bonus=[FLEX_34])
     state = play_to(state, 0)
-    assert state.phase == "returns" and GAME.waiting_for(state) == [0]
+    assert state.deciding == "returns" and GAME.waiting_for(state) == [0]
     assert not state.alive[1] and state.out[1] == "acquired by Red"
     paid = growth(ACQUIRE).first + 500 // 4
     assert state.cash[0] == 400 - growth(ACQUIRE).cost + paid
@@ -513,12 +513,12 @@ def test_successful_acquisition_pays_takes_the_cards_and_lets_the_acquirer_choos
     assert "Red returns 6 cards to the moderator; 4 Challenge cards still to return." in (
         public_text(events)
     )
-    assert state.phase == "returns" and len(state.growth[0]) == 6
+    assert state.deciding == "returns" and len(state.growth[0]) == 6
     assert not any(card_name(c) in public_text(events) for c in growth_hand)  # which stays secret
     state, events = act(state, 0, ReturnCards(cards=list(state.challenges[0][:4])))
     assert "keeps 6 Growth and 4 Challenge cards" in public_text(events)
     assert len(state.growth[0]) == 6 and len(state.challenges[0]) == 4
-    assert state.phase == "turn" and state.turn_seat == 0
+    assert state.deciding == "turn" and state.turn_seat == 0
     assert 1 not in state.order[state.turn_index :] or not state.alive[1]
     check_cards(state)
 
@@ -541,16 +541,16 @@ def test_a_challenged_acquisition_fails() -> None:
     state = arrange(state, 1, challenges=[card], completed=[IPO])
     state, _ = challenge_stands(state, 1, Challenge(active=1, card=card))
     state = play_to(state, 0)
-    assert state.alive[1] and state.phase == "turn"
+    assert state.alive[1] and state.deciding == "turn"
 
 
 def test_returns_timeout_keeps_the_best_cards() -> None:
     state, _ = act(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=1))
     state = play_to(state, 0)
-    assert state.phase == "returns"
+    assert state.deciding == "returns"
     state, _ = timeout(state)
     assert len(state.growth[0]) == 6 and len(state.challenges[0]) == 4
-    assert state.phase == "turn"
+    assert state.deciding == "turn"
 
 
 # --- money, bankruptcy, the end ----------------------------------------------------------------

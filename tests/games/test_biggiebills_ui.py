@@ -331,7 +331,7 @@ def test_the_hand_message_says_what_came_and_went_and_the_panel_shows_it_all() -
 def test_the_return_menus_describe_every_card_as_the_hand_does() -> None:
     state, _ = act(ready_to_acquire(), 0, PlayGrowth(card=ACQUIRE, target=1))
     state = play_to(state, 0)
-    assert state.phase == "returns"
+    assert state.deciding == "returns"
     panel = GAME.render_private(state, 0)
     growth_menu, challenge_menu = panel.selects
     first = growth_menu.options[0]

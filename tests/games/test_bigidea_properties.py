@@ -15,9 +15,9 @@ import pytest
 
 from core.engine import Event, IllegalAction, Seat
 from core.games.bigidea import GAME
-from core.games.bigidea.actions import Invest, Pick, Point, Withdraw
+from core.games.bigidea.actions import Invest, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.events import IpoHeld
-from core.games.bigidea.legal import has_pick_option, pick_options
+from core.games.bigidea.legal import has_pick_option, may_pitch, pick_options
 from core.games.bigidea.state import BigIdeaOptions, BigIdeaState
 from testkit.conformance import play_random
 from tests.games.bigidea_support import check_books
@@ -28,17 +28,20 @@ def check_legal_is_complete(state: BigIdeaState) -> None:
     for seat in GAME.waiting_for(state):
         legal = GAME.legal_actions(state, seat)
         assert legal, "a seat we wait for must have something to do"
-        if state.phase == "pick":
+        if state.deciding == "pick":
             hand = len(state.hands[seat])
             top = min(opts.max_pick, hand)
             expected = sum(comb(hand, k) for k in range(opts.min_pick, top + 1))
             picks = {tuple(p.cards) for p in legal if isinstance(p, Pick)}
             assert len(legal) == len(picks) == expected
-        elif state.phase == "venture":
+        elif state.deciding == "venture":
             points = {Point(seat=s) for s in [*state.seats, None]}
             if seat in state.votes:
                 points.discard(Point(seat=state.votes[seat]))
-            assert set(legal) == points  # a pitch is free text, never listed
+            assert {a for a in legal if isinstance(a, Point)} == points
+            # A pitch is free text: one stands for them all, listed while the seat may pitch.
+            pitches = [a for a in legal if isinstance(a, Pitch)]
+            assert len(pitches) == (1 if may_pitch(state, seat) else 0)
             assert seat not in state.votes  # the pointing waits for pointers alone
         else:
             # Every invest or withdraw is listed exactly when it applies (a sample of the
@@ -55,9 +58,9 @@ def check_legal_is_complete(state: BigIdeaState) -> None:
                         applies = False
                     assert applies == (action in legal), action
     for seat in state.seats:
-        if seat not in GAME.waiting_for(state) and state.phase == "mezzanine":
+        if seat not in GAME.waiting_for(state) and state.deciding == "mezzanine":
             assert GAME.legal_actions(state, seat) == []
-        if state.phase == "pick":  # the panel's quick check says what the list would
+        if state.deciding == "pick":  # the panel's quick check says what the list would
             assert has_pick_option(state, seat) == bool(pick_options(state, seat))
 
 

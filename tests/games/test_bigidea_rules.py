@@ -7,7 +7,7 @@ import copy
 import pytest
 from pydantic import ValidationError
 
-from core.engine import Event, IllegalAction
+from core.engine import Event, IllegalAction, OpenDecision
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import Invest, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.events import CardsDealt, IpoHeld, PlayerPassed, PointsRevealed
@@ -46,7 +46,7 @@ def test_setup(players: int) -> None:
     assert state.chits == [5] * players
     assert [len(h) for h in state.hands] == [5] * players  # 3 to start + 2 in round 1
     assert len(state.deck) == 54 - 5 * players
-    assert (state.round, state.rounds, state.dealer, state.phase) == (1, 2 * players, 0, "pick")
+    assert (state.round, state.rounds, state.dealer, state.deciding) == (1, 2 * players, 0, "pick")
     assert state.deadline is not None and state.deadline.seconds == 120
     check_books(state)
 
@@ -127,7 +127,7 @@ def test_reveal_makes_products_with_the_owners_chit() -> None:
     ]
     assert state.chits == [4, 4, 4]
     assert [len(h) for h in state.hands] == [3, 3, 3]
-    assert state.phase == "venture"
+    assert state.deciding == "venture"
     check_books(state)
     check_public_events(before, state, events)
 
@@ -179,7 +179,7 @@ def test_pitch_is_public_trimmed_and_changes_no_phase() -> None:
     assert kinds(events) == ["pitch"] and events[0].audience.is_public
     assert after.products[0].pitch == "Keeps your cat fresh!"
     assert "Keeps your cat fresh!" in events[0].text
-    assert (after.phase, after.deadline, after.votes) == (state.phase, state.deadline, {})
+    assert (after.deciding, after.deadline, after.votes) == (state.deciding, state.deadline, {})
     # The pitch is a post of its own; the board only says there is one.
     board = GAME.render_board(after).plain_text()
     assert "Keeps your cat fresh!" not in board and "#1 Ann's frozen cat (new, pitched)" in board
@@ -237,7 +237,7 @@ def test_votes_revealed_at_once_and_chits_placed() -> None:
     bob = state.new_product_of(1)
     assert bob is not None and bob.chits == [1, 1, 0]  # Ann's venture chit + Bob's own
     assert state.chits == [3, 4, 4]  # Bob pointed at himself: no chit
-    assert state.phase == "mezzanine"
+    assert state.deciding == "mezzanine"
     check_books(state)
 
 
@@ -268,7 +268,7 @@ def test_venture_skipped_without_new_products() -> None:
     assert "venture" not in kinds(events)
     assert "mezzanine" in kinds(events)
     # Nothing on the table either, so every turn passed by itself and round 2 began.
-    assert (state.round, state.phase) == (2, "pick")
+    assert (state.round, state.deciding) == (2, "pick")
 
 
 def test_vote_for_no_such_seat_is_illegal() -> None:
@@ -283,7 +283,7 @@ def test_vote_for_no_such_seat_is_illegal() -> None:
 def test_turns_run_clockwise_from_the_dealer() -> None:
     state = in_mezzanine()
     order = []
-    while state.phase == "mezzanine":
+    while state.deciding == "mezzanine":
         order.append(state.turn_seat)
         assert GAME.waiting_for(state) == [state.turn_seat]
         state, _ = act(state, turn_of(state), Pass())
@@ -345,7 +345,7 @@ def test_seat_that_can_only_pass_is_passed_automatically() -> None:
     # With nothing on the table, nobody can do anything but pass.
     empty = table(in_mezzanine())
     after, events = act(empty, 0, Pass())
-    assert after.phase == "pick" and after.round == 2
+    assert after.deciding == "pick" and after.round == 2
     assert [e.seat for e in of_type(events, PlayerPassed) if e.auto] == [1, 2]
 
 
@@ -354,7 +354,7 @@ def test_seat_that_can_only_pass_is_passed_automatically() -> None:
 
 def ipo(state: BigIdeaState, rng: RiggedRandom) -> tuple[BigIdeaState, list[Event]]:
     """Pass the remaining mezzanine turns; the last pass runs the IPO."""
-    return pass_until(state, lambda s: s.phase != "mezzanine", rng)
+    return pass_until(state, lambda s: s.deciding != "mezzanine", rng)
 
 
 def test_rule_sheet_example_four_chits_roll_two_pays_four_per_chit() -> None:
@@ -467,9 +467,9 @@ def play_round(state: BigIdeaState, rng: RiggedRandom | None = None) -> BigIdeaS
     rng = rng or RiggedRandom()
     for seat in list(GAME.waiting_for(state)):
         state, _ = act(state, seat, GAME.legal_actions(state, seat)[0], rng)
-    while state.phase == "venture":
+    while state.deciding == "venture":
         state, _ = act(state, GAME.waiting_for(state)[0], Point(seat=None), rng)
-    while state.phase == "mezzanine":
+    while state.deciding == "mezzanine":
         state, _ = act(state, turn_of(state), Pass(), rng)
     return state
 
@@ -484,7 +484,7 @@ def test_dealer_rotates_and_game_ends_after_everyone_dealt_twice() -> None:
         if not state.finished:
             assert [len(h) for h in state.hands] == [5] * 4  # 3 kept + 2 dealt
     assert dealers == [0, 1, 2, 3, 0, 1, 2, 3]
-    assert state.phase == "over" and state.deadline is None and state.round == 8
+    assert state.finished and state.deadline is None and state.round == 8
     assert state.outcome is not None and state.outcome.rounds == 8
     refused(state, 0, Pass(), "over")
     assert GAME.legal_actions(state, 0) == [] and GAME.waiting_for(state) == []
@@ -492,8 +492,8 @@ def test_dealer_rotates_and_game_ends_after_everyone_dealt_twice() -> None:
 
 def test_new_round_deals_two_cards_privately() -> None:
     state = in_mezzanine()
-    state, events = pass_until(state, lambda s: s.phase != "mezzanine")
-    assert state.round == 2 and state.dealer == 1 and state.phase == "pick"
+    state, events = pass_until(state, lambda s: s.deciding != "mezzanine")
+    assert state.round == 2 and state.dealer == 1 and state.deciding == "pick"
     dealt = of_type(events, CardsDealt)
     assert [e.audience.seat for e in dealt] == [2, 0, 1]  # left of the dealer first
     assert all(len(e.cards) == 2 for e in dealt)
@@ -507,7 +507,7 @@ def test_reshuffle_discards_when_the_deck_runs_out() -> None:
     top, rest = state.deck[0], state.deck[1:]
     state.deck, state.discard = [top], state.discard + rest
     rng = RiggedRandom(shuffles=[[rest[-1]]])
-    state, events = pass_until(state, lambda s: s.phase != "mezzanine", rng)
+    state, events = pass_until(state, lambda s: s.deciding != "mezzanine", rng)
     assert "reshuffle" in kinds(events) and of_kind(events, "reshuffle")[0].audience.is_public
     assert rng.shuffle_calls == 1
     cy = of_type(events, CardsDealt)[0]
@@ -523,7 +523,7 @@ def test_dry_deck_deals_fewer_cards_and_small_hands_sit_out() -> None:
     state.products.append(Product(id=50, owner=0, cards=spare, chits=[1, 0, 0], new=False))
     state.chits[0] -= 1
     check_books(state)
-    state, events = pass_until(state, lambda s: s.phase != "mezzanine", RiggedRandom())
+    state, events = pass_until(state, lambda s: s.deciding != "mezzanine", RiggedRandom())
     assert "deck_empty" in kinds(events)
     assert [len(h) for h in state.hands] == [3, 3, 1]
     assert GAME.legal_actions(state, 2) == []
@@ -537,7 +537,7 @@ def test_standings_rank_by_money_with_shared_ranks() -> None:
     state = new_game(players=4)
     state.round = state.rounds
     state = table(state)
-    state.phase = "mezzanine"
+    state.decision = OpenDecision(name="mezzanine")
     state.turn = state.players - 1
     state.money = [1500, 2000, 1500, 1000]
     state.bank_paid = 2000
@@ -552,7 +552,7 @@ def test_standings_rank_by_money_with_shared_ranks() -> None:
 
 def test_tied_leaders_share_the_win() -> None:
     state = table(new_game(players=3))
-    state.round, state.phase, state.turn = state.rounds, "mezzanine", 2
+    state.round, state.decision, state.turn = state.rounds, OpenDecision(name="mezzanine"), 2
     state.money = [1250, 1250, 500]
     state, _ = act(state, turn_of(state), Pass())
     assert state.outcome is not None
@@ -564,7 +564,7 @@ def test_chits_do_not_count_at_the_end() -> None:
     state = new_game(players=3)
     state.round = state.rounds
     state = table(state, (0, ["cat", "frozen"], [5, 0, 0]))
-    state.phase = "mezzanine"
+    state.decision = OpenDecision(name="mezzanine")
     state.turn = 2
     state, _ = act(state, 2, Pass(), RiggedRandom(rolls=[6]))
     assert state.outcome is not None

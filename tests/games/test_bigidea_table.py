@@ -124,7 +124,7 @@ async def test_the_pointing_is_revealed_the_moment_the_last_player_points(table:
     assert "alice added 3 bots." in public(shown)
     await table.pick_product("alice")
     state = await table.state()
-    assert state.phase == "venture" and set(state.votes) == {1, 2, 3}  # the bots pointed
+    assert state.deciding == "venture" and set(state.votes) == {1, 2, 3}  # the bots pointed
     shown = [_shown(entry) for entry in table.written]
     prompt = prompts(shown)[-1]
     assert "Owners may pitch until everyone has pointed." in prompt
@@ -135,7 +135,7 @@ async def test_the_pointing_is_revealed_the_moment_the_last_player_points(table:
 
     shown = await table.do("alice: click Point at nobody")
     state = await table.state()
-    assert state.phase == "mezzanine" and table.clock.now == START  # at once, no wait
+    assert state.deciding == "mezzanine" and table.clock.now == START  # at once, no wait
     assert "Everyone points at once." in public(shown)
     assert "alice points at nobody." in public(shown)
     refused = await table.do("alice: /bigidea pitch Too late for this one")
@@ -150,7 +150,7 @@ async def test_an_owner_may_pitch_until_the_last_player_points(table: Table) -> 
     await _three_people(table, "pick_seconds=0 vote_seconds=60 turn_seconds=0")
     for user in ("alice", "bob", "carol"):
         await table.pick_product(user)
-    assert (await table.state()).phase == "venture"
+    assert (await table.state()).deciding == "venture"
     await table.do("alice: click Point at nobody")
     shown = await table.do("alice: /bigidea pitch It keeps your beer cold and your heart warm")
     pitch = [s for s in shown if "pitches the" in s.text]
@@ -159,13 +159,13 @@ async def test_an_owner_may_pitch_until_the_last_player_points(table: Table) -> 
     board = next(s.text for s in reversed(shown) if "· board" in s.label)
     assert "(new, pitched)" in board and "beer cold" not in board
     state = await table.state()
-    assert state.phase == "venture" and state.products[0].pitch is not None
+    assert state.deciding == "venture" and state.products[0].pitch is not None
     carol = panels([_shown(e) for e in table.written], "carol")[-1]
     assert "Pitch before you point" in carol
     shown = await table.do("bob: click Point at nobody")
     assert "Waiting for carol to point." in prompts(shown)[-1]
     shown = await table.do("carol: click Point at nobody")
-    assert (await table.state()).phase == "mezzanine" and table.clock.now == START
+    assert (await table.state()).deciding == "mezzanine" and table.clock.now == START
     assert "Everyone points at once." in public(shown)
 
 
@@ -188,7 +188,7 @@ async def test_each_pick_and_point_is_said_once_and_never_stale(table: Table) ->
     assert "Everyone reveals at once." in public(shown)
     carol = panels(shown, "carol")[-1]
     assert "Your pick" not in carol and "until everyone has picked" not in carol, carol
-    assert (await table.state()).phase == "venture"  # bob's product, at least
+    assert (await table.state()).deciding == "venture"  # bob's product, at least
 
     shown = await table.do("alice: click Point at nobody")
     alice = panels(shown, "alice")[-1]

@@ -36,7 +36,7 @@ def test_every_decision_declares_a_deadline_with_its_own_key() -> None:
     assert state.deadline is not None and state.deadline.seconds == 60
     keys.append(state.deadline.key)
     state, _ = point_all(state, {0: None, 1: None, 2: None})
-    while state.phase == "mezzanine":
+    while state.deciding == "mezzanine":
         assert state.deadline is not None and state.deadline.seconds == 90
         keys.append(state.deadline.key)
         state, _ = act(state, turn_of(state), Pass())
@@ -58,9 +58,9 @@ def test_zero_seconds_means_no_deadline() -> None:
     state = new_game(HANDS, pick_seconds=0, vote_seconds=0, turn_seconds=0)
     assert state.deadline is None
     state, _ = pick_all(state, PICKS)
-    assert state.phase == "venture" and state.deadline is None
+    assert state.deciding == "venture" and state.deadline is None
     state, _ = point_all(state, {0: None, 1: None, 2: None})
-    assert state.phase == "mezzanine" and state.deadline is None
+    assert state.deciding == "mezzanine" and state.deadline is None
     refused(state, SYSTEM, Timeout(key="anything"), "already passed")
 
 
@@ -72,7 +72,7 @@ def test_pick_timeout_picks_at_random_for_idle_seats() -> None:
     picks = [p for p in GAME.legal_actions(new_game(HANDS), 1) if isinstance(p, Pick)]
     bob = [p.cards for p in picks if is_product(p.cards)][1]
     assert [p.cards for p in state.products][:2] == [["hat", "gigantic"], bob]
-    assert state.phase == "venture"
+    assert state.deciding == "venture"
     notes = of_kind(events, "your_pick")
     assert [e.audience.seat for e in notes] == [1, 2]
     (public,) = of_type(events, TimedOut)
@@ -95,7 +95,7 @@ def test_venture_timeout_points_idle_seats_at_nobody() -> None:
     state, events = timeout(state)
     assert of_type(events, PointsRevealed)[0].votes == [None, None, 0]
     assert state.products[0].chits == [1, 0, 1]
-    assert state.phase == "mezzanine"
+    assert state.deciding == "mezzanine"
 
 
 def test_mezzanine_timeout_passes_for_the_seat_to_play() -> None:
@@ -135,13 +135,13 @@ def test_decision_version_moves_only_when_a_new_decision_opens() -> None:
     state, _ = act(state, 0, Pick(cards=["hat", "gigantic"]))
     assert state.decision_version == 0  # picking is not a new decision for the others
     state, _ = pick_all(state, {1: PICKS[1], 2: PICKS[2]})
-    assert state.phase == "venture" and state.decision_version == state.version
+    assert state.deciding == "venture" and state.decision_version == state.version
     opened = state.version
     state, _ = act(state, 0, Pitch(text="Cool"))
     state, _ = act(state, 1, Point(seat=0))
     state, _ = act(state, 1, Point(seat=2))
     assert state.decision_version == opened
     state, _ = point_all(state, {0: None, 2: None})
-    assert state.phase == "mezzanine" and state.decision_version == state.version
+    assert state.deciding == "mezzanine" and state.decision_version == state.version
     state, _ = act(state, 0, Pass())
     assert state.decision_version == state.version  # Bob's turn is a new decision

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from core import registry
-from core.engine import IllegalAction, Seat
+from core.engine import IllegalAction, OpenDecision, Seat
 from core.games import bigidea
 from core.games.bigidea import GAME
 from core.games.bigidea.actions import (
@@ -89,7 +89,7 @@ def test_seat_view_adds_own_hand_pick_vote_and_prices() -> None:
 
 def test_outcome_in_view() -> None:
     state = table(new_game(players=3))
-    state.round, state.phase, state.turn = state.rounds, "mezzanine", 2
+    state.round, state.decision, state.turn = state.rounds, OpenDecision(name="mezzanine"), 2
     state, _ = act(state, 2, Pass())
     public = GAME.view(state, None)
     json.dumps(public.model_dump(mode="json"))

@@ -63,7 +63,7 @@ class Rules:
     def __call__(
         self, _before: Any, _actor: Seat, action: Any, after: Any, events: list[Event]
     ) -> None:
-        self.phases.add(after.phase)
+        self.phases.add(after.deciding or "over")
         public = [e for e in events if e.audience.is_public]
         assert len(public) == 1, "one public message per action"
         for event in events:
@@ -73,7 +73,7 @@ class Rules:
                 self.flows[seat] += delta
         check_books(after, self.flows)
         for seat in after.seats:
-            if not after.bankrupt[seat] and after.phase not in ("debt", "auction", "accept"):
+            if not after.bankrupt[seat] and after.deciding not in ("debt", "auction", "accept"):
                 # A debt is settled as soon as it arises: nobody owes money at any other
                 # decision (the game does not go on until it is paid).
                 assert after.cash[seat] >= 0
@@ -81,7 +81,7 @@ class Rules:
                 assert seat == after.turn and not after.bankrupt[seat]
             if seat not in GAME.waiting_for(after):
                 assert GAME.legal_actions(after, seat) == []
-        if isinstance(action, Bid) and after.phase == "auction":
+        if isinstance(action, Bid) and after.deciding == "auction":
             # A sealed bid: its amount reaches only the bidder while the auction is open.
             assert f"${action.amount:,}" not in "".join(e.text for e in public)
         if after.auction is not None:

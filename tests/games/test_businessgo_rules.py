@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from bot.commands.actionlog import Entry, replay
 from bot.commands.play import advance, start_state
-from core.engine import Event
+from core.engine import Event, erase
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (
     Accept,
@@ -212,13 +212,13 @@ def test_pieces_share_a_space() -> None:
 def test_buy_a_licence_when_landing_on_an_unsold_country() -> None:
     state = new_game()
     state, events = land(state, 0, "canada", demand("oil", "oil", "oil"))
-    assert state.phase == "licence"
+    assert state.deciding == "licence"
     assert "Product Demand: oil, oil, oil" in text(events)
     state, events = act(state, 0, Buy())
     assert state.licences == {"canada": 0}
     assert state.cash[0] == 750_000 - 60_000
     assert transfers(events) == [[0, -60_000, "licence"]]
-    assert state.turn == 1 and state.phase == "turn"
+    assert state.turn == 1 and state.deciding == "turn"
     check_books(state)
 
 
@@ -244,7 +244,7 @@ def test_set_up_a_national_corporation_before_rolling() -> None:
     assert state.corporations["canada"].owner == 0
     assert state.cash[0] == 750_000 - 140_000
     assert "sets up a National Corporation in Canada (luxury cars) for $140,000" in text(events)
-    assert state.phase == "turn" and state.turn == 0  # may set up more, then roll
+    assert state.deciding == "turn" and state.turn == 0  # may set up more, then roll
 
 
 def test_a_second_corporation_on_a_country_is_refused() -> None:
@@ -260,7 +260,7 @@ def test_setting_up_without_the_licence_is_refused() -> None:
 def test_setting_up_after_rolling_is_refused() -> None:
     state = own(new_game(), 0, licence_only=["japan"])
     state, _ = land(state, 0, "canada", demand("oil", "oil", "oil"))
-    assert state.phase == "licence" and state.turn == 0
+    assert state.deciding == "licence" and state.turn == 0
     message = refused(state, 0, Setup(country="japan"))
     assert message == (
         "You have rolled already: you can set up a corporation only before the roll, on your "
@@ -294,7 +294,7 @@ def test_convert_after_a_sale_costs_the_conversion() -> None:
 def test_converting_after_rolling_is_refused() -> None:
     state = own(new_game(), 0, "japan", chimney=True)
     state, _ = land(state, 0, "mexico", demand("fashion", "fashion", "fashion"))
-    assert state.phase == "licence"
+    assert state.deciding == "licence"
     refused(state, 0, Convert(country="japan"), "You have rolled already: you can convert")
 
 
@@ -349,7 +349,7 @@ def test_a_licence_alone_sells_nothing() -> None:
 def test_sell_before_buying_the_licence() -> None:
     state = with_cash(own(new_game(), 0, "canada"), ann=10_000)
     state, events = land(state, 0, "columbia", demand("cars", "oil", "oil"))
-    assert state.phase == "licence"  # $120,000 now: the $30,000 licence is affordable
+    assert state.deciding == "licence"  # $120,000 now: the $30,000 licence is affordable
     assert transfers(events) == [[0, 110_000, "sale"]]
     state, _ = act(state, 0, Buy())
     assert state.licences["columbia"] == 0 and state.cash[0] == 90_000
@@ -359,7 +359,7 @@ def test_nobody_else_sells_when_you_do_not_make_the_product() -> None:
     state = own(new_game(), 1, "canada")
     state, events = land(state, 0, "columbia", demand("cars", "cars", "oil"))
     assert transfers(events) == []
-    assert state.phase == "licence" and state.cash[1] == 750_000
+    assert state.deciding == "licence" and state.cash[1] == 750_000
 
 
 # --- sales competitions --------------------------------------------------------------------
@@ -374,7 +374,7 @@ def _competition() -> tuple[BusinessGoState, list[Event]]:
 
 def test_announcing_a_sale_opens_a_competition_window_for_those_who_want_to_be_asked() -> None:
     state, events = _competition()
-    assert state.phase == "compete"
+    assert state.deciding == "compete"
     assert GAME.waiting_for(state) == [1]
     assert GAME.legal_actions(state, 1) == [Join(), Pass()]
     assert GAME.legal_actions(state, 2) == [] and GAME.legal_actions(state, 0) == []
@@ -391,23 +391,23 @@ def test_always_compete_joins_without_a_window() -> None:
     said = text(events)
     assert "Bob joins the sales competition (always compete)." in said
     assert "Sales competition for luxury cars in Columbia: Ann and Bob." in said
-    assert transfers(events) == [[0, 110_000, "sale"]] and state.phase == "licence"
+    assert transfers(events) == [[0, 110_000, "sale"]] and state.deciding == "licence"
 
 
 def test_the_window_asks_only_those_who_chose_to_be_asked_and_closes_when_they_answer() -> None:
     state = own(own(own(new_game(), 0, "canada"), 1, "germany"), 2, "italy")
     state.ask_compete[2] = True  # Cy wants to be asked; Bob always competes
     state, events = land(state, 0, "columbia", demand("cars", "oil", "oil"))
-    assert state.phase == "compete" and GAME.waiting_for(state) == [2]
+    assert state.deciding == "compete" and GAME.waiting_for(state) == [2]
     assert state.sales[0].joined == [1]
     assert "Bob joins the sales competition (always compete). Cy may join" in text(events)
     state, events = act(state, 2, Pass(), [2, 2])  # the last answer closes the window: Ann doubles
-    assert state.phase == "licence" and transfers(events) == [[0, 110_000, "sale"]]
+    assert state.deciding == "licence" and transfers(events) == [[0, 110_000, "sale"]]
 
 
 def test_the_standing_choice_can_be_changed_at_any_time() -> None:
     state = new_game()
-    assert state.phase == "turn" and state.turn == 0
+    assert state.deciding == "turn" and state.turn == 0
     opened = state.decision_version
     state, events = act(state, 2, AlwaysCompete(always=False))  # not Cy's turn: still fine
     assert state.ask_compete == [False, False, True]
@@ -416,7 +416,7 @@ def test_the_standing_choice_can_be_changed_at_any_time() -> None:
         "From now on you are asked"
     )
     # Ann's buttons stay current, and nothing else moved.
-    assert state.decision_version == opened and state.phase == "turn" and state.turn == 0
+    assert state.decision_version == opened and state.deciding == "turn" and state.turn == 0
     refused(state, 2, AlwaysCompete(always=False), "already asked")
     state, _ = act(state, 2, AlwaysCompete(always=True))
     assert state.ask_compete == [False, False, False]
@@ -431,7 +431,7 @@ def test_choosing_always_compete_during_an_open_window_joins_it() -> None:
     state, _ = _competition()
     state, events = act(state, 1, AlwaysCompete(always=True), [3, 5, 2, 3])
     assert "Bob joins the sales competition for luxury cars." in text(events)
-    assert state.phase == "licence" and transfers(events) == [[0, 110_000, "sale"]]
+    assert state.deciding == "licence" and transfers(events) == [[0, 110_000, "sale"]]
 
 
 def test_even_beats_odd_and_the_winner_collects_at_its_own_rate() -> None:
@@ -439,7 +439,7 @@ def test_even_beats_odd_and_the_winner_collects_at_its_own_rate() -> None:
     state, events = act(state, 1, Join(), [3, 5, 2, 3])  # Ann 8, Bob 5: Ann wins
     assert "Ann 3+5=8, Bob 2+3=5 out: Ann wins" in text(events)
     assert transfers(events) == [[0, 110_000, "sale"]]
-    assert state.phase == "licence" and state.turn == 0
+    assert state.deciding == "licence" and state.turn == 0
 
 
 def test_doubles_win_at_once() -> None:
@@ -484,7 +484,7 @@ def test_one_join_keeps_the_others_buttons_current() -> None:
     state, _ = land(state, 0, "columbia", demand("cars", "oil", "oil"))
     opened = state.decision_version
     state, _ = act(state, 1, Join())
-    assert state.phase == "compete" and state.decision_version == opened
+    assert state.deciding == "compete" and state.decision_version == opened
     assert GAME.waiting_for(state) == [2]
     refused(state, 1, Join(), "already answered")
 
@@ -525,7 +525,7 @@ def test_no_investing_on_the_burnout_space_even_after_the_skipped_turns() -> Non
     refused(state, 1, Convert(country="japan"), "on the Burnout space: you cannot invest")
     assert GAME.automatic(state) == (1, Roll())  # the only legal move is made for him
     state, _ = act(state, 1, Roll(), [1, 1, *demand("oil", "oil", "oil")])
-    assert state.phase == "licence"  # off Burnout (on Egypt): he may invest again
+    assert state.deciding == "licence"  # off Burnout (on Egypt): he may invest again
 
 
 def test_no_sales_competitions_on_the_burnout_space() -> None:
@@ -548,7 +548,7 @@ def test_no_bids_from_the_burnout_space() -> None:
 def test_boom_up_to_three_different_sales_without_demand_dice() -> None:
     state = own(new_game(), 0, "canada", "japan", "china", "mexico")
     state, _ = land(state, 0, "boom")
-    assert state.phase == "boom"
+    assert state.deciding == "boom"
     legal = GAME.legal_actions(state, 0)
     assert {a.product for a in legal if isinstance(a, Sell)} == {
         "cars",
@@ -571,7 +571,7 @@ def test_boom_sales_face_competition() -> None:
     state = own(own(new_game(always_compete=False), 0, "canada"), 1, "germany")
     state, _ = land(state, 0, "boom")
     state, _ = act(state, 0, Sell(product="cars"))
-    assert state.phase == "compete"
+    assert state.deciding == "compete"
     state, events = act(state, 1, Join(), [1, 1])  # Ann doubles
     assert transfers(events)[0][0] == 0
 
@@ -594,12 +594,12 @@ def test_start_grant_only_for_corporation_owners() -> None:
 def test_casino_bets() -> None:
     state = new_game(2)
     state, _ = land(state, 0, "casino")
-    assert state.phase == "casino"
+    assert state.deciding == "casino"
     refused(state, 0, Bet(amount=1_000_001), "largest bet is \\$1,000,000")
     refused(with_cash(state, ann=200_000), 0, Bet(amount=300_000), "you have \\$200,000")
     refused(state, 0, Bet(amount=5_000), "smallest bet")
     state, events = act(state, 0, Bet(amount=100_000), [2, 4])  # even: double
-    assert state.cash[0] == 850_000 and state.phase == "casino"
+    assert state.cash[0] == 850_000 and state.deciding == "casino"
     state, events = act(state, 0, Bet(amount=100_000), [3, 3])  # doubles: triple
     assert state.cash[0] == 1_050_000
     state, events = act(state, 0, Bet(amount=100_000), [3, 4])  # odd: lose, closed
@@ -633,7 +633,7 @@ def test_mail_card_goes_to_the_bottom_and_bankrupt_corporation_is_chosen() -> No
     top = state.mail[0]
     assert top == "bankrupt"
     state, _ = land(state, 0, "mail")
-    assert state.mail[-1] == top and state.phase == "mail"
+    assert state.mail[-1] == top and state.deciding == "mail"
     assert set(GAME.legal_actions(state, 0)) == {Remove(country="canada"), Remove(country="japan")}
     state, events = act(state, 0, Remove(country="japan"))
     assert "japan" not in state.corporations
@@ -651,7 +651,7 @@ def test_a_country_whose_corporation_went_bankrupt_never_takes_another() -> None
     check_books(state)
     state, events = land(state, 1, "japan", demand("oil", "oil", "oil"))
     assert "closed: its corporation went bankrupt" in text(events)
-    assert state.phase == "turn" and state.turn == 0  # no licence is offered
+    assert state.deciding == "turn" and state.turn == 0  # no licence is offered
     state.licences["japan"] = 0  # even with the licence in hand (a test set-up)
     message = refused(state, 0, Setup(country="japan"))
     assert message == "Japan's corporation went bankrupt; no corporation can be set up there again."
@@ -736,7 +736,7 @@ def test_operating_fees_when_passing_and_none_without_corporations() -> None:
 def test_service_industry_bought_on_landing_and_paid_by_competitors_corporations() -> None:
     state = new_game(2)
     state, _ = land(state, 0, "law_firm")
-    assert state.phase == "service"
+    assert state.deciding == "service"
     state, events = act(state, 0, Buy())
     assert state.services == {"law_firm": 0}
     assert transfers(events) == [[0, -board().services["law_firm"].price, "service"]]
@@ -769,21 +769,21 @@ def test_service_industries_count_as_international_corporations() -> None:
     assert transfers(events) == [[0, -60_000, "operating_fees"]]
     state = services(new_game(2), 0, "law_firm")
     state, events = land(state, 0, "boom")
-    assert state.phase != "boom" and "has no corporation that can sell" in text(events)
+    assert state.deciding != "boom" and "has no corporation that can sell" in text(events)
 
 
 def test_travel_agency_moves_clockwise_with_the_advantages_and_the_cost() -> None:
     state = own(new_game(2), 0, "japan")
     state.fees = ["rent"]
     state, _ = land(state, 0, "travel_agency")
-    assert state.phase == "travel"
+    assert state.deciding == "travel"
     # To Mexico: passes Start ($100,000), sells there, may buy its licence; no Operating Fees
     # on this way round.
     state, events = act(state, 0, Travel(country="mexico"), demand("robots", "oil", "oil"))
     moved = transfers(events)
     assert moved[0] == [0, -10_000, "travel"]
     assert [0, 100_000, "pass_start"] in moved and [0, 100_000, "sale"] in moved
-    assert state.phase == "licence" and state.position[0] == board().index_of("mexico")
+    assert state.deciding == "licence" and state.position[0] == board().index_of("mexico")
     # To Spain: Operating Fees are passed.
     state = own(new_game(2), 0, "japan")
     state.fees = ["rent"]
@@ -800,7 +800,7 @@ def _in_debt(state_cash: int = -100_000) -> BusinessGoState:
     state.fees = ["salary"]
     state = with_cash(state, ann=state_cash + 250_000)
     state, _ = land(state, 0, "operating_fees")  # 4 units: $250,000
-    assert state.phase == "debt" and state.cash[0] == state_cash
+    assert state.deciding == "debt" and state.cash[0] == state_cash
     return state
 
 
@@ -812,14 +812,14 @@ def test_a_debt_on_the_way_is_paid_before_the_move_goes_on() -> None:
     state.fees = ["rent"]
     state.position[0] = 15
     state, events = act(state, 0, Roll(), [1, 1])
-    assert state.phase == "debt" and state.position[0] == board().index_of("operating_fees")
+    assert state.deciding == "debt" and state.position[0] == board().index_of("operating_fees")
     assert state.cash[0] == -40_000 and "lands on Spain" not in text(events)
     assert state.debts[0] == 1
     state, events = act(state, 0, SellToBank(asset="italy"), demand("cars", "oil", "oil"))
     said = text(events)
     assert said.index("is out of debt") < said.index("Ann moves on.") < said.index("lands on Spain")
     assert transfers(events) == [[0, 70_000, "bank_sale"], [0, 110_000, "sale"]]
-    assert state.position[0] == board().index_of("spain") and state.phase == "licence"
+    assert state.position[0] == board().index_of("spain") and state.deciding == "licence"
 
 
 def test_each_debt_is_counted_when_it_arises() -> None:
@@ -828,18 +828,18 @@ def test_each_debt_is_counted_when_it_arises() -> None:
     state.fees = ["rent"]
     state.position[0] = 15
     state, _ = act(state, 0, Roll(), [5, 6])  # passes Operating Fees: 3 units × $20,000
-    assert state.phase == "debt" and state.debts == [1, 0, 0]
+    assert state.deciding == "debt" and state.debts == [1, 0, 0]
     state, events = act(state, 0, SellToBank(asset="italy"))  # $70,000: $10,000 left
     assert "lands on Ecology and pays $10,000 for each of 2 corporations" in text(events)
-    assert state.phase == "debt" and state.cash[0] == -10_000 and state.debts == [2, 0, 0]
+    assert state.deciding == "debt" and state.cash[0] == -10_000 and state.debts == [2, 0, 0]
 
 
 def test_a_debt_from_landing_is_paid_before_the_next_player() -> None:
     state = with_cash(own(new_game(2), 0, "canada", "japan"), ann=5_000)
     state, _ = land(state, 0, "charity")
-    assert state.phase == "debt" and state.turn == 0 and state.cash[0] == -15_000
+    assert state.deciding == "debt" and state.turn == 0 and state.cash[0] == -15_000
     state, events = act(state, 0, SellToBank(asset="japan"))
-    assert state.turn == 1 and state.phase == "turn" and "out of debt" in text(events)
+    assert state.turn == 1 and state.deciding == "turn" and "out of debt" in text(events)
 
 
 def test_downgrading_japan_returns_140_000() -> None:
@@ -860,7 +860,7 @@ def test_selling_to_the_bank_for_half() -> None:
 def test_an_auction_has_the_banks_price_as_its_floor_and_the_seller_takes_the_best_bid() -> None:
     state = _in_debt()
     state, events = act(state, 0, AuctionOff(asset="canada"))
-    assert state.phase == "auction" and GAME.waiting_for(state) == [1, 2]
+    assert state.deciding == "auction" and GAME.waiting_for(state) == [1, 2]
     assert state.auction is not None and state.auction.floor == 100_000
     assert "the bank pays $100,000, the smallest bid" in text(events)
     refused(
@@ -877,7 +877,7 @@ def test_an_auction_has_the_banks_price_as_its_floor_and_the_seller_takes_the_be
     assert auction_view(state, None).your_bid is None
     state, events = act(state, 2, Bid(amount=120_000))
     # The bids are opened; nothing is sold until the seller chooses.
-    assert events[0].reveals and state.phase == "accept" and GAME.waiting_for(state) == [0]
+    assert events[0].reveals and state.deciding == "accept" and GAME.waiting_for(state) == [0]
     assert "Bob $150,000, Cy $120,000. Best bid: Bob, $150,000." in text(events)
     assert auction_view(state, None).bids == {1: 150_000, 2: 120_000}
     assert transfers(events) == [] and state.licences["canada"] == 0
@@ -917,7 +917,7 @@ def test_the_rulebooks_ruinous_auction_cannot_happen() -> None:
     state.fees = ["salary"]
     state = with_cash(state, ann=20_000)
     state, _ = land(state, 0, "operating_fees")  # 3 units on the table: $100,000
-    assert state.phase == "debt" and state.cash[0] == -80_000
+    assert state.deciding == "debt" and state.cash[0] == -80_000
     japan = board().countries["japan"]
     floor = (japan.licence + japan.start_up + japan.conversion) // 2
     state, _ = act(state, 0, AuctionOff(asset="japan"))
@@ -976,7 +976,7 @@ def test_the_authority_makes_automatic_moves_for_people_and_logs_them() -> None:
     # themselves, logs them as the seat's own, and the log replays to the same state.
     names = NAMES[:2]
     people = [False, False]
-    begun = start_state(GAME, names, people, {}, 7, 1)
+    begun = start_state(erase(GAME), names, people, {}, 7, 1)
     assert begun.log[0][1:] == ["roll"]  # the opening player's only move, made at once
     state = begun.state
     assert isinstance(state, BusinessGoState)
@@ -984,12 +984,12 @@ def test_the_authority_makes_automatic_moves_for_people_and_logs_them() -> None:
     for _ in range(40):
         assert GAME.automatic(state) is None and not state.finished  # a real decision waits
         seat = GAME.waiting_for(state)[0]
-        step = advance(GAME, state, 7, people, seat, GAME.legal_actions(state, seat)[-1])
+        step = advance(erase(GAME), state, 7, people, seat, GAME.legal_actions(state, seat)[-1])
         entries += step.log
         assert isinstance(step.state, BusinessGoState)
         state = step.state
     assert sum(1 for e in entries if e[1:] == ["roll"]) > 10
-    rebuilt = replay(GAME, 7, {}, 1, [json.dumps(entries)])
+    rebuilt = replay(erase(GAME), 7, {}, 1, [json.dumps(entries)])
     assert rebuilt is not None and rebuilt.model_dump() == state.model_dump()
 
 
@@ -997,7 +997,7 @@ def test_human_decisions_count_neither_automatic_moves_nor_standing_choices() ->
     state = new_game()
     state.position[0] = 8
     state, _ = act(state, 0, Roll(), [1, 1])  # the only legal move: made for Ann, not asked
-    assert state.asked == [0, 0, 0] and state.phase == "casino"
+    assert state.asked == [0, 0, 0] and state.deciding == "casino"
     state, _ = act(state, 0, Pass())  # a decision
     state, _ = act(state, 2, AlwaysCompete(always=False))  # a standing choice
     assert state.asked == [1, 0, 0]
@@ -1106,7 +1106,7 @@ def test_turn_timeout_rolls_and_other_timeouts_decline() -> None:
     state, _ = own(state, 0), None
     state.position[0] = 8
     state, events = timeout(state, [1, 1])  # rolls onto the Casino
-    assert "Time is up: Ann rolls" in text(events) and state.phase == "casino"
+    assert "Time is up: Ann rolls" in text(events) and state.deciding == "casino"
     state, events = timeout(state)
     assert state.turn == 1 and transfers(events) == []
     assert (

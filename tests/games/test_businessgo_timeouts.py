@@ -28,7 +28,7 @@ def _debt(players: int = 3) -> BusinessGoState:
     state.fees = ["salary"]
     state = with_cash(state, ann=100_000)
     state, _ = land(state, 0, "operating_fees")  # 5 units: $250,000
-    assert state.phase == "debt" and state.cash[0] == -150_000
+    assert state.deciding == "debt" and state.cash[0] == -150_000
     return state
 
 
@@ -55,12 +55,12 @@ def test_an_auction_timeout_opens_the_bids_and_an_accept_timeout_takes_the_best(
     nobody, _ = act(_debt(), 0, AuctionOff(asset="canada"))
     _, events = timeout(nobody)
     assert "Time is up for bids: Bob and Cy pass." in text(events).splitlines()
-    assert state.phase == "accept" and state.licences["canada"] == 0
+    assert state.deciding == "accept" and state.licences["canada"] == 0
     assert state.deadline is not None and state.deadline.seconds == 60  # the seller's turn clock
     state, events = timeout(state)
     assert "Time is up: Ann takes the best bid." in text(events)
     assert state.licences["canada"] == 2
-    assert state.phase == "debt"  # $50,000 still owed
+    assert state.deciding == "debt"  # $50,000 still owed
 
 
 def test_an_asset_nobody_bids_for_cannot_be_auctioned_again() -> None:
@@ -82,7 +82,7 @@ def test_bids_can_only_come_from_the_others_once() -> None:
 def test_a_mail_timeout_removes_the_cheapest_corporation() -> None:
     state = own(new_game(2), 0, "united_states", "columbia")
     state, _ = land(state, 0, "mail")
-    assert state.phase == "mail"
+    assert state.deciding == "mail"
     state, _ = timeout(state)
     assert set(state.corporations) == {"united_states"} and state.turn == 1
 
@@ -110,4 +110,4 @@ def test_no_deadline_when_the_option_is_zero() -> None:
         own(new_game(2, compete_seconds=0, always_compete=False), 0, "canada"), 1, "germany"
     )
     state, _ = land(state, 0, "columbia", demand("cars", "oil", "oil"))
-    assert state.phase == "compete" and state.deadline is None
+    assert state.deciding == "compete" and state.deadline is None

@@ -24,7 +24,7 @@ from typing import Literal, TypedDict
 import discord
 
 from bot.adapters.discord.budget import post_limit, ration
-from bot.adapters.discord.components import form_id, submitted_text
+from bot.adapters.discord.components import submitted_text
 from bot.adapters.discord.render import (
     CUSTOM_ID_LIMIT,
     NO_MENTIONS,
@@ -35,6 +35,7 @@ from bot.adapters.discord.render import (
 )
 from bot.adapters.discord.sdk import DiscordInteraction
 from bot.commands.authority import Authority, Request
+from bot.commands.codec import form_id
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.table import Closed, Gone, Place, Refused, Shown, Stuck, Table

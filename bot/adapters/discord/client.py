@@ -14,9 +14,10 @@ from discord.voice_client import VoiceClient
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.adapters.discord.commands import build_commands
-from bot.adapters.discord.components import GameButton, GameSelect, read_form
+from bot.adapters.discord.components import GameButton, GameSelect
 from bot.adapters.discord.sdk import DiscordInteraction, DiscordPayload
 from bot.commands.authority import Authority
+from bot.commands.codec import read_form
 from bot.commands.deadlines import Heartbeat, run_deadlines
 from bot.runtime import DropRecords, StartFailed
 from bot.settings import Settings
@@ -101,7 +102,7 @@ class BoardroomClient(discord.AutoShardedClient):
         data: DiscordPayload = interaction.data or {}
         form = read_form(str(data.get("custom_id", "")))
         if form is not None:
-            await self.adapter.on_form(interaction, *form)
+            await self.adapter.on_form(interaction, form.game, form.channel, form.command)
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(GameButton, GameSelect)

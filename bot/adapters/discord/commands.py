@@ -85,8 +85,27 @@ _Completer = Callable[[DiscordInteraction, str], Coroutine[object, object, _Choi
 
 def completer(game: GameLike, command: Command) -> _Completer | None:
     """Autocomplete where it helps, by the kind of the command's first argument: rules topics,
-    start options, team names, how many bots."""
-    kind = command.args[0].kind if command.args else None
+    start options, players' and teams' names, how many bots, a card's or a place's names (those
+    the argument reads), one of its words."""
+    first = command.args[0] if command.args else None
+    kind = first.kind if first is not None else None
+    if first is not None and kind in (Kind.CARD, Kind.PLACE) and first.names is not None:
+        table = first.names
+
+        async def named(interaction: DiscordInteraction, current: str) -> _Choices:
+            wanted = current.strip().casefold()
+            shown = [names[0] if names else thing for thing, names in table().items()]
+            return [_choice(n) for n in shown if n.casefold().startswith(wanted)][:MAX_CHOICES]
+
+        return named
+    if first is not None and kind is Kind.WORD and first.choices:
+        choices = first.choices
+
+        async def word(interaction: DiscordInteraction, current: str) -> _Choices:
+            wanted = current.strip().casefold()
+            return [_choice(c) for c in choices if c.startswith(wanted)][:MAX_CHOICES]
+
+        return word
     if kind is Kind.TOPIC:
         topics = ["all", *game.rule_topics()]
 
@@ -113,7 +132,9 @@ def completer(game: GameLike, command: Command) -> _Completer | None:
             return found[:MAX_CHOICES]
 
         return options
-    if kind is Kind.TEAM and game.teams:
+    # The seats are the players of a game without teams, the teams of one with them (where a
+    # player, moved between teams, is a person, which the seats do not name).
+    if (kind is Kind.PLAYER and not game.teams) or (kind is Kind.TEAM and game.teams):
 
         async def team(interaction: DiscordInteraction, current: str) -> _Choices:
             adapter = _client(interaction).adapter

@@ -1,8 +1,10 @@
-"""Persistent component handlers: every ``br1|...`` button or menu, from any message, any time.
+"""Persistent component handlers: every button or menu the codec named, from any message, any
+time.
 
-The custom id holds everything the authority needs (see bot/commands/codec.py), so these handlers
-are registered once with ``Client.add_dynamic_items`` and buttons on old messages keep working
-after a restart, in whichever shard process receives the click.
+The custom id holds everything the authority needs (see bot/commands/codec.py, which alone reads
+and writes ids: these handlers match its patterns), so they are registered once with
+``Client.add_dynamic_items`` and buttons on old messages keep working after a restart, in
+whichever shard process receives the click.
 """
 
 from __future__ import annotations
@@ -13,27 +15,12 @@ from typing import Protocol, cast
 import discord
 
 from bot.adapters.discord.sdk import DiscordInteraction, DiscordPayload
+from bot.commands.codec import BUTTON_PATTERN, SELECT_PATTERN
 
-__all__ = ["GameButton", "GameSelect", "form_id", "read_form", "submitted_text"]
+__all__ = ["GameButton", "GameSelect", "submitted_text"]
 
-# (?s): the JSON tail of an id never holds a newline, but a stray one must not stop the match.
-_BUTTON_ID = re.compile(r"(?s)br1\|[acq]\d*\|.*")
-_SELECT_ID = re.compile(r"(?s)br1\|s\d*\|.*")
-
-
-_FORM_ID = re.compile(r"br1\|f\|([a-z0-9_]+)\|([0-9]+)\|([a-z_]+)")
-
-
-def form_id(game: str, channel: str, command: str) -> str:
-    """A form's (modal's) custom id: the game, its channel and the typed command the answer
-    completes, so that any worker, after any restart, can take the submitted answer."""
-    return f"br1|f|{game}|{channel}|{command}"
-
-
-def read_form(custom_id: str) -> tuple[str, str, str] | None:
-    """The game, channel and command of a form's custom id (None: not one of ours)."""
-    match = _FORM_ID.fullmatch(custom_id)
-    return (match.group(1), match.group(2), match.group(3)) if match else None
+_BUTTON_ID = re.compile(BUTTON_PATTERN)
+_SELECT_ID = re.compile(SELECT_PATTERN)
 
 
 def submitted_text(data: DiscordPayload) -> str:

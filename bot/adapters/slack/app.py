@@ -64,6 +64,7 @@ from bot.adapters.slack.primitives import (
 )
 from bot.adapters.slack.render import ACTION_PATTERN, component_id
 from bot.commands.authority import Authority, Request
+from bot.commands.codec import form_id
 from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
@@ -416,7 +417,7 @@ class SlackAdapter:
         view = {
             "type": "modal",
             "callback_id": FORM_CALLBACK,
-            "private_metadata": json.dumps({"g": form.game, "c": form.channel, "w": form.command}),
+            "private_metadata": form_id(form.game, form.channel, form.command),
             "title": {"type": "plain_text", "text": ask.title[:MAX_MODAL_TITLE]},
             "submit": {"type": "plain_text", "text": "Send"},
             "close": {"type": "plain_text", "text": "Cancel"},

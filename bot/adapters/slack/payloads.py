@@ -32,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from bot.commands.codec import read_form
 from core import text as markup
 
 __all__ = [
@@ -234,8 +235,12 @@ class View(_Read):
     app_installed_team_id: Context | None = None
 
     def meta(self) -> FormMeta:
-        """The form's metadata (ValueError when it is not the form's)."""
-        return FormMeta.model_validate_json(self.private_metadata or "{}")
+        """The form's metadata, the form's name as the codec wrote it (ValueError when it is
+        not the form's)."""
+        named = read_form(self.private_metadata)
+        if named is None:
+            return FormMeta.model_validate({})  # refused, as any unreadable metadata
+        return FormMeta(g=named.game, c=named.channel, w=named.command)
 
     @property
     def answer(self) -> str:
@@ -455,11 +460,8 @@ class _ResponseUrl(_Read):
 def _meta_channel(metadata: object) -> object:
     if not isinstance(metadata, str) or len(metadata) > MAX_METADATA:
         return None
-    try:
-        loaded = json.loads(metadata)
-    except (ValueError, RecursionError):
-        return None
-    return loaded.get("c") if isinstance(loaded, dict) else None
+    named = read_form(metadata)
+    return named.channel if named is not None else None
 
 
 def _is_form(view: object) -> bool:

@@ -5,7 +5,7 @@ importing this package registers nothing)."""
 
 from __future__ import annotations
 
-from core.engine import Game, Question
+from core.engine import Game
 from core.games.biggiebills import (
     bots,
     commands,
@@ -20,7 +20,7 @@ from core.games.biggiebills import (
     ui,
     view,
 )
-from core.games.biggiebills.actions import ACTIONS, Action, Vote
+from core.games.biggiebills.actions import ACTIONS, Action
 from core.games.biggiebills.state import MAX_TEAM, BiggieBillsOptions, BiggieBillsState
 from core.games.biggiebills.view import BiggieBillsView
 
@@ -39,14 +39,9 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     new_state=flow.new_state,
     opening_events=flow.opening_events,
     lobby_problem=legal.lobby_problem,
-    moves=rules.MOVES,
-    decisions=rules.DECISIONS,
+    flow=rules.FLOW,
     clock_timeout=rules.clock_timeout,
     news=rules.news,
-    legal_actions=legal.legal_actions,
-    # A vote on a new target runs beside the turns; a team agreeing to it (the vote still
-    # open) changes nobody else's choices, and every other action is a new decision.
-    question=Question(seats=legal.answering, opened=legal.vote_opened, answers=(Vote,)),
     seat_out=legal.seat_out,
     absorbed=legal.absorbed,
     view=view.view,
@@ -67,7 +62,6 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     rules=rulebook.rules_text,
     rule_topics=rulebook.topics,
     commands=commands.COMMANDS,
-    parse_text=commands.parse_text,
     describe_action=ui.describe_action,
     secret_variants=secrets.variants,
     ledger=secrets.ledger,

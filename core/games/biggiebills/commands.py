@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from core.commands import Arg, Command, Kind
+from functools import cache
+
+from core.commands import Arg, Command, Kind, Values
 from core.engine import IllegalAction, Seat
 from core.games.biggiebills.actions import (
     Accept,
@@ -27,168 +29,140 @@ from core.games.biggiebills.cards import (
 )
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.ui import TARGET_FORM
-from core.text import escape
 
-__all__ = ["COMMANDS", "parse_text"]
+__all__ = ["COMMANDS", "card_names", "growth_names"]
 
-_CARD = Arg("card", Kind.CARD)
-_TEAM = Arg("team", Kind.TEAM)
+
+@cache
+def growth_names() -> dict[str, tuple[str, ...]]:
+    """Every Growth card by its id, with its name."""
+    return {g.id: (g.name,) for g in all_growth()}
+
+
+@cache
+def card_names() -> dict[str, tuple[str, ...]]:
+    """Every Growth and Challenge card by its id, with its name."""
+    return {**growth_names(), **{c.id: (c.name,) for c in all_challenges()}}
+
+
+def _play(state: BiggieBillsState, seat: Seat, typed: Values) -> PlayGrowth:
+    card = typed.text(0)
+    if card == ACQUIRE:
+        raise IllegalAction("Name the team to take over: `acquire <team>`.")
+    return PlayGrowth(card=card)
+
+
+def _acquire(state: BiggieBillsState, seat: Seat, typed: Values) -> PlayGrowth:
+    return PlayGrowth(card=ACQUIRE, target=typed.seat(0))
+
+
+def _challenge(state: BiggieBillsState, seat: Seat, typed: Values) -> Challenge:
+    """``challenge <team> <card> [flex]``: that team's active card, with the Challenge card
+    of it, or with the Flexible Challenge of its stage."""
+    team, card = typed.seat(0), typed.text(1)
+    actives = [a for a in state.active if a.owner == team and a.card == card]
+    if team is None or not actives:
+        raise IllegalAction(
+            f"{state.names[team or 0]} has no active {growth(card).name} to challenge."
+        )
+    if typed.given(2):
+        stage = growth(card).stage
+        used = next(f for f, stages in FLEX_STAGES.items() if stage in stages)
+        return Challenge(active=actives[0].id, card=used)
+    return Challenge(active=actives[0].id, card=challenge_id(card))
+
+
+def _exchange(state: BiggieBillsState, seat: Seat, typed: Values) -> Exchange:
+    return Exchange(cards=[typed.text(0), typed.text(1)])
+
+
+def _return(state: BiggieBillsState, seat: Seat, typed: Values) -> ReturnCards:
+    return ReturnCards(cards=typed.names(0))
+
+
+def _target(state: BiggieBillsState, seat: Seat, typed: Values) -> ProposeTarget | Vote:
+    """``target 2000`` (also ``$2B``, ``2b``, ``1500m``) proposes; ``yes`` / ``no`` answers."""
+    said = typed.any(0)
+    if isinstance(said, bool):
+        return Vote(agree=said)
+    return ProposeTarget(target=typed.number(0))
+
+
+def _plain(kind: type[Skip | Done | Block | Accept]) -> Command:
+    words = {Skip: "skip", Done: "done", Block: "block", Accept: "accept"}
+    about = {
+        Skip: "skip your turn and pay the fine",
+        Done: "end your turn after playing",
+        Block: "block the challenge against your card",
+        Accept: "let the challenge against your card stand",
+    }
+
+    def make(state: BiggieBillsState, seat: Seat, typed: Values) -> Action:
+        return kind()
+
+    return Command(words[kind], about[kind], make=make)
+
+
+_GROWTH = Arg(
+    "card", Kind.CARD, names=growth_names, unknown="There is no Growth card called “{text}”."
+)
+_ANY = Arg("card", Kind.CARD, names=card_names, unknown="There is no card called “{text}”.")
+_TEAM = Arg("team", Kind.TEAM, unknown="Name one of the teams: {names}.")
+_YES = ("yes", "y", "agree", "ok")
+_NO = ("no", "n", "refuse", "disagree")
 COMMANDS: tuple[Command, ...] = (
-    Command("play", "play a Growth card from your team's hand", (_CARD,)),
-    Command("acquire", "play Acquire a Competitor against a team", (_TEAM,)),
+    Command("play", "play a Growth card from your team's hand", (_GROWTH,), make=_play),
+    Command("acquire", "play Acquire a Competitor against a team", (_TEAM,), make=_acquire),
     Command(
         "challenge",
         "challenge a team's active Growth card with your Challenge card of it, or with a "
         "Flexible Challenge when you end with `flex`",
-        (_TEAM, _CARD, Arg("flex", Kind.WORD, required=False, choices=("flex",))),
+        (
+            _TEAM,
+            _GROWTH,
+            Arg(
+                "flex",
+                Kind.WORD,
+                required=False,
+                choices=("flex",),
+                words=(("flexible", "flex"),),
+            ),
+        ),
+        make=_challenge,
+        usage=lambda state, seat: _challenge_usage(state, seat),
     ),
     Command(
-        "exchange", "exchange two cards for new ones", (_CARD, Arg("card", Kind.CARD, lead=", "))
+        "exchange",
+        "exchange two cards for new ones",
+        (_ANY, Arg("card", Kind.CARD, lead=", ", names=card_names, unknown=_ANY.unknown)),
+        make=_exchange,
+        usage=lambda state, seat: "Name two cards separated by a comma: `exchange A, B`.",
     ),
-    Command("skip", "skip your turn and pay the fine"),
-    Command("done", "end your turn after playing"),
-    Command("block", "block the challenge against your card"),
-    Command("accept", "let the challenge against your card stand"),
+    *(_plain(kind) for kind in (Skip, Done, Block, Accept)),
     Command(
         "return",
         "after an acquisition, give back the extra cards (`return A, B`)",
-        (Arg("cards", Kind.CARD),),
+        (Arg("cards", Kind.CARD, names=card_names, many=True, unknown=_ANY.unknown),),
+        make=_return,
     ),
     Command(
         "target",
         "on your turn, propose a new target to every team (`target 2000`); `target yes` or "
         "`target no` answers a proposal",
-        (Arg("amount in $M", Kind.AMOUNT),),
+        (
+            Arg(
+                "amount in $M",
+                Kind.AMOUNT,
+                unit=1_000_000,
+                words=(*((w, True) for w in _YES), *((w, False) for w in _NO)),
+                unknown="Give the new target in $ millions, e.g. `target 2000` for $2B, or "
+                "answer a proposal with `target yes` or `target no`.",
+            ),
+        ),
         ask=TARGET_FORM,
+        make=_target,
     ),
 )
-
-
-def parse_text(state: BiggieBillsState, seat: Seat, word: str, rest: str) -> Action | None:
-    """The action a text command means; None when a needed argument is missing."""
-    rest = rest.strip()
-    simple: dict[str, type[Skip | Done | Block | Accept]] = {
-        "skip": Skip,
-        "done": Done,
-        "block": Block,
-        "accept": Accept,
-    }
-    if word in simple:
-        return simple[word]()
-    if not rest:
-        return None
-    if word == "play":
-        card = _card(rest, "growth")
-        if card == ACQUIRE:
-            raise IllegalAction("Name the team to take over: `acquire <team>`.")
-        return PlayGrowth(card=card)
-    if word == "acquire":
-        return PlayGrowth(card=ACQUIRE, target=_team(state, rest))
-    if word == "challenge":
-        return _challenge(state, seat, rest)
-    if word == "exchange":
-        names = [n for n in rest.split(",") if n.strip()]
-        if len(names) != 2:
-            raise IllegalAction("Name two cards separated by a comma: `exchange A, B`.")
-        return Exchange(cards=[_card(n, "any") for n in names])
-    if word == "return":
-        names = [n for n in rest.split(",") if n.strip()]
-        return ReturnCards(cards=[_card(n, "any") for n in names]) if names else None
-    if word == "target":
-        return _target(rest)
-    return None
-
-
-_YES = {"yes", "y", "agree", "ok"}
-_NO = {"no", "n", "refuse", "disagree"}
-
-
-def _target(rest: str) -> ProposeTarget | Vote:
-    """``target 2000`` (also ``$2B``, ``2b``, ``1500m``) proposes; ``yes`` / ``no`` answers."""
-    word = rest.strip().lower()
-    if word in _YES or word in _NO:
-        return Vote(agree=word in _YES)
-    amount = _millions(word)
-    if amount is None:
-        raise IllegalAction(
-            "Give the new target in $ millions, e.g. `target 2000` for $2B, or answer a "
-            "proposal with `target yes` or `target no`."
-        )
-    return ProposeTarget(target=amount)
-
-
-def _millions(text: str) -> int | None:
-    text = text.replace("$", "").replace(",", "").replace(" ", "")
-    scale = 1.0
-    if text.endswith("b"):
-        text, scale = text[:-1], 1000.0
-    elif text.endswith("m"):
-        text = text[:-1]
-    try:
-        value = float(text) * scale
-    except ValueError:
-        return None
-    if value != value or not 0 < value < 10**9 or value != int(value):
-        return None
-    return int(value)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().replace("_", " ").split())
-
-
-def _card(text: str, kind: str) -> str:
-    """A card id from its id or name (a unique prefix will do)."""
-    key = _norm(text)
-    pool: list[tuple[str, str]] = []
-    if kind in ("growth", "any"):
-        pool += [(g.id, g.name) for g in all_growth()]
-    if kind == "any":
-        pool += [(c.id, c.name) for c in all_challenges()]
-    exact = [cid for cid, name in pool if key in (_norm(cid), _norm(name))]
-    if exact:
-        return exact[0]
-    prefix = [cid for cid, name in pool if _norm(name).startswith(key)]
-    if len(prefix) == 1:
-        return prefix[0]
-    raise IllegalAction(
-        f"There is no {'Growth ' if kind == 'growth' else ''}card called “{escape(text.strip())}”."
-    )
-
-
-def _team(state: BiggieBillsState, text: str) -> Seat:
-    key = _norm(text).removeprefix("@")
-    matches = [s for s, name in enumerate(state.names) if _norm(name) == key]
-    if not matches:
-        matches = [s for s, name in enumerate(state.names) if _norm(name).startswith(key)]
-    if len(matches) == 1:
-        return matches[0]
-    raise IllegalAction(f"Name one of the teams: {', '.join(state.names)}.")
-
-
-def _challenge(state: BiggieBillsState, seat: Seat, rest: str) -> Challenge:
-    words = rest.split()
-    flex = bool(words) and words[-1].lower() in ("flex", "flexible")
-    if flex:
-        words = words[:-1]
-    # The team name may have several words: try the longest prefix that names a team.
-    for cut in range(len(words) - 1, 0, -1):
-        try:
-            team = _team(state, " ".join(words[:cut]))
-        except IllegalAction:
-            continue
-        card = _card(" ".join(words[cut:]), "growth")
-        actives = [a for a in state.active if a.owner == team and a.card == card]
-        if not actives:
-            raise IllegalAction(
-                f"{state.names[team]} has no active {growth(card).name} to challenge."
-            )
-        if flex:
-            stage = growth(card).stage
-            used = next(f for f, stages in FLEX_STAGES.items() if stage in stages)
-            return Challenge(active=actives[0].id, card=used)
-        return Challenge(active=actives[0].id, card=challenge_id(card))
-    raise IllegalAction(_challenge_usage(state, seat))
 
 
 def _challenge_usage(state: BiggieBillsState, seat: Seat) -> str:

@@ -235,7 +235,6 @@ def start_turn(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
 def _open_turn(state: BiggieBillsState, events: list[Event]) -> None:
     seat = state.turn_seat
     assert seat is not None
-    state.phase = "turn"
     state.plays_left = state.flex_left = max_plays(state)
     state.acted = False
     state.turn_cash = list(state.cash)
@@ -307,7 +306,6 @@ def call_time(state: BiggieBillsState, events: list[Event], rng: Rng) -> None:
 
 
 def _open_returns(state: BiggieBillsState, then: str) -> None:
-    state.phase = "returns"
     state.resume = "turn" if then == "turn" else "cycle"
     open_decision(state, "returns")
 
@@ -453,7 +451,7 @@ def _bankrupt(state: BiggieBillsState, seat: Seat) -> None:
 
 def settle(state: BiggieBillsState, events: list[Event]) -> bool:
     """Bankruptcies, then the ways the game ends. True when the game is over."""
-    if state.phase == "over":
+    if state.finished:
         return True
     broke = [s for s in state.living() if state.cash[s] <= 0]
     for seat in broke:
@@ -585,7 +583,6 @@ def _finish(
         + (f" ({state.out[st.seat]})" if state.out[st.seat] else "")
         for st in standings
     ]
-    state.phase = "over"
     state.pending = None
     state.outcome = Outcome(standings=standings, summary=summary, rounds=state.cycle, ended=ended)
     events.append(

@@ -57,7 +57,7 @@ DUPLICATE = "duplicate"
 def _playable(state: BiggieBillsState, seat: Seat, flex: bool = False) -> str:
     """The mark of a card the team could play: now, or on its turn."""
     left = state.flex_left if flex else state.plays_left
-    on_turn = state.phase == "turn" and state.turn_seat == seat and left > 0
+    on_turn = state.deciding == "turn" and state.turn_seat == seat and left > 0
     return "▶ playable now" if on_turn else "▶ playable on your turn"
 
 

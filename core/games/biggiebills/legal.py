@@ -7,6 +7,7 @@ and ``apply`` cannot drift apart.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from itertools import combinations
 
 from core.engine import Seat
@@ -56,38 +57,51 @@ from core.games.biggiebills.state import (
 from core.games.biggiebills.text import join, money, plural, possessive
 
 __all__ = [
+    "PROPOSALS",
     "absorbed",
+    "accept_options",
+    "accept_problem",
     "answering",
+    "block_options",
     "block_problem",
     "blocking",
     "card_problem",
     "challenge_card_problem",
+    "challenge_options",
     "challenge_problem",
     "challenge_terms_problem",
     "cost_of",
     "cost_under",
+    "done_options",
     "done_problem",
+    "elsewhere",
     "excess",
+    "exchange_options",
     "exchange_problem",
+    "growth_options",
     "growth_problem",
     "growth_terms_problem",
     "in_force",
-    "legal_actions",
     "lobby_problem",
     "max_plays",
     "may_flex",
     "may_play_on",
+    "not_challenged",
+    "not_returning",
     "payoff_of",
     "payoff_under",
     "penalty_of",
     "penalty_under",
+    "propose_options",
     "propose_problem",
+    "propose_shape",
     "return_hint",
     "return_options",
     "return_problem",
     "returning",
     "seat_out",
     "skip_fine",
+    "skip_options",
     "skip_problem",
     "stage_open",
     "stages_of",
@@ -96,6 +110,7 @@ __all__ = [
     "turn_plays",
     "turn_problem",
     "vote_opened",
+    "vote_options",
     "vote_problem",
 ]
 
@@ -146,7 +161,17 @@ def skip_fine(state: BiggieBillsState) -> int:
 
 
 def max_plays(state: BiggieBillsState) -> int:
-    return 2 if two_cards(in_force(state)) else 1
+    return _max_plays(state.industry)
+
+
+@cache
+def _max_plays(industry_id: str | None) -> int:
+    return 2 if two_cards(industry(industry_id) if industry_id else None) else 1
+
+
+@cache
+def _exchange_price(industry_id: str | None) -> int:
+    return exchange_price(industry(industry_id) if industry_id else None)
 
 
 def stage_open(state: BiggieBillsState, seat: Seat, stage: int) -> bool:
@@ -163,18 +188,10 @@ def stages_of(state: BiggieBillsState, seat: Seat) -> list[int]:
 
 
 def turn_problem(state: BiggieBillsState, seat: Seat) -> str | None:
-    """Why ``seat`` cannot take a turn action now, or None."""
-    if state.finished or state.phase == "over":
-        return "This game is over."
-    if seat not in state.seats:
-        return "Only a seated team can do that."
+    """Why ``seat`` may make none of a turn's moves now (the turn decision's ``who``), or
+    None."""
     if not state.alive[seat]:
         return "Your team is out of the game."
-    if state.phase == "block" and state.pending is not None:
-        owner = _pending_owner(state)
-        return f"Waiting for {state.names[owner]} to block or accept a challenge."
-    if state.phase == "returns":
-        return f"Waiting for {state.names[state.returns[0]]} to return cards after an acquisition."
     turn = state.turn_seat
     if turn != seat:
         return f"It is {possessive(state.names[turn or 0])} turn, not yours."
@@ -188,14 +205,41 @@ def _pending_owner(state: BiggieBillsState) -> Seat:
     return active.owner
 
 
-def growth_problem(
-    state: BiggieBillsState, seat: Seat, card_id: str, target: Seat | None
-) -> str | None:
-    if problem := turn_problem(state, seat):
-        return problem
+def elsewhere(state: BiggieBillsState, seat: Seat, action: Action, where: tuple[str, ...]) -> str:
+    """Why a move is refused while a decision that does not take it is open: what the game
+    waits for instead."""
+    if isinstance(action, Block | Accept):
+        return "No challenge is waiting to be blocked or accepted."
+    if isinstance(action, ReturnCards):
+        return "No team is returning cards now."
+    if not state.alive[seat]:
+        return "Your team is out of the game."
+    if isinstance(action, ProposeTarget):
+        return "A team proposes a new target on its own turn."
+    if state.deciding == "block" and state.pending is not None:
+        owner = _pending_owner(state)
+        return f"Waiting for {state.names[owner]} to block or accept a challenge."
+    if state.deciding == "returns" and state.returns:
+        return f"Waiting for {state.names[state.returns[0]]} to return cards after an acquisition."
+    return "Your team cannot do that now."
+
+
+def growth_problem(state: BiggieBillsState, seat: Seat, action: PlayGrowth) -> str | None:
+    """Why ``seat`` may not play the Growth card ``action.card`` on its turn, or None."""
     if state.plays_left == 0:
         return "Your team has no Growth or Challenge play left this turn."
-    return card_problem(state, seat, card_id, target)
+    return card_problem(state, seat, action.card, action.target)
+
+
+def growth_options(state: BiggieBillsState, seat: Seat) -> list[PlayGrowth]:
+    """A play of each Growth card in the hand (of Acquire a Competitor, against each team)."""
+    plays: list[PlayGrowth] = []
+    for card in dict.fromkeys(state.growth[seat]):
+        if card == ACQUIRE:
+            plays.extend(PlayGrowth(card=card, target=t) for t in state.seats)
+        else:
+            plays.append(PlayGrowth(card=card))
+    return plays
 
 
 def card_problem(
@@ -268,15 +312,23 @@ def _cards(count: int) -> str:
     return plural(count, "Growth card")
 
 
-def challenge_problem(state: BiggieBillsState, seat: Seat, active_id: int, card: str) -> str | None:
-    if problem := turn_problem(state, seat):
-        return problem
-    if card in FLEX_STAGES:
+def challenge_problem(state: BiggieBillsState, seat: Seat, action: Challenge) -> str | None:
+    """Why ``seat`` may not make this challenge on its turn, or None."""
+    if action.card in FLEX_STAGES:
         if state.flex_left == 0:
             return "Your team has no Flexible Challenge play left this turn."
     elif state.plays_left == 0:
         return "Your team has no Growth or Challenge play left this turn."
-    return challenge_card_problem(state, seat, active_id, card)
+    return challenge_card_problem(state, seat, action.active, action.card)
+
+
+def challenge_options(state: BiggieBillsState, seat: Seat) -> list[Challenge]:
+    """A challenge of each active card with each Challenge card held and each Flexible
+    Challenge among the team's Bonus cards."""
+    held = list(dict.fromkeys(state.challenges[seat])) + [
+        f for f in FLEX_STAGES if f in state.bonus[seat]
+    ]
+    return [Challenge(active=active.id, card=card) for active in state.active for card in held]
 
 
 def challenge_card_problem(
@@ -370,20 +422,22 @@ def may_play_on(state: BiggieBillsState, seat: Seat) -> bool:
     return False
 
 
-def exchange_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> str | None:
-    if problem := turn_problem(state, seat):
-        return problem
+def exchange_problem(state: BiggieBillsState, seat: Seat, action: Exchange) -> str | None:
+    """Why ``seat`` may not exchange ``action.cards`` on its turn, or None."""
+    cards = action.cards
     if state.plays_left < max_plays(state):
         return "An exchange is a whole turn: your team has already played a card this turn."
     if len(cards) != 2:
         return f"Exchange exactly two cards; you named {len(cards)}."
-    held = Counter(state.growth[seat] + state.challenges[seat])
-    for card, count in Counter(cards).items():
-        if held[card] < count:
+    growth_hand, challenge_hand = state.growth[seat], state.challenges[seat]
+    for card in dict.fromkeys(cards):
+        count = cards.count(card)
+        held = card in growth_hand or card in challenge_hand
+        if not held or (count > 1 and growth_hand.count(card) + challenge_hand.count(card) < count):
             what = card_name(card) if is_growth(card) or is_challenge(card) else f"“{card}”"
             copies = " two copies of" if count > 1 else ""
             return f"Your team does not hold{copies} {what} (only Growth and Challenge cards)."
-    price = exchange_price(in_force(state))
+    price = _exchange_price(state.industry)
     if price and price >= state.cash[seat]:
         return (
             f"An exchange costs {money(price)} and your team has {money(state.cash[seat])}: a "
@@ -392,34 +446,39 @@ def exchange_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> s
     return None
 
 
-def skip_problem(state: BiggieBillsState, seat: Seat) -> str | None:
-    if problem := turn_problem(state, seat):
-        return problem
+def skip_problem(state: BiggieBillsState, seat: Seat, action: Skip) -> str | None:
+    """Why ``seat`` may not skip its turn, or None."""
     if state.acted:
         return "Your team has already acted this turn: end it with done."
     return None
 
 
-def done_problem(state: BiggieBillsState, seat: Seat) -> str | None:
-    if problem := turn_problem(state, seat):
-        return problem
+def done_problem(state: BiggieBillsState, seat: Seat, action: Done) -> str | None:
+    """Why ``seat`` may not end its turn, or None."""
     if not state.acted:
         return f"Your team has not acted yet: play a card, or skip for {money(skip_fine(state))}."
     return None
 
 
-def block_problem(state: BiggieBillsState, seat: Seat, blocking: bool) -> str | None:
-    if state.finished or state.phase == "over":
-        return "This game is over."
-    if state.phase != "block" or state.pending is None:
-        return "No challenge is waiting to be blocked or accepted."
+def not_challenged(state: BiggieBillsState, seat: Seat) -> str | None:
+    """Why ``seat`` may not answer the pending challenge (the block decision's ``who``)."""
     owner = _pending_owner(state)
     if seat != owner:
         return (
             f"Only {state.names[owner]}, the challenged team, may block or accept this challenge."
         )
-    if blocking and BLOCK not in state.bonus[seat]:
+    return None
+
+
+def block_problem(state: BiggieBillsState, seat: Seat, action: Block) -> str | None:
+    """Why the challenged team may not block: it holds no Block a Challenge card."""
+    if BLOCK not in state.bonus[seat]:
         return "Your team holds no Block a Challenge card."
+    return None
+
+
+def accept_problem(state: BiggieBillsState, seat: Seat, action: Accept) -> str | None:
+    """The challenged team may always accept."""
     return None
 
 
@@ -428,15 +487,12 @@ PROPOSALS = (-500, 500, 1000)
 typed)."""
 
 
-def propose_problem(state: BiggieBillsState, seat: Seat, target: int) -> str | None:
-    """Why ``seat`` may not propose ``target`` as the new target now, or None."""
-    if state.finished or state.phase == "over":
-        return "This game is over."
-    if seat not in state.seats:
-        return "Only a seated team can do that."
+def propose_problem(state: BiggieBillsState, seat: Seat, action: ProposeTarget) -> str | None:
+    """Why ``seat`` may not propose ``action.target`` as the new target now, or None."""
+    target = action.target
     if not state.alive[seat]:
         return "Your team is out of the game."
-    if state.phase != "turn" or state.turn_seat != seat:
+    if state.deciding != "turn" or state.turn_seat != seat:
         return "A team proposes a new target on its own turn."
     if state.vote is not None:
         return f"A vote on a target of {money(state.vote.target)} is open already."
@@ -455,9 +511,9 @@ def propose_problem(state: BiggieBillsState, seat: Seat, target: int) -> str | N
     return None
 
 
-def vote_problem(state: BiggieBillsState, seat: Seat) -> str | None:
+def vote_problem(state: BiggieBillsState, seat: Seat, action: Vote | None = None) -> str | None:
     """Why ``seat`` may not answer the open vote on a new target now, or None."""
-    if state.finished or state.phase == "over":
+    if state.finished:
         return "This game is over."
     if state.vote is None:
         return "No new target is being voted on."
@@ -470,15 +526,27 @@ def vote_problem(state: BiggieBillsState, seat: Seat) -> str | None:
     return None
 
 
-def _votes(state: BiggieBillsState, seat: Seat) -> list[Action]:
-    if vote_problem(state, seat) is not None:
-        return []
-    return [Vote(agree=True), Vote(agree=False)]
+def vote_options(state: BiggieBillsState, seat: Seat) -> list[Vote]:
+    """Agree or refuse, while a vote is open."""
+    return [_AGREE, _REFUSE] if state.vote is not None else []
 
 
-def _proposals(state: BiggieBillsState, seat: Seat) -> list[Action]:
-    targets = [state.target + step for step in PROPOSALS]
-    return [ProposeTarget(target=t) for t in targets if propose_problem(state, seat, t) is None]
+def propose_options(state: BiggieBillsState, seat: Seat) -> list[ProposeTarget]:
+    """The targets offered as choices (:data:`PROPOSALS` from the one in force), and when none
+    of them may be proposed, the smallest that may: any other may be typed."""
+    if state.turn_seat != seat:
+        return []  # a team proposes on its own turn
+    offered = [ProposeTarget(target=state.target + step) for step in PROPOSALS]
+    if any(propose_problem(state, seat, a) is None for a in offered):
+        return offered
+    richest = max((state.cash[s] for s in state.living()), default=0)
+    lowest = ProposeTarget(target=max(MIN_TARGET, richest + 1))
+    return [*offered, lowest]
+
+
+def propose_shape(action: ProposeTarget) -> object:
+    """A proposal is one choice whatever target is typed (the offers list a few)."""
+    return "target"
 
 
 def excess(state: BiggieBillsState, seat: Seat) -> tuple[int, int]:
@@ -489,15 +557,20 @@ def excess(state: BiggieBillsState, seat: Seat) -> tuple[int, int]:
     )
 
 
-def return_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> str | None:
-    """Why ``seat`` may not return ``cards`` now: after an acquisition a team returns all its
-    extra Growth cards at once, and all its extra Challenge cards at once (or both together)."""
-    if state.finished or state.phase == "over":
-        return "This game is over."
-    if state.phase != "returns" or not state.returns:
+def not_returning(state: BiggieBillsState, seat: Seat) -> str | None:
+    """Why ``seat`` may not return cards now (the returns decision's ``who``), or None."""
+    if not state.returns:
         return "No team is returning cards now."
     if state.returns[0] != seat:
         return f"Only {state.names[state.returns[0]]} returns cards now."
+    return None
+
+
+def return_problem(state: BiggieBillsState, seat: Seat, action: ReturnCards) -> str | None:
+    """Why ``seat`` may not return ``action.cards`` now: after an acquisition a team returns
+    all its extra Growth cards at once, and all its extra Challenge cards at once (a kind at a
+    time, as its two menus do)."""
+    cards = action.cards
     held = Counter(state.growth[seat] + state.challenges[seat])
     wanted = Counter(cards)
     for card, count in wanted.items():
@@ -513,6 +586,11 @@ def return_problem(state: BiggieBillsState, seat: Seat, cards: list[str]) -> str
         or challenge_count not in (0, extra_challenge)
     ):
         return return_hint(state, seat)
+    if growth_count and challenge_count:
+        return (
+            "Return the extra cards of one kind at a time: the Growth cards, then the "
+            f"Challenge cards ({to_return(state, seat)})."
+        )
     return None
 
 
@@ -549,35 +627,6 @@ def return_options(state: BiggieBillsState, seat: Seat) -> list[ReturnCards]:
     return options
 
 
-def legal_actions(state: BiggieBillsState, seat: Seat) -> list[Action]:
-    """Every action ``seat`` may apply now."""
-    if state.finished or seat not in state.seats or state.phase == "over":
-        return []
-    votes = _votes(state, seat)
-    if state.phase == "block":
-        if block_problem(state, seat, False) is not None:
-            return votes
-        out: list[Action] = []
-        if block_problem(state, seat, True) is None:
-            out.append(Block())
-        out.append(Accept())
-        return out + votes
-    if state.phase == "returns":
-        if not state.returns or state.returns[0] != seat:
-            return votes
-        return [*return_options(state, seat), *votes]
-    if turn_problem(state, seat) is not None:
-        return votes
-    actions: list[Action] = turn_plays(state, seat)
-    if _can_exchange(state, seat):
-        actions.extend(_exchanges(state, seat))
-    if skip_problem(state, seat) is None:
-        actions.append(Skip())
-    if done_problem(state, seat) is None:
-        actions.append(Done())
-    return actions + _proposals(state, seat) + votes
-
-
 def taking_turn(state: BiggieBillsState) -> list[Seat]:
     """Whom a turn waits for: the team on turn, while it may still act (skip before it has
     acted, end its turn after)."""
@@ -586,7 +635,7 @@ def taking_turn(state: BiggieBillsState) -> list[Seat]:
 
 def blocking(state: BiggieBillsState) -> list[Seat]:
     """Whom a block window waits for: the challenged team (which may always accept)."""
-    return [s for s in state.seats if block_problem(state, s, False) is None]
+    return [_pending_owner(state)] if state.pending is not None else []
 
 
 def returning(state: BiggieBillsState) -> list[Seat]:
@@ -597,39 +646,58 @@ def returning(state: BiggieBillsState) -> list[Seat]:
     return [first] if return_options(state, first) else []
 
 
-def turn_plays(state: BiggieBillsState, seat: Seat) -> list[Action]:
-    """The Growth, Challenge and Flexible Challenge plays ``seat`` may make now."""
-    actions: list[Action] = []
-    for card in dict.fromkeys(state.growth[seat]):
-        if card == ACQUIRE:
-            actions.extend(
-                PlayGrowth(card=card, target=t)
-                for t in state.seats
-                if growth_problem(state, seat, card, t) is None
-            )
-        elif growth_problem(state, seat, card, None) is None:
-            actions.append(PlayGrowth(card=card))
-    held = list(dict.fromkeys(state.challenges[seat])) + [
-        f for f in FLEX_STAGES if f in state.bonus[seat]
+def turn_plays(state: BiggieBillsState, seat: Seat) -> list[PlayGrowth | Challenge]:
+    """The Growth, Challenge and Flexible Challenge plays ``seat`` may make on its turn (the
+    declared moves' offers that their checks pass)."""
+    return [
+        *(a for a in growth_options(state, seat) if growth_problem(state, seat, a) is None),
+        *(a for a in challenge_options(state, seat) if challenge_problem(state, seat, a) is None),
     ]
-    for active in state.active:
-        for card in held:
-            if challenge_problem(state, seat, active.id, card) is None:
-                actions.append(Challenge(active=active.id, card=card))
-    return actions
 
 
 def _can_exchange(state: BiggieBillsState, seat: Seat) -> bool:
     hand = state.growth[seat] + state.challenges[seat]
-    return len(hand) >= 2 and exchange_problem(state, seat, hand[:2]) is None
+    return len(hand) >= 2 and exchange_problem(state, seat, Exchange(cards=hand[:2])) is None
 
 
-def _exchanges(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
+def exchange_options(state: BiggieBillsState, seat: Seat) -> list[Exchange]:
+    """Every pair of Growth and Challenge cards in the hand (copies of a card are alike), when
+    the team may exchange at all (judged by its first two cards: what the pair does not decide,
+    its plays and its cash)."""
+    if not _can_exchange(state, seat):
+        return []
     hand = sorted(state.growth[seat] + state.challenges[seat])
     pairs = dict.fromkeys(
         (hand[i], hand[j]) for i in range(len(hand)) for j in range(i + 1, len(hand))
     )
-    return [Exchange(cards=[a, b]) for a, b in pairs]
+    return [_exchange(a, b) for a, b in pairs]
+
+
+@cache
+def _exchange(first: str, second: str) -> Exchange:
+    # Made once a pair (actions are frozen: one object may be offered to every team).
+    return Exchange(cards=[first, second])
+
+
+def skip_options(state: BiggieBillsState, seat: Seat) -> list[Skip]:
+    return [_SKIP]
+
+
+def done_options(state: BiggieBillsState, seat: Seat) -> list[Done]:
+    return [_DONE]
+
+
+def block_options(state: BiggieBillsState, seat: Seat) -> list[Block]:
+    return [_BLOCK]
+
+
+def accept_options(state: BiggieBillsState, seat: Seat) -> list[Accept]:
+    return [_ACCEPT]
+
+
+# Offered whatever the state (actions are frozen: one object will do for every seat and game).
+_SKIP, _DONE, _BLOCK, _ACCEPT = Skip(), Done(), Block(), Accept()
+_AGREE, _REFUSE = Vote(agree=True), Vote(agree=False)
 
 
 def answering(state: BiggieBillsState) -> list[Seat]:

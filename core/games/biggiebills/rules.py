@@ -7,15 +7,17 @@ from core.engine import (
     Audience,
     Decision,
     Event,
-    IllegalAction,
+    Flow,
     Move,
-    Moves,
+    Play,
+    Question,
     Rng,
     Seat,
     open_decision,
 )
 from core.games.biggiebills.actions import (
     Accept,
+    Action,
     Block,
     Challenge,
     Done,
@@ -62,23 +64,41 @@ from core.games.biggiebills.flow import (
 )
 from core.games.biggiebills.hand import hand_change
 from core.games.biggiebills.legal import (
+    accept_options,
+    accept_problem,
+    answering,
+    block_options,
     block_problem,
     blocking,
+    challenge_options,
     challenge_problem,
     cost_of,
+    done_options,
     done_problem,
+    elsewhere,
+    exchange_options,
     exchange_problem,
+    growth_options,
     growth_problem,
     in_force,
     may_play_on,
+    not_challenged,
+    not_returning,
     penalty_of,
+    propose_options,
     propose_problem,
+    propose_shape,
+    return_options,
     return_problem,
     returning,
     skip_fine,
+    skip_options,
     skip_problem,
     taking_turn,
     to_return,
+    turn_problem,
+    vote_opened,
+    vote_options,
     vote_problem,
 )
 from core.games.biggiebills.state import (
@@ -91,7 +111,7 @@ from core.games.biggiebills.state import (
 )
 from core.games.biggiebills.text import money, plural, possessive
 
-__all__ = ["DECISIONS", "MOVES", "clock_timeout", "news"]
+__all__ = ["FLOW", "clock_timeout", "news"]
 
 
 def news(before: BiggieBillsState, after: BiggieBillsState) -> list[Event]:
@@ -111,7 +131,6 @@ def news(before: BiggieBillsState, after: BiggieBillsState) -> list[Event]:
 
 
 def _done(state: BiggieBillsState, seat: Seat, action: Done, rng: Rng) -> list[Event]:
-    _refuse(done_problem(state, seat))
     events: list[Event] = [TurnEnded(text=f"{state.names[seat]} ends its turn.")]
     end_turn(state, rng, events)
     return events
@@ -120,21 +139,15 @@ def _done(state: BiggieBillsState, seat: Seat, action: Done, rng: Rng) -> list[E
 def _answer(state: BiggieBillsState, seat: Seat, action: Block | Accept, rng: Rng) -> list[Event]:
     """The challenged team blocks the pending challenge or accepts it."""
     blocked = isinstance(action, Block)
-    _refuse(block_problem(state, seat, blocked))
     events: list[Event] = []
     _resolve(state, blocked, events, "")
     _after(state, rng, events)
     return events
 
 
-def _refuse(problem: str | None) -> None:
-    if problem is not None:
-        raise IllegalAction(problem)
-
-
 def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
     """After a turn action: bankruptcies and the end, then end the turn once nothing is left."""
-    if settle(state, events) or state.phase != "turn":
+    if settle(state, events) or state.deciding != "turn":
         return
     seat = state.turn_seat
     assert seat is not None
@@ -149,7 +162,6 @@ def _after(state: BiggieBillsState, rng: Rng, events: list[Event]) -> None:
 
 
 def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> list[Event]:
-    _refuse(growth_problem(state, seat, action.card, action.target))
     cost = cost_of(state, action.card)
     moves: list[Move] = []
     pay(state, seat, BANK, cost, moves)
@@ -195,7 +207,6 @@ def _play(state: BiggieBillsState, seat: Seat, action: PlayGrowth, rng: Rng) -> 
 
 
 def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng) -> list[Event]:
-    _refuse(challenge_problem(state, seat, action.active, action.card))
     active = state.find_active(action.active)
     assert active is not None
     flex = action.card in FLEX_STAGES
@@ -223,7 +234,6 @@ def _challenge(state: BiggieBillsState, seat: Seat, action: Challenge, rng: Rng)
             state.challenges[seat].append(drawn)
     # Every challenge opens the reaction window, whatever the challenged team holds: whether
     # it has a Block a Challenge card stays its secret (without one it can only accept).
-    state.phase = "block"
     open_decision(state, "block")
     wait = state.options.block_seconds
     text += f" {state.names[owner]} may block it with a Block a Challenge card or accept it" + (
@@ -270,13 +280,11 @@ def _resolve(state: BiggieBillsState, blocked: bool, events: list[Event], prefix
         )
         settled = ChallengeAccepted
     state.pending = None
-    state.phase = "turn"
     open_decision(state, "turn")
     events.append(settled(text=prefix + text, seat=owner, active=active.id, moves=moves))
 
 
 def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -> list[Event]:
-    _refuse(exchange_problem(state, seat, list(action.cards)))
     price = exchange_price(in_force(state))
     moves: list[Move] = []
     pay(state, seat, BANK, price, moves)
@@ -311,7 +319,6 @@ def _exchange(state: BiggieBillsState, seat: Seat, action: Exchange, rng: Rng) -
 def _skip(
     state: BiggieBillsState, seat: Seat, action: Skip, rng: Rng, prefix: str = ""
 ) -> list[Event]:
-    _refuse(skip_problem(state, seat))
     amount = skip_fine(state)
     moves: list[Move] = []
     pay(state, seat, BANK, amount, moves)
@@ -332,7 +339,6 @@ def _skip(
 
 def _return(state: BiggieBillsState, seat: Seat, action: ReturnCards, rng: Rng) -> list[Event]:
     cards = action.cards
-    _refuse(return_problem(state, seat, cards))
     for card in cards:
         return_card(state, seat, card)
     # Which cards went back stays secret: the channel hears how many.
@@ -356,7 +362,6 @@ def _return(state: BiggieBillsState, seat: Seat, action: ReturnCards, rng: Rng) 
 
 def _propose(state: BiggieBillsState, seat: Seat, action: ProposeTarget, rng: Rng) -> list[Event]:
     target = action.target
-    _refuse(propose_problem(state, seat, target))
     state.vote = TargetVote(target=target, proposer=seat, agreed=[seat], opened=state.version + 1)
     state.proposed[seat] = state.cycle
     others = len(state.living()) - 1
@@ -373,7 +378,6 @@ def _propose(state: BiggieBillsState, seat: Seat, action: ProposeTarget, rng: Rn
 
 def _vote(state: BiggieBillsState, seat: Seat, action: Vote, rng: Rng) -> list[Event]:
     agree = action.agree
-    _refuse(vote_problem(state, seat))
     vote = state.vote
     assert vote is not None
     team, target = state.names[seat], money(vote.target)
@@ -398,7 +402,7 @@ def _vote(state: BiggieBillsState, seat: Seat, action: Vote, rng: Rng) -> list[E
 def clock_timeout(state: BiggieBillsState, rng: Rng) -> list[Event]:
     """The game clock (``minutes``) calls time. A challenge waiting for its answer stands."""
     events: list[Event] = []
-    if state.phase == "block":
+    if state.deciding == "block":
         _resolve(state, False, events, "Time is up: no block. ")
     call_time(state, events, rng)
     return events
@@ -440,43 +444,61 @@ def _turn_runs_out(state: BiggieBillsState, rng: Rng) -> list[Event]:
     return events
 
 
-DECISIONS: dict[str, Decision[BiggieBillsState]] = {
-    "turn": Decision(
-        waits=taking_turn,
-        seconds=lambda state: state.options.turn_seconds,
-        timeout=_turn_runs_out,
-        each_action=True,
+FLOW: Flow[BiggieBillsState, Action] = Flow(
+    decisions={
+        "turn": Decision(
+            plays={
+                PlayGrowth: Play(check=growth_problem, apply=_play, offers=growth_options),
+                Challenge: Play(
+                    check=challenge_problem, apply=_challenge, offers=challenge_options
+                ),
+                Exchange: Play(check=exchange_problem, apply=_exchange, offers=exchange_options),
+                Skip: Play(check=skip_problem, apply=_skip, offers=skip_options),
+                Done: Play(check=done_problem, apply=_done, offers=done_options),
+                ProposeTarget: Play(
+                    check=propose_problem,
+                    apply=_propose,
+                    offers=propose_options,
+                    shape=propose_shape,
+                    anyone=True,
+                ),
+            },
+            who=turn_problem,
+            waits=taking_turn,
+            seconds=lambda state: state.options.turn_seconds,
+            timeout=_turn_runs_out,
+            each_action=True,
+        ),
+        "block": Decision(
+            plays={
+                Block: Play(check=block_problem, apply=_answer, offers=block_options),
+                Accept: Play(check=accept_problem, apply=_answer, offers=accept_options),
+            },
+            who=not_challenged,
+            waits=blocking,
+            seconds=lambda state: state.options.block_seconds,
+            timeout=_block_runs_out,
+            each_action=True,
+        ),
+        "returns": Decision(
+            plays={ReturnCards: Play(check=return_problem, apply=_return, offers=return_options)},
+            who=not_returning,
+            waits=returning,
+            seconds=lambda state: state.options.turn_seconds,
+            timeout=_returns_run_out,
+            each_action=True,
+        ),
+    },
+    # A vote on a new target runs beside the turns; a team agreeing to it (the vote still
+    # open) changes nobody else's choices, and every other action is a new decision.
+    question=Question(
+        seats=answering,
+        opened=vote_opened,
+        plays={Vote: Play(check=vote_problem, apply=_vote, offers=vote_options)},
     ),
-    "block": Decision(
-        waits=blocking,
-        seconds=lambda state: state.options.block_seconds,
-        timeout=_block_runs_out,
-        each_action=True,
-    ),
-    "returns": Decision(
-        waits=returning,
-        seconds=lambda state: state.options.turn_seconds,
-        timeout=_returns_run_out,
-        each_action=True,
-    ),
-}
-"""The decisions the game waits on: a team's turn, the block window of a challenge and the
-returns after an acquisition, each with its deadline option and what its passing does. Every
-action is a new decision point in each: a play changes the team's hand and what it may do
-next (the vote on a new target, the game's :class:`~core.engine.Question`, runs beside them)."""
-
-
-MOVES: Moves[BiggieBillsState] = {
-    PlayGrowth: _play,
-    Challenge: _challenge,
-    Exchange: _exchange,
-    Skip: _skip,
-    Done: _done,
-    Block: _answer,
-    Accept: _answer,
-    ReturnCards: _return,
-    ProposeTarget: _propose,
-    Vote: _vote,
-}
-"""The moves, by the action each applies (a ``Timeout`` is its decision's, :data:`DECISIONS`,
-or the game clock's, :func:`clock_timeout`)."""
+    misplaced=elsewhere,
+)
+"""What may be played when: a team's turn, the block window of a challenge and the returns
+after an acquisition, each with the moves it takes, its deadline option and what its passing
+does, and the vote on a new target beside them. Every action is a new decision point in each: a
+play changes the team's hand and what it may do next."""

@@ -29,7 +29,6 @@ __all__ = [
     "BiggieBillsOptions",
     "BiggieBillsState",
     "Pending",
-    "Phase",
     "TargetVote",
 ]
 
@@ -54,8 +53,6 @@ MAX_TARGET = 10_000
 """The largest target ($10B): payoffs grow with the target, so every target up to it can be
 reached (see ``cards.target_percent``)."""
 MAX_MINUTES = 24 * 60
-
-Phase = Literal["turn", "block", "returns", "over"]
 
 
 class BiggieBillsOptions(GameOptions):
@@ -135,7 +132,6 @@ class BiggieBillsState(GameState):
     """Everything about a game, hands included; see ``view`` for what each seat may see."""
 
     options: BiggieBillsOptions
-    phase: Phase = "turn"
     cycle: int = 0
     order: list[Seat] = Field(default_factory=list)
     """This cycle's random team order; every team plays twice, in this order each time."""
@@ -215,13 +211,20 @@ class BiggieBillsState(GameState):
         phase = str(data.get("phase", "turn"))
         return phase if phase in ("turn", "block", "returns") else None
 
+    @classmethod
+    def upgrade(cls, data: dict[str, object]) -> dict[str, object]:
+        # Until issue 38 the game kept a phase of its own beside the decision (the same names).
+        if "phase" not in data:
+            return data  # as stored now (every copy the engine makes reads this way)
+        return {key: value for key, value in data.items() if key != "phase"}
+
     @property
     def teams(self) -> int:
         return len(self.names)
 
     @property
     def turn_seat(self) -> Seat | None:
-        if self.phase == "over" or not self.order:
+        if self.finished or not self.order:
             return None
         return self.order[self.turn_index % len(self.order)]
 

@@ -25,13 +25,13 @@ from core.games.biggiebills.legal import (
     cost_of,
     excess,
     in_force,
-    legal_actions,
     payoff_of,
     penalty_of,
     return_hint,
     skip_fine,
     vote_problem,
 )
+from core.games.biggiebills.rules import FLOW
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money, plural, possessive
 from core.games.biggiebills.view import BiggieBillsView
@@ -126,15 +126,15 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
             f"{state.names[vote.proposer]} proposes a new target of {money(vote.target)}: agree "
             "or refuse on the vote in the game's thread (typed: `target yes` or `target no`)."
         )
-    legal = legal_actions(state, seat)
+    legal = FLOW.legal_actions(state, seat)
     # A vote on a new target is answered on the public prompt, not here.
     proposals = [a for a in legal if isinstance(a, ProposeTarget)]
     legal = [a for a in legal if not isinstance(a, Vote | ProposeTarget)]
     title = f"BiggieBills$$$: {state.names[seat]}"
-    if state.phase == "returns" and legal:
+    if state.deciding == "returns" and legal:
         lines.append(f"Your acquisition is complete. {return_hint(state, seat)}")
         return ui.Message(title=title, text="\n".join(lines), selects=_return_menus(state, seat))
-    if state.phase == "block" and legal:
+    if state.deciding == "block" and legal:
         pending = state.pending
         assert pending is not None
         challenger = state.names[pending.challenger]
@@ -236,9 +236,9 @@ def _fine(state: BiggieBillsState) -> str:
 def _waiting(state: BiggieBillsState) -> str:
     """What a team not asked anything reads: no name, since the panel is not redrawn as the
     turns pass (the board says whose turn it is)."""
-    if state.phase == "block":
+    if state.deciding == "block":
         return "Nothing for your team to do: a challenged team is deciding (see the board)."
-    if state.phase == "returns":
+    if state.deciding == "returns":
         return "Nothing for your team to do: an acquirer is returning extra cards."
     return ui.idle(team=True)
 

@@ -29,7 +29,7 @@ from core.games.biggiebills.legal import (
     penalty_of,
     skip_fine,
 )
-from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState, Phase
+from core.games.biggiebills.state import BiggieBillsOptions, BiggieBillsState
 from core.games.biggiebills.text import money
 
 __all__ = [
@@ -43,12 +43,16 @@ __all__ = [
     "HandView",
     "IndustryView",
     "PendingView",
+    "Phase",
     "TeamView",
     "VoteView",
     "growth_view",
     "seat_view",
     "view",
 ]
+
+Phase = Literal["turn", "block", "returns", "over"]
+"""What a view shows the game deciding: the open decision's name, or ``over``."""
 
 
 class _Part(BaseModel):
@@ -362,11 +366,11 @@ def view(state: BiggieBillsState, viewer: Seat | None) -> BiggieBillsView:
     pending = state.pending
     return BiggieBillsView(
         version=state.version,
-        phase=state.phase,
+        phase=state.deciding or "over",
         cycle=state.cycle,
         order=list(state.order),
         turn_index=state.turn_index,
-        turn=state.turn_seat if state.phase != "over" else None,
+        turn=state.turn_seat if not state.finished else None,
         plays_left=state.plays_left,
         flex_left=state.flex_left,
         acted=state.acted,

@@ -21,7 +21,7 @@ from core.games.bigidea.events import (
     RoundBegun,
     VentureOpened,
 )
-from core.games.bigidea.legal import can_pick, chit_payout, mezzanine_options
+from core.games.bigidea.legal import can_pick, chit_payout, may_move_chits
 from core.games.bigidea.state import DEAL_CARDS, START_CARDS, BigIdeaState, Launch, Product
 from core.games.bigidea.text import card_list, join, money, plural, product_label
 from core.turns import rotation
@@ -111,7 +111,6 @@ def start_round(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
         )
     )
     _deal(state, rng, DEAL_CARDS, events)
-    state.phase = "pick"
     state.picks = [None] * state.players
     state.votes = {}
     if any(can_pick(state, seat) for seat in state.seats):
@@ -164,7 +163,6 @@ def reveal(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     )
     state.picks = [None] * state.players
     if made:
-        state.phase = "venture"
         state.votes = {}
         open_decision(state, "venture")
         events.append(
@@ -212,8 +210,8 @@ def resolve_votes(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
 
 
 def _start_mezzanine(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
-    state.phase = "mezzanine"
     state.turn = 0
+    open_decision(state, "mezzanine")
     events.append(
         MezzanineOpened(
             text=(
@@ -234,8 +232,8 @@ def next_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
 def _settle_turn(state: BigIdeaState, rng: Rng, events: list[Event]) -> None:
     # A seat whose only choice is to pass is not kept waiting on the clock.
     while (seat := state.turn_seat) is not None and state.turn < state.players:
-        if len(mezzanine_options(state, seat)) > 1:
-            open_decision(state, "turn")
+        if may_move_chits(state, seat):
+            open_decision(state, "mezzanine")
             return
         events.append(
             PlayerPassed(
@@ -324,7 +322,6 @@ def ranking(state: BigIdeaState) -> list[Standing]:
 
 
 def _finish(state: BigIdeaState, events: list[Event]) -> None:
-    state.phase = "over"
     standings = ranking(state)
     top = [st.name for st in standings if st.rank == 1]
     best = money(state.money[standings[0].seat])

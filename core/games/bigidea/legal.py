@@ -1,31 +1,50 @@
-"""What each seat may do now, and the prices that decide it.
+"""What each seat may do now, and the prices that decide it: each move's check (why an action
+is refused, as a sentence) and its offers (the actions a seat might make).
 
-The reducer in ``rules.py`` validates with the same helpers, so ``legal_actions`` and ``apply``
-cannot drift apart.
+The game's declaration (``rules.FLOW``) files each check and its offers under the decision that
+accepts the move; the engine refuses with the check's sentence and lists as legal the offers the
+check passes, so ``legal_actions`` and ``apply`` cannot drift apart.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations
 
 from core.engine import Seat
-from core.games.bigidea.actions import Action, Invest, Pass, Pick, Point, Withdraw
+from core.games.bigidea.actions import PITCH_LIMIT, Invest, Pass, Pick, Pitch, Point, Withdraw
+from core.games.bigidea.cards import product_name
 from core.games.bigidea.state import BigIdeaState, Product
+from core.games.bigidea.text import join, money, plural, product_label
+from core.text import possessive
 
 __all__ = [
     "can_pick",
     "chit_payout",
+    "has_pick_option",
     "invest_cost",
-    "legal_actions",
+    "invest_options",
+    "invest_problem",
+    "may_move_chits",
     "may_pitch",
     "mezzanine_options",
+    "not_on_turn",
     "on_turn",
+    "pass_options",
+    "pass_problem",
     "pick_options",
+    "pick_problem",
+    "pick_shape",
     "picking",
+    "pitch_options",
+    "pitch_problem",
+    "pitch_shape",
     "point_options",
+    "point_problem",
     "pointing",
     "unit_price",
-    "waiting_for",
+    "withdraw_options",
+    "withdraw_problem",
 ]
 
 
@@ -61,11 +80,69 @@ def has_pick_option(state: BigIdeaState, seat: Seat) -> bool:
     return any(set(combo) != current for size in sizes for combo in combinations(hand, size))
 
 
+def pick_problem(state: BigIdeaState, seat: Seat, action: Pick) -> str | None:
+    """Why ``seat`` may not pick ``action.cards`` in this seed phase, or None."""
+    opts = state.options
+    if not can_pick(state, seat):
+        return "You have too few cards to make a product this round."
+    cards = action.cards
+    if not opts.min_pick <= len(cards) <= opts.max_pick:
+        wanted = f"one to {opts.max_pick} cards" if opts.larger_products else "exactly two cards"
+        return f"Pick {wanted}; you picked {len(cards)}."
+    if len(set(cards)) != len(cards):
+        return "Pick each card only once."
+    missing = [cid for cid in cards if cid not in state.hands[seat]]
+    if missing:
+        return f"You do not hold {join([f'“{m}”' for m in missing])}."
+    if state.picks[seat] is not None and set(state.picks[seat] or ()) == set(cards):
+        # A double click or a repeated command: say so, and leave the game as it was.
+        return "You have already picked those cards; you may pick others until everyone has picked."
+    return None
+
+
+def pick_shape(action: Pick) -> object:
+    """A pick is its cards, in whatever order they were named (:func:`pick_options` lists
+    each set once; the product puts its item first, the descriptions as picked)."""
+    return frozenset(action.cards)
+
+
 def may_pitch(state: BigIdeaState, seat: Seat) -> bool:
     """Whether ``seat`` owns a new product it may still pitch: the pointing is not revealed yet
     (it is as soon as everyone has pointed) and the product has no pitch."""
-    product = state.new_product_of(seat) if state.phase == "venture" else None
+    product = state.new_product_of(seat) if state.deciding == "venture" else None
     return product is not None and product.pitch is None
+
+
+def pitch_problem(state: BigIdeaState, seat: Seat, action: Pitch) -> str | None:
+    """Why ``seat`` may not make this pitch in the venture phase, or None."""
+    product = state.new_product_of(seat)
+    if product is None:
+        return (
+            "You can pitch only your own new product, after the reveal and until everyone has "
+            "pointed."
+        )
+    if product.pitch is not None:
+        return f"You have already pitched your {product_name(product.cards)}."
+    text = " ".join(action.text.split())
+    if not text:
+        return "Your pitch is empty."
+    if len(text) > PITCH_LIMIT:
+        return f"Your pitch has {plural(len(text), 'character')}; the limit is {PITCH_LIMIT}."
+    return None
+
+
+def pitch_options(state: BigIdeaState, seat: Seat) -> list[Pitch]:
+    """A pitch is the owner's own words, any of them: one stands for all (its name, said
+    plainly). Bots have no words for a pitch and never make one."""
+    product = state.new_product_of(seat)
+    if product is None:
+        return []
+    return [Pitch(text=f"The {product_name(product.cards)}.")]
+
+
+def pitch_shape(action: Pitch) -> object:
+    """Every pitch is one choice: what it says is the owner's to type."""
+    return "pitch"
 
 
 def point_options(state: BigIdeaState, seat: Seat) -> list[Point]:
@@ -74,6 +151,17 @@ def point_options(state: BigIdeaState, seat: Seat) -> list[Point]:
     if seat in state.votes:
         targets.remove(state.votes[seat])
     return [Point(seat=target) for target in targets]
+
+
+def point_problem(state: BigIdeaState, seat: Seat, action: Point) -> str | None:
+    """Why ``seat`` may not point at ``action.seat`` in the venture phase, or None."""
+    target = action.seat
+    if target is not None and target not in state.seats:
+        return f"There is no player at seat {target}."
+    if seat in state.votes and state.votes[seat] == target:
+        whom = "nobody" if target is None else state.names[target]
+        return f"You already point at {whom}; you may change that until everyone has pointed."
+    return None
 
 
 def unit_price(state: BigIdeaState, product: Product) -> int:
@@ -94,31 +182,94 @@ def chit_payout(state: BigIdeaState, product: Product, roll: int) -> int:
     return 200 * roll
 
 
-def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw | Pass]:
-    """Invest where affordable, withdraw where ``seat`` has a chit, or pass."""
-    options: list[Invest | Withdraw | Pass] = []
-    if state.chits[seat] > 0:
-        options.extend(
-            Invest(product=p.id)
-            for p in state.products
-            if sum(invest_cost(state, p, seat)) <= state.money[seat]
+def not_on_turn(state: BigIdeaState, seat: Seat) -> str | None:
+    """Why ``seat`` may not move chits now: it is another seat's mezzanine turn."""
+    turn = state.turn_seat
+    if turn != seat:
+        return f"It is {possessive(state.names[turn or 0])} turn, not yours."
+    return None
+
+
+def _product_problem(state: BigIdeaState, product_id: int) -> str | None:
+    if state.product(product_id) is None:
+        return f"There is no product #{product_id} on the table."
+    return None
+
+
+def invest_problem(state: BigIdeaState, seat: Seat, action: Invest) -> str | None:
+    """Why ``seat`` may not invest a chit in product ``action.product`` on its turn, or None."""
+    product = state.product(action.product)
+    if product is None:
+        return _product_problem(state, action.product)
+    if state.chits[seat] == 0:
+        return "You have no chits left to invest."
+    cost = invest_cost(state, product, seat)
+    if sum(cost) > state.money[seat]:
+        return (
+            f"You need {money(sum(cost))} to invest in {product_label(state, product)}; "
+            f"you have {money(state.money[seat])}."
         )
-    options.extend(Withdraw(product=p.id) for p in state.products if p.chits[seat] > 0)
-    options.append(Pass())
-    return options
+    return None
 
 
-def legal_actions(state: BigIdeaState, seat: Seat) -> list[Action]:
-    """Every action ``seat`` may apply now. Pitches are free text and never listed."""
-    if state.finished or seat not in state.seats:
-        return []
-    if state.phase == "pick":
-        return list(pick_options(state, seat)) if can_pick(state, seat) else []
-    if state.phase == "venture":
-        return list(point_options(state, seat))
-    if state.phase == "mezzanine" and state.turn_seat == seat:
-        return list(mezzanine_options(state, seat))
-    return []
+def invest_options(state: BigIdeaState, seat: Seat) -> list[Invest]:
+    return [_invest(p.id) for p in state.products]
+
+
+def withdraw_problem(state: BigIdeaState, seat: Seat, action: Withdraw) -> str | None:
+    """Why ``seat`` may not take a chit back from product ``action.product``, or None."""
+    product = state.product(action.product)
+    if product is None:
+        return _product_problem(state, action.product)
+    if product.chits[seat] == 0:
+        return f"You have no chit on {product_label(state, product)}."
+    return None
+
+
+def withdraw_options(state: BigIdeaState, seat: Seat) -> list[Withdraw]:
+    return [_withdraw(p.id) for p in state.products]
+
+
+@cache
+def _invest(product: int) -> Invest:
+    # Made once a product (actions are frozen: one object may be offered to every seat).
+    return Invest(product=product)
+
+
+@cache
+def _withdraw(product: int) -> Withdraw:
+    return Withdraw(product=product)
+
+
+def pass_problem(state: BigIdeaState, seat: Seat, action: Pass) -> str | None:
+    """Passing is always allowed on one's turn."""
+    return None
+
+
+def pass_options(state: BigIdeaState, seat: Seat) -> list[Pass]:
+    return [_PASS]
+
+
+_PASS = Pass()
+"""Offered to every seat on its turn (actions are frozen: one object will do)."""
+
+
+def mezzanine_options(state: BigIdeaState, seat: Seat) -> list[Invest | Withdraw | Pass]:
+    """What ``seat`` may do on its mezzanine turn: invest where affordable, withdraw where it
+    has a chit, or pass (the same offers and checks as the declared moves)."""
+    invests = [a for a in invest_options(state, seat) if invest_problem(state, seat, a) is None]
+    withdraws = [
+        a for a in withdraw_options(state, seat) if withdraw_problem(state, seat, a) is None
+    ]
+    return [*invests, *withdraws, _PASS]
+
+
+def may_move_chits(state: BigIdeaState, seat: Seat) -> bool:
+    """Whether ``seat`` may do more than pass on its mezzanine turn (:func:`mezzanine_options`
+    lists more than a pass), found without listing them all."""
+    return any(invest_problem(state, seat, a) is None for a in invest_options(state, seat)) or any(
+        withdraw_problem(state, seat, a) is None for a in withdraw_options(state, seat)
+    )
 
 
 def picking(state: BigIdeaState) -> list[Seat]:
@@ -137,14 +288,3 @@ def on_turn(state: BigIdeaState) -> list[Seat]:
     """Whom a mezzanine turn waits for: the seat to play."""
     seat = state.turn_seat
     return [] if seat is None else [seat]
-
-
-def waiting_for(state: BigIdeaState) -> list[Seat]:
-    """Seats whose input the game needs before it can move on (in whatever phase)."""
-    if state.finished:
-        return []
-    if state.phase == "pick":
-        return picking(state)
-    if state.phase == "venture":
-        return pointing(state)
-    return on_turn(state)

@@ -14,7 +14,7 @@ def recap(state: BigIdeaState) -> list[str]:
     if state.finished:
         lines = [f"{plural(state.rounds, 'round')}: every player dealt twice."]
     else:
-        lines = [f"Ended in round {state.round} of {state.rounds}, in the {state.phase} phase."]
+        lines = [f"Ended in round {state.round} of {state.rounds}, in the {state.deciding} phase."]
     invented = plural(state.next_product_id - 1, "product")
     if state.launches:
         lines.append(

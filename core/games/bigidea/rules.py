@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.engine import Audience, Decision, Event, IllegalAction, Moves, Rng, Seat
-from core.games.bigidea.actions import (
-    PITCH_LIMIT,
-    Invest,
-    Pass,
-    Pick,
-    Pitch,
-    Point,
-    Withdraw,
-)
+from pydantic import BaseModel
+
+from core.engine import Audience, Decision, Event, Flow, Play, Rng, Seat
+from core.games.bigidea.actions import Action, Invest, Pass, Pick, Pitch, Point, Withdraw
 from core.games.bigidea.cards import deck_ids, is_product, product_name
 from core.games.bigidea.events import (
     ChitInvested,
@@ -26,34 +20,31 @@ from core.games.bigidea.events import (
 )
 from core.games.bigidea.flow import deal_start, next_turn, resolve_votes, reveal, start_round
 from core.games.bigidea.legal import (
-    can_pick,
     invest_cost,
-    may_pitch,
+    invest_options,
+    invest_problem,
+    not_on_turn,
     on_turn,
+    pass_options,
+    pass_problem,
     pick_options,
+    pick_problem,
+    pick_shape,
     picking,
+    pitch_options,
+    pitch_problem,
+    pitch_shape,
+    point_options,
+    point_problem,
     pointing,
+    withdraw_options,
+    withdraw_problem,
 )
 from core.games.bigidea.state import START_MONEY, BigIdeaOptions, BigIdeaState, Product
-from core.games.bigidea.text import (
-    card_list,
-    join,
-    money,
-    pick_line,
-    plural,
-    point_line,
-    product_label,
-)
-from core.text import escape, possessive
+from core.games.bigidea.text import card_list, join, money, pick_line, point_line, product_label
+from core.text import escape
 
-__all__ = ["DECISIONS", "MOVES", "new_state"]
-
-_PHASE_NAMES = {
-    "pick": "the seed phase",
-    "venture": "the venture phase",
-    "mezzanine": "the mezzanine phase",
-    "over": "the end of the game",
-}
+__all__ = ["FLOW", "new_state"]
 
 
 def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIdeaState:
@@ -77,33 +68,8 @@ def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIde
     return state
 
 
-def _require_phase(state: BigIdeaState, phase: str, what: str) -> None:
-    if state.phase != phase:
-        raise IllegalAction(
-            f"{what} in {_PHASE_NAMES[phase]}; this is {_PHASE_NAMES[state.phase]}."
-        )
-
-
 def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event]:
-    _require_phase(state, "pick", "Products are picked")
-    opts = state.options
-    if not can_pick(state, seat):
-        raise IllegalAction("You have too few cards to make a product this round.")
-    cards = action.cards
-    if not opts.min_pick <= len(cards) <= opts.max_pick:
-        wanted = f"one to {opts.max_pick} cards" if opts.larger_products else "exactly two cards"
-        raise IllegalAction(f"Pick {wanted}; you picked {len(cards)}.")
-    if len(set(cards)) != len(cards):
-        raise IllegalAction("Pick each card only once.")
-    missing = [cid for cid in cards if cid not in state.hands[seat]]
-    if missing:
-        raise IllegalAction(f"You do not hold {join([f'“{m}”' for m in missing])}.")
-    if state.picks[seat] is not None and set(state.picks[seat] or ()) == set(cards):
-        # A double click or a repeated command: say so, and leave the game as it was.
-        raise IllegalAction(
-            "You have already picked those cards; you may pick others until everyone has picked."
-        )
-    state.picks[seat] = list(cards)
+    state.picks[seat] = list(action.cards)
     events: list[Event] = []
     if not picking(state):
         # The last pick: the reveal says what everyone picked, and a confirmation that it may
@@ -112,27 +78,15 @@ def _pick(state: BigIdeaState, seat: Seat, action: Pick, rng: Rng) -> list[Event
         return events
     # That this seat has picked (never what) shows in the board's waiting line alone: a line
     # of the story per pick would only repeat it. The confirmation is the panel's own line.
-    mine = list(cards)
+    mine = list(action.cards)
     events.append(PickChosen(text=pick_line(mine), audience=Audience.only(seat), cards=mine))
     return events
 
 
 def _pitch(state: BigIdeaState, seat: Seat, action: Pitch, rng: Rng) -> list[Event]:
-    product = state.new_product_of(seat) if state.phase == "venture" else None
-    if product is None:
-        raise IllegalAction(
-            "You can pitch only your own new product, after the reveal and until everyone has "
-            "pointed."
-        )
-    if not may_pitch(state, seat):
-        raise IllegalAction(f"You have already pitched your {product_name(product.cards)}.")
+    product = state.new_product_of(seat)
+    assert product is not None  # pitch_problem
     text = " ".join(action.text.split())
-    if not text:
-        raise IllegalAction("Your pitch is empty.")
-    if len(text) > PITCH_LIMIT:
-        raise IllegalAction(
-            f"Your pitch has {plural(len(text), 'character')}; the limit is {PITCH_LIMIT}."
-        )
     product.pitch = text
     # A pitch changes no phase: the pointing ends when everyone has pointed, pitches or not.
     return [
@@ -147,15 +101,8 @@ def _pitch(state: BigIdeaState, seat: Seat, action: Pitch, rng: Rng) -> list[Eve
 
 
 def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Event]:
-    _require_phase(state, "venture", "Pointing happens")
     target = action.seat
-    if target is not None and target not in state.seats:
-        raise IllegalAction(f"There is no player at seat {target}.")
     whom = "nobody" if target is None else state.names[target]
-    if seat in state.votes and state.votes[seat] == target:
-        raise IllegalAction(
-            f"You already point at {whom}; you may change that until everyone has pointed."
-        )
     state.votes[seat] = target
     events: list[Event] = []
     if not pointing(state):
@@ -171,15 +118,12 @@ def _point(state: BigIdeaState, seat: Seat, action: Point, rng: Rng) -> list[Eve
 def _mezzanine(
     state: BigIdeaState, seat: Seat, action: Invest | Withdraw | Pass, rng: Rng
 ) -> list[Event]:
-    _require_phase(state, "mezzanine", "Chits move")
-    turn = state.turn_seat
-    if turn != seat:
-        raise IllegalAction(f"It is {possessive(state.names[turn or 0])} turn, not yours.")
     name = state.names[seat]
     if isinstance(action, Pass):
         event: Event = PlayerPassed(text=f"{name} passes.", seat=seat)
     else:
-        product = _product(state, action.product)
+        product = state.product(action.product)
+        assert product is not None  # invest_problem, withdraw_problem
         if isinstance(action, Invest):
             event = _invest(state, seat, product)
         else:
@@ -189,23 +133,9 @@ def _mezzanine(
     return events
 
 
-def _product(state: BigIdeaState, product_id: int) -> Product:
-    product = state.product(product_id)
-    if product is None:
-        raise IllegalAction(f"There is no product #{product_id} on the table.")
-    return product
-
-
 def _invest(state: BigIdeaState, seat: Seat, product: Product) -> Event:
     label = product_label(state, product)
-    if state.chits[seat] == 0:
-        raise IllegalAction("You have no chits left to invest.")
     cost = invest_cost(state, product, seat)
-    if sum(cost) > state.money[seat]:
-        raise IllegalAction(
-            f"You need {money(sum(cost))} to invest in {label}; "
-            f"you have {money(state.money[seat])}."
-        )
     for owner, amount in enumerate(cost):
         state.money[seat] -= amount
         state.money[owner] += amount
@@ -224,8 +154,6 @@ def _invest(state: BigIdeaState, seat: Seat, product: Product) -> Event:
 
 def _withdraw(state: BigIdeaState, seat: Seat, product: Product) -> Event:
     label = product_label(state, product)
-    if product.chits[seat] == 0:
-        raise IllegalAction(f"You have no chit on {label}.")
     product.chits[seat] -= 1
     state.chits[seat] += 1
     return ChitWithdrawn(
@@ -279,28 +207,64 @@ def _turn_runs_out(state: BigIdeaState, rng: Rng) -> list[Event]:
     return events
 
 
-DECISIONS: dict[str, Decision[BigIdeaState]] = {
-    "pick": Decision(
-        waits=picking, seconds=lambda state: state.options.pick_seconds, timeout=_picks_run_out
-    ),
-    "venture": Decision(
-        waits=pointing, seconds=lambda state: state.options.vote_seconds, timeout=_pointing_runs_out
-    ),
-    "turn": Decision(
-        waits=on_turn, seconds=lambda state: state.options.turn_seconds, timeout=_turn_runs_out
-    ),
+_PHASE_NAMES = {
+    "pick": "the seed phase",
+    "venture": "the venture phase",
+    "mezzanine": "the mezzanine phase",
 }
-"""The decisions the game waits on: the seed phase's simultaneous pick, the venture phase's
-simultaneous pointing and each mezzanine turn, each with its deadline option and what its
-passing does."""
+"""The decisions by the phase of the rule sheet each is."""
+
+_WHAT: dict[type[BaseModel], str] = {Pick: "Products are picked", Point: "Pointing happens"}
+"""What a move outside its decision is, by its action type (chits move otherwise)."""
 
 
-MOVES: Moves[BigIdeaState] = {
-    Pick: _pick,
-    Pitch: _pitch,
-    Point: _point,
-    Invest: _mezzanine,
-    Withdraw: _mezzanine,
-    Pass: _mezzanine,
-}
-"""The moves, by the action each applies (a ``Timeout`` is its decision's, :data:`DECISIONS`)."""
+def _misplaced(state: BigIdeaState, seat: Seat, action: Action, where: tuple[str, ...]) -> str:
+    """Why a move is refused in a decision that does not take it: the phase it belongs to."""
+    if isinstance(action, Pitch):
+        return (
+            "You can pitch only your own new product, after the reveal and until everyone has "
+            "pointed."
+        )
+    what = _WHAT.get(type(action), "Chits move")
+    now = _PHASE_NAMES.get(state.deciding or "", "the end of the game")
+    return f"{what} in {_PHASE_NAMES[where[0]]}; this is {now}."
+
+
+FLOW: Flow[BigIdeaState, Action] = Flow(
+    decisions={
+        "pick": Decision(
+            plays={
+                Pick: Play(check=pick_problem, apply=_pick, offers=pick_options, shape=pick_shape),
+            },
+            waits=picking,
+            seconds=lambda state: state.options.pick_seconds,
+            timeout=_picks_run_out,
+        ),
+        "venture": Decision(
+            plays={
+                Point: Play(check=point_problem, apply=_point, offers=point_options),
+                Pitch: Play(
+                    check=pitch_problem, apply=_pitch, offers=pitch_options, shape=pitch_shape
+                ),
+            },
+            waits=pointing,
+            seconds=lambda state: state.options.vote_seconds,
+            timeout=_pointing_runs_out,
+        ),
+        "mezzanine": Decision(
+            plays={
+                Invest: Play(check=invest_problem, apply=_mezzanine, offers=invest_options),
+                Withdraw: Play(check=withdraw_problem, apply=_mezzanine, offers=withdraw_options),
+                Pass: Play(check=pass_problem, apply=_mezzanine, offers=pass_options),
+            },
+            who=not_on_turn,
+            waits=on_turn,
+            seconds=lambda state: state.options.turn_seconds,
+            timeout=_turn_runs_out,
+        ),
+    },
+    misplaced=_misplaced,
+)
+"""What may be played when: the seed phase's simultaneous pick, the venture phase's
+simultaneous pointing (and the owners' pitches) and each mezzanine turn, each with the moves it
+takes, its deadline option and what its passing does."""

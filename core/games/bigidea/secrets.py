@@ -37,13 +37,13 @@ def variants(state: BigIdeaState, rng: Rng) -> list[Variant[BigIdeaState]]:
             other = state.model_copy(deep=True)
             other.hands[seat][i], other.deck[j] = other.deck[j], other.hands[seat][i]
             out.append(Variant(owner=seat, state=other, what=f"a card in {possessive(name)} hand"))
-        if state.phase == "pick" and state.picks[seat] is not None:
+        if state.deciding == "pick" and state.picks[seat] is not None:
             options = pick_options(state, seat)
             if options:
                 other = state.model_copy(deep=True)
                 other.picks[seat] = list(rng.choice(options).cards)
                 out.append(Variant(owner=seat, state=other, what=f"{possessive(name)} secret pick"))
-        if state.phase == "venture" and seat in state.votes:
+        if state.deciding == "venture" and seat in state.votes:
             targets = [t for t in [*state.seats, None] if t != state.votes[seat]]
             other = state.model_copy(deep=True)
             other.votes[seat] = rng.choice(targets)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,7 +17,6 @@ __all__ = [
     "BigIdeaOptions",
     "BigIdeaState",
     "Launch",
-    "Phase",
     "Product",
 ]
 
@@ -29,8 +27,6 @@ START_MONEY = 10_00
 BASE_CHITS = 5
 MAX_PRODUCT_CARDS = 4
 """With ``larger_products``: one item and at most three descriptions (see the rules page)."""
-
-Phase = Literal["pick", "venture", "mezzanine", "over"]
 
 
 class BigIdeaOptions(GameOptions):
@@ -100,7 +96,6 @@ class BigIdeaState(GameState):
     """Everything about a game, hands and pending picks included; see ``view`` for the doors."""
 
     options: BigIdeaOptions
-    phase: Phase = "pick"
     round: int = 1
     rounds: int
     """Every player deals twice: 2 x players."""
@@ -130,9 +125,22 @@ class BigIdeaState(GameState):
 
     @classmethod
     def legacy_decision(cls, data: Mapping[str, object]) -> str | None:
-        return {"pick": "pick", "venture": "venture", "mezzanine": "turn"}.get(
-            str(data.get("phase"))
-        )
+        phase = str(data.get("phase"))
+        return phase if phase in ("pick", "venture", "mezzanine") else None
+
+    @classmethod
+    def upgrade(cls, data: dict[str, object]) -> dict[str, object]:
+        # Until issue 38 the game kept a phase of its own beside the decision, and called the
+        # mezzanine's decision "turn" (its deadline key, "turn@v<n>", stands as it was: a timer
+        # already armed still fires it).
+        decision = data.get("decision")
+        renamed = isinstance(decision, dict) and decision.get("name") == "turn"
+        if "phase" not in data and not renamed:
+            return data  # as stored now (every copy the engine makes reads this way)
+        data = {key: value for key, value in data.items() if key != "phase"}
+        if isinstance(decision, dict) and renamed:
+            data["decision"] = {**decision, "name": "mezzanine"}
+        return data
 
     @property
     def players(self) -> int:
@@ -140,7 +148,8 @@ class BigIdeaState(GameState):
 
     @property
     def turn_seat(self) -> Seat | None:
-        if self.phase != "mezzanine":
+        """The seat on its mezzanine turn; None outside the mezzanine."""
+        if self.deciding != "mezzanine":
             return None
         return (self.dealer + self.turn) % self.players
 

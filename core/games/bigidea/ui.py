@@ -18,13 +18,8 @@ from core.games.bigidea.actions import (
     Withdraw,
 )
 from core.games.bigidea.cards import product_name, product_sentence
-from core.games.bigidea.legal import (
-    can_pick,
-    has_pick_option,
-    invest_cost,
-    legal_actions,
-    may_pitch,
-)
+from core.games.bigidea.legal import can_pick, has_pick_option, invest_cost, may_pitch
+from core.games.bigidea.rules import FLOW
 from core.games.bigidea.state import BigIdeaState
 from core.games.bigidea.text import join, money, pick_line, plural, point_line
 from core.games.bigidea.view import BigIdeaView, ProductView, seat_view
@@ -145,8 +140,8 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
     selects: list[ui.Select] = []
     buttons: list[ui.Button] = []
     opts = state.options
-    legal = legal_actions(state, seat) if state.phase == "mezzanine" else []
-    if state.phase == "pick" and not state.finished and has_pick_option(state, seat):
+    legal = FLOW.asked(state, seat) if state.deciding == "mezzanine" else []
+    if state.deciding == "pick" and not state.finished and has_pick_option(state, seat):
         if own.pick:
             lines.append(pick_line(own.pick))
         wanted = (
@@ -169,7 +164,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
                 max_values=min(opts.max_pick, len(hand)),
             )
         )
-    elif state.phase == "venture":
+    elif state.deciding == "venture":
         if own.voted:
             target = own.vote
             lines.append(point_line("nobody" if target is None else state.names[target]))
@@ -187,7 +182,7 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
                 f"press Pitch it, or type `/bigidea pitch <text>`. {when}"
             )
             buttons.append(ui.Button(label="Pitch it…", style="primary", command="pitch", ask=True))
-    elif state.phase == "mezzanine" and legal:
+    elif state.deciding == "mezzanine" and legal:
         lines.append("Your turn: invest a chit, withdraw one of yours, or pass.")
         # Too many choices for buttons: a menu per kind, Pass stays a button.
         buttons, selects = ui.controls(
@@ -196,9 +191,9 @@ def render_private(state: BigIdeaState, seat: Seat) -> ui.Message:
             lambda a: None if isinstance(a, Pass) else type(a).__name__,
             lambda _kind, members: _menus(state, seat, members),
         )
-    elif state.phase == "pick" and not can_pick(state, seat):
+    elif state.deciding == "pick" and not can_pick(state, seat):
         lines.append("You have too few cards to make a product this round.")
-    elif state.phase == "mezzanine":
+    elif state.deciding == "mezzanine":
         lines.append(ui.idle())
     return ui.Message(
         title=f"The Big Idea: {state.names[seat]}",
@@ -245,7 +240,7 @@ def _menus(state: BigIdeaState, seat: Seat, legal: Sequence[Action]) -> list[ui.
 
 def render_prompt(state: BigIdeaState) -> ui.Message | None:
     """During the venture phase: one public message with a button per new product."""
-    if state.phase != "venture":
+    if state.deciding != "venture":
         return None
     buttons = []
     for product in state.products:

@@ -12,14 +12,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.engine import Deadline, Outcome, Seat, View
 from core.games.bigidea.cards import card, product_name, product_sentence
-from core.games.bigidea.legal import can_pick, invest_cost, waiting_for
-from core.games.bigidea.state import BigIdeaOptions, BigIdeaState, Phase, Product
+from core.games.bigidea.legal import can_pick, invest_cost
+from core.games.bigidea.rules import FLOW
+from core.games.bigidea.state import BigIdeaOptions, BigIdeaState, Product
 from core.games.bigidea.text import money
 
 __all__ = [
     "BigIdeaView",
     "CardView",
     "HandCardView",
+    "Phase",
     "PlayerView",
     "ProductView",
     "SeatView",
@@ -27,6 +29,9 @@ __all__ = [
     "seat_view",
     "view",
 ]
+
+Phase = Literal["pick", "venture", "mezzanine", "over"]
+"""The phase of the rule sheet a view shows: the open decision's name, or ``over``."""
 
 
 class _Part(BaseModel):
@@ -188,6 +193,7 @@ def view(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
     """``viewer=None`` is what the whole channel may see."""
     if viewer is not None and viewer not in state.seats:
         viewer = None
+    deciding = state.deciding
     players = [
         PlayerView(
             seat=seat,
@@ -196,20 +202,20 @@ def view(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
             money_text=money(state.money[seat]),
             chits=state.chits[seat],
             hand_size=len(state.hands[seat]),
-            picked=state.picks[seat] is not None if state.phase == "pick" else None,
-            can_pick=can_pick(state, seat) if state.phase == "pick" else None,
-            voted=seat in state.votes if state.phase == "venture" else None,
+            picked=state.picks[seat] is not None if deciding == "pick" else None,
+            can_pick=can_pick(state, seat) if deciding == "pick" else None,
+            voted=seat in state.votes if deciding == "venture" else None,
         )
         for seat in state.seats
     ]
     return BigIdeaView(
         version=state.version,
-        phase=state.phase,
+        phase=deciding or "over",
         round=state.round,
         rounds=state.rounds,
         dealer=state.dealer,
         turn=state.turn_seat,
-        waiting_for=waiting_for(state),
+        waiting_for=FLOW.waiting_for(state),
         # Copies: the view must not share a mutable model with the state.
         options=state.options.model_copy(),
         players=players,

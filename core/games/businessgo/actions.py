@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from core.engine import ActionSet, Timeout
+from core.games.businessgo.board import board
 
 __all__ = [
     "ACTIONS",
@@ -37,7 +38,38 @@ def _single(value: object) -> object:
     return value
 
 
+def _key(name: str) -> str:
+    return name.strip().lower().replace(" ", "_").replace("-", "_")
+
+
+def _country(value: object) -> object:
+    # A country is named by its id or its name ("United States"): read as its id, so that one
+    # choice is one action however it is typed. A name of no country is left for the rules
+    # to refuse, with a sentence.
+    value = _single(value)
+    if not isinstance(value, str):
+        return value
+    countries = board().countries
+    if _key(value) in countries:
+        return _key(value)
+    return next((cid for cid, c in countries.items() if _key(c.name) == _key(value)), value)
+
+
+def _asset(value: object) -> object:
+    # A country (as above) or a Service Industry, by its id or its name ("Law Firm").
+    value = _single(value)
+    if not isinstance(value, str):
+        return value
+    services = board().services
+    found = next((sid for sid, s in services.items() if _key(value) in (sid, _key(s.name))), None)
+    return found if found is not None else _country(value)
+
+
 Id = Annotated[str, BeforeValidator(_single)]
+CountryId = Annotated[str, BeforeValidator(_country)]
+"""A country's id, also read from its name."""
+AssetId = Annotated[str, BeforeValidator(_asset)]
+"""A country's or a Service Industry's id, also read from its name."""
 Amount = Annotated[int, BeforeValidator(_single)]
 
 
@@ -55,14 +87,14 @@ class Setup(_Action):
     """Before rolling: set up a National Corporation on a country whose licence you own."""
 
     type: Literal["setup"] = "setup"
-    country: Id
+    country: CountryId
 
 
 class Convert(_Action):
     """Before rolling: convert a National Corporation that has made a sale."""
 
     type: Literal["convert"] = "convert"
-    country: Id
+    country: CountryId
 
 
 class Buy(_Action):
@@ -95,7 +127,7 @@ class Travel(_Action):
     """Travel Agency: pay the fare and move clockwise to this country."""
 
     type: Literal["travel"] = "travel"
-    country: Id
+    country: CountryId
 
 
 class Join(_Action):
@@ -129,14 +161,14 @@ class AuctionOff(_Action):
     """In debt: offer a country (licence and corporation) or a Service Industry at auction."""
 
     type: Literal["auction"] = "auction"
-    asset: Id
+    asset: AssetId
 
 
 class SellToBank(_Action):
     """In debt: sell a country (licence and corporation) or a Service Industry for half."""
 
     type: Literal["sell_bank"] = "sell_bank"
-    asset: Id
+    asset: AssetId
 
 
 class Downgrade(_Action):
@@ -144,14 +176,14 @@ class Downgrade(_Action):
     conversion."""
 
     type: Literal["downgrade"] = "downgrade"
-    country: Id
+    country: CountryId
 
 
 class Remove(_Action):
     """Mail: the corporation of yours that has gone bankrupt."""
 
     type: Literal["remove"] = "remove"
-    country: Id
+    country: AssetId
 
 
 Action = (

@@ -31,7 +31,7 @@ from core.games.businessgo.legal import (
     selling_corporations,
     units,
 )
-from core.games.businessgo.state import Auction, BusinessGoState, Phase, Sale
+from core.games.businessgo.state import Auction, BusinessGoState, Sale
 from core.games.businessgo.text import join, money, plural
 from core.text import possessive
 from core.turns import after
@@ -190,11 +190,10 @@ class Ctx:
 # --- deadlines and decisions ---------------------------------------------------------------
 
 
-def decide(ctx: Ctx, phase: Phase) -> None:
-    """Open a decision of the player on turn (or a window others answer): the phase is the
-    decision (its deadline and timeout are declared in :data:`~.rules.DECISIONS`)."""
-    ctx.state.phase = phase
-    open_decision(ctx.state, phase)
+def decide(ctx: Ctx, name: str) -> None:
+    """Open a decision of the player on turn (or a window others answer): what it takes, its
+    deadline and its timeout are declared in :data:`~.rules.FLOW`."""
+    open_decision(ctx.state, name)
 
 
 def opening_roll(state: BusinessGoState, rng: Rng) -> str:
@@ -900,7 +899,6 @@ def holdings(state: BusinessGoState, seat: Seat) -> str:
 
 def finish(ctx: Ctx, ended: Ending) -> None:
     state = ctx.state
-    state.phase = "over"
     state.sales = []
     state.auction = None
     state.moving = 0

@@ -21,7 +21,7 @@ SAFE_TOP = 3
 def variants(state: BusinessGoState, rng: Rng) -> list[Variant[BusinessGoState]]:
     out: list[Variant[BusinessGoState]] = []
     auction = state.auction
-    if auction is not None and state.phase == "auction":
+    if auction is not None and state.deciding == "auction":
         for seat, bid in auction.bids.items():
             other = state.model_copy(deep=True)
             assert other.auction is not None

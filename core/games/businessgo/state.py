@@ -16,27 +16,11 @@ __all__ = [
     "BusinessGoOptions",
     "BusinessGoState",
     "Corporation",
-    "Phase",
     "Sale",
 ]
 
 NORMAL_TARGET = 10_000_000
 SHORT_TARGET = 5_000_000
-
-Phase = Literal[
-    "turn",  # before rolling: set up, convert, roll
-    "licence",  # landed on an unsold country: buy its licence or not
-    "service",  # landed on an unsold Service Industry: buy it or not
-    "boom",  # choose up to three different products to sell
-    "casino",  # bet or stop
-    "travel",  # travel to a country or stay
-    "compete",  # a sales competition is open: owners of the product may join
-    "debt",  # cash below zero: raise money
-    "auction",  # a debtor's asset is up for sealed bids
-    "accept",  # the bids are open: the seller takes the best one or sells to the bank
-    "mail",  # a Mail card: choose the corporation to remove
-    "over",
-]
 
 
 class BusinessGoOptions(GameOptions):
@@ -129,8 +113,14 @@ class BusinessGoState(GameState):
         phase = str(data.get("phase", "turn"))
         return None if phase == "over" else phase
 
+    @classmethod
+    def upgrade(cls, data: dict[str, object]) -> dict[str, object]:
+        # Until issue 38 the game kept a phase of its own beside the decision (the same names).
+        if "phase" not in data:
+            return data  # as stored now (every copy the engine makes reads this way)
+        return {key: value for key, value in data.items() if key != "phase"}
+
     options: BusinessGoOptions
-    phase: Phase = "turn"
     cash: list[int]
     position: list[int]
     bankrupt: list[bool]

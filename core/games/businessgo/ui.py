@@ -37,8 +37,8 @@ from core.games.businessgo.legal import (
     bid_amounts,
     debt_ways,
     landed_price,
-    legal_actions,
 )
+from core.games.businessgo.rules import FLOW
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import join, money, plural
 from core.games.businessgo.view import BusinessGoView, CorporationView
@@ -70,7 +70,7 @@ _PHASES = {
     "mail": "choosing the corporation that goes bankrupt",
     "over": "game over",
 }
-_PASS_LABELS = {
+_PASS_LABELS: dict[str | None, str] = {
     "licence": "Don't buy",
     "service": "Don't buy",
     "boom": "End the Boom",
@@ -246,7 +246,7 @@ def _board_controls(state: BusinessGoState) -> tuple[list[ui.Button], list[ui.Se
     answering for themselves."""
     if state.finished:
         return [], []
-    phase = state.phase
+    phase = state.deciding
     if phase == "compete":
         if not state.sales or not state.sales[0].undecided:
             return [], []
@@ -261,7 +261,7 @@ def _board_controls(state: BusinessGoState) -> tuple[list[ui.Button], list[ui.Se
         bids: list[Action] = [Bid(amount=a) for a in bid_amounts(state, None)]
         return _controls(state, None, [*bids, Pass()])
     seat = state.turn
-    legal = legal_actions(state, seat)
+    legal = FLOW.asked(state, seat)
     if not legal:
         return [], []
     return _controls(state, seat, legal)
@@ -276,7 +276,7 @@ def _controls(
         type,
         lambda kind, group: _menus(state, seat, kind, group),
     )
-    typed = _TYPED.get(state.phase)
+    typed = _TYPED.get(state.deciding)
     if typed is not None and len(buttons) < ui.MAX_BUTTONS:
         # An amount of one's own, as a form (the typed command, checked the same way).
         label, command = typed
@@ -317,11 +317,11 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
             + "."
         )
     auction = state.auction
-    if auction is not None and auction.bids.get(seat) and state.phase == "auction":
+    if auction is not None and auction.bids.get(seat) and state.deciding == "auction":
         lines.append(f"Your sealed bid: {money(auction.bids[seat])}.")
     if state.finished:
         lines.append("The game is over.")
-    elif legal_actions(state, seat):
+    elif FLOW.asked(state, seat):
         lines.append("The game waits for you: your choices are the buttons on the board.")
     else:
         lines.append(ui.idle())
@@ -349,13 +349,16 @@ BID_FORM = ui.Ask(
     max_length=20,
 )
 """The forms the Casino's and the auction's buttons open (``bet <amount>``, ``bid <amount>``)."""
-_TYPED = {"casino": ("Bet an amount…", "bet"), "auction": ("Bid an amount…", "bid")}
+_TYPED: dict[str | None, tuple[str, str]] = {
+    "casino": ("Bet an amount…", "bet"),
+    "auction": ("Bid an amount…", "bid"),
+}
 
 
 def _decision_line(state: BusinessGoState) -> str:
     """What the board's buttons decide, for everyone to read."""
     b = board()
-    phase = state.phase
+    phase = state.deciding
     who = state.names[state.turn]
     if phase == "turn":
         return (
@@ -521,11 +524,11 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
         cost = f" ({money(c.conversion)})" if c else ""
         return f"Convert {country(action.country)} to International{cost}"
     if isinstance(action, Buy):
-        if state.phase in ("licence", "service"):
+        if state.deciding in ("licence", "service"):
             return f"Buy for {money(landed_price(state))}"
         return "Buy"
     if isinstance(action, Pass):
-        return _PASS_LABELS.get(state.phase, "Pass")
+        return _PASS_LABELS.get(state.deciding, "Pass")
     if isinstance(action, Sell):
         product = b.products.get(action.product)
         return f"Sell {product.name if product else action.product}"

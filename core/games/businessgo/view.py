@@ -12,18 +12,36 @@ from pydantic import BaseModel, ConfigDict
 
 from core.engine import Deadline, Outcome, Seat, View
 from core.games.businessgo.board import board
-from core.games.businessgo.legal import units, waiting_for
-from core.games.businessgo.state import BusinessGoOptions, BusinessGoState, Phase
+from core.games.businessgo.legal import units
+from core.games.businessgo.rules import FLOW
+from core.games.businessgo.state import BusinessGoOptions, BusinessGoState
 from core.games.businessgo.text import money
 
 __all__ = [
     "AuctionView",
     "BusinessGoView",
     "CorporationView",
+    "Phase",
     "PlayerView",
     "SaleView",
     "view",
 ]
+
+Phase = Literal[
+    "turn",  # before rolling: set up, convert, roll
+    "licence",  # landed on an unsold country: buy its licence or not
+    "service",  # landed on an unsold Service Industry: buy it or not
+    "boom",  # choose up to three different products to sell
+    "casino",  # bet or stop
+    "travel",  # travel to a country or stay
+    "compete",  # a sales competition is open: owners of the product may join
+    "debt",  # cash below zero: raise money
+    "auction",  # a debtor's asset is up for sealed bids
+    "accept",  # the bids are open: the seller takes the best one or sells to the bank
+    "mail",  # a Mail card: choose the corporation to remove
+    "over",
+]
+"""What a view shows the game deciding: the open decision's name, or ``over``."""
 
 
 class _Part(BaseModel):
@@ -167,14 +185,14 @@ def view(state: BusinessGoState, viewer: Seat | None) -> BusinessGoView:
     auction = state.auction
     return BusinessGoView(
         version=state.version,
-        phase=state.phase,
+        phase=state.deciding or "over",
         round=state.round,
         turn=state.turn,
         starter=state.starter,
         opening=state.opening,
         dice=list(state.dice),
         goal=state.options.goal,
-        waiting_for=waiting_for(state),
+        waiting_for=FLOW.waiting_for(state),
         # Copies: the view must not share a mutable model with the state.
         options=state.options.model_copy(),
         players=players,
@@ -207,7 +225,7 @@ def view(state: BusinessGoState, viewer: Seat | None) -> BusinessGoView:
             eligible=list(auction.eligible),
             answered=sorted(auction.bids),
             your_bid=auction.bids.get(viewer) if viewer is not None else None,
-            bids=dict(auction.bids) if state.phase == "accept" else {},
+            bids=dict(auction.bids) if state.deciding == "accept" else {},
         ),
         unsold=list(state.unsold),
         closed=list(state.closed),

@@ -9,7 +9,7 @@ from bot.commands.authority import Authority
 from bot.commands.grammar import words
 from bot.settings import Settings
 from core.commands import Command, find
-from core.engine import GameLike
+from core.engine import GameLike, erase
 from core.games.bigidea import GAME
 from testkit.discord.fake import FakeDiscord
 from testkit.discord.sim import running_bot
@@ -22,7 +22,7 @@ def _command(game: GameLike, word: str) -> Command:
 
 
 async def _complete(word: str, current: str) -> list[str]:
-    complete = completer(GAME, _command(GAME, word))
+    complete = completer(erase(GAME), _command(erase(GAME), word))
     assert complete is not None
     return [choice.value for choice in await complete(cast(Any, None), current)]
 
@@ -42,7 +42,7 @@ async def test_start_options_complete_the_last_word() -> None:
 
 async def test_addbot_offers_counts() -> None:
     assert await _complete("addbot", "") == ["1", "2", "3", "4", "5"]
-    assert completer(GAME, _command(GAME, "join")) is None
+    assert completer(erase(GAME), _command(erase(GAME), "join")) is None
 
 
 async def test_sync_registers_every_subcommand_with_its_option(
@@ -77,7 +77,7 @@ async def test_team_games_complete_team_names_from_the_channel(authority: Author
         interaction: Any = SimpleNamespace(
             client=SimpleNamespace(adapter=SimpleNamespace(authority=authority)), channel_id=channel
         )
-        complete = completer(RELAY, _command(RELAY, "join"))
+        complete = completer(erase(RELAY), _command(erase(RELAY), "join"))
         assert complete is not None
         assert [c.value for c in await complete(interaction, "sh")] == ["Sharks", "Shrimps"]
         assert [c.value for c in await complete(interaction, "")] == ["u1", "Sharks", "Shrimps"]

@@ -79,7 +79,7 @@ async def test_a_whole_game_shows_its_board_as_an_attached_picture(
 
 def _final_picture(record: GameRecord) -> ui.Picture:
     """The picture of the game's final state, drawn from its public view as the bot draws it."""
-    picture = game_of(record).at(running_state(record)).picture()
+    picture = game_of(record).picture(running_state(record))
     assert picture is not None
     return picture
 

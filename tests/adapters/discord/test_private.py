@@ -23,6 +23,7 @@ from tests.adapters.discord.conftest import (
     public_texts,
     thread_of,
 )
+from tests.records import deciding
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 
@@ -149,7 +150,7 @@ async def _press(
 
 def _phase(record: GameRecord | None) -> str:
     assert record is not None and record.state is not None
-    return str(record.state["phase"])
+    return str(deciding(record.state))
 
 
 def _values(message: FakeMessage, custom_id: str) -> list[str] | None:

@@ -33,7 +33,7 @@ from tests.adapters.discord.conftest import (
     thread_of,
     titled,
 )
-from tests.records import plain_state
+from tests.records import deciding, plain_state
 
 FAST = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
 BOARD = "The Big Idea"
@@ -77,7 +77,7 @@ async def _pick(table: Table, user: FakeUser) -> Interaction:
 async def _phase(table: Table) -> str:
     record = await table.record()
     assert record is not None and record.state is not None
-    return str(record.state["phase"])
+    return str(deciding(record.state))
 
 
 # --- the card and where the game plays -----------------------------------------------------------
@@ -334,7 +334,7 @@ async def test_the_turn_notice_rides_on_the_board_and_pings_only_the_player_wait
                 # One new notice, for the user on turn, on the live board.
                 record = await table.record()
                 assert record is not None and record.state is not None
-                assert record.state["phase"] == "turn"
+                assert deciding(record.state) == "turn"
                 (note,) = fresh
                 assert note.target == users[plain_state(record)["turn"]].id
                 (board,) = live_boards(fake, thread, "Busine$$ GO")

@@ -39,7 +39,7 @@ from tests.adapters.discord.conftest import (
     thread_of,
     titled,
 )
-from tests.records import plain_state
+from tests.records import deciding, plain_state
 
 BIGGIE = "biggiebills"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
@@ -99,7 +99,7 @@ def _told_since(fake: FakeDiscord, marks: dict[int, int]) -> list[str]:
 
 
 def _turn_seat(state: BiggieBillsState) -> int | None:
-    return state.turn_seat if state.phase == "turn" else None
+    return state.turn_seat if state.deciding == "turn" else None
 
 
 class _Seen:
@@ -196,7 +196,7 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
             state = state_of(await table.record())
             if _turn_seat(state) == sharks:
                 break
-            assert _turn_seat(state) == owls or state.phase != "turn", state.phase
+            assert _turn_seat(state) == owls or state.deciding != "turn", state.deciding
             await _act_from_hand(table, CAROL)
             now = state_of(await table.record())
             seen.channel(fake, now)
@@ -541,7 +541,7 @@ async def _until_a_person_may_compete(table: Table) -> dict[str, Any]:
         state = plain_state(record) if record is not None else None
         assert state is not None and state["outcome"] is None
         sale = state["sales"][0] if state["sales"] else None
-        if state["phase"] == "compete" and sale and [s for s in sale["eligible"] if s < 3]:
+        if deciding(state) == "compete" and sale and [s for s in sale["eligible"] if s < 3]:
             return dict(sale)
         assert await table.step()
     raise AssertionError("no sales competition was open to a person")
@@ -558,7 +558,7 @@ async def test_busine_go_roll_competition_and_bots_finish(
         # Whoever is on turn rolls with the button on the board, which the press updates.
         for _ in range(20):
             state = await _go_state(table)
-            if state["turn"] < 3 and state["phase"] == "turn":
+            if state["turn"] < 3 and deciding(state) == "turn":
                 break
             assert await table.step()
         seat = state["turn"]

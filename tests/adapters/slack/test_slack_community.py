@@ -24,7 +24,7 @@ def _private_to(loop: Loopback, user: str, since: int) -> list[str]:
     ]
 
 
-async def test_boardroom_answers_privately_shares_a_leaderboard_and_rematch_reseats(
+async def test_boardroom_answers_privately_shares_a_leaderboard_and_rematch_invites(
     loop: Loopback,
 ) -> None:
     table = SlackTable.on(loop, CHANNEL, USERS, random.Random(3), "bigidea")
@@ -59,4 +59,5 @@ async def test_boardroom_answers_privately_shares_a_leaderboard_and_rematch_rese
     assert await table.press_label(USERS[2], "Rematch", commands=True)
     lobby = await stored(loop)
     assert lobby is not None and lobby.status == "lobby" and lobby.host == USERS[2]
-    assert lobby.humans == finished.humans
+    assert lobby.humans == [USERS[2]]  # the others are invited: each joins with a press
+    assert [i.user for i in lobby.invited] == [u for u in finished.humans if u != USERS[2]]

@@ -12,6 +12,7 @@ from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts
 from testkit.waiting import until
 from tests.adapters.slack.conftest import CHANNEL, stored
+from tests.records import deciding
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 
@@ -23,7 +24,7 @@ async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback, clock: Vir
         await table.command(user, "join")
     await table.command(USERS[0], "begin")
     before = await stored(loop)
-    assert before is not None and (before.state or {})["phase"] == "pick"
+    assert before is not None and deciding(before.state or {}) == "pick"
     calls = len(loop.api.calls)
 
     stop = asyncio.Event()
@@ -35,7 +36,7 @@ async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback, clock: Vir
 
         async def picked() -> bool:
             record = await stored(loop)
-            return record is not None and (record.state or {})["phase"] != "pick"
+            return record is not None and deciding(record.state or {}) != "pick"
 
         await until(picked, "the runner ended the pick phase", every_s=0.05)  # it looks as often
         await loop.adapter.settled()
@@ -44,7 +45,7 @@ async def test_an_idle_table_moves_on_when_time_is_up(loop: Loopback, clock: Vir
         with contextlib.suppress(asyncio.CancelledError):
             await runner
     record = await stored(loop)
-    assert record is not None and (record.state or {})["phase"] != "pick"
+    assert record is not None and deciding(record.state or {}) != "pick"
     posted = [c for c in loop.api.calls[calls:] if c.method == "chat.postMessage"]
     assert any("Time is up" in texts(c) for c in posted), [texts(c)[:80] for c in posted]
     assert any(c.method == "chat.update" for c in loop.api.calls[calls:])  # the board moved on

@@ -55,7 +55,7 @@ async def test_a_whole_game_shows_its_board_with_an_uploaded_picture(
     uploaded = api.files[image["slack_file"]["id"]]
     assert uploaded.completed and uploaded.data is not None
     # None is lost at the end: the final board shows the final state's picture.
-    final = game_of(record).at(running_state(record)).picture()
+    final = game_of(record).picture(running_state(record))
     assert final is not None and uploaded.data == final.data and image["alt_text"] == final.alt
     if game == "biggiebills":  # a team's cards in hand are named nowhere public
         secret = Cards().hidden(state_of(record))

@@ -37,7 +37,7 @@ from tests.adapters.slack.conftest import (
     refs,
     stored,
 )
-from tests.records import plain_state
+from tests.records import deciding, plain_state
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 QUICK = "pick_seconds=0 vote_seconds=0 turn_seconds=0"
@@ -102,7 +102,7 @@ async def _waiting_users(loop: Loopback) -> set[str]:
     game = get_game(record.game)
     assert game is not None
     state = load_state(game, record.state_json)
-    return {user for seat in game.at(state).waiting_for() for user in record.seats[seat].users}
+    return {user for seat in game.waiting_for(state) for user in record.seats[seat].users}
 
 
 async def _to_venture(loop: Loopback, table: SlackTable) -> None:
@@ -110,7 +110,7 @@ async def _to_venture(loop: Loopback, table: SlackTable) -> None:
     for user in USERS:
         await _press(loop, user, _menu(table, user), _product(_menu(table, user)))
     record = await stored(loop)
-    assert record is not None and (record.state or {})["phase"] == "venture"
+    assert record is not None and deciding(record.state or {}) == "venture"
 
 
 def _thread_messages(loop: Loopback, thread: str, deleted: bool = False) -> list[Message]:
@@ -344,7 +344,7 @@ async def test_the_public_prompt_loses_its_buttons_when_its_decision_is_over(
         if number < len(USERS) - 1:
             assert _actions(prompt), "the decision is still open"
     record = await stored(loop)
-    assert record is not None and (record.state or {})["phase"] != "venture"
+    assert record is not None and deciding(record.state or {}) != "venture"
     assert not prompt.deleted and _actions(prompt) == []  # still there, its buttons gone
     assert "Point in secret" in texts_of(prompt)
     table.detach()
@@ -471,7 +471,7 @@ async def test_two_workers_delivering_at_once_never_leave_two_boards(
     )
     assert len(boards(loop.api, CHANNEL, thread, BOARD)) == 1
     record = await stored(loop)
-    assert record is not None and (record.state or {})["phase"] != "venture"  # all three voted
+    assert record is not None and deciding(record.state or {}) != "venture"  # all three voted
     # Slack refused only edits of the deleted board (each worker tried it once, at most).
     refused = [(c.method, c.args.get("ts"), c.error) for c in loop.api.refused]
     assert set(refused) == {("chat.update", board.id, "message_not_found")}

@@ -19,7 +19,7 @@ from testkit.slack.loopback import Loopback
 from testkit.slack.players import Component, SlackTable, components, labelled, texts, texts_of
 from tests.adapters.biggiebills_support import Cards, late_game, names_card, state_of
 from tests.adapters.slack.conftest import CHANNEL, boards, refs, save_state, stored
-from tests.records import plain_state
+from tests.records import deciding, plain_state
 
 ALICE, BOB, CAROL = "UALICE", "UBOB", "UCAROL"
 BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
@@ -123,7 +123,7 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
 
     # Carol (the Owls) skips until it is the Sharks' turn; the bots play in between.
     for _ in range(12):
-        if state.phase == "turn" and state.turn_seat == sharks:
+        if state.deciding == "turn" and state.turn_seat == sharks:
             break
         since = len(loop.api.calls)
         await table.command(CAROL, "hand")
@@ -138,7 +138,7 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
         assert await table.press(CAROL, chosen), "Carol's choice changed nothing public"
         state = state_of(await stored(loop))
         checked += _no_leak(loop, since, cards.hidden(state))
-    assert state.phase == "turn" and state.turn_seat == sharks
+    assert state.deciding == "turn" and state.turn_seat == sharks
 
     # Both members hold the team's current panel, with every choice.
     expected = render_private(state, sharks)
@@ -246,7 +246,7 @@ async def test_busine_go_roll_on_the_board_updates_the_board(loop: Loopback) -> 
     assert thread is not None
     for _ in range(20):  # the bot may be first: it moves at once, then a person is on turn
         state = await _go_state(loop)
-        if state["turn"] < 2 and state["phase"] == "turn":
+        if state["turn"] < 2 and deciding(state) == "turn":
             break
         assert await table.step()
     seat = state["turn"]
