@@ -331,7 +331,7 @@ def _order(game: GameLike | None, result: GameResult, history: History) -> list[
     end = _replayed(game, result.seed, result.options, result.first_version, history)
     if end is None or end.version != result.final_version:
         return None
-    order = [standing.seat for standing in game.at(end).standings()]
+    order = [standing.seat for standing in game.standings(end)]
     return order if len(order) == len(result.seats) else None
 
 
