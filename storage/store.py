@@ -11,6 +11,7 @@ import asyncio
 import base64
 import enum
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -472,7 +473,10 @@ def _dedupe_key(key: GameKey, delivery: str) -> str:
 def _budget_key(scope: str, name: str) -> str:
     # Every limit of one scope (an app in a workspace, a bot) shares its hash tag: a call that
     # draws on several of them (Discord's route and its global limit) is one script on one slot.
-    return f"{_PREFIX}:{{budget:{scope}}}:{name}"
+    # The limit's name is hashed: it may name a conversation (a person's DM), which no key of
+    # the store should carry past that person's forget-me.
+    hashed = hashlib.sha256(name.encode()).hexdigest()[:20]
+    return f"{_PREFIX}:{{budget:{scope}}}:{hashed}"
 
 
 def _user_key(platform: str, user: str) -> str:
