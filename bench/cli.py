@@ -55,6 +55,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "429s, counting DMs, dropped and refused calls",
     )
     parser.add_argument(
+        "--workspace",
+        action="store_true",
+        help="with --adapter slack: three games at once in one workspace through three workers, "
+        "at a person's pace (--think-ms, 5000): each method's busiest minute and board lag",
+    )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="with --adapter slack: --games channels (10000) played once each, then quiet: what "
+        "the worker keeps per channel before and after, and its memory",
+    )
+    parser.add_argument(
         "--faults",
         action="store_true",
         help="several worker processes on a Redis the bench kills and restarts (20 games)",
@@ -149,6 +161,21 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         from bench.hostile import run_hostile_bench
 
         return asyncio.run(run_hostile_bench(settings, args.seed))
+    if args.memory:
+        if args.adapter != "slack":
+            print("--memory goes with --adapter slack")
+            return 2
+        from bench.memory import run_memory_bench
+
+        return asyncio.run(run_memory_bench(settings, args.seed, args.games or 10_000))
+    if args.workspace:
+        if args.adapter != "slack":
+            print("--workspace goes with --adapter slack")
+            return 2
+        from bench.workspace import run_workspace_bench
+
+        think = 5000.0 if args.think_ms is None else args.think_ms
+        return asyncio.run(run_workspace_bench(settings, args.seed, think))
     if args.table:
         from bench.table import run_table_bench
 

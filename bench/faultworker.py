@@ -50,9 +50,9 @@ from typing import Any
 import redis.asyncio as aioredis
 import redis.exceptions
 from aiohttp import ClientSession
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter, SlackAnswer
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.commands.authority import Authority, Request
 from bot.commands.deadlines import run_deadlines, until_stopped
 from bot.commands.outbox import Outbox
@@ -202,7 +202,7 @@ class Slack:
 
     def __init__(self, authority: Authority, url: str) -> None:
         self.session = ClientSession()
-        client = AsyncWebClient(token="xoxb-faultbench", base_url=url, session=self.session)
+        client = BudgetedWebClient(token="xoxb-faultbench", base_url=url, session=self.session)
         self.adapter = SlackAdapter(authority, client, None)
         self._tasks: set[asyncio.Task[None]] = set()
 

@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from aiohttp import ClientSession, ClientTimeout
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
@@ -186,7 +186,7 @@ async def frozen_bench(settings: Settings, seconds: float = 20.0, tables: int = 
         loop = asyncio.create_task(
             run_deadlines(bench.authority, PLATFORM, sink, poll, stop, bench.beat)
         )
-        adapter = SlackAdapter(bench.authority, AsyncWebClient(token="xoxb-bench"), "bench")
+        adapter = SlackAdapter(bench.authority, BudgetedWebClient(token="xoxb-bench"), "bench")
         runner, port = await serve_http(
             adapter, "127.0.0.1", 0, lambda: health(bench.authority, bench.beat)
         )

@@ -33,9 +33,9 @@ import sys
 import time
 
 from aiohttp import ClientSession, TCPConnector
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.commands.record import GameRecord
@@ -69,7 +69,7 @@ async def _bot(redis_url: str, api_url: str, port: int, seed: int) -> None:
     seeds = random.Random(seed)
     authority = Authority(store, Settings(), new_seed=lambda: seeds.getrandbits(63))
     session = ClientSession(connector=TCPConnector(limit=0))
-    client = AsyncWebClient(token="xoxb-bench", base_url=api_url, session=session)
+    client = BudgetedWebClient(token="xoxb-bench", base_url=api_url, session=session)
     adapter = SlackAdapter(authority, client, SECRET)
     pending: set[asyncio.Task[object]] = set()
 

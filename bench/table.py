@@ -56,7 +56,9 @@ three games divided by their presses).
 from __future__ import annotations
 
 import contextlib
+import os
 import random
+import resource
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -68,6 +70,7 @@ from bench.redismeter import CommandMeter, breakdown, observer_store
 from bot.commands.authority import Authority
 from bot.commands.outbox import Outbox
 from bot.settings import Settings
+from bot.simulate import percentile
 from bot.table import Refs
 from storage import GameKey, GameStore
 from testkit.clock import Clock, RealClock, VirtualClock
@@ -98,6 +101,41 @@ USERS = [
 ]
 
 
+CALLBACK_GOAL_S = 1.0
+"""Every interaction answered within this (Discord allows 3 s; a network adds its own)."""
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its children, live or ended (the picture process)."""
+    usage = time.process_time()
+    for child in _children(os.getpid()):
+        usage += _process_cpu_s(child)
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage + ended.ru_utime + ended.ru_stime
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    found.append(int(entry))
+    return found
+
+
+def _process_cpu_s(pid: int) -> float:
+    """A live process's user and system CPU seconds (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Figures:
     game: str
@@ -115,6 +153,15 @@ class Figures:
     """What ``max_posts_per_5s`` counts (Slack's limit is per second)."""
     commands: Counter[str] = field(default_factory=Counter)
     """Redis commands executed while the game was played, by name."""
+    callbacks: list[float] = field(default_factory=list)
+    """Discord: seconds from each interaction's dispatch to the bot's callback."""
+    refused: int = 0
+    """Calls the fake refused (a 4xx, a 429 included: each past a budget or a limit)."""
+    over_global: int = 0
+    """Discord: calls past the bot's 50 a second."""
+    cpu_s: float = 0.0
+    """CPU of this process (the bot, the fake platform, the players) and its children (the
+    picture process) while the game was played."""
     deadline_commands: Counter[str] = field(default_factory=Counter)
     """Those of them run while the bench fired what was due, in the deadline loop's place."""
 
@@ -145,6 +192,23 @@ class Figures:
             f"{self.rate}={self.max_posts_per_5s} "
             f"uploads_per_press={self.uploads_per_press:.2f} "
             f"redis_commands_per_press={self.redis_per_press:.2f} seconds={self.seconds:.1f}"
+            f"{self.callback_figures()} refused={self.refused} "
+            f"cpu_ms_per_press={self.cpu_ms_per_press:.1f}"
+        )
+
+    @property
+    def cpu_ms_per_press(self) -> float:
+        return self.cpu_s * 1000 / max(1, self.presses)
+
+    def callback_figures(self) -> str:
+        if not self.callbacks:
+            return ""
+        over = sum(1 for s in self.callbacks if s > CALLBACK_GOAL_S)
+        return (
+            f" callback_p50_ms={percentile(self.callbacks, 0.5) * 1000:.1f}"
+            f" callback_p99_ms={percentile(self.callbacks, 0.99) * 1000:.1f}"
+            f" callback_max_ms={max(self.callbacks) * 1000:.1f} callbacks_over_1s={over}"
+            f" over_global={self.over_global}"
         )
 
 
@@ -169,6 +233,7 @@ async def _play_discord(
             store, settings, clock=clock.wall, new_seed=lambda: seeds.getrandbits(63)
         )
         started = time.monotonic()
+        cpu = 0.0
         async with running_bot(fake, authority, settings) as client:
             table = Table(fake, client, CHANNEL, USERS, random.Random(seed), game=game)
             table.observer = observer
@@ -186,8 +251,12 @@ async def _play_discord(
 
             table.before_press = measure
             table.after_think = fire
+            first_interaction = len(fake.interactions)
+            cpu = -_cpu_s()
             async with meter.window() as counted:
                 await table.play(think_s=think_s)
+            await client.adapter.settled()
+            cpu += _cpu_s()
         presses = table.presses - presses_before
         calls = fake.calls[first_call:]
         threads = [t for t in fake.threads.values() if t.parent_id == CHANNEL]
@@ -200,6 +269,12 @@ async def _play_discord(
         busiest = max(
             [fake.max_posts_per_5s(CHANNEL), *(fake.max_posts_per_5s(t.id) for t in threads)]
         )
+        answered = list(fake.interactions.values())[first_interaction:]
+        callbacks = [
+            i.answered.result() - i.sent_at
+            for i in answered
+            if i.answered.done() and not i.answered.cancelled()
+        ]
         return Figures(
             game=game,
             presses=presses,
@@ -213,6 +288,10 @@ async def _play_discord(
             uploads=sum(u.filename.startswith("board-") for u in fake.files.values()),
             commands=counted.by_name,
             deadline_commands=counted.parts.get(DEADLINES, Counter()),
+            callbacks=callbacks,
+            refused=len(fake.refused) + len(fake.rate_limited),
+            over_global=fake.over_global,
+            cpu_s=cpu,
         )
     finally:
         await fake.close()
@@ -272,9 +351,11 @@ async def _play_slack(
             async with meter.part(counted, DEADLINES):
                 await _fire_due(loop.authority, "slack", loop.adapter.deliver)
 
+        cpu = -_cpu_s()
         async with meter.window() as counted:
             await table.play(think_s=think_s, after_each=measure, before_each=fire)
             await loop.adapter.settled()  # the last press's answer, delivered
+        cpu += _cpu_s()
         table.detach()
         presses = table.stats.presses - first_press
         top = loop.api.channel_messages(SLACK_CHANNEL, deleted=True)
@@ -297,6 +378,8 @@ async def _play_slack(
             rate="max_posts_per_s",
             commands=counted.by_name,
             deadline_commands=counted.parts.get(DEADLINES, Counter()),
+            refused=len(loop.api.refused) + len(loop.api.rate_limited),
+            cpu_s=cpu,
         )
     finally:
         await loop.close()
@@ -365,6 +448,22 @@ async def run_table_bench(
         f"dms_per_player={max(f.dms_per_player for f in figures):.1f} "
         f"calls_per_press={mean:.2f} calls_per_press_worst={max(f.per_press for f in figures):.2f} "
         f"redis_commands_per_press={(total - polled) / max(1, presses):.2f} "
-        f"uploads_per_press={sum(f.uploads for f in figures) / max(1, presses):.2f}"
+        f"uploads_per_press={sum(f.uploads for f in figures) / max(1, presses):.2f} "
+        f"refused={sum(f.refused for f in figures)} "
+        f"cpu_ms_per_press={sum(f.cpu_s for f in figures) * 1000 / max(1, presses):.1f}"
+        + _callbacks([s for f in figures for s in f.callbacks], figures)
     )
     return 0
+
+
+def _callbacks(callbacks: list[float], figures: list[Figures]) -> str:
+    """Discord's callback figures over every game (none for Slack, whose requests Bolt
+    acknowledges before any work)."""
+    if not callbacks:
+        return ""
+    return (
+        f" callback_p99_ms={percentile(callbacks, 0.99) * 1000:.1f}"
+        f" callback_max_ms={max(callbacks) * 1000:.1f}"
+        f" callbacks_over_1s={sum(1 for s in callbacks if s > CALLBACK_GOAL_S)}"
+        f" over_global={sum(f.over_global for f in figures)}"
+    )

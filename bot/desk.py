@@ -6,8 +6,10 @@ that one request) and hands it to :meth:`Desk.handle`. The desk does the rest, o
 platform:
 
 - ``hand`` asked in a DM lists every game the person sits in (each answered for its own channel);
-- the authority is asked; when it takes longer than the platform's acknowledgement budget, the
-  request is acknowledged first (Discord's 3 seconds; Slack's listeners acknowledge before work);
+- the authority is asked, and the table shows what it did; whatever of that takes longer than
+  the platform's acknowledgement budget (the authority, a delivery waiting its turn, the
+  platform's rationing), the request is acknowledged meanwhile (Discord's 3 seconds; Slack's
+  listeners acknowledge before any work), so its answer never waits behind anything;
 - a form (a modal) opens as the whole answer, or the person is told how to type it;
 - each Outbox goes to the table (:mod:`bot.table`), which answers the person where it can (the
   pressed message updated, a private reply);
@@ -103,7 +105,7 @@ class Desk:
         self.authority = authority
         self.table = table
         self.ack_budget = ack_budget
-        """Seconds the authority may take before the request is acknowledged (None: the
+        """Seconds a request may wait for its answer before it is acknowledged (None: the
         adapter acknowledges every request itself, first)."""
         self.observers: list[Observer] = list(observers or [])
         self.shown: list[Callable[[Outbox], None]] = []
@@ -133,6 +135,9 @@ class Desk:
         self._busy += 1
         self._idle.clear()
         answered = False
+        watch = None
+        if self.ack_budget is not None:
+            watch = asyncio.create_task(self._acknowledge_after(answer, self.ack_budget))
         try:
             outboxes = await self._ask(interaction, answer)
             for out in outboxes:
@@ -147,6 +152,8 @@ class Desk:
             except Exception:
                 log.warning("could not tell %s about a failure", interaction.request.user)
         finally:
+            if watch is not None:
+                watch.cancel()
             try:
                 await answer.finish(answered)
             except Exception:
@@ -156,6 +163,16 @@ class Desk:
                 self._idle.set()
             for observer in self.observers:
                 observer.handled(interaction)
+
+    @staticmethod
+    async def _acknowledge_after(answer: DeskAnswer, seconds: float) -> None:
+        """Acknowledge the request if it is still unanswered after ``seconds`` (real time: the
+        platform's window is)."""
+        await asyncio.sleep(seconds)
+        try:
+            await answer.acknowledge()
+        except Exception:
+            log.warning("acknowledging a request failed", exc_info=True)
 
     async def refuse(self, interaction: Interaction, answer: DeskAnswer, sentence: str) -> None:
         """Answer a request the adapter refuses before anything is asked (the platform would
@@ -206,13 +223,8 @@ class Desk:
 
     async def _ask(self, interaction: Interaction, answer: DeskAnswer) -> list[Outbox]:
         work = self._work(interaction)
-        task = asyncio.ensure_future(self.slots.run(work) if self.slots else work())
-        if self.ack_budget is not None:
-            done, _ = await asyncio.wait({task}, timeout=self.ack_budget)
-            if not done:
-                await answer.acknowledge()
         try:
-            return await task
+            return await (self.slots.run(work) if self.slots else work())
         except Exception:
             log.exception("handling %s failed", interaction.request.delivery)
             metrics.outcome(interaction.request.platform, "failed")

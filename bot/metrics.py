@@ -40,6 +40,7 @@ from storage import GameStore
 __all__ = [
     "REGISTRY",
     "Context",
+    "budget_deferred",
     "budget_wait",
     "context",
     "deadline_late",
@@ -105,6 +106,11 @@ RATE_LIMITED = Counter(
 BUDGET_WAITS = Counter(
     "boardroom_platform_budget_waits",
     "Calls that waited for the shared platform budget before being sent.",
+    ["platform", "bucket"],
+)
+BUDGET_DEFERRED = Counter(
+    "boardroom_platform_budget_deferred",
+    "Edits deferred for want of room in the shared platform budget (shown later, coalesced).",
     ["platform", "bucket"],
 )
 BUDGET_WAIT_SECONDS = Histogram(
@@ -258,6 +264,12 @@ def budget_wait(platform: str, bucket: str, seconds: float) -> None:
     Discord route or the global limit) before it was sent. For the budget layer to call."""
     BUDGET_WAITS.labels(platform, bucket).inc()
     BUDGET_WAIT_SECONDS.labels(platform).observe(seconds)
+
+
+def budget_deferred(platform: str, bucket: str) -> None:
+    """An edit the shared budget had no room for was deferred (the table shows that surface's
+    newest state once it has). For the budget layer to call."""
+    BUDGET_DEFERRED.labels(platform, bucket).inc()
 
 
 def picture_rendered(render_s: float, waited_s: float) -> None:

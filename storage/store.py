@@ -11,6 +11,7 @@ import asyncio
 import base64
 import enum
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -469,6 +470,15 @@ def _dedupe_key(key: GameKey, delivery: str) -> str:
     return f"{_PREFIX}:{{{key}}}:dedupe:{delivery}"
 
 
+def _budget_key(scope: str, name: str) -> str:
+    # Every limit of one scope (an app in a workspace, a bot) shares its hash tag: a call that
+    # draws on several of them (Discord's route and its global limit) is one script on one slot.
+    # The limit's name is hashed: it may name a conversation (a person's DM), which no key of
+    # the store should carry past that person's forget-me.
+    hashed = hashlib.sha256(name.encode()).hexdigest()[:20]
+    return f"{_PREFIX}:{{budget:{scope}}}:{hashed}"
+
+
 def _user_key(platform: str, user: str) -> str:
     return f"{_PREFIX}:user:{{{platform}:{user}}}:games"
 
@@ -631,6 +641,46 @@ end
 return 1
 """
 
+# Budgets of platform calls, shared by every worker (see GameStore.take_budget). KEYS = one sorted
+# set per limit, each a log of the calls taken within its window (score: when), all under one
+# hash tag. ARGV = now, this call's member, then per key its limit, window (s) and the calls of
+# its limit held back for calls of a higher priority. Takes a place in every log or in none;
+# returns '0', or the seconds until every log has room (as text: Lua numbers become integers).
+_BUDGET_LUA = """
+local now = tonumber(ARGV[1])
+local wait = 0
+for i = 1, #KEYS do
+  local limit = tonumber(ARGV[3 * i])
+  local window = tonumber(ARGV[3 * i + 1])
+  local room = limit - tonumber(ARGV[3 * i + 2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+  local used = redis.call('ZCARD', KEYS[i])
+  if used >= room then
+    local freed = redis.call('ZRANGE', KEYS[i], used - room, used - room, 'WITHSCORES')
+    local at = tonumber(freed[2]) + window - now
+    if at > wait then wait = at end
+  end
+end
+if wait > 0 then return tostring(wait) end
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], now, ARGV[2])
+  redis.call('PEXPIRE', KEYS[i], math.ceil(tonumber(ARGV[3 * i + 1]) * 1000) + 1000)
+end
+return '0'
+"""
+
+# A limit the platform says is spent (a 429): its log is filled until ARGV[1] (KEYS[1] = the log;
+# ARGV = until, its limit, window, a member prefix), so no worker takes from it before then.
+_BUDGET_SPENT_LUA = """
+local until_at = tonumber(ARGV[1])
+local window = tonumber(ARGV[3])
+for i = 1, tonumber(ARGV[2]) do
+  redis.call('ZADD', KEYS[1], until_at - window, ARGV[4] .. ':' .. i)
+end
+redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000) + 1000)
+return 1
+"""
+
 
 StoreClient = aioredis.Redis | RedisCluster
 """What a store runs on: one Redis (or the embedded one), or a Redis Cluster."""
@@ -702,6 +752,8 @@ class GameStore:
         """Log entries after which a snapshot replaces them (tests make it small)."""
         self._refs_script = client.register_script(_REFS_LUA)
         self._quarantine_script = client.register_script(_QUARANTINE_LUA)
+        self._budget_script = client.register_script(_BUDGET_LUA)
+        self._budget_spent_script = client.register_script(_BUDGET_SPENT_LUA)
         # Some servers (the embedded one, locked-down managed Redis) refuse MEMORY USAGE.
         self._memory_command = True
 
@@ -1228,3 +1280,30 @@ class GameStore:
             held = [int(size) for size in (next(sizes) for _ in keys) if size is not None]
             found[part] = (len(held), sum(held))
         return found
+
+    @_outage_is_unavailable
+    async def take_budget(
+        self, scope: str, limits: list[tuple[str, int, float, int]], now: float, member: str
+    ) -> float:
+        """Take one call from each of ``limits`` of ``scope`` (a platform's app in one workspace,
+        or one bot), shared by every worker: each limit is ``(name, calls, window_s, held)``, at
+        most ``calls`` taken within any ``window_s`` seconds, the last ``held`` of them left to
+        calls of a higher priority. 0 when taken (from all of them), else the seconds until each
+        has room (nothing taken). ``now`` is the caller's clock (unix seconds); ``member`` is
+        unique to this call."""
+        if not limits:
+            return 0.0
+        keys = [_budget_key(scope, name) for name, *_ in limits]
+        args: list[str | int | float] = [repr(now), member]
+        for _, calls, window_s, held in limits:
+            args += [calls, repr(window_s), held]
+        return float(await self._budget_script(keys=keys, args=args))
+
+    @_outage_is_unavailable
+    async def spend_budget(
+        self, scope: str, name: str, calls: int, window_s: float, until: float, member: str
+    ) -> None:
+        """The platform refused a call of limit ``name`` until ``until`` (unix seconds): no
+        worker takes from it before then."""
+        args: list[str | int | float] = [repr(until), calls, repr(window_s), member]
+        await self._budget_spent_script(keys=[_budget_key(scope, name)], args=args)

@@ -1,9 +1,9 @@
-"""Clocks for the fakes, the simulated players and the table's pacing, in tests and benches.
+"""Clocks for the fakes, the simulated players and the table's budgets, in tests and benches.
 
 Everything in a test that measures or waits out time on a platform's terms (the table's
-:class:`~bot.table.Pacer`, the fakes' rate windows and acknowledgement windows, the simulated
-players' pauses, the authority's deadlines) reads one clock, so that what the bot does is judged
-by the same time it keeps:
+budgets, :class:`~bot.table.budget.Budget`, the fakes' rate windows and acknowledgement windows,
+the simulated players' pauses, the authority's deadlines) reads one clock, so that what the bot
+does is judged by the same time it keeps:
 
 - :class:`RealClock`: the machine's clocks (the default everywhere, and what the benches use).
 - :class:`VirtualClock`: time that runs with the real clock and *jumps* over waits. A

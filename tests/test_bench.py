@@ -190,7 +190,8 @@ async def test_the_hostile_slack_run_counts_dms_drops_and_refusals_from_the_fake
     assert lines[0].startswith("biggiebills: ") and code in (0, 1)
     per_player = re.search(r"dms_per_player_max=\d+ \(([^)]*)\)", lines[0])
     assert per_player, lines[0]
-    dms = [int(word.split("=")[1]) for word in per_player.group(1).split()]
+    people = per_player.group(1).split(";")[0]  # (then what the messages were)
+    dms = [int(word.split("=")[1]) for word in people.split()]
     assert len(dms) == 4 and max(dms) == int(last["dms_per_player_max"]) > 0
     for key in ("dropped", "refused", "rate_limited"):
         assert played[key] == last[key], key

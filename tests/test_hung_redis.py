@@ -27,10 +27,10 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from aiohttp import ClientSession
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bench.frozen import frozen_bench
 from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands import codec
 from bot.commands.actionlog import replay_history
@@ -161,7 +161,7 @@ class _Worker:
         self._loop = asyncio.create_task(
             run_deadlines(self.authority, "console", sink, 0.01, self._stop, self.beat)
         )
-        adapter = SlackAdapter(self.authority, AsyncWebClient(token="xoxb-x"), "secret")
+        adapter = SlackAdapter(self.authority, BudgetedWebClient(token="xoxb-x"), "secret")
         self._runner, self._port = await serve_http(
             adapter, "127.0.0.1", 0, lambda: health(self.authority, self.beat)
         )

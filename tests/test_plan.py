@@ -4,7 +4,7 @@ and no clock but the one it is given (bot/table/plan.py is pure)."""
 from __future__ import annotations
 
 from bot.commands.outbox import GAME_OVER, Outbox
-from bot.table import MAX_BELOW, MOVE_AT, PENDING_S, YOUR_MOVE, Refs, Shown, digest, plan
+from bot.table import MAX_BELOW, MOVE_AT, PENDING_S, YOUR_MOVE, Place, Refs, Shown, digest, plan
 from bot.table.plan import (
     COALESCE_S,
     Context,
@@ -302,7 +302,7 @@ def test_a_plan_changes_a_copy_of_the_refs_that_shares_only_messages() -> None:
     refs.panels = {"U1": shown("d1", message, where="D1")}
     refs.closed, refs.hinted = ["U2"], ["U2"]
     refs.notes = {"request:7": {"U3": shown("n", message, where="D3")}}
-    refs.wanted = {"board": board("wanted")}
+    refs.wanted, refs.waiting = {"board": board("wanted")}, ["U1"]
     unset = [name for name in Refs.model_fields if getattr(refs, name) in (None, [], {})]
     assert unset == [], "give every field of the refs a value here"
     copy = refs.working_copy()
@@ -318,3 +318,142 @@ def test_a_plan_changes_a_copy_of_the_refs_that_shares_only_messages() -> None:
         ctx(),
     )
     assert done.ops and refs.model_dump_json() == before
+
+
+def test_a_deferred_edit_waits_in_the_refs_and_a_newer_one_replaces_it() -> None:
+    """An edit the budget deferred stands in the refs (:attr:`Refs.wanted`) until it is made;
+    a newer delivery that shows that surface replaces it, and one that does not leaves it."""
+    refs = playing()
+    refs.panels = {"U1": shown("d1", ui.Message(text="old hand"), where="D1")}
+    refs.wanted = {"panel:U1": ui.Message(text="hand v2")}
+    refs.panels["U1"].digest = ""  # (what a deferred edit leaves: the message shows older)
+    untouched = plan(refs, out(2, board=board("2")), ctx())
+    assert untouched.refs.wanted == {"panel:U1": ui.Message(text="hand v2")}
+    newer = plan(refs, out(3, board=board("3"), panels={"U1": ui.Message(text="hand v3")}), ctx())
+    assert newer.refs.wanted == {}
+    assert [
+        op.message.text for op in newer.ops if isinstance(op, Edit) and op.slot == "panel:U1"
+    ] == ["hand v3"]
+
+
+def test_the_flush_shows_the_board_first_then_whom_the_game_waits_for() -> None:
+    from bot.table.plan import flush
+
+    refs = playing()
+    refs.panels = {
+        "U1": shown("d1", where="D1"),
+        "U2": shown("d2", where="D2"),
+        "U3": Shown(where="", id=f"pending:other:1:{NOW}"),  # still being posted: its poster's
+    }
+    refs.waiting = ["U2"]
+    refs.wanted = {
+        "panel:U1": ui.Message(text="hand 1"),
+        "panel:U3": ui.Message(text="hand 3"),
+        "board": board("newest"),
+        "panel:U2": ui.Message(text="hand 2"),
+    }
+    planned = flush(refs, ctx())
+    assert [(op.slot, op.message.text) for op in planned.ops if isinstance(op, Edit)] == [
+        ("board", "newest"),
+        ("panel:U2", "hand 2"),
+        ("panel:U1", "hand 1"),
+    ]
+    assert list(planned.refs.wanted) == ["panel:U3"]
+    assert planned.refs.board_message == board("newest")
+    assert planned.refs.panels["U1"].digest == digest(ui.Message(text="hand 1"))
+    assert refs.wanted and len(refs.wanted) == 4  # (the refs given are left as they were)
+
+
+# --- settling what a delivery learned (bot/table/plan.settle) ----------------------------------
+
+
+def test_settling_swaps_each_reservation_for_what_was_posted_or_drops_it() -> None:
+    from bot.table.plan import Done, settle
+
+    refs = playing()
+    refs.board = Shown(where="", id=f"pending:t:1:{NOW}", digest=digest(board("1")))
+    refs.below = ["pending:t:2:1.0"]
+    refs.panels = {"U1": Shown(where="", id="pending:t:3:1.0"), "U2": shown("d2", where="D2")}
+    done = Done(
+        version=2,
+        posted={
+            f"pending:t:1:{NOW}": Shown(where="T1", id="b2"),
+            "pending:t:2:1.0": Shown(where="T1", id="log1"),
+            "pending:t:3:1.0": None,  # the DM could not be sent
+        },
+        failed_edits=[("panel:U2", "d2")],
+    )
+    settled = settle(refs, done, ctx(), CHANNEL)
+    assert settled.refs.board == Shown(where="T1", id="b2", digest=digest(board("1")))
+    assert settled.refs.below == ["log1"]
+    assert "U1" not in settled.refs.panels  # not posted: the next delivery posts it
+    assert settled.refs.panels["U2"].digest == ""  # its edit failed: shown again next time
+    assert settled.ops == [] and refs.board.reserved  # (the refs given are left as they were)
+
+
+def test_merging_deletes_a_post_whose_reservation_was_taken_over_and_edits_what_is_wanted() -> None:
+    """Another delivery wrote between: this delivery's prompt reservation was taken over (its
+    message is a double), and its board, posted, is wanted to show something newer."""
+    from bot.table.plan import Done, settle
+
+    newer = playing()
+    newer.board = Shown(where="", id="pending:t:1:1.0", digest=digest(board("3")))
+    newer.wanted = {"board": board("3")}
+    newer.prompt = shown("p-theirs")  # (another delivery posted the prompt itself)
+    done = Done(
+        version=2,
+        posted={
+            "pending:t:1:1.0": Shown(where="T1", id="b2"),
+            "pending:t:2:1.0": Shown(where="T1", id="p-mine"),
+        },
+        slots={"pending:t:1:1.0": "board", "pending:t:2:1.0": "prompt"},
+    )
+    settled = settle(newer, done, ctx(), CHANNEL, merging=True)
+    assert settled.refs.board is not None and settled.refs.board.id == "b2"
+    assert settled.refs.wanted == {}
+    deletes = [op for op in settled.ops if isinstance(op, Delete)]
+    edits = [op for op in settled.ops if isinstance(op, Edit)]
+    assert [op.shown.id for op in deletes] == ["p-mine"]
+    assert [(op.slot, op.shown.id, op.message) for op in edits] == [("board", "b2", board("3"))]
+    # Not merging (the refs are this delivery's own): nothing is deleted or edited.
+    assert settle(newer, done, ctx(), CHANNEL).ops == []
+
+
+def test_a_deleted_surface_is_posted_anew_once_or_left_to_whoever_posts_it() -> None:
+    from bot.table.plan import Done, Missing, settle
+
+    # Still gone in the refs: reserved and posted anew (and the old one, stuck, deleted).
+    refs = playing()
+    stuck = Missing("board", "b", board("2"), "board", stuck=shown("b"))
+    settled = settle(refs, Done(version=2, gone=[stuck]), ctx(), CHANNEL)
+    pending = settled.claims["board"]
+    assert settled.refs.board is not None and settled.refs.board.id == pending
+    assert kinds(Plan(refs, settled.ops)) == ["Post", "Delete"]
+    post, delete = settled.ops
+    assert isinstance(post, Post) and post.place == Place(channel=CHANNEL, thread="T1")
+    assert isinstance(delete, Delete) and delete.after == pending
+
+    # Another delivery posted it anew already: this one, newer, edits it to what it drew...
+    refs = playing()
+    refs.board = shown("b-theirs", board("1"))
+    gone = Missing("board", "b", board("2"), "board")
+    settled = settle(refs, Done(version=2, gone=[gone]), ctx(), CHANNEL)
+    assert settled.ended == ["board"] and settled.claims == {}
+    assert [(op.slot, op.message) for op in settled.ops if isinstance(op, Edit)] == [
+        ("board", board("2"))
+    ]
+    assert len(settled.ops) == 1
+    # ... or says what it must show once posted, when the other is still posting it.
+    refs.board = Shown(where="", id=f"pending:other:1:{NOW}", digest=digest(board("1")))
+    settled = settle(refs, Done(version=2, gone=[gone]), ctx(), CHANNEL)
+    assert settled.ops == [] and settled.refs.wanted == {"board": board("2")}
+    # An older delivery leaves a newer one's board alone.
+    refs.version = 5
+    assert settle(refs, Done(version=2, gone=[gone]), ctx(), CHANNEL).refs.wanted == {}
+    # A panel is posted anew by DM.
+    refs = playing()
+    refs.panels = {"U1": shown("d1", where="D1")}
+    settled = settle(
+        refs, Done(gone=[Missing("panel:U1", "d1", ui.Message(text="hand"), "panel")]), ctx(), "C"
+    )
+    assert [type(op).__name__ for op in settled.ops] == ["Dm"]

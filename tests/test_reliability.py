@@ -18,6 +18,7 @@ import pytest
 from aiohttp import ClientSession
 
 from bot.adapters.slack.app import SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands.actionlog import replay_history
 from bot.commands.authority import PARK_AFTER, UNAVAILABLE, Authority, Request
@@ -377,12 +378,11 @@ async def test_numbers_out_of_range_and_odd_unicode_get_a_sentence(
 async def test_slack_http_health_check_says_what_is_wrong(
     spawn_redis: Callable[[int | None], LocalRedisServer], clock: Clock
 ) -> None:
-    from slack_sdk.web.async_client import AsyncWebClient
 
     server = spawn_redis(None)
     store = GameStore.from_url(server.url)
     authority = _authority(store, clock)
-    adapter = SlackAdapter(authority, AsyncWebClient(token="xoxb-x"), "secret")
+    adapter = SlackAdapter(authority, BudgetedWebClient(token="xoxb-x"), "secret")
     beat = Heartbeat(0.01)
     runner, port = await serve_http(adapter, "127.0.0.1", 0, lambda: health(authority, beat))
     try:

@@ -13,6 +13,7 @@ import pytest
 
 from bot.commands.outbox import Outbox
 from bot.table import COALESCE_S, LOG_ON_BOARD, MAX_BELOW, MOVE_AT, Closed, Place, Shown, Table
+from bot.table.budget import Budget, Limit
 from core import ui
 from storage import GameKey, GameStore
 from testkit.clock import VirtualClock
@@ -28,11 +29,14 @@ CHANNEL = "C1"
 
 
 class Recorder:
-    """Platform primitives that keep the messages of each conversation in order."""
+    """Platform primitives that keep the messages of each conversation in order; with a
+    ``budget``, each post into a conversation is taken from it (``posts`` per ``window_s``),
+    as an adapter's calls are."""
 
     name = "test"
-    posts_per_window = 5
+    posts = 5
     window_s = 5.0
+    budget: Budget | None = None
     closed_hint = ""
     threads_share_limit = False
     threads_are_conversations = True
@@ -55,6 +59,9 @@ class Recorder:
         """Each picture a message was given (posted with it, or edited to show another): what
         a platform uploads."""
         self._ids = 0
+
+    def post_limit(self, where: str) -> Limit | None:
+        return Limit(f"post:{where}", self.posts, self.window_s) if self.budget else None
 
     def _new(self, where: str, message: ui.Message) -> Shown:
         self._ids += 1
@@ -80,6 +87,9 @@ class Recorder:
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> Shown:
+        limit = self.post_limit(place.thread or place.channel)
+        if self.budget is not None and limit is not None:
+            await self.budget.take([limit])
         await asyncio.sleep(self.latency_s)
         self.calls.append(("post", surface))
         shown = self._new(place.thread or place.channel, message)
@@ -152,6 +162,7 @@ async def test_the_board_moves_after_three_below_and_never_sits_above_five(
     store: GameStore,
 ) -> None:
     platform = Recorder()
+    platform.budget = Budget(store, "test")
     table = Table(store, platform, 60, clock=VirtualClock())  # waits for a slot jump
     thread = await _begun(table, platform)
     for n in range(MOVE_AT - 1):
@@ -162,7 +173,7 @@ async def test_the_board_moves_after_three_below_and_never_sits_above_five(
     assert _below_board(platform, thread) == 0 and platform.calls.count(("delete", "")) == 1
     # With the channel at its post limit, posts alone still never leave it more than 5 up.
     # (One post per 0.2 s of the clock: the channel is always busy right after a post.)
-    table.pacer.posts, table.pacer.window_s = 1, 0.2
+    platform.posts, platform.window_s = 1, 0.2
     deletes = platform.calls.count(("delete", ""))
     most = 0
     for n in range(2 * MAX_BELOW):

@@ -47,6 +47,7 @@ from bot.commands.grammar import subcommands
 from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
 from bot.desk import Desk, Interaction
+from bot.table.budget import Budget
 from core import text as markup
 from core import ui
 from core.engine import MAX_SECONDS
@@ -556,8 +557,8 @@ class _ConsolePlatform:
     """The table's primitives for the terminal: every post, edit and DM is printed."""
 
     name = PLATFORM
-    posts_per_window = 1_000
-    window_s = 1.0
+    budget: Budget | None = None
+    """A terminal rations nothing."""
     closed_hint = ""
     threads_share_limit = False
     threads_are_conversations = True
@@ -567,6 +568,9 @@ class _ConsolePlatform:
 
     def __init__(self, console: Console) -> None:
         self.console = console
+
+    def post_limit(self, where: str) -> None:
+        return None
 
     async def post(
         self,

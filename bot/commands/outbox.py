@@ -93,6 +93,9 @@ class Outbox(BaseModel):
     is posted anew."""
     notify: list[str] | None = None
     """Users the game now waits for who should be told (a turn notice); None: no change."""
+    waiting: list[str] = Field(default_factory=list)
+    """Users the game now waits for (their panels go first when the platform's budget is
+    short)."""
     version: int | None = None
     """The game state's version the board and prompt show; an older delivery never replaces
     what a newer one drew."""

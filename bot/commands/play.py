@@ -189,6 +189,9 @@ def publish(
                 notify.append(user)  # a turn of one player (or team): theirs to be told
             _private_news(step, seat, user, [*told, *lines], out, due)
     out.notify = [] if after.finished else notify
+    out.waiting = [
+        user for seat in sorted(step.waiting_after) if seat < len(members) for user in members[seat]
+    ]
     if step.waiting_after != step.waiting_before:  # whose turn it is: every player's home
         out.homes = sorted({*out.homes, *(user for users in members for user in users)})
     show_board(now, out, due, picture)

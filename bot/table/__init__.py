@@ -9,10 +9,12 @@ It is the same for Discord, Slack and the console; each implements the few primi
 
 Three parts: the refs and the platform's primitives (:mod:`bot.table.model`), a pure plan of
 what a delivery does to each surface (:mod:`bot.table.plan`, where the table's rules are), and
-the delivery that carries it out and writes the refs with a compare-and-set, never behind a lock
-(:mod:`bot.table.deliver`). Pacing within the platform's post limit is :mod:`bot.table.pacing`.
+the delivery that carries it out and writes the refs with a compare-and-set
+(:mod:`bot.table.deliver`), and the platforms' budgets every call is taken from
+(:mod:`bot.table.budget`).
 """
 
+from bot.table.clock import Clock, MonotonicClock
 from bot.table.deliver import Table
 from bot.table.model import (
     Answer,
@@ -27,7 +29,6 @@ from bot.table.model import (
     Stuck,
     digest,
 )
-from bot.table.pacing import Clock, MonotonicClock, Pacer
 from bot.table.plan import (
     CLOSED_NOTE,
     COALESCE_S,
@@ -59,7 +60,6 @@ __all__ = [
     "Delivered",
     "Gone",
     "MonotonicClock",
-    "Pacer",
     "Place",
     "Platform",
     "Refs",

@@ -37,6 +37,7 @@ import concurrent.futures
 import contextlib
 import logging
 import secrets
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ from pydantic import ValidationError
 
 from bot.commands import codec
 from bot.commands.outbox import Outbox
+from bot.table.budget import Budget, Call, Deferred, Priority, calling
+from bot.table.clock import Clock, MonotonicClock
 from bot.table.model import (
     PENDING,
     Answer,
@@ -60,14 +63,16 @@ from bot.table.model import (
     Stuck,
 )
 from bot.table.model import digest as digest_of
-from bot.table.pacing import Clock, Pacer
 from bot.table.plan import (
     COALESCE_S,
     NO_THREAD,
     Context,
     Delete,
     Dm,
+    Done,
     Edit,
+    Later,
+    Missing,
     Note,
     Op,
     Plan,
@@ -76,7 +81,12 @@ from bot.table.plan import (
     StartThread,
     Update,
     closed_note,
+    flush,
+    forget,
     plan,
+    put,
+    replace,
+    settle,
     slot_shown,
     touches_table,
 )
@@ -100,25 +110,8 @@ MAX_SETTLES = 4
 """Writes of its results one delivery tries at most (each after merging the newer refs)."""
 KNOWN_KEPT = 1000
 """Channels whose refs a process remembers as it last wrote or read them (the newest)."""
-
-
-@dataclass
-class _Gone:
-    """A kept surface whose message someone deleted, to post anew with ``message``."""
-
-    slot: str
-    dead: str
-    """The id of the message that is gone."""
-    message: ui.Message
-    surface: str
-    claimed: str | None = None
-    """The reservation this delivery holds for the new message, once it has one."""
-    done: bool = False
-    """Another delivery posts it anew (or it is no longer kept)."""
-    catch_up: Shown | None = None
-    """Another delivery's new message, to edit to ``message`` (newer) once the refs say so."""
-    stuck: Shown | None = None
-    """The old message when it is still there (:class:`Stuck`): deleted once posted anew."""
+KNOWN_S = 60.0
+"""How long they are remembered: a channel gone quiet costs its worker nothing after it."""
 
 
 @dataclass
@@ -132,6 +125,14 @@ class _CatchUp:
 
 
 @dataclass
+class _Flush:
+    """A channel's deferred edits (:attr:`Refs.wanted`), shown at ``due`` (the table's clock)."""
+
+    due: float
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
 class _Run:
     """One delivery: the Outbox, the requester's answer, and what happened."""
 
@@ -140,22 +141,11 @@ class _Run:
     answered: bool = False
     refused: list[str] = field(default_factory=list)
     """What the platform refused the bot (missing permissions), to tell the requester."""
-    posted: dict[str, Shown | None] = field(default_factory=dict)
-    """Each reservation of this delivery: the message posted (None: it could not be)."""
-    threads: dict[str, str | None] = field(default_factory=dict)
-    """The thread reservation: the thread started (None: none could be)."""
-    gone: list[_Gone] = field(default_factory=list)
-    """Surfaces whose message was gone when edited: posted anew, under a reservation too."""
-    slots: dict[str, str] = field(default_factory=dict)
-    """The slot of each reservation (``board``, ``panel:<user>``, ``below``...)."""
-    failed_edits: list[tuple[str, str]] = field(default_factory=list)
-    """(slot, message id) of the edits the platform did not take: not shown, whatever the
-    refs written before them say."""
+    done: Done = field(default_factory=Done)
+    """What its operations did, for :func:`~bot.table.plan.settle`."""
 
-    def kept(self, pending: str) -> bool:
-        """Whether the reservation is of a surface there is one of (a story line is not)."""
-        slot = self.slots.get(pending, "")
-        return slot in ("card", "board", "prompt") or slot.startswith(("panel:", "note:"))
+    def __post_init__(self) -> None:
+        self.done.version = self.out.version
 
     @property
     def game(self) -> str:
@@ -181,7 +171,14 @@ class Table:
         self.finished_ttl_s = finished_ttl_s if finished_ttl_s is not None else ttl_s
         """How long the refs of a game that is over are kept: as long as the game's record
         and log (what they name, final board and all, goes with them)."""
-        self.pacer = Pacer(platform.posts_per_window, platform.window_s, clock)
+        self._clock: Clock = clock or MonotonicClock()
+        self.budget: Budget | None = platform.budget
+        """Where every rationed call is taken from (None: a platform that rations nothing)."""
+        if self.budget is not None:
+            self.budget.clock = self._clock
+        self.posting_free = False
+        """Plan as if every place could take a post now (tests whose surfaces must not depend
+        on timing); the budget still paces the posts themselves."""
         self.drawer: concurrent.futures.Executor | None = None
         """Where board pictures are drawn: None, a worker thread; a worker runs them in a
         process of its own (:func:`bot.runtime.picture_drawer`), where drawing takes none of the
@@ -189,7 +186,13 @@ class Table:
         self.coalesce_s = coalesce_s
         """How long a board's picture stands before the next is shown (0: each at once, as the
         console shows them)."""
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        """Deliveries to one channel in this process go one at a time, in order (nothing holds
+        across processes: there the refs' compare-and-set keeps them apart). A lock nobody
+        holds or waits for goes with its channel's last delivery."""
+        self._flushes: dict[str, _Flush] = {}
+        """Each channel's deferred edits waiting for the budget, and when they are shown."""
+        self._flushing: set[asyncio.Task[None]] = set()
         self._token = secrets.token_hex(4)
         self._deliveries = 0
         self._drawn: OrderedDict[str, ui.Picture] = OrderedDict()
@@ -200,7 +203,7 @@ class Table:
         self._catch_ups: dict[str, _CatchUp] = {}
         """Each channel's board picture held back, waiting for its window."""
         self._catching_up: set[asyncio.Task[None]] = set()
-        self._known: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._known: OrderedDict[str, tuple[float, int, str]] = OrderedDict()
         """Each channel's refs as this process last wrote or read them (revision, JSON): a
         delivery that brings none from its load (a picture's catch-up) plans from these
         rather than reading the store. The compare-and-set keeps that safe: refs another
@@ -210,7 +213,24 @@ class Table:
     def clock(self) -> float:
         """Unix time on the table's clock (tests move it with their virtual clock): for the
         reservations and the picture's window written in the refs."""
-        return self.pacer.clock.wall()
+        return self._clock.wall()
+
+    def use_clock(self, clock: Clock) -> None:
+        """Keep time (pacing, budgets, pictures' windows) by ``clock`` (a test's)."""
+        self._clock = clock
+        if self.budget is not None:
+            self.budget.clock = clock
+
+    def channels(self) -> int:
+        """Channels this process keeps anything for (locks, waits, deferred edits, refs)."""
+        self._forget_quiet()
+        return len({*self._locks.keys(), *self._catch_ups, *self._flushes, *self._known})
+
+    def _forget_quiet(self) -> None:
+        """The refs of channels quiet for :data:`KNOWN_S`, forgotten (the oldest first)."""
+        now = self.clock()
+        while self._known and now - next(iter(self._known.values()))[0] > KNOWN_S:
+            self._known.popitem(last=False)
 
     # --- one delivery ------------------------------------------------------------------------
 
@@ -220,17 +240,73 @@ class Table:
         what the platform refused the bot."""
         if out.duplicate:
             return Delivered()
+        self._forget_quiet()
         run = _Run(out=out, answer=answer)
         if not touches_table(out):
             await self._execute(run, plan(Refs(table=out.table or ""), out, self._context(run)))
             return Delivered(answered=run.answered, refused=run.refused)
         key = GameKey(self.platform.name, out.channel)
-        async with self._locks.setdefault(out.channel, asyncio.Lock()):
+        lock = self._lock(out.channel)
+        if answer is not None and lock.locked():
+            # Another delivery to this channel is under way: the request is acknowledged now
+            # (Discord wants it within 3 s); its own answer follows through the interaction.
+            await self._try(run, "the acknowledgement", answer.acknowledge())
+        async with lock:
             planned = await self._reserve(key, run)
             await self._execute(run, planned)
             await self._settle(key, run, planned)
             self._follow(out, planned)
+            self._later(out.channel, run, planned.refs)
         return Delivered(answered=run.answered, refused=run.refused)
+
+    def _lock(self, channel: str) -> asyncio.Lock:
+        lock = self._locks.get(channel)
+        if lock is None:
+            lock = self._locks[channel] = asyncio.Lock()
+        return lock
+
+    # --- edits the budget deferred -----------------------------------------------------------
+
+    def _later(self, channel: str, run: _Run, refs: Refs) -> None:
+        """Show the channel's deferred edits once the budget has room: the soonest any of this
+        delivery's had, or soon when the refs hold some another worker left."""
+        waits = [later.wait for later in run.done.later]
+        if not waits and not any(not shown.reserved for shown in _wanted_shown(refs)):
+            return
+        due = self.clock() + (min(waits) if waits else 0.0)
+        waiting = self._flushes.get(channel)
+        if waiting is not None:
+            if waiting.due <= due:
+                return
+            if waiting.task is not None:
+                waiting.task.cancel()
+        entry = _Flush(due)
+        self._flushes[channel] = entry
+        entry.task = asyncio.create_task(self._flush(channel, entry))
+        self._flushing.add(entry.task)
+        entry.task.add_done_callback(self._flushing.discard)
+
+    async def _flush(self, channel: str, entry: _Flush) -> None:
+        """At ``entry.due``: every surface of the channel with a deferred edit shows its newest
+        state (:func:`bot.table.plan.flush`), as far as the budget has room; what it has no
+        room for waits again."""
+        while (wait := entry.due - self.clock()) > 0:
+            await self._clock.sleep(wait)
+        if self._flushes.get(channel) is not entry:
+            return
+        del self._flushes[channel]
+        key = GameKey(self.platform.name, channel)
+        try:
+            async with self._lock(channel):
+                refs = await self._read(key, _own_outbox(self.platform.name, channel))
+                out = _own_outbox(self.platform.name, channel, refs)
+                run = _Run(out=out, answer=None)
+                planned = await self._reserve(key, run, lambda refs, ctx: flush(refs, ctx), refs)
+                await self._execute(run, planned)
+                await self._settle(key, run, planned)
+                self._later(channel, run, planned.refs)
+        except Exception:  # the next delivery to the channel shows them
+            log.exception("showing the deferred edits of %s failed", channel)
 
     # --- pictures held back ------------------------------------------------------------------
 
@@ -271,7 +347,7 @@ class Table:
     async def _catch_up(self, channel: str, entry: _CatchUp) -> None:
         """Wait for ``entry``'s window on the table's clock, then deliver its catch-up."""
         while (wait := entry.due - self.clock()) > 0:
-            await self.pacer.clock.sleep(wait)
+            await self._clock.sleep(wait)
         if self._catch_ups.get(channel) is not entry:
             return
         del self._catch_ups[channel]
@@ -280,10 +356,16 @@ class Table:
         except Exception:  # the next change of the board shows its picture
             log.exception("showing the held picture in %s failed", channel)
 
+    async def flushed(self) -> None:
+        """Wait until every edit the budget deferred has been made (or superseded)."""
+        while self._flushing:
+            await asyncio.wait(set(self._flushing))
+
     async def caught_up(self) -> None:
-        """Wait until every board picture held back has been shown (or superseded)."""
-        while self._catching_up:
-            await asyncio.wait(set(self._catching_up))
+        """Wait until every board picture held back has been shown (or superseded), and every
+        edit the budget deferred meanwhile made."""
+        while self._catching_up or self._flushing:
+            await asyncio.wait({*self._catching_up, *self._flushing})
 
     async def flush(self) -> None:
         """Show every board picture held back now, without waiting for its window (a worker
@@ -306,7 +388,7 @@ class Table:
         return Context(
             token=f"{self._token}.{self._deliveries}",
             now=self.clock(),
-            free=self.pacer.room,
+            free=self._room,
             threads_share_limit=self.platform.threads_share_limit,
             closed_hint=self.platform.closed_hint,
             coalesce_s=self.coalesce_s,
@@ -316,12 +398,26 @@ class Table:
             pressed_private=answer.pressed_private if answer is not None else False,
         )
 
-    async def _reserve(self, key: GameKey, run: _Run) -> Plan:
+    def _room(self, where: str) -> int:
+        """Posts ``where`` may take now without waiting (an estimate; any number when the
+        platform rations nothing, or a test plans as if it did not)."""
+        limit = self.platform.post_limit(where)
+        if self.posting_free or self.budget is None or limit is None:
+            return 1_000_000
+        return self.budget.room(limit)
+
+    async def _reserve(
+        self,
+        key: GameKey,
+        run: _Run,
+        planner: Callable[[Refs, Context], Plan] | None = None,
+        loaded: Refs | None = None,
+    ) -> Plan:
         """Plan from the newest refs and write the plan's refs before any platform call."""
         ctx = self._context(run)
-        refs = await self._read(key, run.out, run.out.refs_seen)
+        refs = loaded or await self._read(key, run.out, run.out.refs_seen)
         for _ in range(MAX_PLANS):
-            planned = plan(refs, run.out, ctx)
+            planned = planner(refs, ctx) if planner else plan(refs, run.out, ctx)
             if not _changed(refs, planned.refs):
                 planned.refs.rev = refs.rev
                 return planned
@@ -339,7 +435,7 @@ class Table:
     async def _read(self, key: GameKey, out: Outbox, seen: tuple[int, str] | None = None) -> Refs:
         """The refs of ``out``'s game: ``seen`` (as loaded with the game), else as this process
         last knew them (:attr:`_known`), else read now."""
-        stored = seen if seen is not None else self._known.get(out.channel)
+        stored = seen if seen is not None else self._known_refs(out.channel)
         if stored is None:
             try:
                 stored = await self.store.table_refs(key)
@@ -364,10 +460,18 @@ class Table:
         if stored is None:
             self._known.pop(channel, None)
             return
-        self._known[channel] = stored
+        self._known[channel] = (self.clock(), *stored)
         self._known.move_to_end(channel)
         while len(self._known) > KNOWN_KEPT:
             self._known.popitem(last=False)
+        self._forget_quiet()
+
+    def _known_refs(self, channel: str) -> tuple[int, str] | None:
+        """The channel's refs as this process last wrote or read them, if lately."""
+        known = self._known.get(channel)
+        if known is None or self.clock() - known[0] > KNOWN_S:
+            return None
+        return known[1], known[2]
 
     async def _write(self, key: GameKey, refs: Refs, expected: int) -> int | None:
         """Write ``refs`` if the stored revision is ``expected``: the new revision, or None
@@ -387,7 +491,7 @@ class Table:
     # --- the platform's calls ----------------------------------------------------------------
 
     async def _execute(self, run: _Run, planned: Plan) -> None:
-        run.slots = {op.id: op.slot for op in planned.ops if isinstance(op, Post | Dm)}
+        run.done.slots = {op.id: op.slot for op in planned.ops if isinstance(op, Post | Dm)}
         for op in planned.ops:
             try:
                 # A picture is drawn just before the call that shows it: the operations before
@@ -434,6 +538,10 @@ class Table:
         return picture
 
     async def _op(self, run: _Run, refs: Refs, op: Op) -> None:
+        with calling(_call(run.out, op)):
+            await self._made(run, refs, op)
+
+    async def _made(self, run: _Run, refs: Refs, op: Op) -> None:
         answer = run.answer
         if isinstance(op, Reply):
             await self._reply(run, op)
@@ -442,7 +550,7 @@ class Table:
                 dm = self.platform.dm(op.user, self._bound(run, op.message))
                 await self._try(run, "a note", dm)
         elif isinstance(op, Post):
-            run.posted[op.id] = await self._send(
+            run.done.posted[op.id] = await self._send(
                 run, self._place(run, op.place), op.message, op.surface, op.mention, op.ping
             )
         elif isinstance(op, StartThread):
@@ -459,10 +567,17 @@ class Table:
                     return
                 if op.slot.startswith("pressed:"):
                     return  # a private message the table does not keep: nothing to edit
+                if run.out.stale_press:
+                    # A stale press on a message that could not be brought up to date (gone,
+                    # or its answer spent): the press is answered privately; the surface is
+                    # the next change's to show, not this press's to post again.
+                    run.done.failed_edits.append((op.slot, shown.id))
+                    forget(refs, run.done)
+                    return
             await self._edit(run, refs, op.slot, shown, op.message, op.surface)
         elif isinstance(op, Delete):
-            if op.after is not None and run.posted.get(op.after) is None:
-                _put(refs, op.slot, op.shown)  # the new one could not be posted: the old stays
+            if op.after is not None and run.done.posted.get(op.after) is None:
+                put(refs, op.slot, op.shown)  # the new one could not be posted: the old stays
                 return
             shown = self._real(run, op.shown)
             if shown is not None:
@@ -473,8 +588,8 @@ class Table:
     def _place(self, run: _Run, place: Place) -> Place:
         """``place`` with this delivery's thread reservation resolved (no thread: the channel);
         a thread another delivery is still starting is not there yet: the channel too."""
-        if place.thread is not None and place.thread in run.threads:
-            return Place(channel=place.channel, thread=run.threads[place.thread])
+        if place.thread is not None and place.thread in run.done.threads:
+            return Place(channel=place.channel, thread=run.done.threads[place.thread])
         if place.thread is not None and place.thread.startswith(PENDING):
             log.warning("the thread of %s is not there yet; posting in the channel", place.channel)
             return Place(channel=place.channel)
@@ -483,8 +598,8 @@ class Table:
     def _real(self, run: _Run, shown: Shown) -> Shown | None:
         """The message behind one of this delivery's reservations (None if it could not be
         posted), or ``shown`` itself."""
-        if shown.id in run.posted:
-            return run.posted[shown.id]
+        if shown.id in run.done.posted:
+            return run.done.posted[shown.id]
         return shown
 
     async def _reply(self, run: _Run, op: Reply) -> None:
@@ -510,7 +625,7 @@ class Table:
             thread = await self._try(
                 run, "the thread", self.platform.start_thread(run.out.channel, card, op.name)
             )
-        run.threads[op.id] = thread
+        run.done.threads[op.id] = thread
         if thread is None:
             refs.threads_off = True
             note = ui.Message(text=NO_THREAD)
@@ -522,7 +637,7 @@ class Table:
             bound = self._bound(run, op.message)
             shown = await self.platform.dm(op.user, bound)
         except Closed:
-            run.posted[op.id] = None
+            run.done.posted[op.id] = None
             if not op.slot.startswith("panel:"):
                 return  # a note to someone whose DMs are closed: the game's place says enough
             refs.closed.append(op.user)
@@ -530,10 +645,10 @@ class Table:
             return
         except Exception as error:
             log.warning("the %s of %s in %s failed: %s", op.slot, op.user, out.channel, error)
-            run.posted[op.id] = None
+            run.done.posted[op.id] = None
             return
         shown.digest = digest_of(op.message)
-        run.posted[op.id] = shown
+        run.done.posted[op.id] = shown
 
     async def _closed_panel(self, run: _Run, refs: Refs, user: str, panel: ui.Message) -> None:
         """DMs closed: the requester sees their panel privately where they are (and how to
@@ -559,7 +674,7 @@ class Table:
         if (
             posted is not None
             and board is not None
-            and (not board.reserved or board.id in run.posted)
+            and (not board.reserved or board.id in run.done.posted)
         ):
             refs.below.append(posted.id)  # (a board this delivery has yet to post comes after it)
 
@@ -570,6 +685,11 @@ class Table:
         bound = self._bound(run, message, shown.where)
         try:
             await self.platform.edit(shown, bound, surface)
+            return
+        except Deferred as later:
+            # No room in the platform's budget now: the surface shows its newest state once
+            # there is (a newer delivery's, if one comes first).
+            run.done.later.append(Later(slot, shown.id, message, later.wait))
             return
         except Stuck:
             log.info(
@@ -584,12 +704,12 @@ class Table:
             # worse than a late one. Its digest is forgotten, so the next delivery edits it to
             # what is current then, even if that is what this edit tried to show.
             log.warning("editing the %s in %s failed: %s", surface, run.out.channel, error)
-            run.failed_edits.append((slot, shown.id))
-            _forget(refs, run)
+            run.done.failed_edits.append((slot, shown.id))
+            forget(refs, run.done)
             return
         if slot in ("card", "board", "prompt") or slot.startswith("panel:"):
             # Posted anew once the refs say so (another delivery may find it gone too).
-            run.gone.append(_Gone(slot, shown.id, message, surface, stuck=stuck))
+            run.done.gone.append(Missing(slot, shown.id, message, surface, stuck=stuck))
 
     async def _send(
         self,
@@ -600,19 +720,15 @@ class Table:
         mention: list[str] | None = None,
         ping: bool = True,
     ) -> Shown | None:
-        """A post, within the place's post limit (waiting for a slot)."""
+        """A post, within the place's post limit (the budget waits for room)."""
         where = self._paced(place)
-        if run.answer is not None and not run.answered and not self.pacer.free(where):
+        if run.answer is not None and not run.answered and self._room(where) <= 0:
             # The post must wait for the place's limit: tell the platform the request arrived
             # first (Discord wants an answer within 3 s), so the player is not kept waiting.
             await self._try(run, "the acknowledgement", run.answer.acknowledge())
-        await self.pacer.slot(where)
         bound = self._bound(run, message, self._conversation(place))
-        try:
-            send = self.platform.post(place, bound, surface, mention, ping)
-            posted = await self._try(run, f"the {surface}", send)
-        finally:
-            self.pacer.posted(where)
+        send = self.platform.post(place, bound, surface, mention, ping)
+        posted = await self._try(run, f"the {surface}", send)
         if posted is not None:
             posted.digest = digest_of(message)
         return posted
@@ -659,107 +775,48 @@ class Table:
 
     def _swap(self, run: _Run, refs: Refs) -> None:
         """The refs with this delivery's reservations replaced by what it posted."""
-        _replace(refs, run)
+        replace(refs, run.done)
 
     async def _settle(self, key: GameKey, run: _Run, planned: Plan) -> None:
-        """Write what the delivery learned; merge it into newer refs when another delivery
-        wrote meanwhile, bring up to date what that one wanted shown, delete what it posted
-        that another delivery has posted since, and post anew (under a reservation written
-        first, like every post) a surface it found deleted."""
+        """Write what the delivery learned (:func:`~bot.table.plan.settle` decides it) with a
+        compare-and-set; when another delivery wrote meanwhile, settle into the newer refs
+        instead. Then make what the settling asks (edits to what a newer delivery wants,
+        doubles deleted, deleted surfaces posted anew under the reservations just written)
+        and settle what those did, until nothing is left."""
         refs = planned.refs
-        if refs.rev >= 0 and not (run.posted or run.threads or run.gone or run.failed_edits):
+        if refs.rev >= 0 and run.done.settled:
             return  # edits only, all made: the refs written before them say it all
+        merging = refs.rev < 0
+        if merging:
+            refs = await self._read(key, run.out)
         for _ in range(MAX_SETTLES):
-            reposts = self._claim_gone(run, refs)
-            rev = await self._write(key, refs, refs.rev) if refs.rev >= 0 else None
+            settled = settle(refs, run.done, self._context(run), run.out.channel, merging)
+            rev = await self._write(key, settled.refs, refs.rev)
             if rev is None:
-                for gone in reposts:
-                    gone.claimed = None  # the newer refs decide again
-                refs = await self._read(key, run.out)
-                await self._merge(run, refs)
+                refs, merging = await self._read(key, run.out), True
                 continue
+            refs, merging = settled.refs, False
             refs.rev = rev
-            for gone in run.gone:
-                if gone.catch_up is not None:
-                    shown, gone.catch_up = gone.catch_up, None
-                    await self._edit(run, refs, gone.slot, shown, gone.message, gone.surface)
-            if not reposts:
+            for gone in run.done.gone:
+                if gone.slot in settled.ended:
+                    gone.done = True
+                gone.claimed = settled.claims.get(gone.slot, gone.claimed)
+            before = (len(run.done.posted), len(run.done.failed_edits), len(run.done.later))
+            for op in settled.ops:
+                if isinstance(op, Delete) and op.after is None and op.slot:
+                    run.done.doubles.update(
+                        p for p, posted in run.done.posted.items() if posted == op.shown
+                    )
+                if isinstance(op, Post | Dm):
+                    run.done.slots[op.id] = op.slot
+                await self._op(run, refs, op)
+            for gone in run.done.gone:
+                if gone.claimed is not None and gone.claimed in run.done.posted:
+                    gone.done = True
+            after = (len(run.done.posted), len(run.done.failed_edits), len(run.done.later))
+            if after == before:
                 return
-            for gone in reposts:
-                await self._repost(run, refs, gone)
-            _replace(refs, run)
         log.warning("could not write what was shown in %s after %d tries", key, MAX_SETTLES)
-
-    def _claim_gone(self, run: _Run, refs: Refs) -> list[_Gone]:
-        """Reservations for the deleted surfaces that the refs still show as deleted. One that
-        another delivery is posting (or has posted) anew is theirs: this delivery, when it
-        drew the newest state, says what it must show instead (:attr:`Refs.wanted`, or an
-        edit once it is posted)."""
-        claimed = []
-        newest = run.out.version is None or run.out.version >= refs.version
-        for gone in run.gone:
-            if gone.claimed is not None or gone.done:
-                continue
-            shown = slot_shown(refs, gone.slot)
-            if shown is None:
-                gone.done = True
-                continue
-            if shown.id != gone.dead:
-                gone.done = True
-                if newest and shown.digest != digest_of(gone.message):
-                    shown.digest = digest_of(gone.message)
-                    if shown.reserved:
-                        refs.wanted[gone.slot] = gone.message
-                    else:
-                        gone.catch_up = shown
-                continue
-            self._deliveries += 1
-            pending = f"{PENDING}{self._token}.{self._deliveries}:g:{self.clock():.3f}"
-            gone.claimed = pending
-            gone.message = refs.wanted.pop(gone.slot, gone.message)
-            run.slots[pending] = gone.slot
-            _put(refs, gone.slot, Shown(where="", id=pending, digest=digest_of(gone.message)))
-            claimed.append(gone)
-        return claimed
-
-    async def _repost(self, run: _Run, refs: Refs, gone: _Gone) -> None:
-        assert gone.claimed is not None
-        out, anew = run.out, None
-        if gone.slot == "card":
-            anew = await self._send(run, Place(channel=out.channel), gone.message, "card")
-        elif gone.slot in ("board", "prompt"):
-            place = self._place(run, refs.place(out.channel))
-            anew = await self._send(run, place, gone.message, gone.surface)
-        else:
-            user = gone.slot.removeprefix("panel:")
-            with contextlib.suppress(Closed):
-                dm = self.platform.dm(user, self._bound(run, gone.message))
-                anew = await self._try(run, "a panel", dm)
-            if anew is not None:
-                anew.digest = digest_of(gone.message)
-        run.posted[gone.claimed] = anew
-        if anew is not None and gone.stuck is not None:
-            await self._try(run, "a message posted anew", self.platform.delete(gone.stuck))
-
-    async def _merge(self, run: _Run, newer: Refs) -> None:
-        """This delivery's results into ``newer``: each reservation still there becomes its
-        message (edited to what is wanted now, if that changed); one no longer there was
-        taken over, and its message goes."""
-        found = _replace(newer, run)
-        _forget(newer, run)
-        for pending, shown in run.posted.items():
-            if shown is None or pending in found:
-                continue
-            if not run.kept(pending):
-                continue  # a story line or a post: nobody else posts it
-            await self._try(run, "a message posted twice", self.platform.delete(shown))
-        for slot, message in list(newer.wanted.items()):
-            shown = slot_shown(newer, slot)
-            if shown is None or shown.reserved or shown.id not in found.values():
-                continue
-            del newer.wanted[slot]
-            await self._edit(run, newer, slot, shown, message, slot.partition(":")[0])
-            shown.digest = digest_of(message)
 
 
 def _drawing(out: Outbox, key: str) -> Callable[[], ui.Picture | None] | None:
@@ -772,68 +829,51 @@ def _drawing(out: Outbox, key: str) -> Callable[[], ui.Picture | None] | None:
     return None
 
 
-def _forget(refs: Refs, run: _Run) -> None:
-    """The digests of the messages ``run`` failed to edit, forgotten in ``refs``: the next
-    delivery edits them to what is current then, even if that is what the failed edit showed."""
-    for slot, message_id in run.failed_edits:
-        kept = slot_shown(refs, slot)
-        if kept is not None and kept.id == message_id:
-            kept.digest = ""
+def _priority(out: Outbox, slot: str, surface: str) -> Priority:
+    """Who goes first when the budget is short (see :class:`~bot.table.budget.Priority`)."""
+    kind, _, user = slot.partition(":")
+    if kind in ("panel", "pressed"):
+        return Priority.WAITED if user in out.waiting else Priority.PANEL
+    if kind == "note" or surface == "note":
+        return Priority.PANEL
+    if surface in ("log", "post"):
+        return Priority.LOG
+    return Priority.BOARD
+
+
+def _call(out: Outbox, op: Op) -> Call:
+    """What ``op``'s platform calls are for the budget: an edit of a surface the table keeps
+    may be deferred (it shows its newest state later), anything else waits for room."""
+    if isinstance(op, Reply):
+        return Call(Priority.ANSWER, surface="reply")
+    if isinstance(op, Note):
+        return Call(Priority.PANEL, surface="note")
+    if isinstance(op, StartThread):
+        return Call(Priority.BOARD, surface="thread")
+    slot = op.slot
+    surface = "" if isinstance(op, Delete | Dm) else op.surface
+    kept = slot in ("card", "board", "prompt") or slot.startswith(("panel:", "note:"))
+    deferrable = isinstance(op, Edit | Update) and kept
+    return Call(_priority(out, slot, surface), deferrable=deferrable, surface=slot or surface)
+
+
+def _wanted_shown(refs: Refs) -> list[Shown]:
+    """The messages of the surfaces that want a newer message shown."""
+    return [shown for slot in refs.wanted if (shown := slot_shown(refs, slot)) is not None]
+
+
+def _own_outbox(platform: str, channel: str, refs: Refs | None = None) -> Outbox:
+    """What the table's own deliveries (deferred edits) know of the game: its channel, its
+    table (the game's name and first version) and whom it waits for."""
+    table = refs.table if refs is not None else ""
+    return Outbox(
+        platform=platform,
+        channel=channel,
+        game=table.partition(":")[0],
+        table=table,
+        waiting=refs.waiting if refs is not None else [],
+    )
 
 
 def _changed(before: Refs, after: Refs) -> bool:
     return before.model_dump_json() != after.model_dump_json()
-
-
-def _put(refs: Refs, slot: str, shown: Shown) -> None:
-    """``shown`` as the message of ``slot`` (see :func:`~bot.table.plan.slot_shown`)."""
-    if slot in ("card", "board", "prompt"):
-        setattr(refs, slot, shown)
-        if slot == "board":
-            refs.below = []
-    elif slot.startswith("panel:"):
-        refs.panels[slot.removeprefix("panel:")] = shown
-
-
-def _replace(refs: Refs, run: _Run) -> dict[str, str]:
-    """Swap ``run``'s reservations in ``refs`` for what it posted (dropping those it could not
-    post); the reservations found, mapped to the real ids."""
-    found: dict[str, str] = {}
-
-    def real(shown: Shown | None) -> Shown | None:
-        if shown is None or shown.id not in run.posted:
-            return shown
-        posted = run.posted[shown.id]
-        if posted is None:
-            return None
-        found[shown.id] = posted.id
-        # The newest delivery's digest stands: it may want something newer shown.
-        return posted.model_copy(update={"digest": shown.digest})
-
-    refs.card, refs.board = real(refs.card), real(refs.board)
-    prompt = real(refs.prompt)
-    if prompt is None and refs.prompt is not None:
-        refs.prompt_id, refs.prompt_message = None, None  # it could not be posted
-    refs.prompt = prompt
-    refs.panels = {u: s for u, s in ((u, real(s)) for u, s in refs.panels.items()) if s is not None}
-    refs.notes = {
-        key: kept
-        for key, copies in refs.notes.items()
-        if (kept := {u: s for u, s in ((u, real(s)) for u, s in copies.items()) if s is not None})
-    }
-    below = []
-    for ident in refs.below:
-        if ident in run.posted:
-            posted = run.posted[ident]
-            if posted is not None:
-                found[ident] = posted.id
-                below.append(posted.id)
-        else:
-            below.append(ident)
-    refs.below = below
-    if refs.thread is not None and refs.thread in run.threads:
-        thread = run.threads[refs.thread]
-        found[refs.thread] = thread or ""
-        refs.thread = thread
-        refs.threads_off = refs.threads_off or thread is None
-    return found

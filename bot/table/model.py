@@ -10,6 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from bot.table.budget import Budget, Limit
 from core import ui
 
 __all__ = [
@@ -125,6 +126,8 @@ class Refs(BaseModel):
     wanted: dict[str, ui.Message] = Field(default_factory=dict)
     """What a reserved surface must show once posted, by slot (``board``, ``panel:<user>``...),
     when a newer delivery changed it meanwhile: the poster brings it up to date."""
+    waiting: list[str] = Field(default_factory=list)
+    """Whom the game waits for (as the newest state drawn says): their panels go first."""
     ended: bool = False
 
     def place(self, channel: str) -> Place:
@@ -155,6 +158,7 @@ class Refs(BaseModel):
                     for about, copies in self.notes.items()
                 },
                 "wanted": dict(self.wanted),
+                "waiting": list(self.waiting),
             }
         )
 
@@ -172,9 +176,9 @@ class Platform(Protocol):
     game or its channel for ids."""
 
     name: str
-    posts_per_window: int
-    """Posts a channel takes within ``window_s`` (Discord 5 in 5 s, Slack about 1 a second)."""
-    window_s: float
+    budget: Budget | None
+    """Where every rationed call the primitives make is taken from (None: nothing is
+    rationed, as in the console)."""
     closed_hint: str
     """Told once per game to a requester whose DMs are closed: how to open them ("" for none)."""
     threads_share_limit: bool
@@ -188,6 +192,10 @@ class Platform(Protocol):
     """The longest id a control may carry (Discord 100; Slack 255 less its renderer's prefix):
     the table binds every message's controls to ids within it (:func:`bot.commands.codec.bind`)
     before it calls a primitive, which draws them as they are."""
+
+    def post_limit(self, where: str) -> Limit | None:
+        """The limit of posts into the conversation ``where`` (None: none)."""
+        ...
 
     async def post(
         self,

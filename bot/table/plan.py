@@ -82,17 +82,24 @@ __all__ = [
     "Context",
     "Delete",
     "Dm",
+    "Done",
     "Edit",
     "Held",
+    "Later",
+    "Missing",
     "Note",
     "Op",
     "Plan",
     "Post",
     "Reply",
+    "Settled",
     "StartThread",
     "Update",
     "closed_note",
+    "flush",
     "plan",
+    "put",
+    "settle",
     "slot_shown",
     "touches_table",
 ]
@@ -324,11 +331,15 @@ class _Planner:
         if out.version is not None and not stale:
             refs.version = out.version
         refs.pending.extend(out.log)
-        # What a reservation was to show once posted only matters while it stands.
+        if out.version is not None and not stale:
+            refs.waiting = list(out.waiting)
+        # What a reservation was to show once posted only matters while it stands; an edit the
+        # budget deferred stands until it is made (or a newer one replaces it).
         refs.wanted = {
             slot: message
             for slot, message in refs.wanted.items()
-            if (shown := slot_shown(refs, slot)) is not None and self._taken(shown)
+            if (shown := slot_shown(refs, slot)) is not None
+            and (self._taken(shown) or not shown.reserved)
         }
         for message in out.announcements:
             self._post("announcement", Place(channel=out.channel), message, "announcement")
@@ -347,16 +358,21 @@ class _Planner:
         if out.ended or sum(len(line) + 1 for line in refs.pending) >= LOG_FLUSH:
             self._flush(force=out.ended)
         if not stale:
-            for user, panel in out.panels.items():
-                if user != self.ctx.user:
-                    self._panel(user, panel)
+            # Whom the game waits for first. (The board comes last, so that what the panels
+            # post in the game's place, a note that someone's DMs are closed, stays above it;
+            # the budget keeps the board's share whatever the panels take.)
+            waiting = set(out.waiting)
+            others = [user for user in out.panels if user != self.ctx.user]
+            for user in sorted(others, key=lambda user: user not in waiting):
+                self._panel(user, out.panels[user])
         self._close_panels()
         if out.board is not None and not stale:
             self._board(out.board, out.notify or [])
         elif stale and out.log and refs.board_source is not None and not out.ended:
             # A newer state is drawn already; this delivery's lines still join its Latest.
             self._board(refs.board_source, [])
-        elif not out.ended:
+        elif not out.ended and not out.stale_press:
+            # (A stale press changes nothing: the board stays where it is.)
             self._keep_board_in_view()
         if out.ended and not refs.ended:
             self._end()
@@ -431,6 +447,7 @@ class _Planner:
         if self._taken(shown):
             self.refs.wanted[slot] = message
             return
+        self.refs.wanted.pop(slot, None)  # (an edit the budget deferred: this one is newer)
         if self._mine(shown):
             for op in self.result.ops:
                 if isinstance(op, Post | Dm) and op.id == shown.id:
@@ -469,6 +486,16 @@ class _Planner:
             pressed = Shown(where=where, id=ident)
             self.result.ops.append(Update(f"pressed:{ctx.user}", pressed, self.out.heal, "panel"))
 
+    def _healed_privately(self) -> Update | None:
+        """The update of a private pressed message this stale press planned, if any: the answer
+        saying why goes into it, rather than into a message of its own beside it."""
+        if not (self.out.stale_press and self.ctx.pressed_private):
+            return None
+        for op in self.result.ops:
+            if isinstance(op, Update) and (op.shown.where, op.shown.id) == self.ctx.pressed:
+                return op
+        return None
+
     # --- private answers ---------------------------------------------------------------------
 
     def _replies(self) -> None:
@@ -477,8 +504,18 @@ class _Planner:
         the table's (:meth:`_notes`). ``hand`` asked in a DM moves the one panel there down
         to the bottom, instead of adding a copy of it."""
         ctx = self.ctx
+        healed = self._healed_privately()
         for delivery in self.out.deliveries:
             if self.out.raise_panel and delivery.user == ctx.user and self._raise(delivery.message):
+                continue
+            said = delivery.message
+            plain = not (said.buttons or said.selects or said.files)
+            if healed is not None and delivery.user == ctx.user and plain:
+                # A stale press on a private message (a DM panel, an ephemeral hand): the panel
+                # it now shows says why at its head, one message rather than two in the DM.
+                text = f"{said.text}\n\n{healed.message.text}".strip()
+                healed.message = healed.message.model_copy(update={"text": text})
+                healed = None
                 continue
             if ctx.user is not None and delivery.user == ctx.user:
                 in_place = delivery.in_place and ctx.pressed is not None and ctx.pressed_private
@@ -801,6 +838,258 @@ class _Planner:
                 self._show(f"panel:{user}", shown, over, "panel")
         if out.result is not None and not refs.threads_off and refs.thread is not None:
             self._post("result", Place(channel=out.channel), out.result, "result")
+
+
+_FIRST = ("board", "prompt", "card")
+"""The surfaces whose deferred edits are shown first, in this order."""
+
+
+def flush(refs: Refs, ctx: Context) -> Plan:
+    """The edits the budget deferred (:attr:`Refs.wanted` of surfaces posted already), each
+    surface shown in its newest state: the board, the prompt and the card first, then the
+    panels of whoever the game waits for, other panels, notes. A surface still being posted
+    is its poster's to bring up to date."""
+    refs = refs.working_copy()
+    result = Plan(refs=refs)
+
+    def first(slot: str) -> tuple[int, int, str]:
+        if slot in _FIRST:
+            return (0, _FIRST.index(slot), slot)
+        kind, _, user = slot.partition(":")
+        if kind == "panel":
+            return (1 if user in refs.waiting else 2, 0, slot)
+        return (3, 0, slot)
+
+    for slot in sorted(refs.wanted, key=first):
+        shown = slot_shown(refs, slot)
+        if shown is None or shown.reserved:
+            continue
+        message = refs.wanted.pop(slot)
+        shown.digest = digest(message)
+        if slot == "board":
+            refs.board_message = message
+        result.ops.append(Edit(slot, shown, message, slot.partition(":")[0]))
+    return result
+
+
+# --- what a delivery learned: settling it into the refs ----------------------------------------
+
+
+@dataclass
+class Missing:
+    """A surface the table keeps whose message someone deleted (or that can no longer be
+    edited: ``stuck``, deleted once it is posted anew), found when editing it."""
+
+    slot: str
+    dead: str
+    """The id of the message that is gone."""
+    message: ui.Message
+    surface: str
+    stuck: Shown | None = None
+    claimed: str | None = None
+    """The reservation this delivery holds for posting it anew, once it has one."""
+    done: bool = False
+    """Settled: posted anew by this delivery, or another's to show (or no longer kept)."""
+
+
+@dataclass
+class Later:
+    """An edit the budget had no room for: ``slot`` is to show ``message`` once it has."""
+
+    slot: str
+    id: str
+    """The message it was to edit (the refs may name a newer one by then)."""
+    message: ui.Message
+    wait: float
+
+
+@dataclass
+class Done:
+    """What a delivery's operations did, for :func:`settle`."""
+
+    version: int | None = None
+    """The state version the delivery drew (None: none, a lobby's or a private answer)."""
+    posted: dict[str, Shown | None] = field(default_factory=dict)
+    """Each reservation of this delivery: the message posted (None: it could not be)."""
+    threads: dict[str, str | None] = field(default_factory=dict)
+    """The thread reservation: the thread started (None: none could be)."""
+    slots: dict[str, str] = field(default_factory=dict)
+    """The slot of each reservation (``board``, ``panel:<user>``, ``below``...)."""
+    gone: list[Missing] = field(default_factory=list)
+    """Surfaces whose message was gone when edited."""
+    failed_edits: list[tuple[str, str]] = field(default_factory=list)
+    """(slot, message id) of the edits the platform did not take: not shown, whatever the
+    refs written before them say."""
+    later: list[Later] = field(default_factory=list)
+    """Edits the budget deferred: each surface shows its newest state once it has room."""
+    doubles: set[str] = field(default_factory=set)
+    """Reservations another delivery took over whose messages are (being) deleted."""
+
+    def kept(self, pending: str) -> bool:
+        """Whether the reservation is of a surface there is one of (a story line is not)."""
+        slot = self.slots.get(pending, "")
+        return slot in ("card", "board", "prompt") or slot.startswith(("panel:", "note:"))
+
+    @property
+    def settled(self) -> bool:
+        """Whether nothing is left to write: edits only, all of them made."""
+        return not (self.posted or self.threads or self.gone or self.failed_edits or self.later)
+
+
+@dataclass
+class Settled:
+    """What :func:`settle` decided: the refs to write, and the operations to make once they
+    are written (edits to what a newer delivery wants, doubles deleted, surfaces posted anew
+    under the reservations written)."""
+
+    refs: Refs
+    ops: list[Op] = field(default_factory=list)
+    claims: dict[str, str] = field(default_factory=dict)
+    """Each deleted surface this delivery posts anew (its slot), under its reservation."""
+    ended: list[str] = field(default_factory=list)
+    """The deleted surfaces another delivery shows (or that are no longer kept)."""
+
+
+def settle(refs: Refs, done: Done, ctx: Context, channel: str, merging: bool = False) -> Settled:
+    """What delivery ``done`` learned, settled into ``refs`` (a copy): its reservations become
+    the messages it posted (or go, when it could not post them); the edits the platform did
+    not take, or the budget deferred, leave their surfaces to be shown again; a surface found
+    deleted is posted anew under a reservation of this delivery, unless another delivery is
+    posting (or has posted) it, which then shows what this one drew if it is newer.
+
+    ``merging``: ``refs`` are newer than the ones this delivery wrote (another wrote between):
+    a reservation of this delivery that is no longer in them was taken over (its message is
+    a double: deleted), and a message this delivery posted that another delivery wants to show
+    something newer is edited to it."""
+    refs = refs.working_copy()
+    result = Settled(refs=refs)
+    found = replace(refs, done)
+    forget(refs, done)
+    if merging:
+        for pending, shown in done.posted.items():
+            if shown is None or pending in found or pending in done.doubles:
+                continue
+            if done.kept(pending):  # (a story line or a post: nobody else posts it)
+                done_slot = done.slots.get(pending, "")
+                result.ops.append(Delete(shown, slot=done_slot))
+        for slot, message in list(refs.wanted.items()):
+            shown = slot_shown(refs, slot)
+            if shown is None or shown.reserved or shown.id not in found.values():
+                continue
+            del refs.wanted[slot]
+            shown.digest = digest(message)
+            result.ops.append(Edit(slot, shown, message, slot.partition(":")[0]))
+    defer(refs, done)
+    newest = done.version is None or done.version >= refs.version
+    claims = 0
+    for gone in done.gone:
+        if gone.claimed is not None or gone.done:
+            continue
+        shown = slot_shown(refs, gone.slot)
+        if shown is None:
+            result.ended.append(gone.slot)
+            continue
+        if shown.id != gone.dead:
+            result.ended.append(gone.slot)
+            if newest and shown.digest != digest(gone.message):
+                shown.digest = digest(gone.message)
+                if shown.reserved:
+                    refs.wanted[gone.slot] = gone.message
+                else:
+                    result.ops.append(Edit(gone.slot, shown, gone.message, gone.surface))
+            continue
+        claims += 1
+        pending = f"{PENDING}{ctx.token}:g{claims}:{ctx.now:.3f}"
+        message = refs.wanted.pop(gone.slot, gone.message)
+        result.claims[gone.slot] = pending
+        put(refs, gone.slot, Shown(where="", id=pending, digest=digest(message)))
+        if gone.slot.startswith("panel:"):
+            result.ops.append(Dm(gone.slot, gone.slot.removeprefix("panel:"), message, pending))
+        elif gone.slot == "card":
+            result.ops.append(Post(gone.slot, Place(channel=channel), message, "card", pending))
+        else:
+            place = refs.place(channel)
+            result.ops.append(Post(gone.slot, place, message, gone.surface, pending))
+        if gone.stuck is not None:
+            result.ops.append(Delete(gone.stuck, after=pending))
+    return result
+
+
+def replace(refs: Refs, done: Done) -> dict[str, str]:
+    """Swap ``done``'s reservations in ``refs`` for what it posted (dropping those it could not
+    post); the reservations found, mapped to the real ids."""
+    found: dict[str, str] = {}
+
+    def real(shown: Shown | None) -> Shown | None:
+        if shown is None or shown.id not in done.posted:
+            return shown
+        posted = done.posted[shown.id]
+        if posted is None:
+            return None
+        found[shown.id] = posted.id
+        # The newest delivery's digest stands: it may want something newer shown.
+        return posted.model_copy(update={"digest": shown.digest})
+
+    refs.card, refs.board = real(refs.card), real(refs.board)
+    prompt = real(refs.prompt)
+    if prompt is None and refs.prompt is not None:
+        refs.prompt_id, refs.prompt_message = None, None  # it could not be posted
+    refs.prompt = prompt
+    refs.panels = {u: s for u, s in ((u, real(s)) for u, s in refs.panels.items()) if s is not None}
+    refs.notes = {
+        key: kept
+        for key, copies in refs.notes.items()
+        if (kept := {u: s for u, s in ((u, real(s)) for u, s in copies.items()) if s is not None})
+    }
+    below = []
+    for ident in refs.below:
+        if ident in done.posted:
+            posted = done.posted[ident]
+            if posted is not None:
+                found[ident] = posted.id
+                below.append(posted.id)
+        else:
+            below.append(ident)
+    refs.below = below
+    if refs.thread is not None and refs.thread in done.threads:
+        thread = done.threads[refs.thread]
+        found[refs.thread] = thread or ""
+        refs.thread = thread
+        refs.threads_off = refs.threads_off or thread is None
+    return found
+
+
+def forget(refs: Refs, done: Done) -> None:
+    """The digests of the messages ``done`` failed to edit, forgotten in ``refs``: the next
+    delivery edits them to what is current then, even if that is what the failed edit showed."""
+    for slot, message_id in done.failed_edits:
+        kept = slot_shown(refs, slot)
+        if kept is not None and kept.id == message_id:
+            kept.digest = ""
+
+
+def defer(refs: Refs, done: Done) -> None:
+    """The edits the budget deferred, into ``refs``: each surface still showing what this
+    delivery planned (no newer delivery changed it since) wants that message, and its digest
+    is forgotten, so whoever shows the channel's deferred edits (or its next change) sends it."""
+    for later in done.later:
+        kept = slot_shown(refs, later.slot)
+        if kept is None or kept.id != later.id:
+            continue  # gone, or posted anew since
+        if kept.digest not in (digest(later.message), ""):
+            continue  # a newer delivery showed (or wants) something newer
+        kept.digest = ""
+        refs.wanted[later.slot] = later.message
+
+
+def put(refs: Refs, slot: str, shown: Shown) -> None:
+    """``shown`` as the message of ``slot`` (see :func:`slot_shown`)."""
+    if slot in ("card", "board", "prompt"):
+        setattr(refs, slot, shown)
+        if slot == "board":
+            refs.below = []
+    elif slot.startswith("panel:"):
+        refs.panels[slot.removeprefix("panel:")] = shown
 
 
 def slot_shown(refs: Refs, slot: str) -> Shown | None:

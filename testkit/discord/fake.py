@@ -46,12 +46,14 @@ import discord
 from aiohttp import WSMsgType, web
 
 from testkit.clock import Clock, Hold, RealClock, held, pause
+from testkit.ratelimits import Window
 
 __all__ = [
     "APP_ID",
     "BOT_ID",
     "BOT_PERMISSIONS",
     "DM_PERMISSIONS",
+    "GLOBAL_PER_S",
     "GUILD_ID",
     "OLD_MESSAGE_S",
     "Call",
@@ -63,6 +65,7 @@ __all__ = [
     "Notification",
     "Upload",
     "is_empty",
+    "route_bucket",
     "validate_autocomplete",
     "validate_message",
     "validate_modal",
@@ -924,6 +927,50 @@ class Interaction:
         return True
 
 
+# --- rationing ----------------------------------------------------------------------------------
+
+GLOBAL_PER_S = 50
+"""Requests a bot may make in a second over every server, interaction callbacks and webhooks
+(followups, edits of an interaction's messages) aside."""
+ROUTE_LIMITS: dict[tuple[str, str], tuple[int, float]] = {
+    ("POST", "messages"): (5, 5.0),
+    ("PATCH", "message"): (5, 5.0),
+    ("DELETE", "message"): (5, 1.0),
+    ("POST", "threads"): (5, 5.0),
+    ("POST", "dm"): (5, 5.0),
+    ("POST", "webhook"): (5, 2.0),
+    ("PATCH", "webhook"): (5, 2.0),
+}
+"""Discord's per-route buckets the bot meets: messages created in a channel (5 per 5 s), edited
+(5 per 5 s) and deleted (5 per s), threads started, DM channels opened, and an interaction's
+webhook (followups, edits of its messages: 5 per 2 s per token). Discord announces each in the
+``X-RateLimit-*`` headers and says not to hard-code them; these are its long-standing values."""
+
+
+def route_bucket(method: str, path: str) -> tuple[str, int, float] | None:
+    """The bucket a call counts against: its name (the route with its top-level resource, a
+    channel or a webhook token), limit and window; None for a route without one here."""
+    parts = path.strip("/").split("/")
+    kind = None
+    major = ""
+    if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
+        major = parts[1]
+        if len(parts) == 3:
+            kind = "messages"
+        elif len(parts) == 4:
+            kind = "message"
+        elif len(parts) == 5 and parts[4] == "threads":
+            kind = "threads"
+    elif path == "/users/@me/channels":
+        kind = "dm"
+    elif parts[0] == "webhooks" and len(parts) >= 3:
+        kind, major = "webhook", parts[2]
+    limits = ROUTE_LIMITS.get((method, kind or ""))
+    if limits is None:
+        return None
+    return (f"{method} {kind} {major}", *limits)
+
+
 # --- the server ----------------------------------------------------------------------------------
 
 
@@ -998,6 +1045,14 @@ class FakeDiscord:
         self._rate_ratio = 0.0
         self._rate_rng = random.Random(0)
         self._old_edits: int | None = None
+        self._windows: dict[str, Window] = {}
+        """Each route bucket's window, by :func:`route_bucket`'s name."""
+        self._global = Window(GLOBAL_PER_S, 1.0)
+        self.rationed = True
+        """Whether the route buckets and the global limit are enforced (a test about something
+        else may turn them off, and says so)."""
+        self.over_global = 0
+        """Calls answered 429 for the global limit (every server's calls together)."""
         self._retrying: set[str] = set()
         self._ids = itertools.count(1_000_000_000_000_000_000)
         self._sockets: list[tuple[web.WebSocketResponse, list[int]]] = []
@@ -1436,15 +1491,19 @@ class FakeDiscord:
         call = Call(request.method, path, body, self.clock.now())
         self.calls.append(call)
         self._request_uploads = uploads
+        headers: dict[str, str] = {}
         try:
             response = (
                 self._unauthorized(request, path)
                 or self._limited(request.method, path)
+                or self._rationed(request.method, path, headers)
                 or self._upload_refusal(request.method, path, body, uploads)
                 or self._route(request.method, path, body)
             )
         finally:
             self._request_uploads = {}
+        if response.status != 429:
+            response.headers.update(headers)
         call.status = response.status
         if 400 <= response.status < 500:
             call.reply = response.data if isinstance(response, _Reply) else None
@@ -1595,7 +1654,9 @@ class FakeDiscord:
         route = f"PATCH /channels/{message.channel_id}/messages/{{id}}"
         return self._too_many(body, hashlib.sha1(route.encode()).hexdigest()[:16])
 
-    def _too_many(self, body: dict[str, Any], bucket: str) -> web.Response:
+    def _too_many(
+        self, body: dict[str, Any], bucket: str, limit: int = 5, scope: str = "user"
+    ) -> web.Response:
         """A 429 with Discord's headers (``Via`` among them: without it discord.py takes a 429
         for a Cloudflare ban and raises at once)."""
         after = float(body["retry_after"])
@@ -1603,16 +1664,63 @@ class FakeDiscord:
         response.headers.update(
             {
                 "Retry-After": str(max(1, math.ceil(after))),
-                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Limit": str(limit),
                 "X-RateLimit-Remaining": "0",
                 "X-RateLimit-Reset": f"{self.clock.wall() + after:.3f}",
                 "X-RateLimit-Reset-After": f"{after:.3f}",
                 "X-RateLimit-Bucket": bucket,
-                "X-RateLimit-Scope": "user",
+                "X-RateLimit-Scope": scope,
                 # Discord's responses come through Google's front end; discord.py checks for it.
                 "Via": "1.1 google",
             }
         )
+        return response
+
+    def _rationed(self, method: str, path: str, headers: dict[str, str]) -> web.Response | None:
+        """Discord's budgets: the route's bucket (:func:`route_bucket`) and the bot's
+        :data:`GLOBAL_PER_S` a second (interaction callbacks and webhooks exempt). A call past
+        either is answered 429 with Discord's body and headers and changes nothing; a call
+        within its route's bucket gets the ``X-RateLimit-*`` headers discord.py paces by, in
+        ``headers``."""
+        if not self.rationed:
+            return None
+        now = self.clock.now()
+        route = route_bucket(method, path)
+        window = None
+        if route is not None:
+            name, limit, window_s = route
+            window = self._windows.setdefault(name, Window(limit, window_s))
+            state = window.take(now)
+            bucket = hashlib.sha1(name.rsplit(" ", 1)[0].encode()).hexdigest()[:16]
+            if not state.granted:
+                body = {"message": "You are being rate limited.", "global": False}
+                return self._too_many(
+                    body | {"retry_after": round(state.reset_after, 3)}, bucket, state.limit
+                )
+            headers.update(
+                {
+                    "X-RateLimit-Limit": str(state.limit),
+                    "X-RateLimit-Remaining": str(state.remaining),
+                    "X-RateLimit-Reset": f"{self.clock.wall() + state.reset_after:.3f}",
+                    "X-RateLimit-Reset-After": f"{state.reset_after:.3f}",
+                    "X-RateLimit-Bucket": bucket,
+                }
+            )
+        if path.startswith(("/interactions/", "/webhooks/")):
+            return None
+        state = self._global.take(now)
+        if state.granted:
+            return None
+        if window is not None:
+            window.give_back()
+        self.over_global += 1
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": round(state.reset_after, 3),
+            "global": True,
+        }
+        response = self._too_many(body, "global", GLOBAL_PER_S, scope="global")
+        response.headers["X-RateLimit-Global"] = "true"
         return response
 
     def _limited(self, method: str, path: str) -> web.Response | None:

@@ -80,9 +80,9 @@ async def running_bot(
     about something else that counts the board's edits); the wait runs on the same clock."""
     point_at(fake.api_url, fake.gateway_url)
     client = BoardroomClient(authority, settings, shard_count=1)
-    client.adapter.table.pacer.clock = fake.clock
-    if pace_window_s is not None:
-        client.adapter.table.pacer.window_s = pace_window_s
+    client.adapter.table.use_clock(fake.clock)
+    if pace_window_s == 0:
+        client.adapter.table.posting_free = True
     if coalesce_s is not None:
         client.adapter.table.coalesce_s = coalesce_s
     watcher = Watcher()
@@ -171,6 +171,9 @@ class Table:
         answered = await asyncio.wait_for(interaction.answered, 10)
         self.latencies.append(answered - interaction.sent_at)
         await asyncio.wait_for(self.watcher.wait(interaction.id), 10)
+        # What the platform's budget deferred (others' panels, the board) is shown before the
+        # next choice is made on what this one led to.
+        await self.client.adapter.table.flushed()
         return interaction
 
     async def slash(
@@ -234,6 +237,11 @@ class Table:
             seats = record.seats if record is not None else []
             self._seats = {int(u): i for i, s in enumerate(seats) for u in s.users if u.isdigit()}
         candidates = [(u, m) for u in self.users for m in self.panels(u)]
+        if not candidates:
+            # What the platform's budget deferred (others' panels, the board) shows later: a
+            # player waits for it before concluding there is nothing left to press.
+            await self.client.adapter.table.flushed()
+            candidates = [(u, m) for u in self.users for m in self.panels(u)]
         if not candidates:
             return False
         user, message = self.rng.choice(candidates)

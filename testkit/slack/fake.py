@@ -20,10 +20,14 @@ real Bolt app against it. It answers the methods the adapter uses the way Slack 
   (:meth:`FakeSlackAPI.close_dms`): the error given.
 - ``views.open`` without a fresh, unused ``trigger_id`` issued by :class:`SignedClient`.
 - Response URLs (:meth:`FakeSlackAPI.response_url`) used more than 5 times or after 30 minutes.
-- Rate limits on demand (:meth:`FakeSlackAPI.rate_limit`): HTTP 429 with ``Retry-After``; and
-  Slack's per-conversation limit on posting (:meth:`FakeSlackAPI.post_limit`): a
-  ``chat.postMessage`` past one a second in a conversation (thread replies count against their
-  channel, each DM is its own) is answered 429 with ``Retry-After: 1``.
+- Slack's budgets, always (:data:`METHOD_TIERS`): each method is rationed per app per workspace
+  (per token) at its tier's minute rate with a modest burst (:data:`TIERS`: ``chat.update`` and
+  ``chat.delete`` 50 a minute, ``chat.postEphemeral``, ``views.*``, ``files.*`` and
+  ``users.info`` 100...), ``chat.postMessage`` at one a second per conversation (thread replies
+  count against their channel, each DM is its own; :meth:`FakeSlackAPI.post_limit`) and
+  :data:`POSTS_PER_WORKSPACE` a minute in all. A call past a budget is answered HTTP 429
+  ``ratelimited`` with ``Retry-After`` in whole seconds and changes nothing. On top, random
+  429s when a test asks (:meth:`FakeSlackAPI.rate_limit`), on any Web API method.
 - File uploads, Slack's external flow: ``files.getUploadURLExternal`` needs ``filename`` and an
   integer ``length`` (``invalid_arguments``; a length of 0: ``missing_argument``; ``alt_txt``
   over 1,000 characters: ``alt_txt_too_large``); its ``upload_url`` (on this server) takes one
@@ -64,11 +68,15 @@ from aiohttp import ClientSession, web
 
 from testkit.clock import RealClock, held, pause
 from testkit.local_server import free_port
+from testkit.ratelimits import TokenBucket
 
 __all__ = [
     "FILE_UPLOAD",
     "HANDLED",
+    "METHOD_TIERS",
+    "POSTS_PER_WORKSPACE",
     "RATE_LIMITED_METHODS",
+    "TIERS",
     "Call",
     "FakeSlackAPI",
     "Message",
@@ -95,8 +103,34 @@ FILE_UPLOAD = "upload_url"
 DEAD_URL = "http://127.0.0.1:9/unused"
 """The response URL a :class:`SignedClient` without a fake to issue real ones puts in bodies."""
 
-RATE_LIMITED_METHODS = ("chat.*", "conversations.open", "users.info", "views.*")
-"""What :meth:`FakeSlackAPI.rate_limit` applies to (``*``: any method of that family)."""
+RATE_LIMITED_METHODS = ("chat.*", "conversations.*", "users.*", "views.*", "files.*")
+"""What :meth:`FakeSlackAPI.rate_limit` applies to (``*``: any method of that family): every
+Web API method the bot calls but ``auth.test`` and ``apps.connections.open``, made once a
+process."""
+
+TIERS: dict[int, tuple[float, int]] = {1: (1, 2), 2: (20, 3), 3: (50, 5), 4: (100, 10)}
+"""Slack's tiers: calls a minute ("1+", "20+", "50+", "100+" in Slack's table) and the burst
+taken at once (Slack tolerates "a small amount of burst", "sporadic bursts": these are modest,
+so the fake is at least as strict)."""
+METHOD_TIERS: dict[str, int] = {
+    "chat.update": 3,
+    "chat.delete": 3,
+    "conversations.open": 3,
+    "chat.postEphemeral": 4,
+    "views.open": 4,
+    "views.update": 4,
+    "views.publish": 4,
+    "files.getUploadURLExternal": 4,
+    "files.completeUploadExternal": 4,
+    "users.info": 4,
+    "auth.test": 4,
+    "apps.connections.open": 1,
+}
+"""Each method's tier, from its page of Slack's reference (``chat.postMessage`` is special: see
+:meth:`FakeSlackAPI.post_limit` and :data:`POSTS_PER_WORKSPACE`)."""
+POSTS_PER_WORKSPACE = (300.0, 20)
+"""``chat.postMessage`` in all of a workspace: Slack keeps "a workspace-wide limit" it does not
+publish; 300 a minute (burst 20) is this fake's figure for it."""
 
 # --- Block Kit's documented limits --------------------------------------------------------------
 
@@ -913,7 +947,18 @@ class FakeSlackAPI:
         (channel, "") -> when each of the channel's own messages was; (channel, thread ts) ->
         when each reply of that thread was."""
         self._limit: tuple[float, random.Random, int] | None = None
-        self._post_limit: tuple[int, float] | None = None
+        self._post_limit: tuple[int, float] | None = (1, 1.0)
+        self.tiers: dict[str, int] = dict(METHOD_TIERS)
+        """Each rationed method's tier (a test may change one; a method left out is rationed
+        only by :meth:`rate_limit`)."""
+        self.over_budget = 0
+        """Calls answered 429 for being past a budget (a tier, a conversation's posts), not
+        drawn at random by :meth:`rate_limit`."""
+        self.posts_per_workspace: tuple[float, int] | None = POSTS_PER_WORKSPACE
+        """``chat.postMessage`` in all of a workspace: a minute's worth and its burst (None:
+        not rationed)."""
+        self._buckets: dict[tuple[str, str], TokenBucket] = {}
+        """(token, method) -> its bucket: per app per workspace, as Slack counts."""
         self._ts = itertools.count(1)
         self._view_ids = itertools.count(1)
         self._file_ids = itertools.count(1)
@@ -947,6 +992,18 @@ class FakeSlackAPI:
     def called(self, *methods: str) -> list[Call]:
         return [c for c in self.calls if c.method in methods]
 
+    def forget_records(self) -> None:
+        """Drop what the fake recorded of the calls so far (messages, calls, posting times,
+        triggers, response URLs, files): a long bench's memory is then the bot's, not the
+        fake's. Budgets and the DMs opened stand."""
+        for kept in (self.messages, self.response_urls, self.files, self._posts, self._triggers):
+            kept.clear()
+        for made in (self.calls, self.received, self.refused, self.rate_limited):
+            made.clear()
+        self.notifications.clear()
+        self._upload_urls.clear()
+        self._exchanged.clear()
+
     def not_in(self, channel: str) -> None:
         """The bot is not a member of ``channel`` (e.g. a private one, where
         ``chat:write.public`` does not help): posts there answer ``not_in_channel``."""
@@ -967,7 +1024,8 @@ class FakeSlackAPI:
         within the last ``window_s`` seconds of ``clock`` (thread replies count against their
         channel; each DM is a conversation of its own): HTTP 429 ``ratelimited`` with
         ``Retry-After: 1``, as Slack answers past its one message a second per channel (it
-        tolerates short bursts: ``posts`` above 1 allows them). ``posts=0`` turns it off."""
+        tolerates short bursts: ``posts`` above 1 allows them). On from the start with Slack's
+        one a second; ``posts=0`` turns it off."""
         self._post_limit = (posts, window_s) if posts > 0 else None
 
     def _over_post_limit(self, method: str, args: dict[str, Any]) -> bool:
@@ -1150,22 +1208,51 @@ class FakeSlackAPI:
         self.received.append(call)
         if self.latency_s and method != HANDLED:
             await pause(self.clock, self.latency_s)
-        if self._limited(method):
-            assert self._limit is not None
-            call.error = "ratelimited"
-            self.rate_limited.append(call)
-            body = {"ok": False, "error": "ratelimited"}
-            return _json(body, 429, **{"Retry-After": str(self._limit[2])})
-        if self._over_post_limit(method, args):
-            call.error = "ratelimited"
-            self.rate_limited.append(call)
-            return _json({"ok": False, "error": "ratelimited"}, 429, **{"Retry-After": "1"})
         token = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-        answer = self._auth_error(method, token or str(args.get("token", "")))
+        token = token or str(args.get("token", ""))
+        answer = self._auth_error(method, token)
         if answer is None:
+            wait = self._rationed(method, token, args)
+            if wait is not None:
+                call.error = "ratelimited"
+                self.rate_limited.append(call)
+                body = {"ok": False, "error": "ratelimited"}
+                return _json(body, 429, **{"Retry-After": str(wait)})
             answer = self._answer(call)
         self._settle(call, answer)
         return _json(answer)
+
+    def _rationed(self, method: str, token: str, args: dict[str, Any]) -> int | None:
+        """The ``Retry-After`` of a call past a budget (None: it may go on). Every budget is
+        asked before any is charged, so a refused call uses none of them."""
+        if self._limited(method):
+            assert self._limit is not None
+            return self._limit[2]
+        if self._over_post_limit(method, args):
+            self.over_budget += 1
+            return 1
+        now = self.clock()
+        buckets = []
+        tier = self.tiers.get(method)
+        if tier is not None:
+            buckets.append(self._bucket(token, method, *TIERS[tier]))
+        if method == "chat.postMessage" and self.posts_per_workspace is not None:
+            buckets.append(self._bucket(token, method, *self.posts_per_workspace))
+        waits = [bucket.take(now) for bucket in buckets]
+        if any(waits):
+            for bucket, wait in zip(buckets, waits, strict=True):
+                if not wait:
+                    bucket.tokens += 1.0  # granted here, refused by another: not spent
+            self.over_budget += 1
+            return TokenBucket.retry_after(max(waits))
+        return None
+
+    def _bucket(self, token: str, method: str, per_minute: float, burst: int) -> TokenBucket:
+        key = (token, method)
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(per_minute, burst)
+        return bucket
 
     def _settle(self, call: Call, answer: dict[str, Any]) -> None:
         if answer.get("ok"):
@@ -1729,7 +1816,14 @@ class FakeSlackAPI:
         else:
             channel = issued.channel
             in_channel = kind == "in_channel"
-            message = self._store(call, channel, ephemeral=not in_channel, user=issued.user)
+            # In a thread when asked (Slack's "publishing in thread" through a response URL).
+            thread = payload.get("thread_ts") or None
+            refused = self._thread_error(channel, thread) if thread is not None else None
+            if refused:
+                return 404, refused
+            message = self._store(
+                call, channel, ephemeral=not in_channel, user=issued.user, thread=thread
+            )
             if in_channel:
                 self._published(call, message)
             issued.last_ts = message.ts

@@ -11,9 +11,9 @@ import random
 from dataclasses import dataclass, field
 
 from aiohttp import ClientSession, web
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.app import RetryAfterHandler, SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import EVENTS_PATH, serve_http
 from bot.commands.authority import Authority
 from bot.settings import Settings
@@ -153,14 +153,14 @@ async def _worker(
 ) -> Worker:
     # One shared session per bot: without it slack_sdk opens a new connection for every call.
     session = ClientSession()
-    client = AsyncWebClient(token="xoxb-loopback", base_url=api.url, session=session)
+    client = BudgetedWebClient(token="xoxb-loopback", base_url=api.url, session=session)
     adapter = SlackAdapter(authority, client, SECRET)
-    adapter.table.pacer.clock = clock
+    adapter.table.use_clock(clock)
     for handler in adapter.client.retry_handlers:
         if isinstance(handler, RetryAfterHandler):
             handler.clock = clock  # a 429's Retry-After is waited on the same clock
-    if pace_s is not None:
-        adapter.table.pacer.window_s = pace_s
+    if pace_s == 0:
+        adapter.table.posting_free = True
     if coalesce_s is not None:
         adapter.table.coalesce_s = coalesce_s
     runner, port = await serve_http(adapter, "127.0.0.1", 0)

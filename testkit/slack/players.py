@@ -23,7 +23,7 @@ from bot.commands import codec
 from bot.commands.record import GameRecord
 from bot.desk import Interaction as Asked
 from storage import GameKey, GameStore
-from testkit.clock import held, pause
+from testkit.clock import Hold, held, pause
 from testkit.slack.fake import HANDLED, Call, FakeSlackAPI, Message, SignedClient
 from testkit.slack.loopback import Loopback
 
@@ -216,6 +216,17 @@ class SlackTable:
         """Where the users read the seats (the app's own store by default; a bench counting
         the bot's Redis commands gives one of its own)."""
         self.changes = 0
+        self._workers: list[tuple[SignedClient, SlackAdapter]] = []
+        self._hold: Hold | None = None
+        """The clock held while this table presses (``play(pauses_only=True)``)."""
+        self.settle_deferred = True
+        """After each press, wait for what the platform's budget deferred (others' panels, the
+        board) to be shown, so that the next choice is made on what the press led to however
+        the budget ran (in-process bots only; a bench of hostile players presses on at once)."""
+        self.last_pressed: tuple[str, str, str] | None = None
+        self.last_sent_at = 0.0
+        """When the newest request was sent (the fake's clock)."""
+        """The newest press: who, and the message (conversation, ts) it was on."""
         """Calls that changed what someone other than the presser sees, or a shown message
         (anything but a private reply): a press that caused one was applied."""
         self._pressing: str | None = None
@@ -240,8 +251,36 @@ class SlackTable:
 
     def detach(self) -> None:
         self.api.on_call.remove(self._see)
-        if self.adapter is not None:
-            self.adapter.desk.observers.remove(self)
+        for adapter in self._adapters():
+            if self in adapter.desk.observers:
+                adapter.desk.observers.remove(self)
+
+    def spread(self, workers: list[tuple[SignedClient, SlackAdapter]]) -> None:
+        """Send each request to one of ``workers`` at random (HTTP workers of one app behind
+        a load balancer), each watched for its answer."""
+        self._workers = list(workers)
+        for _, adapter in self._workers:
+            if self not in adapter.desk.observers:
+                adapter.desk.observers.append(self)
+
+    def _adapters(self) -> list[SlackAdapter]:
+        found = [adapter for _, adapter in self._workers]
+        if self.adapter is not None and self.adapter not in found:
+            found.append(self.adapter)
+        return found
+
+    async def _flushed(self) -> None:
+        """What the bots' budgets deferred (others' panels, the board), shown. (A player who
+        waits for it is not pressing: the clock may jump meanwhile.)"""
+        hold = self._hold
+        if hold is not None:
+            hold.release()
+        try:
+            for adapter in self._adapters():
+                await adapter.table.flushed()
+        finally:
+            if hold is not None:
+                self._hold = held(self.api.clock)
 
     def reattach(self, adapter: SlackAdapter) -> None:
         """Go on with ``adapter`` (a restarted bot) answering."""
@@ -282,7 +321,12 @@ class SlackTable:
         if call.method == "chat.postEphemeral":
             return True
         if call.method == "response_url":
-            return not call.args.get("replace_original") and bool(message and message.ephemeral)
+            if not call.args.get("replace_original"):
+                return bool(message and message.ephemeral)  # a private answer
+            # The pressed message replaced: the presser's own (ephemeral, or in their DM).
+            return message is not None and (
+                message.ephemeral or message.channel == f"D{self._pressing}"
+            )
         # (The presser's own DM: an answer, or the pressed panel brought up to date.)
         mine = channel == f"D{self._pressing}"
         return call.method in ("chat.postMessage", "chat.update") and mine
@@ -360,10 +404,14 @@ class SlackTable:
                 seen += self._components_of(message.blocks, message, commands)
         return seen
 
-    def ever_shown(self, user: str) -> list[Component]:
+    def ever_shown(
+        self, user: str, since: dict[tuple[str, str], int] | None = None
+    ) -> list[Component]:
         """Every choice ``user`` was ever shown on a message still there: as it was posted and
         as each edit left it (the screen of a client that lags behind, or a double click
-        landing after the first click's update), newest message first."""
+        landing after the first click's update), newest message first. ``since``: for some
+        messages (conversation, ts), the first of their versions (0: as posted, n: after the
+        n-th edit) the user's screen may still show (it was brought up to date since)."""
         seen = []
         for message in reversed(list(self.api.messages.values())):
             if message.deleted or not self._mine(message.channel):
@@ -371,7 +419,8 @@ class SlackTable:
             viewers, _ = self._viewers(message)
             if user not in [p.user for p in viewers]:
                 continue
-            for shown in [message.posted, *message.edits]:
+            first = (since or {}).get((message.channel, message.ts), 0)
+            for shown in [message.posted, *message.edits][first:]:
                 seen += self._components_of(shown, message)
         return seen
 
@@ -386,14 +435,15 @@ class SlackTable:
         waiter = asyncio.get_running_loop().create_future()
         self._waiting[user] = waiter
         clock = self.api.clock
-        started = clock()
+        started = self.last_sent_at = clock()
 
         async def answered() -> None:
             await asyncio.wait_for(waiter, ANSWER_TIMEOUT_S)
             self.stats.latencies.append(clock() - started)
 
         async def acknowledged() -> None:
-            status = await self.slack.post(body)
+            slack = self.rng.choice(self._workers)[0] if self._workers else self.slack
+            status = await slack.post(body)
             self.stats.acks.append(clock() - started)
             if status != 200:
                 self._waiting.pop(user, None)
@@ -402,8 +452,11 @@ class SlackTable:
 
         await asyncio.gather(acknowledged(), answered())
 
-    async def command(self, user: str, text: str) -> None:
-        body = self.slack.slash_body(f"/{self.game}", text, user, self.channel)
+    async def command(self, user: str, text: str, dm: bool = False) -> None:
+        """``/<game> <text>`` typed by ``user`` in the channel (``dm``: in their DM with the
+        bot, where ``hand`` lists every game they sit in)."""
+        where = f"D{user}" if dm else self.channel
+        body = self.slack.slash_body(f"/{self.game}", text, user, where)
         await self._send(user, body)
 
     async def press(self, user: str, component: Component) -> bool:
@@ -411,6 +464,7 @@ class SlackTable:
         shown, or something someone else sees, rather than only answering the presser)."""
         before, calls = self.changes, self._calls
         self._pressing = user
+        self.last_pressed = (user, component.channel, component.message_ts)
         body = self.slack.action_body(
             user,
             component.channel,
@@ -420,6 +474,8 @@ class SlackTable:
         )
         try:
             await self._send(user, body)
+            if self.settle_deferred:
+                await self._flushed()
         finally:
             self._pressing = None
         self.stats.presses += 1
@@ -467,15 +523,15 @@ class SlackTable:
         pause), so that a wait of the bot's own (a board picture held back for a few seconds)
         runs against the players' pace as it would with people, rather than being jumped to
         while a press is under way."""
-        pressing = held(self.api.clock) if pauses_only else None
+        self._hold = held(self.api.clock) if pauses_only else None
         try:
             while self.stats.presses < max_presses:
                 if think_s:
-                    if pressing is not None:
-                        pressing.release()
+                    if self._hold is not None:
+                        self._hold.release()
                     await pause(self.api.clock, self.rng.uniform(0.5, 1.5) * think_s)
-                    if pressing is not None:
-                        pressing = held(self.api.clock)
+                    if self._hold is not None:
+                        self._hold = held(self.api.clock)
                 if before_each is not None:
                     await before_each()
                 if not await self.step():
@@ -483,8 +539,18 @@ class SlackTable:
                 if after_each is not None:
                     await after_each()
         finally:
-            if pressing is not None:
-                pressing.release()
+            if self._hold is not None:
+                self._hold.release()
+                self._hold = None
+
+    def _pending(self) -> list[tuple[_Player, _Panel, list[Component]]]:
+        seats = self._seat_map
+        return [
+            (p, panel, mine)
+            for p in self.players.values()
+            for panel in p.pending()
+            if (mine := _usable(panel.choices, seats.get(p.user)))
+        ]
 
     async def step(self) -> bool:
         """One user presses one random pending choice of theirs; False when nobody has any."""
@@ -492,13 +558,12 @@ class SlackTable:
             # (Read once, when a board first offers one seat's choices: seats are fixed by
             # then.)
             self._seat_map = await self._seats()
-        seats = self._seat_map
-        pending = [
-            (p, panel, mine)
-            for p in self.players.values()
-            for panel in p.pending()
-            if (mine := _usable(panel.choices, seats.get(p.user)))
-        ]
+        pending = self._pending()
+        if not pending and self._adapters():
+            # What the platform's budget deferred (others' panels, the board) shows later: a
+            # player waits for it before concluding there is nothing left to press.
+            await self._flushed()
+            pending = self._pending()
         if not pending:
             return False
         player, panel, mine = self.rng.choice(pending)

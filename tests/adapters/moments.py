@@ -37,6 +37,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.play import load_state
 from bot.commands.record import GameRecord
 from bot.settings import Settings
+from bot.table.budget import Budget
 from core import ui
 from core.engine import Deadline, GameLike, GameState, OpenDecision
 from core.games.biggiebills.cards import ACQUIRE
@@ -328,10 +329,12 @@ class _Recorder:
     """The table's platform primitives, recording what they are asked to show (and answering
     like a platform: ids, gone messages never, closed DMs for some, refused threads for some)."""
 
-    posts_per_window = 1_000_000
-    """No pacing: every post is shown at once (what is shown is the same, only later)."""
-    window_s = 1.0
+    budget: Budget | None = None
+    """No budget: every post is shown at once (what is shown is the same, only later)."""
     threads_share_limit = False
+
+    def post_limit(self, where: str) -> None:
+        return None
 
     def __init__(self, platform: Platform, closed: set[str]) -> None:
         self.name = platform.name

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.table import Pacer
+from bot.table.budget import Budget, Limit
+from storage import GameStore
 from testkit.clock import RealClock, VirtualClock, held, pause
 
 
@@ -81,19 +82,21 @@ async def test_other_clocks_never_jump_and_pause_falls_back_to_real_time() -> No
     assert time.monotonic() - began >= 0.02
 
 
-async def test_the_pacer_keeps_its_window_in_the_clocks_time() -> None:
+async def test_the_budget_keeps_its_window_in_the_clocks_time() -> None:
     """Discord's 5 posts per 5 s: 12 posts take at least two whole windows of the clock, and no
-    5 s of it hold more than 5, though no real time is spent waiting."""
+    5 s of it hold more than 5, though no real time is spent waiting (the embedded store keeps
+    the budget in process)."""
     clock = VirtualClock()
-    pacer = Pacer(5, 5.0, clock)
+    budget = Budget(GameStore.from_url(None), "discord:test", clock)
+    posts, other = Limit("messages:C1", 5, 5.0), Limit("messages:C2", 5, 5.0)
     sent: list[float] = []
+    began = time.monotonic()
     for _ in range(12):
-        await pacer.slot("C1")
+        await budget.take([posts])
         sent.append(clock.now())
-        pacer.posted("C1")
-    assert sent[-1] - sent[0] >= 10.0
-    assert all(later - earlier >= 5.0 for earlier, later in zip(sent, sent[5:], strict=False))
-    for _ in range(3):  # the window holds the last two: three more fill it, with no wait
-        await pacer.slot("C1")
-    assert clock.now() - sent[-1] < 5.0
-    assert pacer.free("C2") and not pacer.free("C1")
+    assert sent[-1] - sent[0] >= 10.0 - 0.05
+    assert all(
+        later - earlier >= 5.0 - 0.05 for earlier, later in zip(sent, sent[5:], strict=False)
+    )
+    assert time.monotonic() - began < 5.0
+    assert budget.room(other) == 5 and budget.room(posts) < 5

@@ -14,6 +14,7 @@ come by DM, and the answer says so.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
@@ -22,6 +23,7 @@ from typing import Literal, TypedDict
 
 import discord
 
+from bot.adapters.discord.budget import post_limit, ration
 from bot.adapters.discord.components import submitted_text
 from bot.adapters.discord.render import (
     CUSTOM_ID_LIMIT,
@@ -37,6 +39,7 @@ from bot.commands.codec import form_id
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.table import Closed, Gone, Place, Refused, Shown, Stuck, Table
+from bot.table.budget import Budget, Limit
 from core import text as markup
 from core import ui
 from core.text import join
@@ -54,8 +57,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
-ACK_BUDGET = 2.0
-"""Seconds the authority may take before the interaction is deferred (Discord allows 3)."""
+ACK_BUDGET = 0.5
+"""Seconds an interaction may wait for its answer (the authority, the table) before it is
+deferred: Discord allows 3, and a network adds its own hundreds of milliseconds."""
 CLOSED_DMS = 50007
 MODAL_TITLE_LIMIT = 45
 TEXT_INPUT_LABEL_LIMIT = 45
@@ -135,7 +139,10 @@ class DiscordAdapter:
     ) -> None:
         self.client = client
         self.authority = authority
-        self.platform = DiscordPlatform(client)
+        self.budget = Budget(authority.store, "")
+        """Every REST call of the bot, taken first from the budget every worker shares."""
+        ration(client.http, self.budget)
+        self.platform = DiscordPlatform(client, self.budget)
         settings = authority.settings
         self.table = Table(
             authority.store,
@@ -147,8 +154,10 @@ class DiscordAdapter:
         """Every interaction's life: the authority, the table, refusals, forms, the answer."""
 
     async def settled(self) -> None:
-        """Wait until no interaction is being handled (tests and the bench use it)."""
+        """Wait until no interaction is being handled (tests and the bench use it), and what
+        the budget deferred has been shown."""
         await self.desk.settled()
+        await self.table.flushed()
 
     # --- entry points ----------------------------------------------------------------------
 
@@ -219,18 +228,20 @@ class DiscordPlatform:
     """The table's primitives on Discord (discord.py's REST calls)."""
 
     name = PLATFORM
-    posts_per_window = 5
-    window_s = 5.0
-    """Discord lets a bot post 5 messages per 5 seconds in a channel."""
     closed_hint = OPEN_DMS
     threads_share_limit = False
     """A Discord thread is a channel with its own post limit."""
     threads_are_conversations = True
     id_limit = CUSTOM_ID_LIMIT
 
-    def __init__(self, client: discord.Client) -> None:
+    def __init__(self, client: discord.Client, budget: Budget | None = None) -> None:
         self.client = client
+        self.budget = budget
         self.attached = _Attached()
+
+    def post_limit(self, where: str) -> Limit | None:
+        """Discord lets a bot post 5 messages per 5 seconds in a channel (a thread, a DM)."""
+        return post_limit(where)
 
     def _messageable(self, where: str) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(int(where))
@@ -277,6 +288,7 @@ class DiscordPlatform:
             if error.code == OLD_EDITS_CAPPED:
                 raise Stuck(str(error)) from error
             raise
+        self.attached.remember(shown.id, rendered)  # (only once the edit landed)
 
     async def delete(self, shown: Shown) -> None:
         partial = self._messageable(shown.where).get_partial_message(int(shown.id))
@@ -322,11 +334,18 @@ class _Answer:
         self.pressed_private = message is not None and (
             interaction.guild_id is None or message.flags.ephemeral
         )
+        self._responding = asyncio.Lock()
+        """The interaction takes one response: a deferral and an update sent at once (the
+        desk's acknowledgement racing the table's answer) must not both be its first."""
 
     def _rendered(self, message: ui.Message) -> Rendered:
         return render(message, file_limit=self.interaction.filesize_limit)
 
     async def update(self, message: ui.Message) -> bool:
+        async with self._responding:
+            return await self._update(message)
+
+    async def _update(self, message: ui.Message) -> bool:
         """Replace the pressed message: the interaction's UPDATE_MESSAGE answer (after a
         deferred update, an edit of the original message; after a private reply, False)."""
         if self.pressed is None:
@@ -344,9 +363,14 @@ class _Answer:
             # Answered with a message of its own (a private reply): its original response is
             # that reply, not the pressed message, which the table then edits itself.
             return False
+        self.platform.attached.remember(self.pressed[1], rendered)
         return True
 
     async def acknowledge(self) -> None:
+        async with self._responding:
+            await self._acknowledge()
+
+    async def _acknowledge(self) -> None:
         """An interaction whose answer must wait (for the table, or for a post slot): a press
         defers as an update (type 6), which a later update of the pressed message completes;
         a command shows "thinking…" to its sender (type 5), which the adapter resolves."""
@@ -360,6 +384,10 @@ class _Answer:
             await interaction.response.defer(ephemeral=True, thinking=True)
 
     async def open_form(self, form: Form) -> bool:
+        async with self._responding:
+            return await self._open_form(form)
+
+    async def _open_form(self, form: Form) -> bool:
         """A modal, which must be the interaction's first answer (False once it was
         acknowledged: the player is then told how to type it)."""
         interaction = self.interaction
@@ -381,6 +409,10 @@ class _Answer:
         return CANNOT_POST_WHY.format(game=game)
 
     async def finish(self, answered: bool) -> None:
+        async with self._responding:
+            await self._finish(answered)
+
+    async def _finish(self, answered: bool) -> None:
         """Every interaction gets an answer: one with nothing to say is acknowledged quietly
         (a press as an update of nothing, a command as "Done."); a "thinking…" nothing
         private followed is resolved."""
@@ -398,6 +430,10 @@ class _Answer:
             log.debug("finishing interaction %s: %s", interaction.id, error)
 
     async def reply(self, message: ui.Message, channel: str) -> bool:
+        async with self._responding:
+            return await self._reply(message, channel)
+
+    async def _reply(self, message: ui.Message, channel: str) -> bool:
         """An ephemeral answer (a followup once the interaction was answered), with the
         message's files attached; where the bot may not attach them, they come by DM."""
         interaction = self.interaction
@@ -494,14 +530,14 @@ class _Attached:
         self._by_message: OrderedDict[str, str] = OrderedDict()
 
     def edit_kwargs(self, message_id: str, rendered: Rendered, kwargs: _Edit) -> None:
-        """Add the new picture to an edit's ``kwargs`` when ``message_id`` shows another."""
+        """Add the new picture to an edit's ``kwargs`` when ``message_id`` shows another (it
+        is remembered once the edit landed: one deferred or refused shows the old one still)."""
         if rendered.picture is None:
             return  # no picture, or the same one: the attachment stays as it is
         if self._by_message.get(message_id) == rendered.picture.name:
             self._by_message.move_to_end(message_id)
             return
         kwargs["attachments"] = rendered.attachments()
-        self.remember(message_id, rendered)
 
     def remember(self, message_id: str, rendered: Rendered) -> None:
         if rendered.picture is None:

@@ -9,13 +9,16 @@ which decides what to post, edit, move or delete, through :class:`SlackPlatform`
 Slack's redeliveries (``X-Slack-Retry-Num`` retries, repeated interaction payloads) carry the same
 ``trigger_id``, so the delivery id built from it lets the authority apply each of them once.
 
-Rate limits are slack_sdk's business: its retry handlers wait out a ``429`` and a dropped
-connection; the table paces posts at Slack's one a second per channel.
+Every Web API call is first taken from the budget every worker shares (:mod:`bot.table.budget`,
+:mod:`bot.adapters.slack.budget`: each method's tier per workspace, one post a second per
+conversation); slack_sdk's retry handlers wait out a ``429`` anyway (and the budget then keeps
+every worker off that method for its ``Retry-After``) and a dropped connection.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -26,6 +29,7 @@ from collections.abc import Coroutine
 
 from pydantic import JsonValue, ValidationError
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -35,10 +39,10 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
+from bot.adapters.slack.budget import BudgetedWebClient, limits_of, scope_of
 from bot.adapters.slack.home import HomeTabs
 from bot.adapters.slack.payloads import (
     FORM_CALLBACK,
@@ -65,6 +69,7 @@ from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.runtime import DropRecords
+from bot.table.budget import Budget, Call, Deferred, Limit, Priority, calling
 from core import ui
 from core.registry import all_games
 
@@ -102,9 +107,13 @@ WAITED = "boardroom_rate_limited_s"
 NAME_TTL_S = 3600.0
 """How long a looked-up display name is trusted."""
 MAX_MODAL_TITLE = 24
-_TOKEN_SKIPPED = DropRecords("As you gave `client` as well, `token` will be unused.")
+_TOKEN_SKIPPED = DropRecords(
+    "As you gave `client` as well, `token` will be unused.",
+    "As `installation_store` or `authorize` has been used, `token`",
+)
 """Bolt reads SLACK_BOT_TOKEN from the environment by itself and warns, at every start, that
-the client given to it wins: that client carries the same token, so the warning is dropped."""
+the client given to it (and the authorization given to it) wins: that client carries the same
+token, so the warning is dropped."""
 _RETRY_NOTED = DropRecords("A retry handler found")
 """slack_sdk logs every retry of a call at INFO (under a rate limit, one line per 429): the
 retries are routine; what is finally refused is logged by the bot."""
@@ -120,6 +129,9 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
 
     clock: table.Clock = table.MonotonicClock()
     """What the wait is waited on (tests give the table's virtual clock)."""
+    budget: Budget | None = None
+    """The budget the client's calls are taken from: a 429 spends the call's limit for every
+    worker until ``Retry-After``, and the retry is taken from it again."""
 
     async def can_retry_async(
         self,
@@ -157,15 +169,36 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
             wait = max(0.0, float(values[0][0])) if values else 1.0
         except (TypeError, ValueError):
             wait = 1.0
+        limits = _limits_of_request(request)
+        if self.budget is not None and limits:
+            # The most particular limit is the one Slack refused (a conversation's posts).
+            await self.budget.spent(limits[0], wait)
         wait += random.uniform(0, min(MAX_JITTER_S, wait / 10 + 0.01))
         if state.custom_values is None:
             state.custom_values = {}
         state.custom_values[WAITED] = float(state.custom_values.get(WAITED, 0.0)) + wait
         await self.clock.sleep(wait)
+        if self.budget is not None:
+            await self.budget.take(limits)
         state.increment_current_attempt()
 
 
-def with_retries(client: AsyncWebClient) -> AsyncWebClient:
+def _limits_of_request(request: HttpRequest) -> list[Limit]:
+    """The limits of a Web API call slack_sdk is about to retry."""
+    method = request.url.rstrip("/").rsplit("/", 1)[-1]
+    args: dict[str, object] = {}
+    body = request.body_params or request.data
+    if isinstance(body, dict):
+        args = dict(body)
+    elif isinstance(body, bytes | str):
+        raw = body.decode() if isinstance(body, bytes) else body
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(raw)
+            args = dict(parsed) if isinstance(parsed, dict) else {}
+    return limits_of(method, args)
+
+
+def with_retries(client: BudgetedWebClient) -> BudgetedWebClient:
     """``client`` with retry handlers for dropped connections and ``429 ratelimited`` (once)."""
     kinds = {type(handler) for handler in client.retry_handlers}
     if AsyncConnectionErrorRetryHandler not in kinds:
@@ -199,13 +232,20 @@ class SlackAdapter:
     def __init__(
         self,
         authority: Authority,
-        client: AsyncWebClient,
+        client: BudgetedWebClient,
         signing_secret: str | None,
         ttl_s: int | None = None,
     ) -> None:
         self.authority = authority
         self.signing_secret = signing_secret
+        self.budget = Budget(authority.store, scope_of(client.token or ""))
+        """Every Web API call, taken first from the budget every worker of this app in this
+        workspace shares."""
+        client.budget = self.budget
         self.client = with_retries(client)
+        for handler in self.client.retry_handlers:
+            if isinstance(handler, RetryAfterHandler):
+                handler.budget = self.budget
         self.platform = SlackPlatform(self.client, lambda user: self._display_name(user, user))
         ttl = ttl_s or int(authority.settings.game_ttl_hours * 3600)
         finished = int(authority.settings.finished_ttl_hours * 3600)
@@ -214,8 +254,20 @@ class SlackAdapter:
         editing the same messages)."""
         logging.getLogger("slack_bolt.AsyncApp").addFilter(_TOKEN_SKIPPED)
         logging.getLogger("slack_sdk.web.async_base_client").addFilter(_RETRY_NOTED)
+        self._authorized: AuthorizeResult | None = None
+        self._authorizing = asyncio.Lock()
+
+        async def authorize(team_id: str | None) -> AuthorizeResult:
+            # (A plain function: Bolt passes the arguments its signature names, and would take
+            # a bound method's ``self`` for one of them.)
+            return await self._authorize()
+
         self.app = AsyncApp(
             client=client,
+            # One auth.test a process, through the budgeted client: Bolt's own authorization
+            # would make one per request until its first answered, each through a client of
+            # its own the budget does not see (a burst of new requests past Tier 4's burst).
+            authorize=authorize,
             signing_secret=signing_secret or "socket-mode",
             # The front door verified the request already (http.py), on the bytes; Bolt's check
             # would log a refused request's whole body at INFO.
@@ -238,6 +290,16 @@ class SlackAdapter:
         self.homes = HomeTabs(self.client, authority.community, self._run)
         """People's Home tabs: published when opened, kept up to date as their games change."""
         self.desk.shown.append(self.homes.changed)
+
+    async def _authorize(self) -> AuthorizeResult:
+        """Who the app is in its workspace (``auth.test``, once a process)."""
+        async with self._authorizing:
+            if self._authorized is None:
+                found = await self.client.auth_test()
+                self._authorized = AuthorizeResult.from_auth_test_response(
+                    bot_token=self.client.token, auth_test_response=found
+                )
+            return self._authorized
 
     # --- listeners -------------------------------------------------------------------------
 
@@ -329,7 +391,12 @@ class SlackAdapter:
         if cached is not None and now - cached[0] < NAME_TTL_S:
             return cached[1]
         try:
-            found = (await self.client.users_info(user=user)).get("user") or {}
+            # Never waited for: when the workspace's users.info budget is spent (a hundred a
+            # minute: a burst of new people), the request goes on with the handle Slack sent.
+            with calling(Call(Priority.ANSWER, deferrable=True, surface="name")):
+                found = (await self.client.users_info(user=user)).get("user") or {}
+        except Deferred:
+            return cached[1] if cached else handle
         except SlackApiError as error:
             log.info("users.info for %s failed (%s)", user, error.response.get("error"))
             return cached[1] if cached else handle
@@ -466,6 +533,7 @@ class SlackAdapter:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
         await self.desk.settled()
+        await self.table.flushed()  # (what the budget deferred, shown once it had room)
 
     # --- delivering ------------------------------------------------------------------------
 

@@ -10,11 +10,11 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import ClientError, ClientSession
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot import metrics
 from bot.adapters.slack.app import PLATFORM, SlackAdapter
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import EVENTS_PATH, HEALTH_PATH, serve_http
 from bot.runtime import (
     FirstFailure,
@@ -121,7 +121,7 @@ async def _start_and_run(
     settings, stop = runtime.settings, runtime.stop
     url = api_url(settings)
     timeout = settings.connect_timeout_seconds
-    client = AsyncWebClient(token=settings.slack_bot_token, base_url=url, session=session)
+    client = BudgetedWebClient(token=settings.slack_bot_token, base_url=url, session=session)
     secret = settings.slack_signing_secret if http else None
     adapter = SlackAdapter(runtime.authority, client, secret)
     runtime.bind(adapter.table, adapter.desk)

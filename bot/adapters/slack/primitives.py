@@ -25,6 +25,7 @@ into one Slack call and Slack's refusals into the table's :class:`~bot.table.Gon
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -33,11 +34,11 @@ from dataclasses import dataclass
 from pydantic import JsonValue
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
+from bot.adapters.slack.budget import BudgetedWebClient, post_limit
 from bot.adapters.slack.render import (
     ID_LIMIT,
     MAX_BLOCKS,
@@ -49,6 +50,7 @@ from bot.adapters.slack.render import (
     mrkdwn,
 )
 from bot.commands.outbox import Form
+from bot.table.budget import Budget, Limit
 from core import text as markup
 from core import ui
 from core.text import join
@@ -60,6 +62,7 @@ __all__ = [
     "NOT_IN_CHANNEL",
     "PLATFORM",
     "PRESS_AGAIN",
+    "RESPONSE_URL_USES",
     "Pressed",
     "SlackAnswer",
     "SlackPlatform",
@@ -97,9 +100,8 @@ _DM_CLOSED = {
     *_REFUSALS,
 }
 """Errors of ``conversations.open`` or of a post in a DM meaning the user cannot be DMed."""
-RESPONSE_URL_ANSWERS = 4
-"""Private answers sent through one request's response URL (Slack takes five; one is kept for
-replacing the pressed message)."""
+RESPONSE_URL_USES = 5
+"""Posts one request's response URL takes (Slack's limit, within half an hour)."""
 PRESS_AGAIN = "Slack did not let me open that form in time; please press the button again."
 MAX_FILE_BYTES = 1024**3
 """Bytes per uploaded file (Slack takes files up to 1 GB); a larger one is left out and said."""
@@ -126,6 +128,15 @@ def is_dm(channel: str, channel_name: str | None = None) -> bool:
 
 def _code(error: SlackApiError) -> str:
     return str(error.response.get("error") or "")
+
+
+def _response_error(body: str) -> str:
+    """Slack's error code in a response URL's answer (its body is JSON, or the code alone)."""
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return body.strip()
+    return str(found.get("error") or "") if isinstance(found, dict) else ""
 
 
 def _refused(error: SlackApiError) -> Exception:
@@ -169,9 +180,6 @@ class SlackPlatform:
     """
 
     name = PLATFORM
-    posts_per_window = 1
-    """Slack takes about one message a second in a channel (short bursts are tolerated)."""
-    window_s = 1.0
     threads_share_limit = True
     """Thread replies count against their channel's limit."""
     threads_are_conversations = False
@@ -182,9 +190,10 @@ class SlackPlatform:
         "only you see it; `/{game} hand` shows it again."
     )
 
-    def __init__(self, client: AsyncWebClient, names: Names) -> None:
+    def __init__(self, client: BudgetedWebClient, names: Names) -> None:
         self.client = client
         self.names = names
+        self.budget: Budget | None = client.budget
         self._dms: dict[str, str] = {}
         self._lost: set[tuple[str, str]] = set()
         """Threads (channel, parent ts) Slack said are gone: posts there go to the channel."""
@@ -192,6 +201,11 @@ class SlackPlatform:
         """Board pictures uploaded, by key and by their bytes and alt text: their Slack file
         id (an unchanged picture is not uploaded again with each edit of its board, nor the
         same picture under another key)."""
+
+    def post_limit(self, where: str) -> Limit | None:
+        """Slack takes about one message a second in a conversation (a channel with its
+        threads, or a DM)."""
+        return post_limit(where)
 
     async def with_picture(self, message: ui.Message, built: list[Block]) -> list[Block]:
         """``built`` with the board's picture as an image block (``slack_file``): uploaded
@@ -376,11 +390,9 @@ class SlackPlatform:
         user: str,
         message: ui.Message,
         thread: str | None = None,
-        instead: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         """A message only ``user`` sees in ``channel`` (in ``thread`` when set); where the bot
-        may not post, ``instead`` (the request's response URL) or else the same as a DM
-        (raises :class:`~bot.table.Closed` if that fails)."""
+        may not post, the same as a DM (raises :class:`~bot.table.Closed` if that fails)."""
         text, built = _rendered(message)
         where = thread if thread is not None and self._thread(channel, thread) else None
         try:
@@ -394,9 +406,8 @@ class SlackPlatform:
                 await self.ephemeral(channel, user, message)
             elif code in _REFUSALS or code == "user_not_in_channel":
                 # The bot (or the user) is not in that conversation: the private answer still
-                # reaches its reader, where they asked if the request allows it.
-                if instead is None or not await instead():
-                    await self.dm(user, message)
+                # reaches its reader.
+                await self.dm(user, message)
             else:
                 raise
 
@@ -451,6 +462,11 @@ class SlackAnswer:
 
     ``origin`` is the conversation the request came from: from a DM, private answers go back
     to the DM rather than as ephemeral messages in the game's channel.
+
+    What answers the request goes through its response URL first (the pressed message replaced,
+    private answers), the interaction's own channel: Slack takes five posts there within half an
+    hour, and no method's tier rations them, so the answer never waits for the workspace's
+    budget; past them, ``chat.postEphemeral`` (rationed) answers.
     """
 
     def __init__(
@@ -469,7 +485,9 @@ class SlackAnswer:
         self.response_url = response_url or (pressed.response_url if pressed else None)
         """Where the request may be answered privately, even where the bot may not post (a
         channel it is not in): Slack takes five answers there within half an hour."""
-        self._answers = 0
+        self._used = 0
+        self._refused = ""
+        """Slack's error for the last post to the response URL ("" when it took it)."""
         self.pressed = (pressed.channel, pressed.ts) if pressed is not None else None
         self.pressed_private = pressed is not None and (pressed.ephemeral or is_dm(pressed.channel))
         self.forms = forms
@@ -492,87 +510,81 @@ class SlackAnswer:
     async def finish(self, answered: bool) -> None:
         return None  # Bolt acknowledged the request before any work began
 
-    async def update(self, message: ui.Message) -> bool:
-        """Replace the pressed message: an ephemeral one through the response URL, any other
-        with ``chat.update``. False when that failed (the table edits or posts instead)."""
-        press = self.press
-        if press is None:
-            return False
-        text, built = _rendered(message)
-        if not press.ephemeral:
-            plain = built
-            built = await self.platform.with_picture(message, plain)
-
-            async def send(blocks: list[Block]) -> AsyncSlackResponse:
-                return await self.platform.client.chat_update(
-                    channel=press.channel, ts=press.ts, text=text, blocks=blocks
-                )
-
-            try:
-                await self.platform.sent_with_picture(send, built, plain)
-            except SlackApiError as error:
-                log.info("updating the pressed message in %s failed: %s", press.channel, error)
-                return False
-            return True
-        if not press.response_url:
-            return False
-        hook = AsyncWebhookClient(
-            press.response_url,
-            session=self.platform.client.session,
-            retry_handlers=[AsyncConnectionErrorRetryHandler()],
-        )
-        body = {"replace_original": True, "text": text, "blocks": built}
-        response = await hook.send_dict(body)
-        if response.status_code != 200:
-            log.info("replacing the pressed message failed: %s", response.body)
-            return False
-        return True
-
     async def acknowledge(self) -> None:
         return None  # Bolt acknowledged the request before any work began
 
+    async def update(self, message: ui.Message) -> bool:
+        """Replace the pressed message through the response URL (``replace_original``); False
+        when that failed (the table edits the message instead, or posts it anew)."""
+        press = self.press
+        if press is None:
+            return False
+        text, plain = _rendered(message)
+        built = plain if press.ephemeral else await self.platform.with_picture(message, plain)
+        # Slack refuses an image block whose file it is still processing (invalid_blocks):
+        # wait for it a little longer each time, and in the end replace with the text alone.
+        for wait in PICTURE_WAITS if built is not plain else ():
+            if await self._respond({"replace_original": True, "text": text, "blocks": built}):
+                return True
+            if self._refused != "invalid_blocks":
+                return False
+            await asyncio.sleep(wait)
+        return await self._respond({"replace_original": True, "text": text, "blocks": plain})
+
     async def reply(self, message: ui.Message, channel: str) -> bool:
-        """A private answer where the request came from: ephemeral in the game's channel (in
-        the thread of the pressed message); in a DM, a DM message when it offers choices (a
-        hand asked for there stays), else ephemeral in that DM (a refusal or a stale press
-        leaves no message in it for good). With files, see :meth:`_with_files`."""
+        """A private answer where the request came from: through the response URL, ephemeral
+        (in the thread of the pressed message); past its uses, ``chat.postEphemeral``. In a DM,
+        a message with choices is a DM message (a hand asked for there stays), and anything
+        else ephemeral there (a refusal or a stale press leaves no message in it for good).
+        With files, see :meth:`_with_files`."""
         if message.files:
             return await self._with_files(message, channel)
+        origin = self.origin
+        in_dm = origin is not None and origin != channel and is_dm(origin)
         try:
-            origin = self.origin
-            if origin is not None and origin != channel and is_dm(origin):
-                choices = bool(message.buttons or message.selects)
-                if not choices:
-                    await self.platform.ephemeral(origin, self.user, message)
-                else:
-                    await self.platform.dm(self.user, message)
-            else:
-                press = self.press
-                thread = press.thread if press is not None and press.channel == channel else None
-
-                async def instead() -> bool:
-                    return await self._through_response_url(message)
-
-                await self.platform.ephemeral(channel, self.user, message, thread, instead=instead)
+            if in_dm and (message.buttons or message.selects):
+                await self.platform.dm(self.user, message)
+                return True
+            if await self._ephemeral_answer(message):
+                return True
+            if in_dm:
+                assert origin is not None
+                await self.platform.ephemeral(origin, self.user, message)
+                return True
+            press = self.press
+            thread = press.thread if press is not None and press.channel == channel else None
+            await self.platform.ephemeral(channel, self.user, message, thread)
         except (SlackApiError, table.Closed) as error:
             log.warning("a private answer to %s in %s failed: %s", self.user, channel, error)
             return False
         return True
 
-    async def _through_response_url(self, message: ui.Message) -> bool:
-        """An ephemeral answer through the request's response URL (False when there is none,
-        its answers are used up, or Slack refused it: then ``chat.postEphemeral``)."""
-        if self.response_url is None or self._answers >= RESPONSE_URL_ANSWERS:
-            return False
-        self._answers += 1
+    async def _ephemeral_answer(self, message: ui.Message) -> bool:
+        """``message`` through the response URL, ephemeral, where the request was made (the
+        pressed message's thread); False when it could not be."""
         text, built = _rendered(message)
+        body: dict[str, object] = {
+            "response_type": "ephemeral",
+            "replace_original": False,
+            "text": text,
+            "blocks": built,
+        }
+        if self.press is not None and self.press.thread:
+            body["thread_ts"] = self.press.thread
+        return await self._respond(body)
+
+    async def _respond(self, body: dict[str, object]) -> bool:
+        """Post ``body`` to the request's response URL; False when there is none, its uses are
+        spent, or Slack refused it (its error in :attr:`_refused`)."""
+        self._refused = ""
+        if self.response_url is None or self._used >= RESPONSE_URL_USES:
+            return False
+        self._used += 1
         hook = AsyncWebhookClient(
             self.response_url,
             session=self.platform.client.session,
             retry_handlers=[AsyncConnectionErrorRetryHandler()],
         )
-        body = {"response_type": "ephemeral", "replace_original": False, "text": text}
-        body["blocks"] = built
         try:
             response = await hook.send_dict(body)
         except Exception as error:
@@ -580,6 +592,7 @@ class SlackAnswer:
             return False
         if response.status_code != 200:
             log.info("answering through the response URL failed: %s", response.body)
+            self._refused = _response_error(response.body)
             return False
         return True
 

@@ -745,6 +745,7 @@ async def test_edits_of_messages_older_than_an_hour_are_capped_with_30046(
 
 
 async def test_rate_limit_ratio_is_seeded(fake: FakeDiscord) -> None:
+    fake.rationed = False  # (the random 429s alone: 45 posts at once are past the channel's)
     fake.rate_limit(0.5, seed=3)
     first = [(await post(fake, {"content": str(i)}))[0] for i in range(20)]
     fake.rate_limit(0.5, seed=3)
@@ -1009,6 +1010,7 @@ def pings(fake: FakeDiscord, message_id: Any) -> set[tuple[str, int | None]]:
 
 
 async def test_mentions_notify_as_discord_computes_them(fake: FakeDiscord) -> None:
+    fake.rationed = False  # (more posts at once than a channel takes)
     text = f"@everyone @here <@{ALICE.id}> <@!{BOB.id}> <@&{ROLE}>"
     everything = {
         ("everyone", None),
@@ -1098,16 +1100,60 @@ async def test_discord_py_merges_the_clients_allowed_mentions(fake: FakeDiscord)
 # --- the channel's pace --------------------------------------------------------------------------
 
 
-async def test_posts_per_channel_are_measured_not_refused(fake: FakeDiscord) -> None:
-    for i in range(7):
-        assert (await post(fake, {"content": str(i)}))[0] == 200
-    assert fake.refused == [] and len(fake.public(CHANNEL)) == 7
-    assert fake.max_posts_per_5s(CHANNEL, window=float("inf")) == 7
-    assert 1 <= fake.max_posts_per_5s(CHANNEL) <= 7
-    assert fake.max_posts_per_5s(OTHER) == 0
+async def test_posts_per_channel_are_rationed_with_discords_headers(fake: FakeDiscord) -> None:
+    """5 messages per 5 s in a channel: each answer says what is left (the headers discord.py
+    paces by), the 6th is answered 429 and posts nothing, another channel has its own."""
+    answers = [await post(fake, {"content": str(i)}) for i in range(6)]
+    assert [status for status, _ in answers] == [200] * 5 + [429]
+    assert fake.rate_limited[-1].reply["global"] is False
+    assert len(fake.public(CHANNEL)) == 5 and fake.refused == []
+    assert (await post(fake, {"content": "elsewhere"}, channel=OTHER))[0] == 200
+    assert fake.max_posts_per_5s(CHANNEL, window=float("inf")) == 5
+    assert fake.max_posts_per_5s(OTHER) == 1
     # The sliding window over known times: 6, 6.5, 7 and 8 fall within one 5 s window.
     fake._post_times[OTHER] = [0.0, 1.0, 2.0, 6.0, 6.5, 7.0, 8.0, 20.0]
     assert fake.max_posts_per_5s(OTHER) == 4
+
+
+async def test_the_headers_say_what_is_left_of_a_routes_bucket(fake: FakeDiscord) -> None:
+    async with aiohttp.ClientSession() as session:
+        seen = []
+        for i in range(5):
+            url = f"{fake.api_url}/channels/{CHANNEL}/messages"
+            async with session.post(url, json={"content": str(i)}) as response:
+                seen.append(response.headers)
+        async with session.post(url, json={"content": "six"}) as response:
+            limited = response.headers
+            assert response.status == 429
+    assert [h["X-RateLimit-Remaining"] for h in seen] == ["4", "3", "2", "1", "0"]
+    assert {h["X-RateLimit-Limit"] for h in seen} == {"5"}
+    assert len({h["X-RateLimit-Bucket"] for h in seen}) == 1
+    assert 0 < float(seen[-1]["X-RateLimit-Reset-After"]) <= 5.0
+    assert limited["X-RateLimit-Scope"] == "user" and int(limited["Retry-After"]) >= 1
+
+
+async def test_the_bots_calls_in_all_are_rationed_but_interactions_are_exempt(
+    fake: FakeDiscord,
+) -> None:
+    """50 calls a second over every channel; a 51st is a global 429. Interaction callbacks
+    and an interaction's webhook still go."""
+    statuses = []
+    for n in range(51):
+        status, _ = await rest(fake, "POST", f"/channels/{CHANNEL + n}/messages", {"content": "x"})
+        statuses.append(status)
+    assert statuses == [200] * 50 + [429] and fake.over_global == 1
+    limited = fake.rate_limited[-1]
+    assert limited.reply == {
+        "message": "You are being rate limited.",
+        "retry_after": limited.reply["retry_after"],
+        "global": True,
+    }
+    # Past the global limit, an interaction's callback and webhook are still answered (here:
+    # they name no interaction, which Discord says as it says it for any).
+    callback = await rest(fake, "POST", "/interactions/1/token-1/callback", {"type": 6})
+    assert callback == (404, {"message": "Unknown interaction", "code": 10062})
+    webhook = await rest(fake, "POST", f"/webhooks/{APP_ID}/token-1", {"content": "x"})
+    assert webhook[0] != 429 and fake.over_global == 1
 
 
 def test_fake_messages_read_components_v2() -> None:

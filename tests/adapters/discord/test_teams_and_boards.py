@@ -259,12 +259,13 @@ async def test_a_team_of_two_shares_one_hand_and_acts_once(
         stale = await table.settle(
             await fake.click(ALICE, alice_panel, same["custom_id"], shown=alice_shown)
         )
-        assert stale.messages and all(m.audience == "ephemeral" for m in stale.messages)
-        assert stale.messages[0].text.startswith(STALE)
+        assert not stale.messages or all(m.audience == "ephemeral" for m in stale.messages)
         assert state_of(await table.record()) == after
         # The pressed panel is brought up to date by the answer itself (it shows the current
-        # choices), so it cannot be pressed stale again; nothing else changes.
+        # choices), so it cannot be pressed stale again, and says why at its head (one message,
+        # not the panel and a followup); nothing else changes.
         assert alice_panel.edits == alice_edits + 1 and alice_panel.data != alice_shown
+        assert alice_panel.text.split("\n")[1].startswith(STALE), alice_panel.text[:120]
         assert _marks(fake) == marks  # (public messages: her panel is a DM)
 
         # No hand card was named in the channel; Carol never saw the Sharks' cards.
@@ -369,7 +370,9 @@ async def test_a_new_target_is_proposed_by_form_and_voted_on_the_thread_prompt(
         assert all(pointer in dm_panel(voter).text for voter in voters)
         assert all(len(dm_posts(fake, voter)) == 1 for voter in voters)  # edited in place
         answered = await table.click(voters[0], prompt, agree["custom_id"])
-        assert answered.callback is not None and answered.callback["type"] == 7  # updated
+        # The pressed prompt is updated: by the callback (7), or, when the channel's table was
+        # busy, a deferred update (6) at once and the prompt edited through the interaction.
+        assert answered.callback is not None and answered.callback["type"] in (6, 7)
         agreed = f"Agreed: {state.names[turn]} and {state.names[voting[0]]}."
         assert agreed in _vote_prompt(fake, thread).text
         assert pointer not in dm_panel(voters[0]).text  # answered: the line goes

@@ -93,3 +93,20 @@ def assert_only_notices(api: FakeSlackAPI) -> None:
         text = str(note.call.args.get("text", ""))
         assert note.kind == "user", (note.kind, text[:200])
         assert note.target in notice_of(text), f"{note.target} was notified by {text[:200]!r}"
+
+
+def told_privately(api: FakeSlackAPI, user: str, since: int) -> list[str]:
+    """What ``user`` was told privately since call ``since``: ephemerals (posted, or through
+    their request's response URL) and DMs, in order."""
+    urls = {issued.url: issued.user for issued in api.response_urls.values()}
+    return [
+        str(c.args.get("text", ""))
+        for c in api.calls[since:]
+        if (c.method == "chat.postEphemeral" and c.args.get("user") == user)
+        or (
+            c.method == "response_url"
+            and not c.args.get("replace_original")
+            and urls.get(c.url or "") == user
+        )
+        or (c.method == "chat.postMessage" and c.args.get("channel") == f"D{user}")
+    ]

@@ -24,6 +24,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from testkit.slack.fake import (
     DEAD_URL,
     HANDLED,
+    POSTS_PER_WORKSPACE,
     FakeSlackAPI,
     SignedClient,
     sign,
@@ -57,6 +58,19 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def api(clock: Clock) -> AsyncIterator[FakeSlackAPI]:
+    """The fake with Slack's budgets off: most tests here check one refusal at a time, calling
+    on a clock that stands still; the budgets' own tests (``rationed``) switch them on."""
+    fake = FakeSlackAPI(clock=clock)
+    fake.tiers, fake.posts_per_workspace = {}, None
+    fake.post_limit(0)
+    await fake.start()
+    yield fake
+    await fake.close()
+
+
+@pytest.fixture
+async def rationed(clock: Clock) -> AsyncIterator[FakeSlackAPI]:
+    """The fake as it starts: every budget on."""
     fake = FakeSlackAPI(clock=clock)
     await fake.start()
     yield fake
@@ -545,6 +559,61 @@ async def test_slack_sdks_rate_limit_handler_retries_the_429(
     assert error.response.status_code == 429 and error.response["error"] == "ratelimited"
     assert len(api.rate_limited) == 1 + 2
     assert len(api.called("chat.postMessage")) == 1
+
+
+async def test_each_method_is_rationed_per_workspace_at_its_tier(
+    rationed: FakeSlackAPI, session: ClientSession, clock: Clock
+) -> None:
+    """chat.update is Tier 3: a burst of 5, then 50 a minute; a refused call changes nothing
+    and says in whole seconds when to try again; another token (another workspace) and another
+    method have budgets of their own."""
+    client = AsyncWebClient(token="xoxb-test", base_url=rationed.url, session=session)
+    posted = []
+    for n in range(6):
+        clock.advance(1.05)  # (one post a second per conversation)
+        posted.append((await client.chat_postMessage(channel=CHANNEL, text=f"m{n}"))["ts"])
+    for ts in posted[:5]:
+        assert (await client.chat_update(channel=CHANNEL, ts=ts, text="edited"))["ok"]
+    error = await refusal(client.chat_update(channel=CHANNEL, ts=posted[5], text="too many"))
+    assert error.response.status_code == 429 and error.response["error"] == "ratelimited"
+    assert error.response.headers["Retry-After"] == "2"  # 1.2 s to a token, in whole seconds
+    unchanged = rationed.message(CHANNEL, posted[5])
+    assert unchanged is not None and unchanged.text == "m5"  # nothing changed
+    other = AsyncWebClient(token="xoxb-other-team", base_url=rationed.url, session=session)
+    assert (await other.chat_update(channel=CHANNEL, ts=posted[5], text="theirs"))["ok"]
+    assert (await client.chat_delete(channel=CHANNEL, ts=posted[0]))["ok"]  # Tier 3 apart
+    clock.advance(60 / 50)
+    assert (await client.chat_update(channel=CHANNEL, ts=posted[5], text="later"))["ok"]
+    await refusal(client.chat_update(channel=CHANNEL, ts=posted[5], text="again"))
+    # Tier 4 (ephemeral messages): a burst of 10.
+    for _ in range(10):
+        await client.chat_postEphemeral(channel=CHANNEL, user="UALICE", text="psst")
+    await refusal(client.chat_postEphemeral(channel=CHANNEL, user="UALICE", text="psst"))
+    assert [c.method for c in rationed.rate_limited] == [
+        "chat.update",
+        "chat.update",
+        "chat.postEphemeral",
+    ]
+
+
+async def test_posts_are_rationed_per_conversation_and_per_workspace(
+    rationed: FakeSlackAPI, session: ClientSession, clock: Clock
+) -> None:
+    """One post a second in a conversation from the start; and a workspace's posts in all
+    (POSTS_PER_WORKSPACE: a burst of 20) however many conversations they go to."""
+    client = AsyncWebClient(token="xoxb-test", base_url=rationed.url, session=session)
+    conversations = [f"C{n:03d}" for n in range(30)]
+    accepted = 0
+    for channel in conversations:
+        try:
+            await client.chat_postMessage(channel=channel, text="hi")
+            accepted += 1
+        except SlackApiError as error:
+            assert error.response.status_code == 429
+    assert accepted == POSTS_PER_WORKSPACE[1]
+    clock.advance(5.0)
+    await client.chat_postMessage(channel="C001", text="later")
+    await refusal(client.chat_postMessage(channel="C001", text="too soon"))
 
 
 async def test_posts_past_one_a_second_in_a_conversation_answer_429(

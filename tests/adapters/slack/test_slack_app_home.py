@@ -14,6 +14,7 @@ from aiohttp import ClientSession
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.home import HOME_TTL_S, home_view
 from bot.commands.forget import AFTER_END_S
 from bot.commands.home import Home, HomeGame
@@ -179,7 +180,7 @@ async def api() -> AsyncIterator[FakeSlackAPI]:
 @pytest.fixture
 async def client(api: FakeSlackAPI) -> AsyncIterator[AsyncWebClient]:
     async with ClientSession() as session:
-        yield AsyncWebClient(token="xoxb-test", base_url=api.url, session=session)
+        yield BudgetedWebClient(token="xoxb-test", base_url=api.url, session=session)
 
 
 async def _refused(call: Any) -> str:

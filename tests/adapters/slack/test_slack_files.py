@@ -10,7 +10,7 @@ from core import ui
 from core.games.businessgo import GAME
 from testkit.slack.fake import Message
 from testkit.slack.loopback import Loopback
-from tests.adapters.slack.conftest import CHANNEL
+from tests.adapters.slack.conftest import CHANNEL, told_privately
 
 PAGE = GAME.rules("all").encode("utf-8")
 NAME = "businessgo-rules.md"
@@ -24,11 +24,9 @@ async def _rules_all(loop: Loopback, user: str, where: str = CHANNEL) -> int:
 
 
 def _ephemeral(loop: Loopback, user: str, since: int) -> list[str]:
-    return [
-        str(c.args.get("text", ""))
-        for c in loop.api.calls[since:]
-        if c.method == "chat.postEphemeral" and c.args.get("user") == user
-    ]
+    """What ``user`` was told privately where they asked (an ephemeral answer), not in a DM."""
+    dm = [c.args.get("text") for c in loop.api.calls[since:] if c.args.get("channel") == f"D{user}"]
+    return [said for said in told_privately(loop.api, user, since) if said not in dm]
 
 
 def _with_files(loop: Loopback, dm: str) -> list[Message]:

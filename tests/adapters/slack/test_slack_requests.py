@@ -10,7 +10,7 @@ from bot.commands.authority import STALE
 from core.games.bigidea.cards import card
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import Component, SlackTable, texts
-from tests.adapters.slack.conftest import CHANNEL, boards, refs, stored
+from tests.adapters.slack.conftest import CHANNEL, boards, refs, stored, told_privately
 from tests.records import deciding
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
@@ -30,19 +30,8 @@ def _updated_for(loop: Loopback, user: str, since: int) -> list[str]:
 
 
 def _ephemeral_to(loop: Loopback, user: str, since: int) -> list[str]:
-    """What ``user`` was told privately since call ``since``: ephemerals (posted, or through
-    their request's response URL) and DMs."""
-    urls = {issued.url: issued.user for issued in loop.api.response_urls.values()}
-    return [
-        str(c.args.get("text", ""))
-        for c in loop.api.calls[since:]
-        if (c.method == "chat.postEphemeral" and c.args.get("user") == user)
-        or (c.method == "response_url" and urls.get(c.url or "") == user)
-    ] + [
-        str(c.args.get("text", ""))
-        for c in loop.api.calls[since:]
-        if c.method == "chat.postMessage" and c.args.get("channel") == f"D{user}"
-    ]
+    """What ``user`` was told privately since call ``since`` (see :func:`told_privately`)."""
+    return told_privately(loop.api, user, since)
 
 
 async def _begun(loop: Loopback) -> SlackTable:
@@ -122,8 +111,8 @@ async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback
     assert any("belongs to" in text for text in said), said
     assert await stored(loop) == before
 
-    # A double click: the first click updates the pressed panel in place (one chat.update of
-    # that very message); the second click of the same choice changes nothing more.
+    # A double click: the first click updates the pressed panel in place (its response URL
+    # replaces that very message); the second click of the same choice changes nothing more.
     alice_menu = alice.choices[0]
     assert alice_menu.channel == "DUALICE"
     action = _product(alice_menu)
@@ -132,18 +121,21 @@ async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback
     pressed = [
         c
         for c in loop.api.calls[since:]
-        if c.method == "chat.update" and c.args["channel"] == "DUALICE"
+        if c.method == "response_url" and c.args.get("replace_original") and c.channel == "DUALICE"
     ]
-    assert [c.args["ts"] for c in pressed] == [alice_menu.message_ts]
+    assert [c.ts for c in pressed] == [alice_menu.message_ts]
     assert "Your pick:" in texts(pressed[0])
     first = await stored(loop)
     since = len(loop.api.calls)
     await _press(loop, "UALICE", alice_menu, action)
     again = _ephemeral_to(loop, "UALICE", since) + _updated_for(loop, "UALICE", since)
     assert again, "the second click is answered privately too"
-    # ... ephemeral in the DM it came from: a refusal leaves no message in the DM for good.
+    # ... ephemeral in the DM it came from (through the press's response URL): a refusal
+    # leaves no message in the DM for good.
     calls = loop.api.calls[since:]
-    assert [c.args.get("channel") for c in calls if c.method == "chat.postEphemeral"] == ["DUALICE"]
+    answers = [c for c in calls if c.method == "response_url" and not c.args["replace_original"]]
+    assert [(c.channel, c.args["response_type"]) for c in answers] == [("DUALICE", "ephemeral")]
+    assert not [c for c in calls if c.method == "chat.postMessage"]
     assert not [c for c in calls if c.method == "chat.postMessage"], "no new DM message"
     assert not [
         c
@@ -174,7 +166,11 @@ async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback
     assert moved is not None and moved.state is not None and deciding(moved.state) != "pick"
     since = len(loop.api.calls)
     await _press(loop, "UALICE", alice_menu, action)
-    assert any(STALE in t for t in _ephemeral_to(loop, "UALICE", since))
+    # The pressed panel is brought up to date and says why at its head: one message in her
+    # DM rather than a panel and an ephemeral answer beside it.
+    healed = _updated_for(loop, "UALICE", since)
+    assert healed and healed[0].split("\n")[1].startswith(STALE), healed  # under its title
+    assert not any(STALE in t for t in _ephemeral_to(loop, "UALICE", since))
     assert await stored(loop) == moved
     table.detach()
 
@@ -284,13 +280,13 @@ async def test_typed_text_is_unescaped_and_mentions_name_players(loop: Loopback)
 async def test_a_channel_the_bot_is_not_in_is_explained_where_it_was_asked(
     loop: Loopback,
 ) -> None:
-    """The bot may post nothing there, not even an ephemeral: the command's response URL still
+    """The bot may post nothing there, not even an ephemeral: the command's response URL
     answers privately, in that channel (no DM)."""
     loop.api.not_in(CHANNEL)
     body = loop.slack.slash_body("/bigidea", "start", "UALICE", CHANNEL)
     assert await loop.slack.post(body) == 200
     await loop.adapter.settled()
-    assert [c.error for c in loop.api.refused] == ["not_in_channel", "not_in_channel"]
+    assert [c.error for c in loop.api.refused] == ["not_in_channel"]  # (the game's card)
     assert not loop.api.called("chat.postMessage")  # no DM
     said = _ephemeral_to(loop, "UALICE", 0)
     assert said == [NOT_IN_CHANNEL], said

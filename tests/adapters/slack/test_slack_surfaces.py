@@ -139,9 +139,12 @@ async def test_the_lobby_card_is_edited_as_people_join_not_posted_again(loop: Lo
     # answers his press (and his display name is looked up once).
     mark = len(loop.api.received)
     assert await table.press_label("UBOB", "Join", commands=True)
-    assert loop.api.tally(mark) == Counter({"chat.update": 1, "users.info": 1})
-    (update,) = loop.api.called("chat.update")
-    assert (update.args["channel"], update.args["ts"]) == (CHANNEL, card_message.ts)
+    assert loop.api.tally(mark) == Counter({"response_url": 1, "users.info": 1})
+    (update,) = loop.api.called("response_url")
+    assert update.args["replace_original"] and (update.channel, update.ts) == (
+        CHANNEL,
+        card_message.ts,
+    )
     # Carol types /bigidea join: the card is edited too.
     mark = len(loop.api.received)
     await table.command("UCAROL", "join")
@@ -241,7 +244,8 @@ async def test_panels_are_edited_in_place_the_pressed_one_by_the_press(loop: Loo
     dms = {u: [c for c in posted if c.args["channel"] == f"D{u}"] for u in USERS}
     assert all(len(posted) == 1 for posted in dms.values()), dms  # one DM panel each
     # Alice and Bob pick; Carol's pick then opens the venture phase, which changes everyone's
-    # panel: Carol's is updated by her press, the others' are edited with chat.update.
+    # panel: Carol's is replaced by her press (its response URL), the others' are edited with
+    # chat.update.
     for user in USERS[:2]:
         await _press(loop, user, _menu(table, user), _product(_menu(table, user)))
     menu = _menu(table, "UCAROL")
@@ -249,12 +253,13 @@ async def test_panels_are_edited_in_place_the_pressed_one_by_the_press(loop: Loo
     await _press(loop, "UCAROL", menu, _product(menu))
     calls = loop.api.received[mark:]
     edited = {(c.args["channel"], c.args["ts"]) for c in calls if c.method == "chat.update"}
+    replaced = {(c.channel, c.ts) for c in calls if c.method == "response_url"}
     for user in USERS:
         panel = dms[user][0]
-        assert (f"D{user}", panel.ts) in edited
+        assert (f"D{user}", panel.ts) in (replaced if user == "UCAROL" else edited)
     assert not [c for c in calls if c.method == "chat.postMessage" and c.args["channel"][0] == "D"]
     assert not [c for c in calls if c.method == "conversations.open"]  # cached
-    assert loop.api.called("response_url") == []  # nothing was ephemeral
+    assert all(c.args["replace_original"] for c in loop.api.called("response_url"))
     shown = loop.api.message("DUCAROL", str(dms["UCAROL"][0].ts))
     assert shown is not None and "Pitch it…" in [c.label for c in table.visible("UCAROL", True)]
     table.detach()
@@ -275,16 +280,19 @@ async def test_closed_dms_the_hand_comes_ephemerally_and_the_press_replaces_it(
     show = labelled(components_of(note.blocks, CHANNEL, note.ts, False, commands=True), "Show")
     mark = len(loop.api.received)
     await _press(loop, "UCAROL", show)
-    (hand,) = loop.api.called("chat.postEphemeral")
-    assert hand.args["user"] == "UCAROL" and hand.args["thread_ts"] == thread
-    assert loop.api.tally(mark) == Counter({"chat.postEphemeral": 1})  # her name: cached
+    # Her hand comes through the press's response URL, ephemeral, in the game's thread.
+    (hand,) = [c for c in loop.api.called("response_url") if not c.args["replace_original"]]
+    assert hand.args["response_type"] == "ephemeral" and hand.args["thread_ts"] == thread
+    held = loop.api.message(CHANNEL, str(hand.ts))
+    assert held is not None and held.user == "UCAROL" and held.thread_ts == thread
+    assert loop.api.tally(mark) == Counter({"response_url": 1})  # her name: cached
 
     # Carol picks on that ephemeral panel: the press replaces it through its response URL.
     found = components_of(hand.blocks, CHANNEL, str(hand.ts), True)
     (menu,) = [c for c in found if c.kind == "multi_static_select"]
     await _press(loop, "UCAROL", menu, _product(menu))
     replaced = [c for c in loop.api.called("response_url") if c.args.get("replace_original")]
-    assert [c.ts for c in replaced] == [hand.ts]
+    assert [c.ts for c in replaced][-1:] == [hand.ts]
     message = loop.api.message(CHANNEL, str(hand.ts))
     assert message is not None and "Your pick:" in texts_of(message)
     assert_only_notices(loop.api)
@@ -296,7 +304,7 @@ async def test_a_press_on_an_ephemeral_panel_sends_no_second_copy(loop: Loopback
     loop.api.close_dms("UCAROL")
     table = await _begun(loop)
     await table.command("UCAROL", "hand")
-    (hand,) = loop.api.called("chat.postEphemeral")
+    (hand,) = [c for c in loop.api.called("response_url") if not c.args["replace_original"]]
     (menu,) = [
         c
         for c in components_of(hand.blocks, CHANNEL, str(hand.ts), True)
@@ -327,9 +335,10 @@ async def test_the_public_prompt_loses_its_buttons_when_its_decision_is_over(
         nobody = labelled(found, "Point at nobody")
         mark = len(loop.api.received)
         await _press(loop, user, nobody)
-        # Each vote updates the prompt in place ("waiting for ..."): the pressed message.
+        # Each vote updates the prompt in place ("waiting for ..."): the pressed message,
+        # replaced through the press's response URL.
         assert any(
-            c.method == "chat.update" and c.args["ts"] == prompt.ts
+            c.method == "response_url" and c.args["replace_original"] and c.ts == prompt.ts
             for c in loop.api.received[mark:]
         )
         if number < len(USERS) - 1:
@@ -398,8 +407,10 @@ async def test_a_restarted_bot_goes_on_editing_the_same_messages(loop: Loopback)
     await _press(loop, "UBOB", _menu(table, "UBOB"), _product(_menu(table, "UBOB")))
     calls = loop.api.received[mark:]
     edited = [(c.args["channel"], c.args["ts"]) for c in calls if c.method == "chat.update"]
-    # The new bot knows the messages from Redis: Bob's panel and the board, edited in place.
-    assert (bob_panel.where, bob_panel.id) in edited
+    replaced = [(c.channel, c.ts) for c in calls if c.method == "response_url"]
+    # The new bot knows the messages from Redis: Bob's panel (the pressed message, replaced
+    # through the press's response URL) and the board, edited in place.
+    assert (bob_panel.where, bob_panel.id) in replaced
     assert (CHANNEL, before.board.id) in edited
     assert not [c for c in calls if c.method == "chat.postMessage"]
     after = await refs(loop)

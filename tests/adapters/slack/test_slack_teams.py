@@ -26,22 +26,35 @@ BIGGIE_FAST = "turn_seconds=0 block_seconds=0"
 
 
 def _private(loop: Loopback, user: str, since: int = 0) -> list[Call]:
-    """What only ``user`` was shown: ephemeral messages, DMs and edits of DMs (their panel),
-    oldest first."""
-    return [
-        c
-        for c in loop.api.calls[since:]
-        if (c.method == "chat.postEphemeral" and c.args.get("user") == user)
-        or (c.method in ("chat.postMessage", "chat.update") and c.args.get("channel") == f"D{user}")
-    ]
+    """What only ``user`` was shown: ephemeral messages (posted, or through a response URL of
+    theirs), DMs and edits of DMs (their panel), oldest first."""
+    urls = {issued.url: issued.user for issued in loop.api.response_urls.values()}
+    found = []
+    for c in loop.api.calls[since:]:
+        if c.method == "response_url":
+            message = loop.api.message(str(c.channel), c.ts or "")
+            mine = message is not None and (message.ephemeral or message.channel == f"D{user}")
+            if urls.get(c.url or "") == user and mine:
+                found.append(c)
+        elif (c.method == "chat.postEphemeral" and c.args.get("user") == user) or (
+            c.method in ("chat.postMessage", "chat.update") and c.args.get("channel") == f"D{user}"
+        ):
+            found.append(c)
+    return found
 
 
 def _public(loop: Loopback, since: int = 0) -> list[Call]:
-    return [
-        c
-        for c in loop.api.calls[since:]
-        if c.method in ("chat.postMessage", "chat.update") and c.args.get("channel") == CHANNEL
-    ]
+    """What everyone in the channel was shown: posts and edits there, and messages there
+    replaced through a press's response URL."""
+    found = []
+    for c in loop.api.calls[since:]:
+        if c.method == "response_url" and c.args.get("replace_original"):
+            message = loop.api.message(str(c.channel), c.ts or "")
+            if message is not None and message.channel == CHANNEL and not message.ephemeral:
+                found.append(c)
+        elif c.method in ("chat.postMessage", "chat.update") and c.args.get("channel") == CHANNEL:
+            found.append(c)
+    return found
 
 
 def _choices(call: Call) -> list[Component]:
@@ -168,15 +181,15 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
     checked += _no_leak(loop, since, cards.hidden(after))
 
     # Alice presses the same choice on her own panel: stale, privately; nothing changes but
-    # the pressed panel, brought up to date by the answer (it cannot be pressed stale again).
+    # the pressed panel, brought up to date by the answer (it cannot be pressed stale again),
+    # which says why at its head (one message in her DM, not two).
     _, alice_found = panels[ALICE]
     same = next(c for c in alice_found if _press_of(c).action == _press_of(play).action)
     await loop.adapter.table.caught_up()  # (Bob's move's picture, held back, shown first)
     since = len(loop.api.calls)
     assert not await table.press(ALICE, same)
-    healed, *stale = [texts(c) for c in _private(loop, ALICE, since)]
-    assert "Your team's hand" in healed and STALE not in healed
-    assert stale and stale[0].startswith(STALE), stale
+    (healed,) = [texts(c) for c in _private(loop, ALICE, since)]
+    assert "Your team's hand" in healed and healed.split("\n")[1].startswith(STALE), healed
     assert not _public(loop, since)
     assert state_of(await stored(loop)) == after
     assert checked > 5
@@ -245,8 +258,8 @@ async def test_busine_go_roll_on_the_board_updates_the_board(loop: Loopback) -> 
     # Someone else's press is refused, to them alone (ephemeral), and changes nothing.
     since = len(loop.api.calls)
     assert not await table.press(other, roll)
-    (told,) = [c for c in loop.api.calls[since:] if c.method == "chat.postEphemeral"]
-    assert told.args.get("user") == other and "only they can press" in texts(told)
+    (told,) = _private(loop, other, since)
+    assert told.args.get("response_type") == "ephemeral" and "only they can press" in texts(told)
     assert await _go_state(loop) == state
     since = len(loop.api.calls)
     assert await table.press(roller, roll)
