@@ -315,24 +315,49 @@ class _Planner:
     # --- the whole delivery ------------------------------------------------------------------
 
     def run(self) -> Plan:
-        out, refs = self.out, self.refs
+        out = self.out
         if out.catch_up:
             self._catch_up()
-            return self.result
-        if out.repair and not self._behind():
-            return self.result  # the table shows this version already, every surface landed
+        elif not out.repair or self._behind():
+            # (A repair of a table that shows its version already, every surface landed,
+            # changes nothing.)
+            self._deliver()
+        return self.result
+
+    def _deliver(self) -> None:
+        """The whole delivery, in the order its messages must land: the presser's answer,
+        the game's place (the card, the thread, players' posts, the story, the prompt), the
+        others' panels, then the board at the bottom, then the end."""
+        out, refs = self.out, self.refs
         if out.stale_press:
             self._heal()
         self._replies()
         if not _touches_table(out):
-            return self.result
-        stale = out.version is not None and out.version < refs.version
-        self.stale = stale
-        if out.version is not None and not stale:
+            return
+        self._take_in()
+        for message in out.announcements:
+            self._post("announcement", Place(channel=out.channel), message, "announcement")
+        self._notes()
+        self._own_panel(self.stale)
+        if out.card is not None:
+            self._card(out.card)
+        if out.begun:
+            self._begin()
+        self._story()
+        self._others_panels()
+        self._show_board()
+        if out.ended and not refs.ended:
+            self._end()
+
+    def _take_in(self) -> None:
+        """The refs take this delivery's version, whom it waits for and its story lines; an
+        older delivery (``stale``) leaves a newer state's board, prompt and panels alone."""
+        out, refs = self.out, self.refs
+        self.stale = out.version is not None and out.version < refs.version
+        if out.version is not None and not self.stale:
             refs.version = out.version
-        refs.pending.extend(out.log)
-        if out.version is not None and not stale:
             refs.waiting = list(out.waiting)
+        refs.pending.extend(out.log)
         # What a reservation was to show once posted only matters while it stands; an edit the
         # budget deferred stands until it is made (or a newer one replaces it).
         refs.wanted = {
@@ -341,42 +366,42 @@ class _Planner:
             if (shown := slot_shown(refs, slot)) is not None
             and (self._taken(shown) or not shown.reserved)
         }
-        for message in out.announcements:
-            self._post("announcement", Place(channel=out.channel), message, "announcement")
-        self._notes()
-        self._own_panel(stale)
-        if out.card is not None:
-            self._card(out.card)
-        if out.begun:
-            self._begin()
+
+    def _story(self) -> None:
+        """Players' own posts (the story before them first), the prompt, and the story's
+        lines once they fill a message (or the game ends)."""
+        out, refs = self.out, self.refs
         if out.posts:
             self._flush(force=True)
             for message in out.posts:
                 self._post_below(message, "post")
-        if out.board is not None and not stale:
+        if out.board is not None and not self.stale:
             self._prompt()
         if out.ended or sum(len(line) + 1 for line in refs.pending) >= LOG_FLUSH:
             self._flush(force=out.ended)
-        if not stale:
-            # Whom the game waits for first. (The board comes last, so that what the panels
-            # post in the game's place, a note that someone's DMs are closed, stays above it;
-            # the budget keeps the board's share whatever the panels take.)
+
+    def _others_panels(self) -> None:
+        """The others' panels, whom the game waits for first (the board comes after them, so
+        that what they post in the game's place, a note that someone's DMs are closed, stays
+        above it; the budget keeps the board's share whatever the panels take)."""
+        out = self.out
+        if not self.stale:
             waiting = set(out.waiting)
             others = [user for user in out.panels if user != self.ctx.user]
             for user in sorted(others, key=lambda user: user not in waiting):
                 self._panel(user, out.panels[user])
         self._close_panels()
-        if out.board is not None and not stale:
+
+    def _show_board(self) -> None:
+        out, refs = self.out, self.refs
+        if out.board is not None and not self.stale:
             self._board(out.board, out.notify or [])
-        elif stale and out.log and refs.board_source is not None and not out.ended:
+        elif self.stale and out.log and refs.board_source is not None and not out.ended:
             # A newer state is drawn already; this delivery's lines still join its Latest.
             self._board(refs.board_source, [])
         elif not out.ended and not out.stale_press:
             # (A stale press changes nothing: the board stays where it is.)
             self._keep_board_in_view()
-        if out.ended and not refs.ended:
-            self._end()
-        return self.result
 
     def _behind(self) -> bool:
         """Whether the table may not show the state of ``out`` (a repair's): it has drawn an
@@ -966,53 +991,69 @@ def settle(refs: Refs, done: Done, ctx: Context, channel: str, merging: bool = F
     found = replace(refs, done)
     forget(refs, done)
     if merging:
-        for pending, shown in done.posted.items():
-            if shown is None or pending in found or pending in done.doubles:
-                continue
-            if done.kept(pending):  # (a story line or a post: nobody else posts it)
-                done_slot = done.slots.get(pending, "")
-                result.ops.append(Delete(shown, slot=done_slot))
-        for slot, message in list(refs.wanted.items()):
-            shown = slot_shown(refs, slot)
-            if shown is None or shown.reserved or shown.id not in found.values():
-                continue
-            del refs.wanted[slot]
-            shown.digest = digest(message)
-            result.ops.append(Edit(slot, shown, message, slot.partition(":")[0]))
+        _merged(refs, done, found, result)
     defer(refs, done)
+    _missing(refs, done, ctx, channel, result)
+    return result
+
+
+def _merged(refs: Refs, done: Done, found: dict[str, str], result: Settled) -> None:
+    """Into refs another delivery wrote meanwhile: a reservation of ``done`` no longer in them
+    was taken over (its message is a double: deleted), and a message ``done`` posted that the
+    other delivery wants to show something newer is edited to it."""
+    for pending, shown in done.posted.items():
+        if shown is None or pending in found or pending in done.doubles:
+            continue
+        if done.kept(pending):  # (a story line or a post: nobody else posts it)
+            result.ops.append(Delete(shown, slot=done.slots.get(pending, "")))
+    for slot, message in list(refs.wanted.items()):
+        shown = slot_shown(refs, slot)
+        if shown is None or shown.reserved or shown.id not in found.values():
+            continue
+        del refs.wanted[slot]
+        shown.digest = digest(message)
+        result.ops.append(Edit(slot, shown, message, slot.partition(":")[0]))
+
+
+def _missing(refs: Refs, done: Done, ctx: Context, channel: str, result: Settled) -> None:
+    """The surfaces ``done`` found deleted: posted anew under a reservation of its own, or left
+    to the delivery already posting (or having posted) them, told what ``done`` drew when it
+    is newer."""
     newest = done.version is None or done.version >= refs.version
-    claims = 0
     for gone in done.gone:
         if gone.claimed is not None or gone.done:
             continue
         shown = slot_shown(refs, gone.slot)
-        if shown is None:
+        if shown is None or shown.id != gone.dead:
             result.ended.append(gone.slot)
+            if shown is not None and newest and shown.digest != digest(gone.message):
+                _show_theirs(refs, gone, shown, result)
             continue
-        if shown.id != gone.dead:
-            result.ended.append(gone.slot)
-            if newest and shown.digest != digest(gone.message):
-                shown.digest = digest(gone.message)
-                if shown.reserved:
-                    refs.wanted[gone.slot] = gone.message
-                else:
-                    result.ops.append(Edit(gone.slot, shown, gone.message, gone.surface))
-            continue
-        claims += 1
-        pending = f"{PENDING}{ctx.token}:g{claims}:{ctx.now:.3f}"
+        pending = f"{PENDING}{ctx.token}:g{len(result.claims) + 1}:{ctx.now:.3f}"
         message = refs.wanted.pop(gone.slot, gone.message)
         result.claims[gone.slot] = pending
         put(refs, gone.slot, Shown(where="", id=pending, digest=digest(message)))
-        if gone.slot.startswith("panel:"):
-            result.ops.append(Dm(gone.slot, gone.slot.removeprefix("panel:"), message, pending))
-        elif gone.slot == "card":
-            result.ops.append(Post(gone.slot, Place(channel=channel), message, "card", pending))
-        else:
-            place = refs.place(channel)
-            result.ops.append(Post(gone.slot, place, message, gone.surface, pending))
+        result.ops.append(_repost(gone, message, pending, refs.place(channel), channel))
         if gone.stuck is not None:
             result.ops.append(Delete(gone.stuck, after=pending))
-    return result
+
+
+def _show_theirs(refs: Refs, gone: Missing, shown: Shown, result: Settled) -> None:
+    """Another delivery's message for ``gone``'s surface is to show what this one drew."""
+    shown.digest = digest(gone.message)
+    if shown.reserved:
+        refs.wanted[gone.slot] = gone.message
+    else:
+        result.ops.append(Edit(gone.slot, shown, gone.message, gone.surface))
+
+
+def _repost(gone: Missing, message: ui.Message, pending: str, place: Place, channel: str) -> Op:
+    """The post that shows ``gone``'s surface anew, under the reservation ``pending``."""
+    if gone.slot.startswith("panel:"):
+        return Dm(gone.slot, gone.slot.removeprefix("panel:"), message, pending)
+    if gone.slot == "card":
+        return Post(gone.slot, Place(channel=channel), message, "card", pending)
+    return Post(gone.slot, place, message, gone.surface, pending)
 
 
 def replace(refs: Refs, done: Done) -> dict[str, str]:
