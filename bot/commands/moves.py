@@ -81,7 +81,17 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
                 out.reply(req.user, STALE + " The message you pressed shows your choices now.")
             return None
         action = game.parse_action(press.resolved_action() or {})
-        return play(env, record, state, seat, action, req.user, out)
+        try:
+            return play(env, record, state, seat, action, req.user, out)
+        except IllegalAction as refused:
+            if game.choices_on_board:
+                raise
+            # Pressed on a private message (a DM panel): it shows the panel as it is, the
+            # sentence at its head, rather than the panel and an answer beside it.
+            panel = game.render_private(state, seat)
+            said = str(refused)
+            shown = panel.model_copy(update={"text": f"{said}\n\n{panel.text}".strip()})
+            raise Refusal(said, in_place=True, shown=shown) from refused
 
     return step
 

@@ -32,6 +32,9 @@ class Delivery(BaseModel):
     in_place: bool = False
     """An answer to a press on a private message of its own (a request to join, in a DM):
     it replaces that message, buttons and all, so they cannot be pressed again."""
+    heal: ui.Message | None = None
+    """With ``in_place``: what the private pressed message shows instead of the bare answer
+    (the seat's panel, the answer at its head: one message in a DM, not two)."""
     note: str | None = None
     """For a note to someone else: what it is about (``request:7``), so that the table keeps
     the DM it sent and can close it (:attr:`Outbox.closed_notes`) once that is settled."""
@@ -153,8 +156,10 @@ class Outbox(BaseModel):
         message: ui.Message | str,
         in_place: bool = False,
         note: str | None = None,
+        heal: ui.Message | None = None,
     ) -> None:
-        """A private answer to ``user`` (``in_place``, ``note``: see :class:`Delivery`)."""
+        """A private answer to ``user`` (``in_place``, ``note``, ``heal``: see
+        :class:`Delivery`)."""
         self.deliveries.append(
             Delivery(
                 to="ephemeral",
@@ -162,6 +167,7 @@ class Outbox(BaseModel):
                 message=_as_message(message),
                 in_place=in_place,
                 note=note,
+                heal=heal,
             )
         )
 

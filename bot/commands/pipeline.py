@@ -131,7 +131,8 @@ class Pipeline:
                 refused = outbox_for(req, game)
                 refused.announcements = told
                 in_place = isinstance(refusal, Refusal) and refusal.in_place
-                refused.reply(req.user, str(refusal), in_place=in_place)
+                shown = refusal.shown if isinstance(refusal, Refusal) else None
+                refused.reply(req.user, str(refusal), in_place=in_place, heal=shown)
                 return await self._answered(key, dedupe, refused)
             except Reschedule as again:
                 await self._release(key, lease, again.due)

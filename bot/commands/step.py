@@ -19,6 +19,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import text as markup
+from core import ui
 from core.engine import GameLike
 
 __all__ = ["Change", "Env", "Refusal", "Request", "Reschedule", "Step", "StepMaker", "outbox_for"]
@@ -47,12 +48,16 @@ class Request(BaseModel):
 
 class Refusal(Exception):
     """A command the authority will not carry out; ``str()`` is a sentence for the requester.
-    ``in_place``: the answer replaces the pressed message (a copy of a decision that is over:
-    its buttons go with it)."""
+    ``in_place``: the answer replaces the pressed message when it is private (a copy of a
+    decision that is over: its buttons go with it); ``shown``: what it then shows instead of
+    the bare sentence (the seat's panel, the sentence at its head)."""
 
-    def __init__(self, sentence: str, in_place: bool = False) -> None:
+    def __init__(
+        self, sentence: str, in_place: bool = False, shown: ui.Message | None = None
+    ) -> None:
         super().__init__(sentence)
         self.in_place = in_place
+        self.shown = shown
 
 
 @dataclass

@@ -545,7 +545,8 @@ class _Planner:
             if ctx.user is not None and delivery.user == ctx.user:
                 in_place = delivery.in_place and ctx.pressed is not None and ctx.pressed_private
                 self.updated = self.updated or in_place
-                self.result.ops.append(Reply(delivery.user, delivery.message, in_place))
+                shown = delivery.heal if in_place and delivery.heal is not None else said
+                self.result.ops.append(Reply(delivery.user, shown, in_place))
             elif delivery.user and delivery.note is None:
                 self.result.ops.append(Note(delivery.user, delivery.message))
 

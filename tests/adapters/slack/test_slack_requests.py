@@ -130,11 +130,14 @@ async def test_someone_elses_button_double_click_and_stale_button(loop: Loopback
     await _press(loop, "UALICE", alice_menu, action)
     again = _ephemeral_to(loop, "UALICE", since) + _updated_for(loop, "UALICE", since)
     assert again, "the second click is answered privately too"
-    # ... ephemeral in the DM it came from (through the press's response URL): a refusal
-    # leaves no message in the DM for good.
+    # ... in the pressed panel itself (through the press's response URL): the panel as it is,
+    # the refusal at its head; no message is added to the DM.
     calls = loop.api.calls[since:]
-    answers = [c for c in calls if c.method == "response_url" and not c.args["replace_original"]]
-    assert [(c.channel, c.args["response_type"]) for c in answers] == [("DUALICE", "ephemeral")]
+    answers = [c for c in calls if c.method == "response_url"]
+    assert [(c.channel, c.ts, c.args["replace_original"]) for c in answers] == [
+        ("DUALICE", alice_menu.message_ts, True)
+    ]
+    assert texts(answers[0]).split("\n")[1].startswith("You have already picked those cards")
     assert not [c for c in calls if c.method == "chat.postMessage"]
     assert not [c for c in calls if c.method == "chat.postMessage"], "no new DM message"
     assert not [
