@@ -17,6 +17,7 @@ from bot.table.plan import (
     Reply,
     StartThread,
     Update,
+    flush,
 )
 from core import ui
 
@@ -336,9 +337,20 @@ def test_a_deferred_edit_waits_in_the_refs_and_a_newer_one_replaces_it() -> None
     ] == ["hand v3"]
 
 
-def test_the_flush_shows_the_board_first_then_whom_the_game_waits_for() -> None:
-    from bot.table.plan import flush
+def test_a_board_posted_anew_drops_the_deferred_edit_of_the_old_one() -> None:
+    """An edit of the board the budget deferred, then a newer delivery moves the board down:
+    the new board shows the newer state, and nothing later edits the older one onto it."""
+    refs = playing(below=MOVE_AT)
+    assert refs.board is not None
+    refs.board.digest = ""
+    refs.wanted = {"board": board("v2, deferred")}
+    moved = plan(refs, out(3, board=board("v3"), notify=["bob"]), ctx())
+    assert kinds(moved)[:2] == ["Post", "Delete"]
+    assert "board" not in moved.refs.wanted
+    assert flush(moved.refs, ctx()).ops == []
 
+
+def test_the_flush_shows_the_board_first_then_whom_the_game_waits_for() -> None:
     refs = playing()
     refs.panels = {
         "U1": shown("d1", where="D1"),

@@ -437,6 +437,9 @@ class _Planner:
         key = self.ctx.paced(place)
         self.planned[key] = self.planned.get(key, 0) + 1
         pending = self._reserve()
+        # A surface posted anew shows this delivery's state: an edit the budget deferred for
+        # its old message is moot (made on the new one, it would show an older state).
+        self.refs.wanted.pop(slot, None)
         self.result.ops.append(Post(slot, place, message, surface, pending, mention, ping))
         return Shown(where=place.thread or place.channel, id=pending, digest=digest(message))
 
