@@ -42,7 +42,7 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import table
-from bot.adapters.slack.budget import BudgetedWebClient, limits_of, scope_of
+from bot.adapters.slack.budget import BudgetedWebClient, in_flight, limits_of, scope_of
 from bot.adapters.slack.home import HomeTabs
 from bot.adapters.slack.payloads import (
     FORM_CALLBACK,
@@ -169,7 +169,9 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
             wait = max(0.0, float(values[0][0])) if values else 1.0
         except (TypeError, ValueError):
             wait = 1.0
-        limits = _limits_of_request(request)
+        limits = in_flight()
+        if limits is None:
+            limits = _limits_of_request(request)
         if self.budget is not None and limits:
             # The most particular limit is the one Slack refused (a conversation's posts).
             await self.budget.spent(limits[0], wait)

@@ -8,13 +8,15 @@ on, a little inside Slack's rates (:data:`MARGIN`) so that the calls of several 
 logged when it is taken, still land within them; :class:`BudgetedWebClient` takes each call
 from the :class:`~bot.table.budget.Budget` before making it. Response URLs (an interaction's own
 channel: five uses in half an hour) and file bytes sent to an upload URL are not Web API methods
-and draw on none of this.
+and draw on none of this. A file shared into a conversation is a message there, so
+``files.completeUploadExternal`` with a channel draws on that conversation's posts as well.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from contextvars import ContextVar
 
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
@@ -27,6 +29,7 @@ __all__ = [
     "POSTS_PER_WORKSPACE",
     "TIERS",
     "BudgetedWebClient",
+    "in_flight",
     "limits_of",
     "post_limit",
     "scope_of",
@@ -79,7 +82,20 @@ def limits_of(method: str, args: Mapping[str, object]) -> list[Limit]:
         if isinstance(channel, str) and channel:
             limits.append(post_limit(channel))
         limits.append(_per_minute(method, *POSTS_PER_WORKSPACE))
+    if method == "files.completeUploadExternal":
+        channel = args.get("channel_id")
+        if isinstance(channel, str) and channel:
+            limits.append(post_limit(channel))
     return limits
+
+
+_IN_FLIGHT: ContextVar[list[Limit] | None] = ContextVar("slack_call_limits", default=None)
+
+
+def in_flight() -> list[Limit] | None:
+    """The limits of the Web API call this task is making (for its retry handler, which sees
+    the request only as slack_sdk built it: a JSON body is not among what it is shown)."""
+    return _IN_FLIGHT.get()
 
 
 def scope_of(token: str) -> str:
@@ -114,15 +130,20 @@ class BudgetedWebClient(AsyncWebClient):
         headers: dict[str, str] | None = None,
         auth: dict[str, str] | None = None,
     ) -> AsyncSlackResponse:
+        limits = limits_of(api_method, call_args(data, params, json))
         if self.budget is not None:
-            await self.budget.take(limits_of(api_method, call_args(data, params, json)))
-        return await super().api_call(
-            api_method,
-            http_verb=http_verb,
-            files=files,
-            data=data,  # type: ignore[arg-type]
-            params=params,
-            json=json,
-            headers=headers,
-            auth=auth,
-        )
+            await self.budget.take(limits)
+        token = _IN_FLIGHT.set(limits)
+        try:
+            return await super().api_call(
+                api_method,
+                http_verb=http_verb,
+                files=files,
+                data=data,  # type: ignore[arg-type]
+                params=params,
+                json=json,
+                headers=headers,
+                auth=auth,
+            )
+        finally:
+            _IN_FLIGHT.reset(token)
