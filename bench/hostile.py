@@ -20,7 +20,11 @@ Then, from the fake's own log, per game:
   ephemeral answers there), the panels their own ``hand`` asked for aside, the most of any
   player (3 at most);
 - ``stale_answers``: the most answers saying a button was stale that one person got for one
-  message (1 at most: the stale press brings that message up to date);
+  version of one message (1 at most: a stale press brings the pressed message up to date, so
+  the same stale version is not there to be pressed again; after it the person sees the
+  message as it is, which an ephemeral message shows only if the answer replaced it). A
+  message can go stale again when the game moves on before its next edit, so
+  ``stale_per_message`` (the most for one message, whatever version) is printed as well;
 - ``refused``: calls the fake refused (an error other than a 429: Slack would not have done
   what they asked);
 - ``rate_limited``: calls answered 429 (the random ones; the bot is expected to wait and retry),
@@ -87,8 +91,9 @@ class Hostile:
     dropped: list[Call]
     seconds: float
     """The game's length on the clock, from ``begin`` to its end."""
-    stale: Counter[tuple[str, str, str]]
-    """Answers saying a button was stale, by person and pressed message."""
+    stale: Counter[tuple[str, str, str, int | None]]
+    """Answers saying a button was stale, by person, pressed message and the game version
+    the pressed button was drawn at."""
     baseline: float = 0.0
     """The same game's length without random 429s (0: not measured)."""
 
@@ -101,6 +106,13 @@ class Hostile:
         return max(self.stale.values(), default=0)
 
     @property
+    def stale_per_message(self) -> int:
+        per: Counter[tuple[str, str, str]] = Counter()
+        for (user, channel, ts, _), told in self.stale.items():
+            per[(user, channel, ts)] += told
+        return max(per.values(), default=0)
+
+    @property
     def slower(self) -> float:
         return self.seconds / self.baseline if self.baseline else 0.0
 
@@ -110,7 +122,8 @@ class Hostile:
             f"{self.game}: finished={'yes' if self.finished else 'no'} presses={self.presses} "
             f"dms_per_player_max={self.dms_max} ({dms or 'none'}; "
             f"{', '.join(f'{n} {kind}' for kind, n in sorted(self.dm_kinds.items())) or 'none'}) "
-            f"stale_answers_max={self.stale_max} refused={self.refused} "
+            f"stale_answers_max={self.stale_max} stale_per_message={self.stale_per_message} "
+            f"refused={self.refused} "
             f"rate_limited={self.rate_limited} over_budget={self.over_budget} "
             f"dropped={len(self.dropped)} seconds={self.seconds:.1f} "
             f"baseline={self.baseline:.1f} slower={self.slower:.2f}"
@@ -235,7 +248,7 @@ async def _play(redis_url: str, game: str, seed: int, limited: float) -> Hostile
     rng = random.Random(f"{seed}:{game}:hostile")
     asked: set[int] = set()
     """Indexes of the calls that answered a player's own ``hand`` in their DM."""
-    stale: Counter[tuple[str, str, str]] = Counter()
+    stale: Counter[tuple[str, str, str, int | None]] = Counter()
     try:
         table = SlackTable.on(loop, SLACK_CHANNEL, SLACK_USERS, random.Random(seed), game)
         table.observer = observer
@@ -250,9 +263,10 @@ async def _play(redis_url: str, game: str, seed: int, limited: float) -> Hostile
         api.rate_limit(limited, seed=rng.getrandbits(32), retry_after=1)
         presses, idle = 0, 0
 
-        refreshed: dict[str, dict[tuple[str, str], int]] = {u: {} for u in SLACK_USERS}
-        """Per person, the messages their screen shows no older version of: a stale press on
-        one that was brought up to date in answer shows its newest version from then on."""
+        refreshed: dict[str, set[tuple[str, str]]] = {u: set() for u in SLACK_USERS}
+        """Per person, the messages their screen has caught up with: after a stale press on
+        one, it shows the message as it is and follows its edits (an ephemeral message only
+        if the answer replaced it)."""
 
         def count_stale(first: int) -> None:
             """The stale answers the newest press got (calls from ``first`` on)."""
@@ -263,14 +277,17 @@ async def _play(redis_url: str, game: str, seed: int, limited: float) -> Hostile
             told = sum(_stale_answer(c, user) for c in api.received[first:])
             if not told:
                 return
-            stale[pressed] += told
+            stale[(*pressed, table.last_version)] += told
+            # From now on the person's screen shows the message as it is: Slack shows every
+            # edit of a message (a closed prompt, a panel edited since), but an ephemeral one
+            # changes only when the answer to a press on it replaces it.
             message = api.message(channel, ts)
             updated = any(
-                c.error is None and c.method in ("chat.update", "response_url") and c.ts == ts
+                c.error is None and c.method == "response_url" and c.ts == ts
                 for c in api.received[first:]
             )
-            if message is not None and updated:
-                refreshed[user][(channel, ts)] = len(message.edits)
+            if message is not None and (updated or not message.ephemeral):
+                refreshed[user].add((channel, ts))
 
         while presses < MAX_PRESSES and not await _finished(observer):
             await _fire_due(loop.authority, "slack", loop.adapter.deliver)

@@ -216,6 +216,8 @@ class SlackTable:
         """Where the users read the seats (the app's own store by default; a bench counting
         the bot's Redis commands gives one of its own)."""
         self.changes = 0
+        """Calls that changed what someone other than the presser sees, or a shown message
+        (anything but a private reply): a press that caused one was applied."""
         self._workers: list[tuple[SignedClient, SlackAdapter]] = []
         self._hold: Hold | None = None
         """The clock held while this table presses (``play(pauses_only=True)``)."""
@@ -224,11 +226,11 @@ class SlackTable:
         board) to be shown, so that the next choice is made on what the press led to however
         the budget ran (in-process bots only; a bench of hostile players presses on at once)."""
         self.last_pressed: tuple[str, str, str] | None = None
+        """The newest press: who, and the message (conversation, ts) it was on."""
+        self.last_version: int | None = None
+        """The game version the last pressed component was drawn at (None: not a game's)."""
         self.last_sent_at = 0.0
         """When the newest request was sent (the fake's clock)."""
-        """The newest press: who, and the message (conversation, ts) it was on."""
-        """Calls that changed what someone other than the presser sees, or a shown message
-        (anything but a private reply): a press that caused one was applied."""
         self._pressing: str | None = None
         self._calls = 0
         self._waiting: dict[str, asyncio.Future[None]] = {}
@@ -405,13 +407,13 @@ class SlackTable:
         return seen
 
     def ever_shown(
-        self, user: str, since: dict[tuple[str, str], int] | None = None
+        self, user: str, caught_up: set[tuple[str, str]] | None = None
     ) -> list[Component]:
         """Every choice ``user`` was ever shown on a message still there: as it was posted and
         as each edit left it (the screen of a client that lags behind, or a double click
-        landing after the first click's update), newest message first. ``since``: for some
-        messages (conversation, ts), the first of their versions (0: as posted, n: after the
-        n-th edit) the user's screen may still show (it was brought up to date since)."""
+        landing after the first click's update), newest message first. ``caught_up``: the
+        messages (conversation, ts) whose newest version alone the user's screen shows (it
+        caught up with them, and follows their edits since)."""
         seen = []
         for message in reversed(list(self.api.messages.values())):
             if message.deleted or not self._mine(message.channel):
@@ -419,8 +421,10 @@ class SlackTable:
             viewers, _ = self._viewers(message)
             if user not in [p.user for p in viewers]:
                 continue
-            first = (since or {}).get((message.channel, message.ts), 0)
-            for shown in [message.posted, *message.edits][first:]:
+            versions: list[list[dict[str, Any]] | Call] = [message.posted, *message.edits]
+            if (message.channel, message.ts) in (caught_up or set()):
+                versions = [message.blocks]  # (as it is now)
+            for shown in versions:
                 seen += self._components_of(shown, message)
         return seen
 
@@ -465,6 +469,8 @@ class SlackTable:
         before, calls = self.changes, self._calls
         self._pressing = user
         self.last_pressed = (user, component.channel, component.message_ts)
+        press = component.press
+        self.last_version = press.version if press is not None else None
         body = self.slack.action_body(
             user,
             component.channel,
