@@ -1,6 +1,7 @@
 """Redis-backed storage: versioned game blobs, logs, deadlines, de-duplication and indexes."""
 
 from storage.store import (
+    BudgetLimit,
     GameKey,
     GameStore,
     History,
@@ -13,6 +14,7 @@ from storage.store import (
 )
 
 __all__ = [
+    "BudgetLimit",
     "GameKey",
     "GameStore",
     "History",

@@ -20,7 +20,7 @@ import time
 import zlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import ParamSpec, Self, TypeVar, cast
+from typing import NamedTuple, ParamSpec, Self, TypeVar, cast
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -29,6 +29,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 
 __all__ = [
+    "BudgetLimit",
     "GameKey",
     "GameStore",
     "History",
@@ -470,13 +471,14 @@ def _dedupe_key(key: GameKey, delivery: str) -> str:
     return f"{_PREFIX}:{{{key}}}:dedupe:{delivery}"
 
 
-def _budget_key(scope: str, name: str) -> str:
+def _budget_key(scope: str, name: str, bucket: bool = False) -> str:
     # Every limit of one scope (an app in a workspace, a bot) shares its hash tag: a call that
     # draws on several of them (Discord's route and its global limit) is one script on one slot.
     # The limit's name is hashed: it may name a conversation (a person's DM), which no key of
-    # the store should carry past that person's forget-me.
+    # the store should carry past that person's forget-me. A token bucket's key is a string
+    # where a sliding log's is a sorted set: the two never share a key.
     hashed = hashlib.sha256(name.encode()).hexdigest()[:20]
-    return f"{_PREFIX}:{{budget:{scope}}}:{hashed}"
+    return f"{_PREFIX}:{{budget:{scope}}}:{hashed}{':b' if bucket else ''}"
 
 
 def _user_key(platform: str, user: str) -> str:
@@ -641,45 +643,103 @@ end
 return 1
 """
 
-# Budgets of platform calls, shared by every worker (see GameStore.take_budget). KEYS = one sorted
-# set per limit, each a log of the calls taken within its window (score: when), all under one
-# hash tag. ARGV = now, this call's member, then per key its limit, window (s) and the calls of
-# its limit held back for calls of a higher priority. Takes a place in every log or in none;
-# returns '0', or the seconds until every log has room (as text: Lua numbers become integers).
+# Budgets of platform calls, shared by every worker (see GameStore.take_budget). KEYS = one key
+# per limit, all under one hash tag: a sliding log is a sorted set of the calls taken within its
+# window (score: when, booked calls in the future included); a token bucket is a string, its
+# theoretical arrival time (GCRA: the bucket is full when that time is past). ARGV = now, this
+# call's member, whether it books (1) or only takes a place free now (0), then per key its kind
+# ('b' or 'w'), limit, window (s) and the calls of its limit held back for calls of a higher
+# priority. It finds the first moment every limit has room (never before a place already
+# booked in a log, so bookings stay in order and within every window); it takes a place in
+# every limit at that moment when it is now, or when booking, and in none otherwise. Returns
+# the seconds until that moment (as text: Lua numbers become integers).
 _BUDGET_LUA = """
 local now = tonumber(ARGV[1])
-local wait = 0
+local book = ARGV[3] == '1'
+local at = now
+local kinds = {}
 for i = 1, #KEYS do
-  local limit = tonumber(ARGV[3 * i])
-  local window = tonumber(ARGV[3 * i + 1])
-  local room = limit - tonumber(ARGV[3 * i + 2])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
-  local used = redis.call('ZCARD', KEYS[i])
-  if used >= room then
-    local freed = redis.call('ZRANGE', KEYS[i], used - room, used - room, 'WITHSCORES')
-    local at = tonumber(freed[2]) + window - now
-    if at > wait then wait = at end
+  local base = 4 * i
+  local kind = ARGV[base]
+  local limit = tonumber(ARGV[base + 1])
+  local window = tonumber(ARGV[base + 2])
+  local held = tonumber(ARGV[base + 3])
+  kinds[i] = {kind, limit, window}
+  if kind == 'b' then
+    local every = window / limit
+    local tat = tonumber(redis.call('GET', KEYS[i]) or now)
+    if tat < now then tat = now end
+    local free = tat - (limit - 1 - held) * every
+    if free > at then at = free end
+  else
+    local room = limit - held
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+    local used = redis.call('ZCARD', KEYS[i])
+    if used > 0 then
+      local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+      local latest = tonumber(last[2])
+      if latest > at then at = latest end
+    end
+    if used >= room then
+      local freed = redis.call('ZRANGE', KEYS[i], used - room, used - room, 'WITHSCORES')
+      local free = tonumber(freed[2]) + window
+      if free > at then at = free end
+    end
   end
 end
-if wait > 0 then return tostring(wait) end
+if at > now and not book then return tostring(at - now) end
 for i = 1, #KEYS do
-  redis.call('ZADD', KEYS[i], now, ARGV[2])
-  redis.call('PEXPIRE', KEYS[i], math.ceil(tonumber(ARGV[3 * i + 1]) * 1000) + 1000)
+  local kind, limit, window = kinds[i][1], kinds[i][2], kinds[i][3]
+  if kind == 'b' then
+    local every = window / limit
+    local tat = tonumber(redis.call('GET', KEYS[i]) or now)
+    if tat < at then tat = at end
+    tat = tat + every
+    redis.call('SET', KEYS[i], tostring(tat), 'PX', math.ceil((tat - now) * 1000) + 1000)
+  else
+    redis.call('ZADD', KEYS[i], at, ARGV[2])
+    redis.call('PEXPIRE', KEYS[i], math.ceil((at - now + window) * 1000) + 1000)
+  end
 end
-return '0'
+return tostring(at - now)
 """
 
-# A limit the platform says is spent (a 429): its log is filled until ARGV[1] (KEYS[1] = the log;
-# ARGV = until, its limit, window, a member prefix), so no worker takes from it before then.
+# A limit the platform says is spent (a 429): nobody takes from it before ARGV[2]. KEYS[1] = the
+# limit's key; ARGV = now, until, its kind ('b' or 'w'), limit, window (s), a member prefix. A
+# log is filled with calls taken at until minus its window; a bucket is emptied until then.
 _BUDGET_SPENT_LUA = """
-local until_at = tonumber(ARGV[1])
-local window = tonumber(ARGV[3])
-for i = 1, tonumber(ARGV[2]) do
-  redis.call('ZADD', KEYS[1], until_at - window, ARGV[4] .. ':' .. i)
+local now = tonumber(ARGV[1])
+local until_at = tonumber(ARGV[2])
+local limit = tonumber(ARGV[4])
+local window = tonumber(ARGV[5])
+if ARGV[3] == 'b' then
+  local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+  local empty = until_at + (limit - 1) * window / limit
+  if empty > tat then tat = empty end
+  redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil((tat - now) * 1000) + 1000)
+  return 1
 end
-redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000) + 1000)
+for i = 1, limit do
+  redis.call('ZADD', KEYS[1], until_at - window, ARGV[6] .. ':' .. i)
+end
+redis.call('PEXPIRE', KEYS[1], math.ceil((until_at - now) * 1000) + 1000)
 return 1
 """
+
+
+class BudgetLimit(NamedTuple):
+    """One limit a platform call draws on, as the store keeps it (see GameStore.take_budget)."""
+
+    name: str
+    calls: int
+    """At most this many calls..."""
+    window_s: float
+    """...within any this many seconds (a bucket: this many at once, one back every
+    ``window_s / calls`` seconds)."""
+    held: int
+    """The last calls of the limit left to calls of a higher priority."""
+    bucket: bool = False
+    """A token bucket (Slack's tiers) rather than a sliding log (Discord's windows)."""
 
 
 StoreClient = aioredis.Redis | RedisCluster
@@ -1283,27 +1343,42 @@ class GameStore:
 
     @_outage_is_unavailable
     async def take_budget(
-        self, scope: str, limits: list[tuple[str, int, float, int]], now: float, member: str
+        self,
+        scope: str,
+        limits: list[BudgetLimit],
+        now: float,
+        member: str,
+        book: bool = False,
     ) -> float:
         """Take one call from each of ``limits`` of ``scope`` (a platform's app in one workspace,
-        or one bot), shared by every worker: each limit is ``(name, calls, window_s, held)``, at
-        most ``calls`` taken within any ``window_s`` seconds, the last ``held`` of them left to
-        calls of a higher priority. 0 when taken (from all of them), else the seconds until each
-        has room (nothing taken). ``now`` is the caller's clock (unix seconds); ``member`` is
-        unique to this call."""
+        or one bot), shared by every worker, at the first moment all of them have room. When
+        that is now, or when ``book``, the place is taken (booked in the future: the caller
+        waits the seconds returned, and no later caller takes that place); otherwise nothing is
+        taken. Returns the seconds until that moment (0: now). ``now`` is the caller's clock
+        (unix seconds); ``member`` is unique to this call."""
         if not limits:
             return 0.0
-        keys = [_budget_key(scope, name) for name, *_ in limits]
-        args: list[str | int | float] = [repr(now), member]
-        for _, calls, window_s, held in limits:
-            args += [calls, repr(window_s), held]
+        keys = [_budget_key(scope, limit.name, limit.bucket) for limit in limits]
+        args: list[str | int | float] = [repr(now), member, int(book)]
+        for limit in limits:
+            kind = "b" if limit.bucket else "w"
+            args += [kind, limit.calls, repr(limit.window_s), limit.held]
         return float(await self._budget_script(keys=keys, args=args))
 
     @_outage_is_unavailable
     async def spend_budget(
-        self, scope: str, name: str, calls: int, window_s: float, until: float, member: str
+        self, scope: str, limit: BudgetLimit, now: float, until: float, member: str
     ) -> None:
-        """The platform refused a call of limit ``name`` until ``until`` (unix seconds): no
-        worker takes from it before then."""
-        args: list[str | int | float] = [repr(until), calls, repr(window_s), member]
-        await self._budget_spent_script(keys=[_budget_key(scope, name)], args=args)
+        """The platform refused a call of ``limit`` until ``until`` (unix seconds): no worker
+        takes from it before then."""
+        kind = "b" if limit.bucket else "w"
+        args: list[str | int | float] = [
+            repr(now),
+            repr(until),
+            kind,
+            limit.calls,
+            repr(limit.window_s),
+            member,
+        ]
+        key = _budget_key(scope, limit.name, limit.bucket)
+        await self._budget_spent_script(keys=[key], args=args)

@@ -4,9 +4,11 @@ Slack rations each Web API method per app per workspace (``chat.update`` about 5
 whole workspace) and posting per conversation; Discord rations each route (5 messages per 5 s in
 a channel) and a bot's calls in all (50 a second). An adapter names the :class:`Limit` s a call
 draws on (its method, its conversation, the global limit); :class:`Budget` takes one call from
-each of them in the store (:meth:`~storage.GameStore.take_budget`: a sliding log per limit, one
-script), so that several workers on one Redis together stay within the platform's rates, and
-the embedded store keeps the same logs in process.
+each of them in the store (:meth:`~storage.GameStore.take_budget`, one script for all of a
+call's limits), so that several workers on one Redis together stay within the platform's rates,
+and the embedded store keeps the same budgets in process. A limit is kept as the platform keeps
+it: Slack's tiers as token buckets (a burst, then one call back every so often), Discord's
+routes as windows (a sliding log, within its fixed windows).
 
 Who goes first when the budget is short is a matter of :class:`Priority`. What the table can
 show later (an edit of a surface it keeps) does not wait at all: each limit keeps its last calls
@@ -14,10 +16,13 @@ for the higher priorities (:data:`HELD_SHARE`), and past its share such a call r
 :class:`Deferred`; the table shows that surface's newest state once the budget has room again
 (:mod:`bot.table.deliver`), so under a steady load the board and the prompt go first, then the
 panel of whoever the game waits for, other panels. A call that cannot be deferred (a post, a
-deletion) waits its turn, first come, first served, in the order its delivery makes them (the
-story before the prompt, the board at the bottom). The presser's own answer goes through the
-interaction's own channel (Discord's callback and webhook, Slack's ``response_url``), which
-neither platform rations this way, so it never waits here.
+deletion) books its place: the store gives it the first moment every limit it draws on has
+room and keeps that place for it while it waits, so waiting calls go first come, first served,
+in the order their deliveries make them (the story before the prompt, the board at the bottom),
+one script each, and no later call, of this worker or another, takes the place it waits for.
+The presser's own answer goes through the interaction's own channel (Discord's callback and
+webhook, Slack's ``response_url``), which neither platform rations this way, so it never waits
+here.
 
 The table says what each call is through :func:`calling`; the adapter's client asks
 :meth:`Budget.take` with :func:`current` before each call it makes.
@@ -37,7 +42,7 @@ from dataclasses import dataclass
 
 from bot import metrics
 from bot.table.clock import Clock, MonotonicClock
-from storage import GameStore, StorageUnavailable
+from storage import BudgetLimit, GameStore, StorageUnavailable
 
 __all__ = [
     "HELD_SHARE",
@@ -86,15 +91,21 @@ SWEEP_S = 60.0
 @dataclass(frozen=True)
 class Limit:
     """At most ``calls`` within any ``window_s`` seconds (a sliding window: within a platform's
-    fixed windows and token buckets of the same rate)."""
+    fixed windows of the same rate), or, a ``bucket``, a token bucket of ``calls`` tokens, one
+    back every ``window_s / calls`` seconds (as Slack's tiers are kept)."""
 
     name: str
     calls: int
     window_s: float
+    bucket: bool = False
 
     def held(self, priority: Priority) -> int:
         """Calls of this limit left to priorities before ``priority`` (never all of them)."""
         return min(self.calls - 1, int(self.calls * HELD_SHARE[priority]))
+
+    def asked(self, priority: Priority) -> BudgetLimit:
+        """This limit as the store takes from it, for a call of ``priority``."""
+        return BudgetLimit(self.name, self.calls, self.window_s, self.held(priority), self.bucket)
 
 
 @dataclass(frozen=True)
@@ -159,8 +170,9 @@ class Budget:
         self._swept = 0.0
 
     async def take(self, limits: Sequence[Limit], call: Call | None = None) -> None:
-        """Take one call from each of ``limits``: at once when they have room, else waiting for
-        it, or raising :class:`Deferred` for a deferrable ``call``. A store that cannot be
+        """Take one call from each of ``limits``: at once when they have room, else booking the
+        first place they have and waiting for it, or raising :class:`Deferred` for a deferrable
+        ``call`` (nothing taken). A store that cannot be
         reached does not stop the call (the platform's own limits still stand)."""
         call = call or current()
         # Only a call that can be deferred leaves a limit's last calls to those before it: one
@@ -170,42 +182,41 @@ class Budget:
         priority = call.priority if call.deferrable else Priority.ANSWER
         bucket = limits[0].name.partition(":")[0] if limits else ""
         platform = self.scope.partition(":")[0]
-        while True:
-            wait = await self._try(limits, priority)
-            if wait <= 0:
-                return
-            if call.deferrable:
-                self.deferred += 1
-                metrics.budget_deferred(platform, bucket)
-                raise Deferred(wait)
-            self.waited_s += wait
-            metrics.budget_wait(platform, bucket, wait)
-            await self.clock.sleep(wait)
+        wait = await self._try(limits, priority, book=not call.deferrable)
+        if wait <= 0:
+            return
+        if call.deferrable:
+            self.deferred += 1
+            metrics.budget_deferred(platform, bucket)
+            raise Deferred(wait)
+        # Booked: the place is this call's at the end of the wait.
+        self.waited_s += wait
+        metrics.budget_wait(platform, bucket, wait)
+        await self.clock.sleep(wait)
 
-    async def _try(self, limits: Sequence[Limit], priority: Priority) -> float:
+    async def _try(self, limits: Sequence[Limit], priority: Priority, book: bool) -> float:
         if not limits:
             return 0.0
         member = f"{self._token}:{next(self._members)}"
         now = self.clock.wall()
-        asked = [(lim.name, lim.calls, lim.window_s, lim.held(priority)) for lim in limits]
+        asked = [limit.asked(priority) for limit in limits]
         try:
-            wait = await self.store.take_budget(self.scope, asked, now, member)
+            wait = await self.store.take_budget(self.scope, asked, now, member, book=book)
         except StorageUnavailable:
             log.warning("the call budget could not be read; calling anyway")
             return 0.0
-        if wait <= 0:
+        if wait <= 0 or book:
             for limit in limits:
-                self._seen(limit).append(now)
+                self._seen(limit).append(now + max(0.0, wait))
         return wait
 
     async def spent(self, limit: Limit, retry_after: float) -> None:
         """The platform answered 429 for ``limit``: nobody takes from it for ``retry_after``."""
         member = f"{self._token}:{next(self._members)}:spent"
-        until = self.clock.wall() + retry_after
+        now = self.clock.wall()
+        asked = limit.asked(Priority.ANSWER)
         with contextlib.suppress(StorageUnavailable):
-            await self.store.spend_budget(
-                self.scope, limit.name, limit.calls, limit.window_s, until, member
-            )
+            await self.store.spend_budget(self.scope, asked, now, now + retry_after, member)
 
     def room(self, limit: Limit) -> int:
         """About how many calls ``limit`` takes now without waiting, as far as this process's

@@ -271,6 +271,13 @@ class SlackTable:
             found.append(self.adapter)
         return found
 
+    async def settled(self) -> None:
+        """Everything the table held back shown: deferred edits and board pictures held for
+        their window (a test that asks whether one press changed anything public asks it after
+        the earlier presses' surfaces have landed)."""
+        for adapter in self._adapters():
+            await adapter.table.caught_up()
+
     async def _flushed(self) -> None:
         """What the bots' budgets deferred (others' panels, the board), shown. (A player who
         waits for it is not pressing: the clock may jump meanwhile.)"""

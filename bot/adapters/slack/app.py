@@ -69,7 +69,7 @@ from bot.commands.community import COMMAND as COMMUNITY_COMMAND
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.runtime import DropRecords
-from bot.table.budget import Budget, Call, Deferred, Limit, Priority, calling
+from bot.table.budget import Budget, Call, Deferred, Limit, Priority, calling, current
 from core import ui
 from core.registry import all_games
 
@@ -181,7 +181,9 @@ class RetryAfterHandler(AsyncRateLimitErrorRetryHandler):
         state.custom_values[WAITED] = float(state.custom_values.get(WAITED, 0.0)) + wait
         await self.clock.sleep(wait)
         if self.budget is not None:
-            await self.budget.take(limits)
+            # A retry is already on its way: it books its place rather than be deferred (the
+            # table would not know the call it made was never sent).
+            await self.budget.take(limits, dataclasses.replace(current(), deferrable=False))
         state.increment_current_attempt()
 
 

@@ -4,7 +4,8 @@ Slack rations each method per app per workspace by its tier (Tier 3, ``chat.upda
 ``chat.delete``: 50+ a minute for the whole workspace; Tier 4: 100+), and ``chat.postMessage``
 at about one message a second per conversation (thread replies count against their channel)
 with a workspace-wide limit it does not publish. :func:`limits_of` names the limits a call draws
-on, a little inside Slack's rates (:data:`MARGIN`) so that the calls of several workers, each
+on, each method's tier a token bucket as Slack keeps it, a little inside Slack's rates
+(:data:`MARGIN`, :data:`SPARE`) so that the calls of several workers, each
 logged when it is taken, still land within them; :class:`BudgetedWebClient` takes each call
 from the :class:`~bot.table.budget.Budget` before making it. Response URLs (an interaction's own
 channel: five uses in half an hour) and file bytes sent to an upload URL are not Web API methods
@@ -59,10 +60,15 @@ POST_EVERY_S = 1.0
 """One message a second in a conversation."""
 MARGIN = 1.05
 """Each window is this much longer than Slack's rate makes it."""
+SPARE = 1
+"""Tokens of each tier's burst the bot leaves unused: its calls are counted when taken, Slack's
+when they arrive, and a call taken a moment after another may arrive before it."""
 
 
 def _per_minute(name: str, per_minute: float, burst: int) -> Limit:
-    return Limit(name, burst, burst * 60.0 / per_minute * MARGIN)
+    # A token bucket, as Slack keeps its tiers: a burst, then a call back every so often.
+    calls = max(1, burst - SPARE)
+    return Limit(name, calls, calls * 60.0 / per_minute * MARGIN, bucket=True)
 
 
 def post_limit(conversation: str) -> Limit:

@@ -159,6 +159,7 @@ async def test_a_team_of_two_shares_its_panel_and_acts_once(loop: Loopback) -> N
     labels = {_labelled(bob_call, c): c for c in bob_found}
     label = next((t for t in labels if t.startswith("Play ")), "Skip (pay the fine)")
     play = labels[label]
+    await table.settled()
     since = len(loop.api.calls)
     wrong = Component(play.action_id, play.kind, [], 1, CHANNEL, "1.0", True)
     assert not await table.press(CAROL, wrong)
