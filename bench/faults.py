@@ -113,9 +113,10 @@ import redis.exceptions
 from bench.authority import press_args
 from bench.faultworker import PLATFORM, SURFACES
 from bench.visible import Sightings
-from bot.commands import codec, results
-from bot.commands.actionlog import decode_action, encode_action
-from bot.commands.play import action_rng, load_state
+from bot.commands import codec
+from bot.commands.community import results
+from bot.commands.game.actionlog import decode_action, encode_action
+from bot.commands.game.play import action_rng, load_state
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from bot.simulate import percentile

@@ -4,7 +4,7 @@ The fault bench (:mod:`bench.faults`) starts several of these with
 ``python -m bench.faultworker ...``. Each is what a production bot process is, minus the platform
 SDK: one :class:`~storage.GameStore` on the Redis (or Redis Cluster) under test, one
 :class:`~bot.commands.authority.Authority`, the real deadline loop
-(:func:`~bot.commands.deadlines.run_deadlines`) and a few tasks taking deliveries off a list in
+(:func:`~bot.deadlines.run_deadlines`) and a few tasks taking deliveries off a list in
 a separate "platform" Redis (BLPOP, which the bench never faults) and handing each to
 :meth:`Authority.press` or :meth:`Authority.command`, exactly as an adapter would.
 
@@ -54,8 +54,8 @@ from aiohttp import ClientSession
 from bot.adapters.slack.app import SlackAdapter, SlackAnswer
 from bot.adapters.slack.budget import BudgetedWebClient
 from bot.commands.authority import Authority, Request
-from bot.commands.deadlines import run_deadlines, until_stopped
 from bot.commands.outbox import Outbox
+from bot.deadlines import run_deadlines, until_stopped
 from bot.settings import Settings
 from core import ui
 from storage import GameKey, GameStore

@@ -46,9 +46,9 @@ from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
-from bot.commands.deadlines import Heartbeat, run_deadlines
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
+from bot.deadlines import Heartbeat, run_deadlines
 from bot.health import health
 from bot.settings import Settings
 from storage import GameKey, GameStore, SaveResult, StorageUnavailable

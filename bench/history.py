@@ -2,8 +2,8 @@
 community's memory costs on a real redis-server.
 
 - ``record_ms``: recording one finished game of four people in a community of 10,000 rated
-  people, the whole of :meth:`bot.commands.results.Recorder.publish` (the game's log read, the
-  ratings read, openskill, the compare-and-set write, the pending result cleared);
+  people, the whole of :meth:`bot.commands.community.results.Recorder.publish` (the game's
+  log read, the ratings read, openskill, the compare-and-set write, the pending result cleared);
 - ``leaderboard_ms``: ``/boardroom leaderboard bigidea`` answered in that community (the read
   of the top ten and the message built).
 
@@ -19,7 +19,7 @@ import statistics
 import time
 
 from bot.commands.authority import Authority
-from bot.commands.results import (
+from bot.commands.community.results import (
     GameResult,
     Person,
     Rating,

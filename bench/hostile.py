@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from bench.redismeter import observer_store
 from bench.table import GAMES, SLACK_CHANNEL, SLACK_USERS, _fire_due
-from bot.commands.moves import STALE as STALE_ANSWER
+from bot.commands.game.moves import STALE as STALE_ANSWER
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from storage import GameKey, GameStore

@@ -14,9 +14,9 @@ import statistics
 import time
 from pathlib import Path
 
-from bot.commands import finalcard
-from bot.commands.actionlog import line, money_and_rounds
-from bot.commands.play import advance, start_state
+from bot.commands.community import finalcard
+from bot.commands.game.actionlog import line, money_and_rounds
+from bot.commands.game.play import advance, start_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import registry, ui
 from core.engine import GameLike, GameState

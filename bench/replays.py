@@ -17,7 +17,7 @@ import statistics
 import time
 
 from bot.commands.authority import Authority, Request
-from bot.commands.community import COMMAND
+from bot.commands.community.boardroom import COMMAND
 from bot.settings import Settings
 from storage import GameKey, GameStore
 from storage import history as kept

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.commands.authority import Authority
-from bot.commands.deadlines import Heartbeat
+from bot.deadlines import Heartbeat
 
 __all__ = ["SERVING", "Drawer", "Report", "health"]
 

@@ -37,7 +37,7 @@ from storage import GameStore, StorageUnavailable
 if TYPE_CHECKING:  # (the authority imports the games: the console's start need not wait on it)
     from aiohttp import web
 
-    from bot.commands.deadlines import Sink
+    from bot.deadlines import Sink
     from bot.desk import Desk
     from bot.health import Report
     from bot.table import Table
@@ -443,7 +443,7 @@ def warm_drawer(drawer: concurrent.futures.Executor | None) -> None:
     the first board (None: pictures off, nothing to start)."""
     if drawer is None:
         return
-    from bot.commands.play import warm_pictures
+    from bot.commands.game.play import warm_pictures
 
     drawer.submit(warm_pictures)
 
@@ -474,7 +474,7 @@ class Runtime:
         picture_process: bool = True,
     ) -> None:
         from bot.commands.authority import Authority
-        from bot.commands.deadlines import Heartbeat
+        from bot.deadlines import Heartbeat
 
         self.settings = settings
         self.platform = platform
@@ -556,7 +556,7 @@ class Runtime:
 
     def start_deadlines(self, deliver: Sink) -> asyncio.Task[None]:
         """Run the deadline loop (its heartbeat is the health check's) until stopped."""
-        from bot.commands.deadlines import run_deadlines
+        from bot.deadlines import run_deadlines
 
         self._deadlines = asyncio.create_task(
             run_deadlines(
@@ -574,7 +574,7 @@ class Runtime:
         """Wait until SIGINT or SIGTERM (0), the deadline loop ends by itself (``LOOP_DIED``:
         a worker whose clock cannot run exits so that its supervisor starts a fresh one) or
         ``connection`` (the platform's) ends, which raises what it raised (None: returned 0)."""
-        from bot.commands.deadlines import LOOP_DIED
+        from bot.deadlines import LOOP_DIED
 
         assert self._deadlines is not None, "start_deadlines first"
         stopping = asyncio.ensure_future(_until(self.stop))

@@ -10,7 +10,7 @@ shows or reads a command takes it from here, so none of them parses help text:
   with ``k``/``M``/``B``, a card or a place by any of its names, a player by name, one of some
   words), and the command's :attr:`Command.make` turns what was read into the game's action; a
   command whose first argument is required and missing is refused with its form before the
-  game sees it (``bot.commands.moves``);
+  game sees it (``bot.commands.game.moves``);
 - Discord's command tree: one subcommand per command, its option named, described and marked
   required from :attr:`Command.args`, autocompleted by :attr:`Arg.kind`;
 - forms: a command with an :attr:`Command.ask` can be typed into a form (a Discord or Slack

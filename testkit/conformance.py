@@ -48,9 +48,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.commands import codec
-from bot.commands.actionlog import encode_action, line, replay
+from bot.commands.game.actionlog import encode_action, line, replay
+from bot.commands.game.play import action_rng, advance, start_state
 from bot.commands.grammar import parse_options
-from bot.commands.play import action_rng, advance, start_state
 from core import registry, ui
 from core.engine import (
     SYSTEM,

@@ -6,8 +6,8 @@ import json
 import random
 from typing import Any
 
-from bot.commands.actionlog import encode_action, line, replay
-from bot.commands.play import advance, start_state
+from bot.commands.game.actionlog import encode_action, line, replay
+from bot.commands.game.play import advance, start_state
 from core.engine import SYSTEM, GameLike, Seat, Timeout, erase
 from core.games.biggiebills import GAME as BIGGIEBILLS
 from core.games.bigidea import GAME as BIGIDEA

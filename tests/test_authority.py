@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from bot.commands import codec
-from bot.commands.actionlog import replay
 from bot.commands.authority import STALE, UNAVAILABLE, Authority, Request
+from bot.commands.game.actionlog import replay
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from bot.commands.authority import Authority, Request
-from bot.commands.community import COMMAND
+from bot.commands.community.boardroom import COMMAND
 from bot.settings import Settings
 from core import text as markup
 from storage import GameKey, GameStore

@@ -11,8 +11,8 @@ import pytest
 
 from bot.commands.authority import Authority, Request
 from bot.commands.damaged import FLOOR_START
-from bot.commands.deadlines import Heartbeat
 from bot.commands.outbox import Outbox
+from bot.deadlines import Heartbeat
 from bot.health import health
 from bot.settings import Settings
 from storage import GameKey, GameStore

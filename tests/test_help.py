@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands.authority import Authority, Request
-from bot.commands.community import COMMAND, HELP_HEAD, USAGE
+from bot.commands.community.boardroom import COMMAND, HELP_HEAD, USAGE
 from bot.commands.outbox import Delivery
 from bot.settings import Settings
 from core import registry

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from bot.commands.authority import Authority, Request
-from bot.commands.community import COMMAND, replay_steps
-from bot.commands.forget import AFTER_END_S
-from bot.commands.record import GameRecord
-from bot.commands.results import (
+from bot.commands.community.boardroom import COMMAND, replay_steps
+from bot.commands.community.forget import AFTER_END_S
+from bot.commands.community.results import (
     FORMER,
     REMINDER_S,
     GameResult,
@@ -23,6 +22,7 @@ from bot.commands.results import (
     SeatResult,
     rate,
 )
+from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core.engine import erase
 from core.games.bigidea import GAME

@@ -33,12 +33,12 @@ from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
 from bot.commands import codec
-from bot.commands.actionlog import replay_history
 from bot.commands.authority import UNAVAILABLE, Authority, Request
-from bot.commands.deadlines import Heartbeat, run_deadlines
+from bot.commands.game.actionlog import replay_history
 from bot.commands.outbox import Outbox
 from bot.commands.pipeline import UNCERTAIN
 from bot.commands.record import GameRecord
+from bot.deadlines import Heartbeat, run_deadlines
 from bot.health import health
 from bot.settings import Settings
 from core.engine import erase

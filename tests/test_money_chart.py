@@ -8,9 +8,9 @@ import random
 import pytest
 from PIL import Image
 
-from bot.commands import finalcard
-from bot.commands.actionlog import line, money_and_rounds, money_series
-from bot.commands.play import advance, start_state
+from bot.commands.community import finalcard
+from bot.commands.game.actionlog import line, money_and_rounds, money_series
+from bot.commands.game.play import advance, start_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import registry
 from core.engine import GameLike, GameState

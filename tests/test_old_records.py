@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from bot.commands.play import load_state
+from bot.commands.game.play import load_state
 from core.engine import GameLike, GameState
 from core.games.bigidea.actions import Pitch
 from core.registry import get_game

@@ -30,7 +30,7 @@ from redis.asyncio import Redis
 
 from bot import metrics
 from bot.commands.authority import Authority
-from bot.commands.deadlines import Heartbeat
+from bot.deadlines import Heartbeat
 from bot.health import health
 from bot.ops import JsonLines
 from bot.settings import Settings

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from PIL import ImageFont, features
 
-from bot.commands.play import start_state
+from bot.commands.game.play import start_state
 from core import picture as kit
 from core import registry
 from core import text as markup

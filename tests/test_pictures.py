@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.commands.play import draw_picture, start_state
+from bot.commands.game.play import draw_picture, start_state
 from bot.runtime import picture_drawer
 from bot.settings import Settings
 from core import picture as kit

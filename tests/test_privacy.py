@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from bot.commands.authority import Authority, Request
-from bot.commands.community import COMMAND, replay_steps
-from bot.commands.forget import AFTER_END_S, RETRY_S, Forgetter, Forgotten, erase_result
+from bot.commands.community.boardroom import COMMAND, replay_steps
+from bot.commands.community.forget import AFTER_END_S, RETRY_S, Forgetter, Forgotten, erase_result
+from bot.commands.community.results import FORMER, GameResult
+from bot.commands.community.upkeep import EVERY_S
 from bot.commands.limits import WINDOW_S
 from bot.commands.record import GameRecord
-from bot.commands.results import FORMER, GameResult
-from bot.commands.upkeep import EVERY_S
 from bot.settings import Settings
 from core.registry import get_game
 from storage import GameKey, GameStore, StorageUnavailable

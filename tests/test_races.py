@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from bot.commands import codec
-from bot.commands.actionlog import replay
 from bot.commands.authority import BUSY, UNAVAILABLE, Authority, Request
+from bot.commands.game.actionlog import replay
 from bot.commands.outbox import Outbox
 from bot.commands.pipeline import MAX_ATTEMPTS
 from bot.commands.record import GameRecord

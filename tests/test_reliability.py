@@ -20,12 +20,12 @@ from aiohttp import ClientSession
 from bot.adapters.slack.app import SlackAdapter
 from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.http import HEALTH_PATH, serve_http
-from bot.commands.actionlog import replay_history
 from bot.commands.authority import PARK_AFTER, UNAVAILABLE, Authority, Request
-from bot.commands.deadlines import LOOP_DIED, Heartbeat, run_deadlines, until_stopped
+from bot.commands.community.results import REMINDER_S
+from bot.commands.game.actionlog import replay_history
 from bot.commands.outbox import GAME_OVER, Outbox
 from bot.commands.record import GameRecord
-from bot.commands.results import REMINDER_S
+from bot.deadlines import LOOP_DIED, Heartbeat, run_deadlines, until_stopped
 from bot.health import health
 from bot.settings import Settings
 from bot.table import Refs, Table

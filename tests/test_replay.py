@@ -9,14 +9,14 @@ import random
 import pytest
 
 from bot.commands.authority import Authority, Request
-from bot.commands.community import (
+from bot.commands.community.boardroom import (
     COMMAND,
     REPLAY_PRESSES,
     REPLAY_TOO_FAST,
     REPLAY_WINDOW_S,
     replay_steps,
 )
-from bot.commands.results import GameResult
+from bot.commands.community.results import GameResult
 from bot.settings import Settings
 from core import registry, ui
 from storage import GameKey, GameStore

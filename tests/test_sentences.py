@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot.commands.play import start_state
+from bot.commands.game.play import start_state
 from core import registry
 from core.engine import UNKNOWN_ACTION, GameLike, GameState, IllegalAction
 from core.games.biggiebills import GAME as BB

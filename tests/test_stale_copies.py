@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.commands.moves import STALE
+from bot.commands.game.moves import STALE
 from tests.test_console import run_script
 
 

@@ -19,7 +19,7 @@ from bot.commands import codec
 from bot.commands.authority import Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
-from bot.commands.seating import MAX_REQUESTS, REQUEST_WINDOW_S
+from bot.commands.seats.seating import MAX_REQUESTS, REQUEST_WINDOW_S
 from bot.settings import Settings
 from core import registry, ui
 from core.engine import OpenDecision

@@ -15,10 +15,11 @@ from dataclasses import replace
 
 import pytest
 
-from bot.commands import codec, teams
+from bot.commands import codec
 from bot.commands.authority import STALE, Authority, Request
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord, SeatInfo
+from bot.commands.seats import teams
 from bot.settings import Settings
 from core import registry, text, ui
 from storage import GameKey, GameStore

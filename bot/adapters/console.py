@@ -41,11 +41,11 @@ from typing import TextIO
 from bot import table
 from bot.commands import codec
 from bot.commands.authority import Authority, Request
-from bot.commands.community import COMMAND as COMMUNITY_COMMAND
-from bot.commands.deadlines import Heartbeat
+from bot.commands.community.boardroom import COMMAND as COMMUNITY_COMMAND
 from bot.commands.grammar import subcommands
 from bot.commands.outbox import Form, Outbox
 from bot.commands.record import GameRecord
+from bot.deadlines import Heartbeat
 from bot.desk import Desk, Interaction
 from bot.table.budget import Budget
 from core import text as markup
@@ -673,7 +673,7 @@ async def run_console(
             if not await console.handle_line(line):
                 break
         return
-    from bot.commands.deadlines import run_deadlines
+    from bot.deadlines import run_deadlines
 
     if isinstance(sys.stdin, io.TextIOWrapper):
         # A byte that is no text (a paste in another encoding) is a U+FFFD, not a crash.

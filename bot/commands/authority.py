@@ -4,13 +4,13 @@ Every command, button press and deadline becomes a step (:mod:`bot.commands.step
 transaction pipeline (:mod:`bot.commands.pipeline`) loads, runs and saves with compare-and-set.
 This module routes each to its step, by job:
 
-- the lobby (``start``, ``join``, ``addbot``, ``begin``, ``end``): :mod:`bot.commands.lobby`;
+- the lobby (``start``, ``join``, ``addbot``, ``begin``, ``end``): :mod:`bot.commands.seats.lobby`;
 - leaving and the host's team administration (``leave``, ``rename``, ``move``, ``remove``):
-  :mod:`bot.commands.roster`, with the team helpers of :mod:`bot.commands.teams`;
+  :mod:`bot.commands.seats.roster`, with the team helpers of :mod:`bot.commands.seats.teams`;
 - joining a team during play, answering such a request (``admit``), and the people of a team
-  the game has absorbed: :mod:`bot.commands.seating`;
-- moves, presses and timeouts of a game being played: :mod:`bot.commands.moves`;
-- ``help``, ``rules``, ``status``, ``hand``: :mod:`bot.commands.readers`;
+  the game has absorbed: :mod:`bot.commands.seats.seating`;
+- moves, presses and timeouts of a game being played: :mod:`bot.commands.game.moves`;
+- ``help``, ``rules``, ``status``, ``hand``: :mod:`bot.commands.game.readers`;
 - who may do what: :mod:`bot.commands.guards`.
 
 It also fires the deadlines that have passed, and lists a user's games for ``/hand`` in a DM.
@@ -25,24 +25,17 @@ import secrets
 import time
 from collections.abc import Callable
 
-from bot.commands import (
-    codec,
-    community,
-    home,
-    limits,
-    lobby,
-    moves,
-    readers,
-    roster,
-    seating,
-    teams,
-)
+from bot.commands import codec, limits
+from bot.commands.community import boardroom as community
+from bot.commands.community import home
 from bot.commands.damaged import DamagedRecord, read_record
+from bot.commands.game import moves, readers
+from bot.commands.game.moves import STALE
+from bot.commands.game.play import load_state
 from bot.commands.grammar import CommandError, parse, subcommands, usage
-from bot.commands.moves import STALE
 from bot.commands.outbox import Form, Outbox
 from bot.commands.pipeline import BUSY, UNAVAILABLE, UNCERTAIN, Pipeline
-from bot.commands.play import load_state
+from bot.commands.seats import lobby, roster, seating, teams
 from bot.commands.step import Refusal, Request, Step, StepMaker, outbox_for
 from bot.settings import Settings
 from core import text as markup

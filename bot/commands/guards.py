@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.commands.play import load_state
+from bot.commands.game.play import load_state
 from bot.commands.record import GameRecord
 from bot.commands.step import Refusal, Request
 from core.engine import GameLike, GameState

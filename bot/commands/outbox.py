@@ -123,7 +123,7 @@ class Outbox(BaseModel):
     table need not read them again (it does when they turn out to have changed)."""
     pictures: bool = Field(default=False, exclude=True)
     """The deployment draws boards as pictures (``Settings.pictures``): a step draws the board
-    of a game whose record wants pictures too (:func:`~bot.commands.play.show_board`)."""
+    of a game whose record wants pictures too (:func:`~bot.commands.game.play.show_board`)."""
     draw: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
     """Draws the picture of ``board.picture_key`` (a pure function of the public view); the
     table calls it in a worker thread, and only when that picture is not drawn yet."""

@@ -28,12 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot import metrics
-from bot.commands import damaged, finalcard, forget, results, teams, upkeep
-from bot.commands.actionlog import line
+from bot.commands import damaged
+from bot.commands.community import finalcard, forget, results, upkeep
 from bot.commands.damaged import DamagedRecord, read_record
+from bot.commands.game.actionlog import line
 from bot.commands.grammar import CommandError
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
+from bot.commands.seats import teams
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
 from bot.settings import Settings
 from core import ui

@@ -53,7 +53,7 @@ class SeatInfo(BaseModel):
 
 class JoinRequest(BaseModel):
     """Someone who asked to join a team of a game being played, waiting for a yes from one of
-    its members (or the host): see :mod:`bot.commands.seating`."""
+    its members (or the host): see :mod:`bot.commands.seats.seating`."""
 
     number: int
     """Unique within the game: the Accept and Decline buttons name the request by it."""
@@ -66,7 +66,7 @@ class JoinRequest(BaseModel):
 class Asked(BaseModel):
     """A request to join a team made during play, remembered for a while after it was made (or
     declined) whatever became of it, so that nobody can have the bot message a team over and
-    over: see :func:`bot.commands.seating.join_running`."""
+    over: see :func:`bot.commands.seats.seating.join_running`."""
 
     number: int
     user: str
@@ -78,7 +78,7 @@ class Asked(BaseModel):
 
 class Invite(BaseModel):
     """A player of the finished game whose rematch this lobby is, asked to join it: they are
-    not seated until they press Join themselves (:func:`bot.commands.lobby.rematch`)."""
+    not seated until they press Join themselves (:func:`bot.commands.seats.lobby.rematch`)."""
 
     user: str
     name: str
@@ -102,7 +102,7 @@ class GameRecord(BaseModel):
     """The game's options model, dumped (validated back into it when the game begins)."""
     community: str = ""
     """The channel's community (Discord server, Slack workspace), from the request that opened
-    the game: its result is recorded there (``bot.commands.results``)."""
+    the game: its result is recorded there (``bot.commands.community.results``)."""
     seed: int
     """The game's secret seed; with the action log it replays the game exactly."""
     state_json: str | None = None
@@ -145,7 +145,7 @@ class GameRecord(BaseModel):
     """A rematch's lobby: the other players of the game before, until they join."""
     forgotten: list[str] = Field(default_factory=list)
     """People who asked ``/boardroom forget-me`` while this game held them: the game forgets
-    them when it ends (:mod:`bot.commands.forget`), and until its table is erased too."""
+    them when it ends (:mod:`bot.commands.community.forget`), and until its table is erased too."""
 
     @property
     def next_due(self) -> float | None:

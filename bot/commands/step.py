@@ -14,7 +14,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, field_validator
 
-from bot.commands.actionlog import Entry
+from bot.commands.game.actionlog import Entry
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.settings import Settings

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot import table as tables_layer
-from bot.commands import codec, teams
+from bot.commands import codec
 from bot.commands.authority import Authority, Request
+from bot.commands.game.play import load_state
 from bot.commands.outbox import Outbox
-from bot.commands.play import load_state
 from bot.commands.record import GameRecord
+from bot.commands.seats import teams
 from bot.settings import Settings
 from bot.table.budget import Budget
 from core import ui
@@ -153,7 +154,7 @@ def hostile_name(index: int, limit: int) -> str:
 
 def team_names(index: int) -> list[str]:
     """Team names to try, most hostile first, each at
-    :data:`~bot.commands.teams.MAX_TEAM_NAME` characters: the game may refuse mentions and
+    :data:`~bot.commands.seats.teams.MAX_TEAM_NAME` characters: the game may refuse mentions and
     formatting in a team name, and then people pick something it takes."""
     limit = teams.MAX_TEAM_NAME
     # Backticks and asterisks are dropped by the game (or refused); leave them out to stay at

@@ -8,8 +8,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from bot.commands.actionlog import Entry, replay
-from bot.commands.play import advance, start_state
+from bot.commands.game.actionlog import Entry, replay
+from bot.commands.game.play import advance, start_state
 from core.engine import Event, erase
 from core.games.businessgo import GAME
 from core.games.businessgo.actions import (

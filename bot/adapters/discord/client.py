@@ -18,7 +18,7 @@ from bot.adapters.discord.components import GameButton, GameSelect
 from bot.adapters.discord.sdk import DiscordInteraction, DiscordPayload
 from bot.commands.authority import Authority
 from bot.commands.codec import read_form
-from bot.commands.deadlines import Heartbeat, run_deadlines
+from bot.deadlines import Heartbeat, run_deadlines
 from bot.runtime import DropRecords, StartFailed
 from bot.settings import Settings
 

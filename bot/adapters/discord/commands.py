@@ -19,7 +19,7 @@ from discord import app_commands
 
 from bot.adapters.discord.adapter import PLATFORM, DiscordAdapter
 from bot.adapters.discord.sdk import DiscordInteraction
-from bot.commands.community import COMMAND
+from bot.commands.community.boardroom import COMMAND
 from bot.commands.grammar import words
 from core.commands import Command, Kind
 from core.engine import GameLike
@@ -197,7 +197,7 @@ def _group(game: GameLike) -> app_commands.Group:
 
 def _community_group() -> app_commands.Group:
     """``/boardroom``: leaderboards, stats, history, replays and forget-me
-    (:mod:`bot.commands.community`), each an answer only its asker sees."""
+    (:mod:`bot.commands.community.boardroom`), each an answer only its asker sees."""
     group = app_commands.Group(
         name=COMMAND,
         description="Leaderboards, stats, history and replays of this server",

@@ -65,7 +65,7 @@ from bot.adapters.slack.primitives import (
 from bot.adapters.slack.render import ACTION_PATTERN, component_id
 from bot.commands.authority import Authority, Request
 from bot.commands.codec import form_id
-from bot.commands.community import COMMAND as COMMUNITY_COMMAND
+from bot.commands.community.boardroom import COMMAND as COMMUNITY_COMMAND
 from bot.commands.outbox import Form, Outbox
 from bot.desk import Desk, Interaction
 from bot.runtime import DropRecords

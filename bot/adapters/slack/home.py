@@ -1,11 +1,11 @@
 """Slack's App Home: each person's Home tab shows the games they sit in and their stats.
 
 - When a person opens the tab (the ``app_home_opened`` event), their page is built
-  (:func:`bot.commands.home.home_of`) and published with ``views.publish`` if it is not what the
-  tab shows already (the digest of the mark below, shared by every worker), and a mark is kept
-  in Redis for :data:`HOME_TTL_S` (with the workspace and a digest of what the page shows). An
-  event delivered again (Slack's retries, a replayed request: the same ``event_id``) is dropped,
-  whichever worker it reaches (:meth:`~storage.GameStore.first_seen`).
+  (:func:`bot.commands.community.home.home_of`) and published with ``views.publish`` if it is
+  not what the tab shows already (the digest of the mark below, shared by every worker), and a
+  mark is kept in Redis for :data:`HOME_TTL_S` (with the workspace and a digest of what the page
+  shows). An event delivered again (Slack's retries, a replayed request: the same ``event_id``)
+  is dropped, whichever worker it reaches (:meth:`~storage.GameStore.first_seen`).
 - When a game changes in a way a home page shows (someone joined or left its lobby, it began or
   ended, it now waits for someone else: :attr:`~bot.commands.outbox.Outbox.homes`), each person
   it names who has a mark gets their page published again, if what it shows changed. People
@@ -31,8 +31,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.render import MAX_HEADER, MAX_SECTION_TEXT, mrkdwn
-from bot.commands.community import Community
-from bot.commands.home import Home, home_of
+from bot.commands.community.boardroom import Community
+from bot.commands.community.home import Home, home_of
 from bot.commands.outbox import Outbox
 from bot.table import MonotonicClock
 from core import text as markup

@@ -16,9 +16,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters.slack.budget import BudgetedWebClient
 from bot.adapters.slack.home import HOME_TTL_S, home_view
-from bot.commands.forget import AFTER_END_S
-from bot.commands.home import Home, HomeGame
-from bot.commands.upkeep import EVERY_S
+from bot.commands.community.forget import AFTER_END_S
+from bot.commands.community.home import Home, HomeGame
+from bot.commands.community.upkeep import EVERY_S
 from testkit.clock import VirtualClock
 from testkit.slack.fake import FakeSlackAPI, validate_home_view
 from testkit.slack.loopback import Loopback

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import random
 
-from bot.commands.deadlines import run_deadlines
+from bot.deadlines import run_deadlines
 from testkit.clock import VirtualClock
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts

@@ -8,8 +8,8 @@ import random
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-from bot.commands.forget import AFTER_END_S
-from bot.commands.upkeep import EVERY_S
+from bot.commands.community.forget import AFTER_END_S
+from bot.commands.community.upkeep import EVERY_S
 from testkit.clock import VirtualClock
 from testkit.slack.fake import TEAM, Call
 from testkit.slack.loopback import Loopback

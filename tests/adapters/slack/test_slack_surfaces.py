@@ -13,7 +13,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from bot.commands.play import load_state
+from bot.commands.game.play import load_state
 from bot.table import MOVE_AT
 from core.games.bigidea.cards import card
 from core.registry import get_game

@@ -2,12 +2,13 @@
 
 Whoever goes, :func:`after_departure` settles the table: an empty lobby closes, the host's role
 passes on, and a seat nobody is left in is played by a bot (at once, if the game waits for it).
-Finding teams and players by name is :mod:`bot.commands.teams`.
+Finding teams and players by name is :mod:`bot.commands.seats.teams`.
 """
 
 from __future__ import annotations
 
-from bot.commands import seating, teams
+from bot.commands.game.moves import commit
+from bot.commands.game.play import Advance, run_bots
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
     game_of,
@@ -18,11 +19,10 @@ from bot.commands.guards import (
     require_seat,
     running_state,
 )
-from bot.commands.lobby import lobby_message
-from bot.commands.moves import commit
 from bot.commands.outbox import Outbox
-from bot.commands.play import Advance, run_bots
 from bot.commands.record import GameRecord, SeatInfo
+from bot.commands.seats import seating, teams
+from bot.commands.seats.lobby import lobby_message
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from bot.commands import codec, finalcard, seating
+from bot.commands import codec
+from bot.commands.community import finalcard
+from bot.commands.game.play import Advance, advance, load_state, publish
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import GAME_OVER, Outbox
-from bot.commands.play import Advance, advance, load_state, publish
 from bot.commands.record import GameRecord
+from bot.commands.seats import seating
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
 from core import ui
@@ -252,7 +254,7 @@ def commit(
     """Store the new state in the record, set its deadline and fill the Outbox.
 
     The people of a seat the action has absorbed (an acquired team) move to its new seat first
-    (:func:`bot.commands.seating.absorb`), so the Outbox draws them their new panel."""
+    (:func:`bot.commands.seats.seating.absorb`), so the Outbox draws them their new panel."""
     after = result.state
     _tell_made_for(record, result, requester, out, typed)
     moved = seating.absorb(game, record, before, after, out, result.log)
@@ -329,7 +331,7 @@ def final(
     out: Outbox,
     ended_by: str | None = None,
 ) -> None:
-    """The card shows the final standings (:mod:`bot.commands.finalcard`); the result goes to
-    the channel."""
+    """The card shows the final standings (:mod:`bot.commands.community.finalcard`); the result
+    goes to the channel."""
     out.card = finalcard.final_card(game, record, state, env.clock(), ended_by)
     out.result = ui.Message(text=finalcard.headline(game, state, ended_by))

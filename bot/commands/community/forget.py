@@ -7,9 +7,9 @@ A person is found by their platform id, and in each record only their own entrie
   when it was made from their name (every seat of a game without teams; in a team game a team
   of their own, named after one of their names);
 - a seat that is theirs keeps its place, rank and score: its member reads
-  :data:`~bot.commands.results.FORMER` with no id, and a name that is theirs reads the same in
-  the record, in the log's ``begin`` (the names the game was dealt with) and so in everything
-  the game wrote from it (the state is replayed from the rewritten log: its summary, its
+  :data:`~bot.commands.community.results.FORMER` with no id, and a name that is theirs reads
+  the same in the record, in the log's ``begin`` (the names the game was dealt with) and so in
+  everything the game wrote from it (the state is replayed from the rewritten log: its summary, its
   standings, Busine$$ GO's opening roll, The Big Idea's best launch);
 - every other entry with their id (who began or ended the game, a request to join, an
   invitation, a nudge) loses it.
@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from bot.commands import teams
-from bot.commands.actionlog import line, replay_history
+from bot.commands.community.results import FORMER, GameResult, Person, Recorder, community_of
 from bot.commands.damaged import DamagedRecord, read_record
-from bot.commands.play import load_state
+from bot.commands.game.actionlog import line, replay_history
+from bot.commands.game.play import load_state
 from bot.commands.record import GameRecord, Member
-from bot.commands.results import FORMER, GameResult, Person, Recorder, community_of
+from bot.commands.seats import teams
 from bot.settings import Settings
 from core.engine import GameLike, GameState
 from core.registry import all_games, get_game

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
-from bot.commands.actionlog import Entry, action_rng, encode_action
 from bot.commands.damaged import DamagedRecord, reason
+from bot.commands.game.actionlog import Entry, action_rng, encode_action
 from bot.commands.outbox import GAME_OVER, Outbox
 from core import picture, ui
 from core.engine import Event, Face, GameLike, GameOptions, GameState, IllegalAction, Seat, View

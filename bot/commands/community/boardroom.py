@@ -9,10 +9,10 @@
   rebuilt from its log once per worker (off the event loop) and rate-limited per person;
 - ``forget-me``: after a confirmation, erases the person (by their id) from the history of
   every community that keeps them on this platform, and from the games kept in its channels
-  (their seats read "a former player"): :mod:`bot.commands.forget`.
+  (their seats read "a former player"): :mod:`bot.commands.community.forget`.
 
 Every answer is private (but a leaderboard its reader chose to show). The results come from
-:mod:`bot.commands.results` and :mod:`storage.history`.
+:mod:`bot.commands.community.results` and :mod:`storage.history`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot import metrics
-from bot.commands.actionlog import action_rng, decode_action
-from bot.commands.forget import Forgetter, Forgot
+from bot.commands.community.forget import Forgetter, Forgot
+from bot.commands.community.results import FORMER, GameResult, Rating, shown
+from bot.commands.game.actionlog import action_rng, decode_action
 from bot.commands.limits import Limits
 from bot.commands.outbox import Outbox
-from bot.commands.results import FORMER, GameResult, Rating, shown
 from bot.commands.step import Request
 from bot.settings import Settings
 from core import text as markup

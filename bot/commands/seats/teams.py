@@ -3,8 +3,8 @@
 Every game's seats are lists of members (:class:`~bot.commands.record.SeatInfo`); in most games a
 seat has one member. In a team game (``Game.teams``) a seat is a team: people join it by name,
 the host renames teams and moves or removes players, and any member acts for the team.
-These helpers read or edit a record only; the lobby and the roster (:mod:`bot.commands.lobby`,
-:mod:`bot.commands.roster`) decide what is allowed when, and the pipeline saves it.
+These helpers read or edit a record only; the lobby and the roster (:mod:`bot.commands.seats.lobby`,
+:mod:`bot.commands.seats.roster`) decide what is allowed when, and the pipeline saves it.
 """
 
 from __future__ import annotations

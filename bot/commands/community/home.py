@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.commands.community import Community
+from bot.commands.community.boardroom import Community
 from bot.commands.damaged import DamagedRecord, read_record
-from bot.commands.play import load_state
+from bot.commands.game.play import load_state
 from bot.commands.record import GameRecord
 from core import text as markup
 from core.engine import GameLike, GameState

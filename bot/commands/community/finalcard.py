@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from bot.commands.actionlog import money_and_rounds
+from bot.commands.game.actionlog import money_and_rounds
 from bot.commands.guards import running_state
 from bot.commands.record import GameRecord, SeatInfo
 from core import picture, ui
@@ -117,7 +117,7 @@ def money_chart(
     rounds: list[int] | None = None,
 ) -> ui.Picture:
     """The end-of-game chart: every seat's money over the game (``series``, rebuilt from the
-    log by :func:`bot.commands.actionlog.money_series`), seats out of the game greyed, the
+    log by :func:`bot.commands.game.actionlog.money_series`), seats out of the game greyed, the
     game's ``rounds`` marked on its x axis."""
     names = [seat.name for seat in record.seats]
     out = [game.seat_out(state, seat) for seat in range(len(names))]

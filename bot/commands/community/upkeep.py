@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.commands.forget import RETRY_S, Forgetter
-from bot.commands.results import Recorder
+from bot.commands.community.forget import RETRY_S, Forgetter
+from bot.commands.community.results import Recorder
 from core.registry import all_games
 from storage import GameStore, StorageUnavailable
 from storage import history as kept

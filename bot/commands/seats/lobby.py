@@ -1,7 +1,7 @@
 """The lobby and a game's life: ``start``, ``join``, ``addbot``, ``begin`` and ``end``.
 
 The lobby is shown on the game's card (:func:`lobby_message`), edited as people join. Leaving and
-the host's team administration are in :mod:`bot.commands.roster`.
+the host's team administration are in :mod:`bot.commands.seats.roster`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import math
 
 from pydantic import JsonValue
 
-from bot.commands import seating, teams
-from bot.commands.actionlog import Entry
+from bot.commands.game.actionlog import Entry
+from bot.commands.game.moves import commit, final, summary_card
+from bot.commands.game.play import load_state, start_state
 from bot.commands.grammar import CommandError, lobby_options, options_line, parse_options
 from bot.commands.guards import (
     game_of,
@@ -20,10 +21,9 @@ from bot.commands.guards import (
     require_room,
     running_state,
 )
-from bot.commands.moves import commit, final, summary_card
 from bot.commands.outbox import Outbox
-from bot.commands.play import load_state, start_state
 from bot.commands.record import GameRecord, Invite, Member, SeatInfo
+from bot.commands.seats import seating, teams
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 
-from bot.commands import seating
+from bot.commands.game.play import load_state
 from bot.commands.grammar import usage
 from bot.commands.guards import game_of, require_game, require_seat
-from bot.commands.lobby import lobby_message
 from bot.commands.outbox import Outbox
-from bot.commands.play import load_state
 from bot.commands.record import GameRecord
+from bot.commands.seats import seating
+from bot.commands.seats.lobby import lobby_message
 from bot.commands.step import Env, Refusal, Request, Step
 from core import text as markup
 from core import ui

@@ -20,8 +20,8 @@ A team's hand is its secret, so during play (:attr:`core.engine.Game.teams`):
   (:meth:`~core.engine.Game.absorbed`: an acquired team) move to the seat that absorbed it, in
   the same save (:func:`absorb`, then :func:`show_moved` once the panels are drawn).
 
-The lobby (before ``begin``) is :mod:`bot.commands.lobby`; leaving and the host's moves are
-:mod:`bot.commands.roster`.
+The lobby (before ``begin``) is :mod:`bot.commands.seats.lobby`; leaving and the host's moves are
+:mod:`bot.commands.seats.roster`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from bot.commands import teams
-from bot.commands.actionlog import Entry
+from bot.commands.game.actionlog import Entry
+from bot.commands.game.play import show_board
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
     game_of,
@@ -41,8 +41,8 @@ from bot.commands.guards import (
     running_state,
 )
 from bot.commands.outbox import Outbox
-from bot.commands.play import show_board
 from bot.commands.record import Asked, GameRecord, JoinRequest, Member
+from bot.commands.seats import teams
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
