@@ -211,42 +211,11 @@ def _runs(text: str, size: int) -> tuple[Run, ...]:
     main = _cmap(0)
     if all(ord(char) in main for char in text):
         return (Run(text, _face(0, size)),)
-    cjk = "zh"
-    if any(0x3040 <= ord(c) <= 0x30FF for c in text):
-        cjk = "ja"
-    elif any(0xAC00 <= ord(c) <= 0xD7AF or 0x1100 <= ord(c) <= 0x11FF for c in text):
-        cjk = "ko"
-    parts: list[tuple[int, list[str]]] = []
-    for char in text:
-        if parts:
-            current, chars = parts[-1]
-            covered = ord(char) in _cmap(current)
-            if _attached(char) and not covered and _family_of(char) != current:
-                # A mark the run's font lacks (a keycap's frame): take the character it belongs
-                # to into the font that has the mark.
-                family = _family_of(char)
-                if chars and ord(chars[-1]) in _cmap(family):
-                    base = chars.pop()
-                    if not chars:
-                        parts.pop()
-                    parts.append((family, [base, char]))
-                    continue
-            if _attached(char) or (covered and unicodedata.category(char)[0] in "ZP"):
-                chars.append(char)
-                continue
-        family = _family_of(char)
-        if parts and parts[-1][0] == family:
-            parts[-1][1].append(char)
-        else:
-            parts.append((family, [char]))
-    # Spaces and punctuation at the end of a run in another script go back to the main font:
-    # "محمد: $5" keeps its colon after the name, not inside the right-to-left run.
+    cjk = _cjk_language(text)
     out: list[Run] = []
-    for family, chars in parts:
-        tail = len(chars)
-        while family != 0 and tail > 1 and unicodedata.category(chars[tail - 1])[0] in "ZP":
-            tail -= 1
-        if tail < len(chars) and all(ord(c) in _cmap(0) for c in chars[tail:]):
+    for family, chars in _families(text):
+        tail = _main_tail(family, chars)
+        if tail < len(chars):
             out.append(Run("".join(chars[:tail]), _face(family, size, cjk)))
             out.append(Run("".join(chars[tail:]), _face(0, size)))
         else:
@@ -258,6 +227,63 @@ def _runs(text: str, size: int) -> tuple[Run, ...]:
         else:
             merged.append(run)
     return tuple(merged)
+
+
+def _cjk_language(text: str) -> str:
+    """Which CJK font's shapes the text wants: Japanese with kana, Korean with hangul."""
+    if any(0x3040 <= ord(c) <= 0x30FF for c in text):
+        return "ja"
+    if any(0xAC00 <= ord(c) <= 0xD7AF or 0x1100 <= ord(c) <= 0x11FF for c in text):
+        return "ko"
+    return "zh"
+
+
+def _families(text: str) -> list[tuple[int, list[str]]]:
+    """``text`` cut into parts, each in the first font family that has its characters; a
+    space, punctuation or a combining mark stays in the part it is in when that font has it."""
+    parts: list[tuple[int, list[str]]] = []
+    for char in text:
+        if parts and _joins(parts, char):
+            continue
+        family = _family_of(char)
+        if parts and parts[-1][0] == family:
+            parts[-1][1].append(char)
+        else:
+            parts.append((family, [char]))
+    return parts
+
+
+def _joins(parts: list[tuple[int, list[str]]], char: str) -> bool:
+    """Whether ``char`` joins the last part (a mark, or a space or punctuation its font has);
+    a mark that font lacks takes the character it belongs to into the font that has it."""
+    current, chars = parts[-1]
+    covered = ord(char) in _cmap(current)
+    if _attached(char) and not covered and _family_of(char) != current:
+        # A mark the run's font lacks (a keycap's frame): take the character it belongs
+        # to into the font that has the mark.
+        family = _family_of(char)
+        if chars and ord(chars[-1]) in _cmap(family):
+            base = chars.pop()
+            if not chars:
+                parts.pop()
+            parts.append((family, [base, char]))
+            return True
+    if _attached(char) or (covered and unicodedata.category(char)[0] in "ZP"):
+        chars.append(char)
+        return True
+    return False
+
+
+def _main_tail(family: int, chars: list[str]) -> int:
+    """Where the spaces and punctuation at the end of a part in another script begin, when
+    they go back to the main font (len(chars): none): "محمد: $5" keeps its colon after the
+    name, not inside the right-to-left run."""
+    tail = len(chars)
+    while family != 0 and tail > 1 and unicodedata.category(chars[tail - 1])[0] in "ZP":
+        tail -= 1
+    if tail < len(chars) and all(ord(c) in _cmap(0) for c in chars[tail:]):
+        return tail
+    return len(chars)
 
 
 @lru_cache(maxsize=65536)
@@ -543,47 +569,99 @@ def chart_canvas(
     the ``i``-th move, marked on the x axis where it begins. The money's gridlines fall on
     round amounts. ``names`` are markup, drawn and described as typed."""
     width, height = WIDTH, 800
-    left, right, top, bottom = 150, 300, 90, 100
     canvas = Canvas(width, height)
     canvas.text((width / 2, 24), title, size=32, anchor="mt", width=width - 40)
-    steps = max((len(s) for s in series), default=0)
     values = [v for s in series for v in s] or [0]
     ticks = nice_ticks(min(0, *values), max(1, *values))
-    low, high = ticks[0], ticks[-1]
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def at(i: int, value: int) -> tuple[float, float]:
-        x = left + (plot_w * i / max(1, steps - 1))
-        y = top + plot_h * (1 - (value - low) / (high - low))
-        return x, y
-
-    canvas.box((left, top, left + plot_w, top + plot_h), outline=GREY, width=1)
+    plot = _Plot(
+        left=150,
+        top=90,
+        width=width - 150 - _CHART_RIGHT,
+        height=height - 90 - 100,
+        steps=max((len(s) for s in series), default=0),
+        low=ticks[0],
+        high=ticks[-1],
+    )
+    canvas.box((plot.left, plot.top, plot.right, plot.bottom), outline=GREY, width=1)
     for value in ticks:  # money gridlines on round amounts, labelled
-        _x, y = at(0, value)
-        canvas.draw.line((left, y, left + plot_w, y), fill=FAINT, width=1)
-        canvas.text((left - 16, y), money(value), size=MIN_TEXT, anchor="rm")
-    starts = [i for i in range(len(rounds)) if i == 0 or rounds[i] != rounds[i - 1]]
-    every = max(1, math.ceil(len(starts) / 12))
-    for k, i in enumerate(starts):  # where each round begins, labelled (at most 12 labels)
-        x, _y = at(i, low)
-        canvas.draw.line((x, top, x, top + plot_h), fill=FAINT, width=1)
-        canvas.draw.line((x, top + plot_h, x, top + plot_h + 8), fill=GREY, width=2)
-        if k % every == 0:
-            canvas.text((x, top + plot_h + 12), str(rounds[i]), size=MIN_TEXT, anchor="ma")
+        _x, y = plot.at(0, value)
+        canvas.draw.line((plot.left, y, plot.right, y), fill=FAINT, width=1)
+        canvas.text((plot.left - 16, y), money(value), size=MIN_TEXT, anchor="rm")
+    marked = _round_marks(canvas, plot, rounds)
     axis = f"{round_word}s of the game, each marked where it begins"
     canvas.text(
-        (left + plot_w / 2, height - 30),
-        axis if starts else "moves of the game, first to last",
+        (plot.left + plot.width / 2, height - 30),
+        axis if marked else "moves of the game, first to last",
         size=MIN_TEXT,
         anchor="mm",
     )
+    ends = _money_lines(canvas, plot, series, out)
+    # Names at the right end, in the order of their lines, pushed apart so none overlap.
+    placed: list[float] = []
+    for y, seat in sorted(ends):
+        y = max(y, placed[-1] + 26) if placed else y
+        placed.append(y)
+        label = f"{seat + 1} {names[seat]}: {money(series[seat][-1])}"
+        where = (plot.right + 24, y)
+        canvas.text(where, label, size=MIN_TEXT, anchor="lm", width=_CHART_RIGHT - 30)
+    return canvas
+
+
+_CHART_RIGHT = 300
+"""Pixels right of a chart's plot, for the names at its lines' ends."""
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """Where a chart's plot lies, and its scales: ``steps`` points across, ``low`` to ``high``
+    up."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+    steps: int
+    low: int
+    high: int
+
+    @property
+    def right(self) -> float:
+        return self.left + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    def at(self, i: int, value: int) -> tuple[float, float]:
+        x = self.left + (self.width * i / max(1, self.steps - 1))
+        y = self.top + self.height * (1 - (value - self.low) / (self.high - self.low))
+        return x, y
+
+
+def _round_marks(canvas: Canvas, plot: _Plot, rounds: Sequence[int]) -> bool:
+    """Where each round begins, marked on the x axis (at most 12 labels); False: no rounds."""
+    starts = [i for i in range(len(rounds)) if i == 0 or rounds[i] != rounds[i - 1]]
+    every = max(1, math.ceil(len(starts) / 12))
+    for k, i in enumerate(starts):
+        x, _y = plot.at(i, plot.low)
+        canvas.draw.line((x, plot.top, x, plot.bottom), fill=FAINT, width=1)
+        canvas.draw.line((x, plot.bottom, x, plot.bottom + 8), fill=GREY, width=2)
+        if k % every == 0:
+            canvas.text((x, plot.bottom + 12), str(rounds[i]), size=MIN_TEXT, anchor="ma")
+    return bool(starts)
+
+
+def _money_lines(
+    canvas: Canvas, plot: _Plot, series: Sequence[Sequence[int]], out: Sequence[bool]
+) -> list[tuple[float, int]]:
+    """Each seat's line (its colour, its shape at the points); where each ends, by seat."""
     ends: list[tuple[float, int]] = []
     for seat, points in enumerate(series):
         if not points:
             continue
         grey = seat < len(out) and out[seat]
         colour = GREY if grey else seat_colour(seat)
-        xy = [at(i, v) for i, v in enumerate(points)]
+        xy = [plot.at(i, v) for i, v in enumerate(points)]
         if len(xy) > 1:
             canvas.draw.line(xy, fill=colour, width=4, joint="curve")
         every = max(1, math.ceil(len(xy) / 12))
@@ -591,12 +669,4 @@ def chart_canvas(
             canvas.mark(seat, xy[i], 9, grey)
         canvas.mark(seat, xy[-1], 13, grey)
         ends.append((xy[-1][1], seat))
-    # Names at the right end, in the order of their lines, pushed apart so none overlap.
-    ends.sort()
-    placed: list[float] = []
-    for y, seat in ends:
-        y = max(y, placed[-1] + 26) if placed else y
-        placed.append(y)
-        label = f"{seat + 1} {names[seat]}: {money(series[seat][-1])}"
-        canvas.text((left + plot_w + 24, y), label, size=MIN_TEXT, anchor="lm", width=right - 30)
-    return canvas
+    return ends

@@ -276,24 +276,59 @@ def erase_result(
     lines: list[str] = list(kept_log.get("lines", [])) if kept_log else []
     snapshot: str | None = kept_log.get("snapshot") if kept_log else None
     order = _order(game, result, History(snapshot=_as_record(snapshot), lines=lines))
+    new = _unseated(result, user)
+    if order is None or game is None or kept_log is None:
+        _renamed_places(game, result, new, places, names)
+        return new.model_dump_json(), None, kept_log is not None
+    seats = {order[i] for i in places} | _log_seats(lines, user)
+    named = {s for s in seats if _named_theirs(game, _dealt(lines, snapshot, game, s), names)}
+    new.seats = [
+        seat.model_copy(update={"name": FORMER}) if order[i] in named else seat
+        for i, seat in enumerate(new.seats)
+    ]
+    replay = _replay_without(game, result, new, (lines, snapshot), (user, named, names))
+    return new.model_dump_json(), replay, replay is None
+
+
+def _unseated(result: GameResult, user: str) -> GameResult:
+    """A copy of ``result`` with ``user`` a former player wherever they sat, and not among
+    those who left."""
     new = result.model_copy(deep=True)
     new.left = [p for p in new.left if p.user != user]
     for seat in new.seats:
         seat.people = [Person(user="", name=FORMER) if p.user == user else p for p in seat.people]
-    if order is None or game is None or kept_log is None:
-        # No replay to rebuild it from: the seats only, and a summary that may name them goes.
-        renamed_places = {i for i in places if _named_theirs(game, result.seats[i].name, names)}
-        for i in renamed_places:
-            new.seats[i].name = FORMER
-        gone = {result.seats[i].name for i in renamed_places} | names
-        if _still_named([new.summary], gone):
-            new.summary = ""
-        return new.model_dump_json(), None, kept_log is not None
-    seats = {order[i] for i in places} | _log_seats(lines, user)
-    named = {s for s in seats if _named_theirs(game, _dealt(lines, snapshot, game, s), names)}
-    for i, index in enumerate(order):
-        if index in named:
-            new.seats[i].name = FORMER
+    return new
+
+
+def _renamed_places(
+    game: GameLike | None,
+    result: GameResult,
+    new: GameResult,
+    places: list[int],
+    names: set[str],
+) -> None:
+    """No replay to rebuild the result from: its seats named after the person are renamed,
+    and a summary that may name them goes."""
+    renamed = {i for i in places if _named_theirs(game, result.seats[i].name, names)}
+    for i in renamed:
+        new.seats[i].name = FORMER
+    gone = {result.seats[i].name for i in renamed} | names
+    if _still_named([new.summary], gone):
+        new.summary = ""
+
+
+def _replay_without(
+    game: GameLike,
+    result: GameResult,
+    new: GameResult,
+    kept_log: tuple[list[str], str | None],
+    whom: tuple[str, set[int], set[str]],
+) -> str | None:
+    """The replay rebuilt without the person (``whom``: their id, the seats named after them,
+    their names), and the result's summary from its end; None when it cannot be rebuilt to the
+    same end, or would still name them."""
+    lines, snapshot = kept_log
+    user, named, names = whom
     new_lines = _log_without(lines, user, named)
     new_snapshot = None
     if snapshot is not None:
@@ -304,21 +339,20 @@ def erase_result(
     )
     after = _replayed(game, result.seed, result.options, result.first_version, rewritten)
     if after is None or after.version != result.final_version:
-        return new.model_dump_json(), None, True
+        return None
     if after.outcome is not None:
         new.summary = after.outcome.summary
     if new_snapshot is not None and _still_named(
         [after.model_dump_json(), new_snapshot.model_dump_json()], names
     ):
-        return new.model_dump_json(), None, True
-    replay = json.dumps(
+        return None
+    return json.dumps(
         {
             "snapshot": new_snapshot.model_dump_json() if new_snapshot else None,
             "lines": new_lines,
         },
         separators=(",", ":"),
     )
-    return new.model_dump_json(), replay, False
 
 
 def _order(game: GameLike | None, result: GameResult, history: History) -> list[int] | None:
@@ -354,6 +388,16 @@ def _as_record(state_json: str | None) -> str | None:
 
 
 # --- the job ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    """Where a person is kept: the games that hold them, the communities whose history does,
+    and every name they were known by there."""
+
+    records: dict[GameKey, GameRecord] = field(default_factory=dict)
+    holding: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
 
 
 class Forgetter:
@@ -395,63 +439,74 @@ class Forgetter:
 
     async def run(self, platform: str, user: str, here: str | None) -> Forgot:
         """One pass of the job (idempotent)."""
-        store = self.store
-        games = [g.name for g in all_games()]
         now = self.clock()
-        communities = set(await kept.communities_of(store, platform, user))
+        found = _Found()
+        await self._channels_holding(found, platform, user)
+        communities = set(await kept.communities_of(self.store, platform, user))
         if here:
             communities.add(here)
-        # The communities whose history, or a game kept in whose channels, holds them.
-        holding: set[str] = set()
-        names: set[str] = set()
-        channels = set(await store.games_of(platform, user))
-        channels |= set(await kept.held_of(store, platform, user))
-        records: dict[GameKey, GameRecord] = {}
-        for key in sorted(channels, key=str):
-            record = await self._load(key)
-            if record is not None and record.holds(user):
-                records[key] = record
-                holding.add(community_of(record))
-                names |= record.names_of(user)
         recent = now - self.settings.finished_ttl_hours * 3600
-        for community in sorted(communities | holding):
-            where = kept.Community(platform, community)
-            who = await kept.person(store, where, user, games, 0.0, 0)
-            _rev, played = await kept.played_all(store, where, user)
-            if who.name is not None or who.ratings or played:
-                holding.add(community)
-            names |= {who.name} if who.name else set()
-            for data in who.ratings.values():
-                with contextlib.suppress(ValueError):
-                    names.add(str(json.loads(data).get("name") or ""))
-            for rec, _rep in played.values():
-                if rec is None:
-                    continue
-                result = GameResult.model_validate_json(rec)
-                names |= {p.name for p in [*result.people, *result.left] if p.user == user}
-                key = GameKey(result.platform, result.channel)
-                if result.ended_at >= recent and key not in records:
-                    record = await self._load(key)
-                    if record is not None and record.holds(user):
-                        records[key] = record
-        person = Forgotten(user, frozenset(n for n in names if n))
+        for community in sorted(communities | found.holding):
+            await self._community_holding(found, kept.Community(platform, community), user, recent)
+        person = Forgotten(user, frozenset(n for n in found.names if n))
         forgot = Forgot()
-        for key in sorted(records, key=str):
+        for key in sorted(found.records, key=str):
             playing, pending = await self._channel(key, person, now)
             forgot.playing += playing
             if pending is not None:
                 forgot.pending_until = min(forgot.pending_until or pending, pending)
-        for community in sorted(holding):
+        games = [g.name for g in all_games()]
+        for community in sorted(found.holding):
             await self._community(kept.Community(platform, community), person, games)
         await kept.forget_keys(
-            store,
+            self.store,
             platform,
             user,
             keep_games=forgot.playing > 0,
             keep_held=forgot.pending_until is not None,
         )
-        forgot.communities = sorted(holding)
+        forgot.communities = sorted(found.holding)
         return forgot
+
+    async def _channels_holding(self, found: _Found, platform: str, user: str) -> None:
+        """The games that hold the person (in the channels their index and held list name),
+        their communities and the names they played under there."""
+        channels = set(await self.store.games_of(platform, user))
+        channels |= set(await kept.held_of(self.store, platform, user))
+        for key in sorted(channels, key=str):
+            await self._holds(found, key, user)
+
+    async def _holds(self, found: _Found, key: GameKey, user: str) -> None:
+        record = await self._load(key)
+        if record is not None and record.holds(user):
+            found.records[key] = record
+            found.holding.add(community_of(record))
+            found.names |= record.names_of(user)
+
+    async def _community_holding(
+        self, found: _Found, where: kept.Community, user: str, recent: float
+    ) -> None:
+        """Whether the community's history holds the person (their page, ratings, results),
+        the names it knows them by, and the games of their results still kept in a channel
+        (ended since ``recent``)."""
+        who = await kept.person(self.store, where, user, [g.name for g in all_games()], 0.0, 0)
+        _rev, played = await kept.played_all(self.store, where, user)
+        if who.name is not None or who.ratings or played:
+            found.holding.add(where.community)
+        found.names |= {who.name} if who.name else set()
+        for data in who.ratings.values():
+            with contextlib.suppress(ValueError):
+                found.names.add(str(json.loads(data).get("name") or ""))
+        for rec, _rep in played.values():
+            if rec is None:
+                continue
+            result = GameResult.model_validate_json(rec)
+            found.names |= {p.name for p in [*result.people, *result.left] if p.user == user}
+            key = GameKey(result.platform, result.channel)
+            if result.ended_at >= recent and key not in found.records:
+                record = await self._load(key)
+                if record is not None and record.holds(user):
+                    found.records[key] = record
 
     async def _load(self, key: GameKey) -> GameRecord | None:
         _, loaded = await self.store.load(key)

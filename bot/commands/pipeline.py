@@ -1,14 +1,21 @@
 """The transaction pipeline: the one place where a channel's game is saved.
 
-:meth:`Pipeline.transact` runs a :data:`~bot.commands.step.Step`:
+:meth:`Pipeline.transact` runs a :data:`~bot.commands.step.Step`, each attempt as its named
+steps (:meth:`Pipeline._once`):
 
-1. de-duplicate the platform delivery and load the channel's record (one round trip);
-2. run the step (pure; a Refusal or an IllegalAction becomes a private sentence);
-3. save with compare-and-set on the record's version, logging the applied actions; on a conflict
-   reload and try again, so two workers or two players clicking at once never both win;
-4. arm the game's deadline in the same round trip as the save (so no applied move can lose it),
-   and update the user index when it changed;
-5. return the Outbox the step filled, for the adapter to deliver.
+1. ``_load``: de-duplicate the platform delivery and load the channel's record (one round trip);
+2. ``_decide``: run the step (pure; a Refusal or an IllegalAction becomes a private sentence, a
+   damaged record is set aside and the step runs on its tombstone);
+3. ``_prepare`` and ``_save``: save with compare-and-set on the record's version, logging the
+   applied actions and arming the game's deadline in the same round trip (so no applied move
+   can lose it); on a conflict the attempt starts again, so two workers or two players clicking
+   at once never both win, and a save whose reply was lost is read back;
+4. ``_recorded``: the user index, metrics and, for the save that ends a game, its result in the
+   community (``_ended``);
+5. the Outbox the step filled is returned, for the adapter to deliver.
+
+A step that ends the transaction early raises ``_Done`` with its Outbox; a conflict raises
+``_Again``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import contextlib
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from bot import metrics
 from bot.commands import damaged, finalcard, forget, results, teams, upkeep
@@ -34,6 +42,7 @@ from storage import (
     GameKey,
     GameStore,
     History,
+    Loaded,
     SaveResult,
     StorageBusy,
     StorageFull,
@@ -57,6 +66,73 @@ BUSY = "The table was busy with other moves; please try again."
 
 def _table(record: GameRecord) -> str:
     return f"{record.game}:{record.first_version}"
+
+
+class _Again(Exception):
+    """The attempt met a conflict (or set a damaged record aside): try again."""
+
+
+class _Done(Exception):
+    """The transaction ends early with ``out`` (a refusal, a duplicate, storage gone)."""
+
+    def __init__(self, out: Outbox) -> None:
+        super().__init__("done")
+        self.out = out
+
+
+@dataclass
+class _Attempt:
+    """One transaction: the request, its game and step, and what its attempts share."""
+
+    req: Request
+    game: GameLike | None
+    step: Step
+    lease: str | None
+    told: list[ui.Message] = field(default_factory=list)
+    """A damaged game set aside: the channel is told, once."""
+
+    @property
+    def key(self) -> GameKey:
+        return GameKey(self.req.platform, self.req.channel)
+
+    @property
+    def dedupe(self) -> str | None:
+        return f"{self.req.platform}:{self.req.delivery}" if self.req.delivery else None
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What the record was before the step edited it (compared after the save)."""
+
+    record: GameRecord | None
+    finished: bool
+    was: tuple[str, set[str]] | None
+    due: float | None
+
+    @classmethod
+    def of(cls, record: GameRecord | None) -> _Before:
+        if record is None:
+            return cls(None, False, None, None)
+        was = (record.status, set(record.humans))
+        return cls(record, record.status == "finished", was, record.next_due)
+
+
+@dataclass(frozen=True)
+class _Saving:
+    """What one save writes."""
+
+    data: str
+    expected: int | None
+    version: int
+    due: float | None
+    ending: bool
+    """The save that ends the game."""
+    result: str | None
+    """The finished game's result to record (JSON), carried by the save that ends it."""
+    log: str | None
+    ttl_s: int
+    fresh_log: bool
+    playing: bool
 
 
 class Pipeline:
@@ -92,148 +168,233 @@ class Pipeline:
         ``lease``: the deadline claim this transaction fires; it is ended by the save, or set to
         the game's real deadline when there was nothing to fire.
         """
-        key = GameKey(req.platform, req.channel)
-        dedupe = f"{req.platform}:{req.delivery}" if req.delivery else None
-        told: list[ui.Message] = []  # a damaged game set aside: the channel is told, once
-        for _attempt in range(MAX_ATTEMPTS):
-            out = outbox_for(req, game)
-            out.pictures = self.settings.pictures
-            out.announcements = told
+        attempt = _Attempt(req, game, step, lease)
+        for _ in range(MAX_ATTEMPTS):
             try:
-                fresh, loaded, refs = await self.store.load_table(key, dedupe=dedupe)
-            except StorageUnavailable as outage:
-                return self._unavailable(req, game, str(outage), told)
-            if not fresh:
-                out.duplicate = True
-                metrics.outcome(req.platform, "duplicate")
-                return out
-            out.refs_seen = refs or (0, "")  # (none stored yet)
-            try:
-                record = read_record(loaded.data) if loaded else None
-                if record is not None:
-                    out.game = out.game or record.game
-                    out.table = _table(record)
-                # Steps edit the record they are given: note what _after_save compares first.
-                was_finished = record is not None and record.status == "finished"
-                was = (record.status, set(record.humans)) if record is not None else None
-                due_was = record.next_due if record is not None else None
-                change = step(record, out)
-            except DamagedRecord as damage:
-                assert loaded is not None  # only a stored record can be damaged
-                try:
-                    if await self._set_aside(key, loaded.version, str(damage)):
-                        told = [damaged.notice(game.name if game else None)]
-                except StorageUnavailable as outage:
-                    return self._unavailable(req, game, str(outage))
-                continue  # the channel now holds the tombstone: run the step on it
-            except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
-                metrics.refusal(req.platform, refusal)
-                refused = outbox_for(req, game)
-                refused.announcements = told
-                in_place = isinstance(refusal, Refusal) and refusal.in_place
-                shown = refusal.shown if isinstance(refusal, Refusal) else None
-                refused.reply(req.user, str(refusal), in_place=in_place, heal=shown)
-                return await self._answered(key, dedupe, refused)
-            except Reschedule as again:
-                await self._release(key, lease, again.due)
-                metrics.outcome(req.platform, "unchanged")
-                return out
-            if change is None:
-                metrics.outcome(req.platform, "stale" if out.stale_press else "unchanged")
-                live = record is not None and record.status == "playing"
-                due_now = record.next_due if live and record else None
-                if lease is not None and record is not None and record.status == "finished":
-                    due_now = await self._record_pending(key)
-                await self._release(key, lease, due_now)
-                return await self._answered(key, dedupe, out)
-            out.table = _table(change.record)
-            if change.record.status == "finished" and not was_finished:
-                # A game that ends, however it ends, leaves its players' "games I sit in" lists.
-                change.left = sorted(set(change.left) | set(change.record.humans))
-            change.record.updated_at = self.clock()
-            if req.user:  # a person, not the game clock
-                change.record.acted_at = change.record.updated_at
-            data = change.record.model_dump_json()
-            version = (loaded.version if loaded else 0) + 1
-            due = change.record.next_due if change.record.status == "playing" else None
-            ending = None
-            if change.record.status == "finished" and not was_finished:
-                ending = results.final_result(key, change.record, change.record.updated_at)
-                if ending is not None:  # a reminder, in case this worker dies before recording
-                    due = change.record.updated_at + results.REMINDER_S
-            if lease is not None:
-                # A fired deadline's save: the game is claimed again once a lease has passed,
-                # and that claim brings the game as it is to its table, in case this worker
-                # dies before delivering (moves.repair); the real deadline is set then.
-                check = self.clock() + self.settings.deadline_lease_seconds
-                due = check if due is None else min(due, check)
-            try:
-                result = await self.store.save(
-                    key,
-                    data,
-                    expected=loaded.version if loaded else None,
-                    version=version,
-                    log=line(change.log) if change.log else None,
-                    ttl_s=self._ttl(change.record),
-                    due=due,
-                    lease=lease,
-                    dedupe=dedupe,
-                    dedupe_ttl_s=self.settings.dedupe_ttl_seconds,
-                    fresh_log=change.fresh_log,
-                    # The save that ends the game keeps its log packed from then on.
-                    final=change.record.status == "finished" and not was_finished,
-                    result=ending,
-                    # Packed once it is kept for the retention; a game in play is read back
-                    # at the next move, and compressing every save costs more than it saves.
-                    pack=change.record.status != "playing",
-                )
-            except (StorageBusy, StorageFull, StorageRefused) as refused_by_redis:
-                # No connection was free, or Redis refused the script: nothing was written.
-                return self._unavailable(req, game, str(refused_by_redis))
-            except StorageUnavailable:
-                # The save may have run before Redis stopped answering: find out, and say so.
-                applied = await self._confirm(key, version, data)
-                if applied is None:
-                    return self._unavailable(req, game, UNCERTAIN.format(game=out.game or "game"))
-                if not applied:
-                    return self._unavailable(req, game, UNAVAILABLE)
-                result = SaveResult.WRITTEN
-            if result is not SaveResult.WRITTEN:
-                mine = await self._confirm(key, version, data)
-                if mine is None:
-                    sentence = UNCERTAIN if result is SaveResult.DUPLICATE else UNAVAILABLE
-                    return self._unavailable(req, game, sentence.format(game=out.game or "game"))
-                if not mine:
-                    if result is SaveResult.DUPLICATE:  # another worker applied this delivery
-                        metrics.outcome(req.platform, "duplicate")
-                        return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
-                    continue
-            self._count(req, change.record, was, due_was if lease is not None else None)
-            await self._after_save(key, change)
-            _homes(out, was, change.record)
-            charted = game is not None and out.card is not None and out.ended and not was_finished
-            history = None
-            if ending is not None or (
-                charted and self.settings.pictures and change.record.pictures
-            ):
-                # The ended game's log, read once for its result's replay and its chart.
-                with contextlib.suppress(StorageUnavailable):
-                    history = await self.store.read_history(key)
-            if ending is not None:
-                try:
-                    await self.recorder.publish(key, ending, history)
-                except StorageUnavailable as error:
-                    results.publish_failed(key, error)
-            if change.record.forgotten and change.record.status == "finished" and not was_finished:
-                # People who asked to be forgotten while it held them: now that it is over.
-                await self.forgetter.after_end(key.platform, list(change.record.forgotten))
-            if charted and game is not None and history is not None:
-                out.card = self._charted(game, change.record, out, history)
-            return out
+                return await self._once(attempt)
+            except _Again:
+                continue
+            except _Done as done:
+                return done.out
         out = outbox_for(req, game)
         out.reply(req.user, BUSY)
         metrics.outcome(req.platform, "busy")
         return out
+
+    async def _once(self, at: _Attempt) -> Outbox:
+        """One attempt: load, decide, save, then what a save brings. A step that ends the
+        transaction early raises :class:`_Done`; a conflict, :class:`_Again`."""
+        out = outbox_for(at.req, at.game)
+        out.pictures = self.settings.pictures
+        out.announcements = at.told
+        loaded = await self._load(at, out)
+        before, change = await self._decide(at, out, loaded)
+        if change is None:
+            return await self._unchanged(at, out, before)
+        saving = self._prepare(at, out, change, before, loaded)
+        await self._save(at, out, saving)
+        await self._recorded(at, out, change, before, saving)
+        return out
+
+    async def _load(self, at: _Attempt, out: Outbox) -> Loaded | None:
+        """The channel's record, and what the table showed (into ``out``); a delivery seen
+        before ends the transaction."""
+        try:
+            fresh, loaded, refs = await self.store.load_table(at.key, dedupe=at.dedupe)
+        except StorageUnavailable as outage:
+            raise _Done(self._unavailable(at.req, at.game, str(outage), at.told)) from None
+        if not fresh:
+            out.duplicate = True
+            metrics.outcome(at.req.platform, "duplicate")
+            raise _Done(out)
+        out.refs_seen = refs or (0, "")  # (none stored yet)
+        return loaded
+
+    async def _decide(
+        self, at: _Attempt, out: Outbox, loaded: Loaded | None
+    ) -> tuple[_Before, Change | None]:
+        """Run the step on the record: its change (None: nothing to save). A refusal answers
+        the person; a damaged record is set aside and the step runs again on the tombstone."""
+        try:
+            record = read_record(loaded.data) if loaded else None
+            if record is not None:
+                out.game = out.game or record.game
+                out.table = _table(record)
+            # Steps edit the record they are given: note what is compared after the save first.
+            before = _Before.of(record)
+            return before, at.step(record, out)
+        except DamagedRecord as damage:
+            assert loaded is not None  # only a stored record can be damaged
+            await self._damaged(at, loaded, damage)
+            raise _Again from None  # the channel now holds the tombstone: run the step on it
+        except (Refusal, IllegalAction, CommandError, teams.TeamError) as refusal:
+            raise _Done(await self._refused(at, refusal)) from None
+        except Reschedule as again:
+            await self._release(at.key, at.lease, again.due)
+            metrics.outcome(at.req.platform, "unchanged")
+            raise _Done(out) from None
+
+    async def _damaged(self, at: _Attempt, loaded: Loaded, damage: DamagedRecord) -> None:
+        try:
+            if await self._set_aside(at.key, loaded.version, str(damage)):
+                at.told = [damaged.notice(at.game.name if at.game else None)]
+        except StorageUnavailable as outage:
+            raise _Done(self._unavailable(at.req, at.game, str(outage))) from None
+
+    async def _refused(self, at: _Attempt, refusal: Exception) -> Outbox:
+        """The person is told why, privately (in place of the pressed panel when asked)."""
+        metrics.refusal(at.req.platform, refusal)
+        refused = outbox_for(at.req, at.game)
+        refused.announcements = at.told
+        in_place = isinstance(refusal, Refusal) and refusal.in_place
+        shown = refusal.shown if isinstance(refusal, Refusal) else None
+        refused.reply(at.req.user, str(refusal), in_place=in_place, heal=shown)
+        return await self._answered(at.key, at.dedupe, refused)
+
+    async def _unchanged(self, at: _Attempt, out: Outbox, before: _Before) -> Outbox:
+        """Nothing to save: the lease goes back to the game's real deadline (or, for a
+        finished game's reminder, its result is recorded), and the answer is remembered."""
+        metrics.outcome(at.req.platform, "stale" if out.stale_press else "unchanged")
+        record = before.record  # (as the step left it)
+        due_now = record.next_due if record is not None and record.status == "playing" else None
+        if at.lease is not None and record is not None and record.status == "finished":
+            due_now = await self._record_pending(at.key)
+        await self._release(at.key, at.lease, due_now)
+        return await self._answered(at.key, at.dedupe, out)
+
+    def _prepare(
+        self,
+        at: _Attempt,
+        out: Outbox,
+        change: Change,
+        before: _Before,
+        loaded: Loaded | None,
+    ) -> _Saving:
+        """What the save writes: the record stamped, its version, its deadline (or the
+        result's reminder, or the fired deadline's lease) and, for the save that ends the game,
+        its result."""
+        record = change.record
+        out.table = _table(record)
+        ending = record.status == "finished" and not before.finished
+        if ending:
+            # A game that ends, however it ends, leaves its players' "games I sit in" lists.
+            change.left = sorted(set(change.left) | set(record.humans))
+        record.updated_at = self.clock()
+        if at.req.user:  # a person, not the game clock
+            record.acted_at = record.updated_at
+        result = results.final_result(at.key, record, record.updated_at) if ending else None
+        expected = loaded.version if loaded else None
+        return _Saving(
+            data=record.model_dump_json(),
+            expected=expected,
+            version=(expected or 0) + 1,
+            due=self._due(at, record, result),
+            ending=ending,
+            result=result,
+            log=line(change.log) if change.log else None,
+            ttl_s=self._ttl(record),
+            fresh_log=change.fresh_log,
+            playing=record.status == "playing",
+        )
+
+    def _due(self, at: _Attempt, record: GameRecord, result: str | None) -> float | None:
+        """When the saved game is next due at its deadline set: its own deadline, the
+        result's reminder, or the fired deadline's lease."""
+        due = record.next_due if record.status == "playing" else None
+        if result is not None:  # a reminder, in case this worker dies before recording
+            due = record.updated_at + results.REMINDER_S
+        if at.lease is not None:
+            # A fired deadline's save: the game is claimed again once a lease has passed,
+            # and that claim brings the game as it is to its table, in case this worker
+            # dies before delivering (moves.repair); the real deadline is set then.
+            check = self.clock() + self.settings.deadline_lease_seconds
+            due = check if due is None else min(due, check)
+        return due
+
+    async def _save(self, at: _Attempt, out: Outbox, saving: _Saving) -> None:
+        """Save with compare-and-set; a save this worker cannot tell was written is read back.
+        A conflict tries again; storage that refused or is gone answers the person."""
+        try:
+            written = await self._write(at, saving)
+        except (StorageBusy, StorageFull, StorageRefused) as refused_by_redis:
+            # No connection was free, or Redis refused the script: nothing was written.
+            raise _Done(self._unavailable(at.req, at.game, str(refused_by_redis))) from None
+        except StorageUnavailable:
+            # The save may have run before Redis stopped answering: find out, and say so.
+            written = None
+        if written is SaveResult.WRITTEN:
+            return
+        mine = await self._confirm(at.key, saving.version, saving.data)
+        if mine is None:
+            sentence = UNAVAILABLE if written is SaveResult.CONFLICT else UNCERTAIN
+            game_name = out.game or "game"
+            raise _Done(self._unavailable(at.req, at.game, sentence.format(game=game_name)))
+        if mine:
+            return
+        if written is None:
+            raise _Done(self._unavailable(at.req, at.game, UNAVAILABLE))
+        if written is SaveResult.DUPLICATE:  # another worker applied this delivery
+            metrics.outcome(at.req.platform, "duplicate")
+            raise _Done(Outbox(platform=at.req.platform, channel=at.req.channel, duplicate=True))
+        raise _Again
+
+    async def _write(self, at: _Attempt, saving: _Saving) -> SaveResult:
+        return await self.store.save(
+            at.key,
+            saving.data,
+            expected=saving.expected,
+            version=saving.version,
+            log=saving.log,
+            ttl_s=saving.ttl_s,
+            due=saving.due,
+            lease=at.lease,
+            dedupe=at.dedupe,
+            dedupe_ttl_s=self.settings.dedupe_ttl_seconds,
+            fresh_log=saving.fresh_log,
+            # The save that ends the game keeps its log packed from then on.
+            final=saving.ending,
+            result=saving.result,
+            # Packed once it is kept for the retention; a game in play is read back at the
+            # next move, and compressing every save costs more than it saves.
+            pack=not saving.playing,
+        )
+
+    async def _recorded(
+        self, at: _Attempt, out: Outbox, change: Change, before: _Before, saving: _Saving
+    ) -> None:
+        """What a save brings: metrics, the people's indexes and home pages and, for the save
+        that ends a game, its result in the community, the erasures it waited for and the
+        chart on its card."""
+        record = change.record
+        self._count(at.req, record, before.was, before.due if at.lease is not None else None)
+        await self._after_save(at.key, change)
+        _homes(out, before.was, record)
+        if not before.finished and (saving.ending or out.ended):
+            await self._ended(at, out, record, saving)
+        if record.forgotten and saving.ending:
+            # People who asked to be forgotten while it held them: now that it is over.
+            await self.forgetter.after_end(at.key.platform, list(record.forgotten))
+
+    async def _ended(self, at: _Attempt, out: Outbox, record: GameRecord, saving: _Saving) -> None:
+        """The save that ended the game: its result goes into the community, and its card gets
+        the chart of the game's money."""
+        charted = at.game is not None and out.card is not None and out.ended
+        history = await self._history(at.key, saving, charted and bool(record.pictures))
+        if saving.result is not None:
+            try:
+                await self.recorder.publish(at.key, saving.result, history)
+            except StorageUnavailable as error:
+                results.publish_failed(at.key, error)
+        if charted and at.game is not None and history is not None:
+            out.card = self._charted(at.game, record, out, history)
+
+    async def _history(self, key: GameKey, saving: _Saving, charted: bool) -> History | None:
+        """The ended game's log, read once for its result's replay and its chart."""
+        if saving.result is None and not (charted and self.settings.pictures):
+            return None
+        with contextlib.suppress(StorageUnavailable):
+            return await self.store.read_history(key)
+        return None
 
     def _count(
         self,

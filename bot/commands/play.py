@@ -180,6 +180,27 @@ def publish(
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
     out.prompt_id = game.prompt_version(after) if prompt is not None else None
     events = [event for move in moves for event in move]
+    notify = _panels(step, events, members, requester, note, out, due)
+    out.notify = [] if after.finished else notify
+    out.waiting = [
+        user for seat in sorted(step.waiting_after) if seat < len(members) for user in members[seat]
+    ]
+    if step.waiting_after != step.waiting_before:  # whose turn it is: every player's home
+        out.homes = sorted({*out.homes, *(user for users in members for user in users)})
+    show_board(now, out, due, picture)
+
+
+def _panels(
+    step: _Step,
+    events: list[Event],
+    members: list[list[str]],
+    requester: str | None,
+    note: tuple[int, str] | None,
+    out: Outbox,
+    due: float | None,
+) -> list[str]:
+    """Each seat's people get their private news and panel; returns who is to be notified of
+    a turn (one player's or team's, but the one who just acted)."""
     notify: list[str] = []
     for seat, users in enumerate(members):
         lines = [e.text for e in events if e.audience.seat == seat]
@@ -188,13 +209,7 @@ def publish(
             if step.told_of_turn(seat) and user != requester:
                 notify.append(user)  # a turn of one player (or team): theirs to be told
             _private_news(step, seat, user, [*told, *lines], out, due)
-    out.notify = [] if after.finished else notify
-    out.waiting = [
-        user for seat in sorted(step.waiting_after) if seat < len(members) for user in members[seat]
-    ]
-    if step.waiting_after != step.waiting_before:  # whose turn it is: every player's home
-        out.homes = sorted({*out.homes, *(user for users in members for user in users)})
-    show_board(now, out, due, picture)
+    return notify
 
 
 @dataclass

@@ -501,38 +501,52 @@ def absorb(
         return moved  # nobody plays on: the standings are the teams' as they were
     earlier = game.absorbed(before) if before is not None else {}
     merged = game.absorbed(after)
-    notes = moved.notes
     for seat in sorted(merged):
         if seat in earlier or seat >= len(record.seats) or not record.seats[seat].members:
             continue
         target = _final(merged, seat)
         if target is None or target >= len(record.seats) or game.seat_out(after, target):
             continue
-        old, new = record.seats[seat], record.seats[target]
-        limit = game.max_team_size
-        room = len(old.members) if limit is None else max(0, limit - len(new.members))
-        going, staying = old.members[:room], old.members[room:]
-        took_over = new.is_bot and bool(going)
-        for member in going:
-            old.members.remove(member)
-            new.members.append(member)
-            log.append([member.user, "join", target])
-            notes[member.user] = (
-                target,
-                f"{new.name} took over {old.name}: {old.name} is out of the game, and you now "
-                f"play for {new.name}, whose hand is below.",
-            )
-        for member in staying:
-            notes[member.user] = (
-                seat,
-                f"{new.name} took over {old.name}, but {new.name} is full (a team of "
-                f"{game.title} has at most {limit} people), so you watch the rest of the game.",
-            )
-        if going:
-            names = [member.name for member in going]
-            who = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-            tail = ", taking over from the bot" if took_over else ""
-            moved.news.append(f"The people of {old.name} ({who}) now play for {new.name}{tail}.")
+        _move_people(game, record, seat, target, moved, log)
+    _close_requests_to_out(game, record, after, out)
+    return moved
+
+
+def _move_people(
+    game: GameLike, record: GameRecord, seat: int, target: int, moved: Moved, log: list[Entry]
+) -> None:
+    """The people of absorbed ``seat`` go to ``target``, as many as its team size lets in."""
+    old, new = record.seats[seat], record.seats[target]
+    limit = game.max_team_size
+    room = len(old.members) if limit is None else max(0, limit - len(new.members))
+    going, staying = old.members[:room], old.members[room:]
+    took_over = new.is_bot and bool(going)
+    for member in going:
+        old.members.remove(member)
+        new.members.append(member)
+        log.append([member.user, "join", target])
+        moved.notes[member.user] = (
+            target,
+            f"{new.name} took over {old.name}: {old.name} is out of the game, and you now "
+            f"play for {new.name}, whose hand is below.",
+        )
+    for member in staying:
+        moved.notes[member.user] = (
+            seat,
+            f"{new.name} took over {old.name}, but {new.name} is full (a team of "
+            f"{game.title} has at most {limit} people), so you watch the rest of the game.",
+        )
+    if going:
+        names = [member.name for member in going]
+        who = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        tail = ", taking over from the bot" if took_over else ""
+        moved.news.append(f"The people of {old.name} ({who}) now play for {new.name}{tail}.")
+
+
+def _close_requests_to_out(
+    game: GameLike, record: GameRecord, after: GameState, out: Outbox
+) -> None:
+    """Requests to join seats that are out now are closed; their askers are told privately."""
     for request in list(record.requests):
         if request.seat < len(record.seats) and game.seat_out(after, request.seat):
             team = record.seats[request.seat].name
@@ -542,7 +556,6 @@ def absorb(
                 f"{record.seats[request.seat].name} is out of the game, so your request to join "
                 "it is closed.",
             )
-    return moved
 
 
 def _final(merged: dict[Seat, Seat], seat: Seat) -> Seat | None:

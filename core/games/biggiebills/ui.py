@@ -34,7 +34,7 @@ from core.games.biggiebills.legal import (
 from core.games.biggiebills.rules import FLOW
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import join, money, plural, possessive
-from core.games.biggiebills.view import BiggieBillsView
+from core.games.biggiebills.view import ActiveView, BiggieBillsView, TeamView
 
 __all__ = ["TARGET_FORM", "describe_action", "render_board", "render_private", "render_prompt"]
 
@@ -66,55 +66,64 @@ def render_board(
             f"proposal): agreed {join([names[s] for s in vote.agreed])}; waiting for "
             f"{join(waiting)}."
         )
+    whose = _whose_move(public, names)
+    if whose:
+        head.append(whose)
+    lines = [_active_line(a, names) for a in public.active]
+    head.append("Active Growth cards:\n" + "\n".join(lines) if lines else "No active Growth cards.")
+    fields = [_team_field(public, t, pictured) for t in public.teams]
+    return ui.Message(title="BiggieBills$$$", text="\n".join(head), fields=fields)
+
+
+def _whose_move(public: BiggieBillsView, names: list[str]) -> str:
+    """The result, or whom the game waits for (a block, returns, a team's turn)."""
     if public.outcome:
-        head.append(public.outcome.summary)
-    elif public.phase == "block" and public.pending:
+        return public.outcome.summary
+    if public.phase == "block" and public.pending:
         pending = public.pending
         owner = next(a.owner for a in public.active if a.id == pending.active)
-        head.append(
+        return (
             f"Waiting for {names[owner]} to block or accept "
             f"{possessive(names[pending.challenger])} challenge."
         )
-    elif public.phase == "returns":
-        head.append(f"Waiting for {names[public.returns[0]]} to return extra cards.")
-    elif public.turn is not None:
-        head.append(
+    if public.phase == "returns":
+        return f"Waiting for {names[public.returns[0]]} to return extra cards."
+    if public.turn is not None:
+        return (
             f"Turn {public.turn_index + 1} of {2 * len(public.order)}: "
             f"{names[public.turn]} to play."
         )
-    lines = []
-    for a in public.active:
-        status = ""
-        if a.challengers:
-            status = " · challenged by " + join([names[s] for s in a.challengers])
-        if a.sealed:
-            status += " · protected"
-        target = f" → {names[a.target]}" if a.target is not None else ""
-        lines.append(
-            f"#{a.id} {names[a.owner]}: {a.name}{target} (S{a.stage}, pays "
-            f"{money(a.payoff)}, penalty {money(a.penalty)}){status}"
-        )
-    head.append("Active Growth cards:\n" + "\n".join(lines) if lines else "No active Growth cards.")
-    fields = []
-    for t in public.teams:
-        if not t.alive:
-            fields.append(ui.Field_(name=t.name, value=f"{t.cash_text} · out ({t.out})"))
-            continue
-        if pictured:
-            playing = public.turn == t.seat and public.phase == "turn"
-            fields.append(
-                ui.Field_(name=t.name, value=t.cash_text + (" · to play" if playing else ""))
-            )
-            continue
-        stages = " ".join(f"S{i + 1}:{n}" for i, n in enumerate(t.stages))
-        value = (
-            f"{t.cash_text} · completed {stages} · bonus cards {t.bonus_cards}"
-            f" (earned {t.bonus_earned})"
-        )
-        if public.turn == t.seat and public.phase == "turn":
-            value += " · to play"
-        fields.append(ui.Field_(name=t.name, value=value))
-    return ui.Message(title="BiggieBills$$$", text="\n".join(head), fields=fields)
+    return ""
+
+
+def _active_line(a: ActiveView, names: list[str]) -> str:
+    """An active Growth card: its owner, target, stage, payoff, penalty, challengers."""
+    status = ""
+    if a.challengers:
+        status = " · challenged by " + join([names[s] for s in a.challengers])
+    if a.sealed:
+        status += " · protected"
+    target = f" → {names[a.target]}" if a.target is not None else ""
+    return (
+        f"#{a.id} {names[a.owner]}: {a.name}{target} (S{a.stage}, pays "
+        f"{money(a.payoff)}, penalty {money(a.penalty)}){status}"
+    )
+
+
+def _team_field(public: BiggieBillsView, t: TeamView, pictured: bool) -> ui.Field_:
+    """A team's line: out, or its money (and, unless the picture shows them, its stages and
+    bonus cards), and whether it is to play."""
+    if not t.alive:
+        return ui.Field_(name=t.name, value=f"{t.cash_text} · out ({t.out})")
+    playing = " · to play" if public.turn == t.seat and public.phase == "turn" else ""
+    if pictured:
+        return ui.Field_(name=t.name, value=t.cash_text + playing)
+    stages = " ".join(f"S{i + 1}:{n}" for i, n in enumerate(t.stages))
+    value = (
+        f"{t.cash_text} · completed {stages} · bonus cards {t.bonus_cards}"
+        f" (earned {t.bonus_earned})"
+    )
+    return ui.Field_(name=t.name, value=value + playing)
 
 
 def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
@@ -134,24 +143,40 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     if state.deciding == "returns" and legal:
         lines.append(f"Your acquisition is complete. {return_hint(state, seat)}")
         return ui.Message(title=title, text="\n".join(lines), selects=_return_menus(state, seat))
+    asked = _asked_line(state, seat, legal)
+    if asked:
+        lines.append(asked)
+    buttons, selects = _private_controls(state, seat, legal, proposals)
+    rows = ui.rows(buttons)
+    return ui.Message(title=title, text="\n".join(lines), buttons=rows, selects=selects)
+
+
+def _asked_line(state: BiggieBillsState, seat: Seat, legal: list[Action]) -> str:
+    """What the team is asked: a challenge to block or accept, its turn, or to wait."""
     if state.deciding == "block" and legal:
         pending = state.pending
         assert pending is not None
         challenger = state.names[pending.challenger]
         if any(isinstance(a, Block) for a in legal):
-            lines.append(
+            return (
                 f"{challenger} challenges your card: block it (they pay you "
                 f"{money(pending.penalty)}) or accept (you pay them {money(pending.penalty)})."
             )
-        else:
-            lines.append(
-                f"{challenger} challenges your card. Your team holds no Block a Challenge card, "
-                f"so accept it (you pay them {money(pending.penalty)}); the channel is not told."
-            )
-    elif legal:
-        lines.append(_turn_line(state, seat, legal))
-    elif not state.finished and state.alive[seat]:
-        lines.append(_waiting(state))
+        return (
+            f"{challenger} challenges your card. Your team holds no Block a Challenge card, "
+            f"so accept it (you pay them {money(pending.penalty)}); the channel is not told."
+        )
+    if legal:
+        return _turn_line(state, seat, legal)
+    if not state.finished and state.alive[seat]:
+        return _waiting(state)
+    return ""
+
+
+def _private_controls(
+    state: BiggieBillsState, seat: Seat, legal: list[Action], proposals: list[ProposeTarget]
+) -> tuple[list[ui.Button], list[ui.Select]]:
+    """The team's choices as buttons and menus, within the platforms' limits."""
     exchanges = [a for a in legal if isinstance(a, Exchange)]
     others = [a for a in legal if not isinstance(a, Exchange)]
     # Too many for buttons: the simple answers and acquisitions stay buttons, Growth plays and
@@ -185,8 +210,7 @@ def render_private(state: BiggieBillsState, seat: Seat) -> ui.Message:
     if proposals and len(buttons) < (ui.MAX_ROWS - len(selects)) * ui.ROW:
         # A new target: an amount of the team's own, as a form (the typed `target 2500`).
         buttons.append(ui.Button(label="Propose a new target…", command="target", ask=True))
-    rows = ui.rows(buttons)
-    return ui.Message(title=title, text="\n".join(lines), buttons=rows, selects=selects)
+    return buttons, selects
 
 
 TARGET_FORM = ui.Ask(

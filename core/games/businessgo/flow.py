@@ -11,7 +11,7 @@ where it stopped (the rest of a move, or the end of the turn) when the debt is p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from core.engine import Audience, Ending, Event, Outcome, Rng, Seat, Standing, open_decision, rank
 from core.games.businessgo.board import board
@@ -323,85 +323,140 @@ def land(ctx: Ctx) -> None:
     ctx.won()
     state = ctx.state
     b = board()
-    seat = state.turn
-    index = state.position[seat]
+    index = state.position[state.turn]
     kind = b.kind(index)
     space = b.spaces[index]
-    name = ctx.name(seat)
     ctx.space = space
     if kind == "country":
         _land_country(ctx, space)
         return
-    if kind == "start":
-        ctx.say(f"{name} lands on BUSINE$$ GO Start.")
-        if corporation_count(state, seat):
-            ctx.pay(seat, b.land_start, "land_start")
-            ctx.say(f"{name} collects {money(b.land_start)}.")
-        else:
-            ctx.say(f"{name} owns no corporation: no grant.")
-    elif kind == "service":
-        owner = state.services.get(space)
-        service = b.services[space]
-        if owner == seat:
-            ctx.say(f"{name} lands on their own {service.name}.")
-            _service_payback(ctx, seat, space, "lands on")
-        elif owner is None:
-            ctx.say(
-                f"{name} lands on {service.name}, for sale at {money(service.price)} "
-                f"(it pays its owner {money(service.fee_per_corporation)} for each corporation "
-                "of the owner's competitors)."
-            )
-            if state.cash[seat] >= service.price:
-                decide(ctx, "service")
-                return
-            ctx.say(f"{name} cannot afford it.")
-        else:
-            ctx.say(f"{name} lands on {service.name}, owned by {ctx.name(owner)}.")
-    elif kind == "boom":
-        ctx.say(f"{name} lands on Boom: the economy is booming!")
-        state.boom_sold = []
-        state.boom_left = 3
-        if boom_products(state, seat):
-            decide(ctx, "boom")
-            return
-        ctx.say(f"{name} has no corporation that can sell.")
-    elif kind == "burnout":
-        state.burnout[seat] = 2
-        ctx.say(
-            f"{name} lands on Burnout and skips the next two turns (no investing and no sales "
-            "competitions while on Burnout)."
-        )
-    elif kind == "casino":
-        ctx.say(f"{name} lands on the Casino.")
-        if state.cash[seat] >= b.casino_minimum:
-            state.casino_bets = 0
-            decide(ctx, "casino")
-            return
-        ctx.say(f"{name} cannot afford the smallest bet ({money(b.casino_minimum)}).")
-    elif kind in ("charity", "ecology"):
-        each = b.charity_per_corporation if kind == "charity" else b.ecology_per_corporation
-        count = corporation_count(state, seat)
-        title = "Charity Drive" if kind == "charity" else "Ecology"
-        if count:
-            ctx.pay(seat, -each * count, kind)
-            ctx.say(
-                f"{name} lands on {title} and pays {money(each)} for each of "
-                f"{plural(count, 'corporation')}: {money(each * count)}."
-            )
-        else:
-            ctx.say(f"{name} lands on {title} and owns no corporation: nothing to pay.")
-    elif kind == "mail":
-        if _mail(ctx):
-            return
-    elif kind == "operating_fees":
-        _operating_fees(ctx, seat, "lands on")
-    elif kind == "travel_agency":
-        ctx.say(f"{name} lands on the Travel Agency.")
-        if state.cash[seat] >= b.travel_fare:
-            decide(ctx, "travel")
-            return
-        ctx.say(f"{name} cannot afford the {money(b.travel_fare)} fare.")
+    landing = _LANDINGS.get(kind)
+    if landing is not None and landing(ctx, space):
+        return  # the space asks the player something first
     end_turn(ctx)
+
+
+def _land_start(ctx: Ctx, space: str) -> bool:
+    seat, name, b = ctx.state.turn, ctx.name(ctx.state.turn), board()
+    ctx.say(f"{name} lands on BUSINE$$ GO Start.")
+    if corporation_count(ctx.state, seat):
+        ctx.pay(seat, b.land_start, "land_start")
+        ctx.say(f"{name} collects {money(b.land_start)}.")
+    else:
+        ctx.say(f"{name} owns no corporation: no grant.")
+    return False
+
+
+def _land_service(ctx: Ctx, space: str) -> bool:
+    state = ctx.state
+    seat, name = state.turn, ctx.name(state.turn)
+    owner = state.services.get(space)
+    service = board().services[space]
+    if owner == seat:
+        ctx.say(f"{name} lands on their own {service.name}.")
+        _service_payback(ctx, seat, space, "lands on")
+    elif owner is None:
+        ctx.say(
+            f"{name} lands on {service.name}, for sale at {money(service.price)} "
+            f"(it pays its owner {money(service.fee_per_corporation)} for each corporation "
+            "of the owner's competitors)."
+        )
+        if state.cash[seat] >= service.price:
+            decide(ctx, "service")
+            return True
+        ctx.say(f"{name} cannot afford it.")
+    else:
+        ctx.say(f"{name} lands on {service.name}, owned by {ctx.name(owner)}.")
+    return False
+
+
+def _land_boom(ctx: Ctx, space: str) -> bool:
+    state = ctx.state
+    name = ctx.name(state.turn)
+    ctx.say(f"{name} lands on Boom: the economy is booming!")
+    state.boom_sold = []
+    state.boom_left = 3
+    if boom_products(state, state.turn):
+        decide(ctx, "boom")
+        return True
+    ctx.say(f"{name} has no corporation that can sell.")
+    return False
+
+
+def _land_burnout(ctx: Ctx, space: str) -> bool:
+    ctx.state.burnout[ctx.state.turn] = 2
+    ctx.say(
+        f"{ctx.name(ctx.state.turn)} lands on Burnout and skips the next two turns (no "
+        "investing and no sales competitions while on Burnout)."
+    )
+    return False
+
+
+def _land_casino(ctx: Ctx, space: str) -> bool:
+    state, b = ctx.state, board()
+    name = ctx.name(state.turn)
+    ctx.say(f"{name} lands on the Casino.")
+    if state.cash[state.turn] >= b.casino_minimum:
+        state.casino_bets = 0
+        decide(ctx, "casino")
+        return True
+    ctx.say(f"{name} cannot afford the smallest bet ({money(b.casino_minimum)}).")
+    return False
+
+
+def _land_levy(ctx: Ctx, space: str) -> bool:
+    """Charity Drive and Ecology: a sum for each corporation the player has."""
+    state, b = ctx.state, board()
+    seat, name = state.turn, ctx.name(state.turn)
+    kind = b.kind(state.position[seat])
+    each = b.charity_per_corporation if kind == "charity" else b.ecology_per_corporation
+    count = corporation_count(state, seat)
+    title = "Charity Drive" if kind == "charity" else "Ecology"
+    if count:
+        ctx.pay(seat, -each * count, kind)
+        ctx.say(
+            f"{name} lands on {title} and pays {money(each)} for each of "
+            f"{plural(count, 'corporation')}: {money(each * count)}."
+        )
+    else:
+        ctx.say(f"{name} lands on {title} and owns no corporation: nothing to pay.")
+    return False
+
+
+def _land_mail(ctx: Ctx, space: str) -> bool:
+    return _mail(ctx)
+
+
+def _land_operating_fees(ctx: Ctx, space: str) -> bool:
+    _operating_fees(ctx, ctx.state.turn, "lands on")
+    return False
+
+
+def _land_travel(ctx: Ctx, space: str) -> bool:
+    state, b = ctx.state, board()
+    name = ctx.name(state.turn)
+    ctx.say(f"{name} lands on the Travel Agency.")
+    if state.cash[state.turn] >= b.travel_fare:
+        decide(ctx, "travel")
+        return True
+    ctx.say(f"{name} cannot afford the {money(b.travel_fare)} fare.")
+    return False
+
+
+_LANDINGS: dict[str, Callable[[Ctx, str], bool]] = {
+    "start": _land_start,
+    "service": _land_service,
+    "boom": _land_boom,
+    "burnout": _land_burnout,
+    "casino": _land_casino,
+    "charity": _land_levy,
+    "ecology": _land_levy,
+    "mail": _land_mail,
+    "operating_fees": _land_operating_fees,
+    "travel_agency": _land_travel,
+}
+"""What landing on each kind of space does (but a country's); True: the space asks the player
+something before the turn ends."""
 
 
 def _land_country(ctx: Ctx, country_id: str) -> None:

@@ -17,7 +17,7 @@ from core import ui
 from core.games.businessgo.board import board
 from core.games.businessgo.text import join, money
 from core.games.businessgo.ui import _PHASES
-from core.games.businessgo.view import BusinessGoView
+from core.games.businessgo.view import BusinessGoView, PlayerView
 from core.text import plural
 
 __all__ = ["CORNER", "MARKETS", "SIDE", "draw", "layout", "space_box"]
@@ -173,7 +173,6 @@ def _legend(canvas: kit.Canvas) -> None:
 
 
 def _centre(canvas: kit.Canvas, public: BusinessGoView) -> None:
-    b = board()
     names = [p.name for p in public.players]
     left, top = CORNER + 24, CORNER + 20
     width = 9 * SIDE - 48
@@ -191,24 +190,44 @@ def _centre(canvas: kit.Canvas, public: BusinessGoView) -> None:
         extra.append(f"Last roll {public.dice[0]} + {public.dice[1]}.")
     canvas.text((left, y), " ".join(extra), size=20, width=width)
     y += 40
-    # The cash table: mark, name, cash, where, what they own.
     for p in public.players:
-        grey = p.bankrupt
-        ink = kit.GREY if grey else kit.INK
-        if p.seat == public.turn and public.outcome is None:
-            canvas.box((left - 8, y - 4, left + width, y + 46), fill=kit.HIGHLIGHT, outline=None)
-        canvas.mark(p.seat, (left + 16, y + 20), 16, grey)
-        canvas.text((left + 44, y + 20), p.name, size=22, fill=ink, anchor="lm", width=260)
-        cash = "bankrupt" if p.bankrupt else p.cash_text
-        canvas.text((left + 520, y + 20), cash, size=24, fill=ink, anchor="rm")
-        owned = sum(1 for s in public.licences.values() if s == p.seat) + sum(
-            1 for s in public.services.values() if s == p.seat
-        )
-        where = f"on {p.space}" + (f" · burnt out {p.burnout}" if p.burnout else "")
-        where += f" · owns {owned}" if owned else ""
-        canvas.text((left + 540, y + 20), where, size=19, fill=ink, anchor="lm", width=width - 540)
+        _cash_row(canvas, public, p, (left, y), width)
         y += 50
     y += 10
+    for note in _open_deals(public, names):
+        for line in kit.wrap(note, 20, width, 2):
+            canvas.text((left, y), line, size=20)
+            y += 26
+
+
+def _cash_row(
+    canvas: kit.Canvas,
+    public: BusinessGoView,
+    p: PlayerView,
+    at: tuple[int, int],
+    width: int,
+) -> None:
+    """One player's row of the cash table: mark, name, cash, where, what they own."""
+    left, y = at
+    grey = p.bankrupt
+    ink = kit.GREY if grey else kit.INK
+    if p.seat == public.turn and public.outcome is None:
+        canvas.box((left - 8, y - 4, left + width, y + 46), fill=kit.HIGHLIGHT, outline=None)
+    canvas.mark(p.seat, (left + 16, y + 20), 16, grey)
+    canvas.text((left + 44, y + 20), p.name, size=22, fill=ink, anchor="lm", width=260)
+    cash = "bankrupt" if p.bankrupt else p.cash_text
+    canvas.text((left + 520, y + 20), cash, size=24, fill=ink, anchor="rm")
+    owned = sum(1 for s in public.licences.values() if s == p.seat) + sum(
+        1 for s in public.services.values() if s == p.seat
+    )
+    where = f"on {p.space}" + (f" · burnt out {p.burnout}" if p.burnout else "")
+    where += f" · owns {owned}" if owned else ""
+    canvas.text((left + 540, y + 20), where, size=19, fill=ink, anchor="lm", width=width - 540)
+
+
+def _open_deals(public: BusinessGoView, names: list[str]) -> list[str]:
+    """The sale and the auction under way, a sentence each."""
+    b = board()
     notes: list[str] = []
     if public.sale is not None:
         sale = public.sale
@@ -221,10 +240,7 @@ def _centre(canvas: kit.Canvas, public: BusinessGoView) -> None:
     if public.auction is not None:
         answered = join([names[s] for s in public.auction.answered]) or "nobody yet"
         notes.append(f"{names[public.auction.seller]}'s auction: answered {answered}.")
-    for note in notes:
-        for line in kit.wrap(note, 20, width, 2):
-            canvas.text((left, y), line, size=20)
-            y += 26
+    return notes
 
 
 def _alt(public: BusinessGoView) -> str:

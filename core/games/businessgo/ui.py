@@ -41,7 +41,7 @@ from core.games.businessgo.legal import (
 from core.games.businessgo.rules import FLOW
 from core.games.businessgo.state import BusinessGoState
 from core.games.businessgo.text import join, money, plural
-from core.games.businessgo.view import BusinessGoView, CorporationView
+from core.games.businessgo.view import AuctionView, BusinessGoView, CorporationView, PlayerView
 from core.text import possessive
 
 __all__ = [
@@ -157,7 +157,34 @@ def render_board(
     shows the track (every space, its owner and tag, the tokens), so the text leaves it out and
     each player's line names what they own, their licences too (and the closed countries are
     said): everything the track told in words."""
+    head = _board_head(state, public)
     b = board()
+    legend = "N = National, N+ = has sold (white chimney), I = International."
+    if pictured:
+        closed = [b.countries[c].name for c in public.closed]
+        lines = [*(["Closed: " + join(closed) + "."] if closed else []), legend]
+    else:
+        lines = [
+            "The track, clockwise (◀ marks where players stand; passing 0 pays the grant, "
+            "passing 16 the Operating Fees):",
+            *_track(public),
+            legend,
+        ]
+    fields = [_player_field(public, p, pictured) for p in public.players]
+    buttons, selects = _board_controls(state)
+    decision = _decision_line(state) if buttons or selects else ""
+    return ui.Message(
+        title="Busine$$ GO",
+        text="\n".join([*head, "", *lines, *(["", decision] if decision else [])]),
+        fields=fields,
+        buttons=ui.rows(buttons),
+        selects=selects,
+    )
+
+
+def _board_head(state: BusinessGoState, public: BusinessGoView) -> list[str]:
+    """The board's first lines: the round and goal, whose turn it is (or the result), the last
+    roll, and the sale and auction under way."""
     names = [p.name for p in public.players]
     head = [f"Round {public.round} · Goal {money(public.goal)}"]
     if public.round == 1 and public.opening:
@@ -174,69 +201,57 @@ def render_board(
         head.append(f"Last roll: {public.dice[0]}+{public.dice[1]}.")
     if public.sale:
         sale = public.sale
+        b = board()
         product = b.products[sale.product].name
         where = b.countries[sale.country].name if sale.country else "the Boom"
         joined = join([names[s] for s in sale.joined]) or "nobody yet"
         head.append(f"{names[sale.seller]} sells {product} to {where}; joined: {joined}.")
     if public.auction:
-        auction = public.auction
-        if auction.bids:
-            bids = ", ".join(
-                f"{names[s]} {money(a) if a else 'passed'}" for s, a in auction.bids.items()
-            )
-            head.append(
-                f"{names[auction.seller]} auctioned {asset_name(state, auction.asset)}: "
-                f"{bids}; the bank pays {money(auction.floor)}."
-            )
-        else:
-            head.append(
-                f"{names[auction.seller]} auctions {asset_name(state, auction.asset)} "
-                f"(smallest bid {money(auction.floor)}); "
-                f"answered: {join([names[s] for s in auction.answered]) or 'nobody yet'}."
-            )
-    legend = "N = National, N+ = has sold (white chimney), I = International."
-    if pictured:
-        closed = [b.countries[c].name for c in public.closed]
-        lines = [*(["Closed: " + join(closed) + "."] if closed else []), legend]
-    else:
-        lines = [
-            "The track, clockwise (◀ marks where players stand; passing 0 pays the grant, "
-            "passing 16 the Operating Fees):",
-            *_track(public),
-            legend,
-        ]
-    fields = []
-    for p in public.players:
-        corps = [
-            f"{b.countries[cid].name} {_corp_tag(corp)}"
-            for cid, corp in public.corporations.items()
-            if corp.owner == p.seat
-        ]
-        if pictured:  # (the track says whose a bare licence is)
-            corps += [
-                f"{b.countries[cid].name} licence"
-                for cid, owner in public.licences.items()
-                if owner == p.seat and cid not in public.corporations
-            ]
-        corps += [b.services[sid].name for sid, owner in public.services.items() if owner == p.seat]
-        value = f"{p.cash_text} · on {p.position} {p.space}"
-        if p.bankrupt:
-            value = "bankrupt"
-        elif p.burnout:
-            value += f" · burnt out ({plural(p.burnout, 'turn')} to skip)"
-        if corps and not p.bankrupt:
-            value += " · " + ", ".join(corps)
-        marker = "▶ " if p.seat == public.turn and not public.outcome else ""
-        fields.append(ui.Field_(name=marker + p.name, value=value))
-    buttons, selects = _board_controls(state)
-    decision = _decision_line(state) if buttons or selects else ""
-    return ui.Message(
-        title="Busine$$ GO",
-        text="\n".join([*head, "", *lines, *(["", decision] if decision else [])]),
-        fields=fields,
-        buttons=ui.rows(buttons),
-        selects=selects,
+        head.append(_auction_line(state, public.auction, names))
+    return head
+
+
+def _auction_line(state: BusinessGoState, auction: AuctionView, names: list[str]) -> str:
+    if auction.bids:
+        bids = ", ".join(
+            f"{names[s]} {money(a) if a else 'passed'}" for s, a in auction.bids.items()
+        )
+        return (
+            f"{names[auction.seller]} auctioned {asset_name(state, auction.asset)}: "
+            f"{bids}; the bank pays {money(auction.floor)}."
+        )
+    return (
+        f"{names[auction.seller]} auctions {asset_name(state, auction.asset)} "
+        f"(smallest bid {money(auction.floor)}); "
+        f"answered: {join([names[s] for s in auction.answered]) or 'nobody yet'}."
     )
+
+
+def _player_field(public: BusinessGoView, p: PlayerView, pictured: bool) -> ui.Field_:
+    """A player's line: cash and space, or bankrupt, burnout, and what they own (their bare
+    licences too when the picture shows the track)."""
+    b = board()
+    corps = [
+        f"{b.countries[cid].name} {_corp_tag(corp)}"
+        for cid, corp in public.corporations.items()
+        if corp.owner == p.seat
+    ]
+    if pictured:  # (the track says whose a bare licence is)
+        corps += [
+            f"{b.countries[cid].name} licence"
+            for cid, owner in public.licences.items()
+            if owner == p.seat and cid not in public.corporations
+        ]
+    corps += [b.services[sid].name for sid, owner in public.services.items() if owner == p.seat]
+    value = f"{p.cash_text} · on {p.position} {p.space}"
+    if p.bankrupt:
+        value = "bankrupt"
+    elif p.burnout:
+        value += f" · burnt out ({plural(p.burnout, 'turn')} to skip)"
+    if corps and not p.bankrupt:
+        value += " · " + ", ".join(corps)
+    marker = "▶ " if p.seat == public.turn and not public.outcome else ""
+    return ui.Field_(name=marker + p.name, value=value)
 
 
 def _board_controls(state: BusinessGoState) -> tuple[list[ui.Button], list[ui.Select]]:
@@ -287,8 +302,31 @@ def _controls(
 def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
     """What ``hand`` shows a player: their money and holdings, and where their choices are
     (on the board: every choice in Busine$$ GO is open but a sealed bid's amount)."""
+    lines = [f"You have {money(state.cash[seat])}.", *_holdings(state, seat)]
+    auction = state.auction
+    if auction is not None and auction.bids.get(seat) and state.deciding == "auction":
+        lines.append(f"Your sealed bid: {money(auction.bids[seat])}.")
+    if state.finished:
+        lines.append("The game is over.")
+    elif FLOW.asked(state, seat):
+        lines.append("The game waits for you: your choices are the buttons on the board.")
+    else:
+        lines.append(ui.idle())
+    if not state.finished and not state.bankrupt[seat]:
+        lines.append(
+            "Sales competitions: you join them all without being asked "
+            "(`/businessgo compete ask` to be asked)."
+            if state.always_competes(seat)
+            else "Sales competitions: you are asked each time "
+            "(`/businessgo compete always` to join them all)."
+        )
+    return ui.Message(title=f"Busine$$ GO: {state.names[seat]}", text="\n".join(lines))
+
+
+def _holdings(state: BusinessGoState, seat: Seat) -> list[str]:
+    """A player's corporations, bare licences and Service Industries, a line each."""
     b = board()
-    lines = [f"You have {money(state.cash[seat])}."]
+    lines = []
     mine = [
         f"{b.countries[c.country].name} ({'International' if c.international else 'National'}"
         + (", has sold" if c.chimney and not c.international else "")
@@ -316,24 +354,7 @@ def render_private(state: BusinessGoState, seat: Seat) -> ui.Message:
             )
             + "."
         )
-    auction = state.auction
-    if auction is not None and auction.bids.get(seat) and state.deciding == "auction":
-        lines.append(f"Your sealed bid: {money(auction.bids[seat])}.")
-    if state.finished:
-        lines.append("The game is over.")
-    elif FLOW.asked(state, seat):
-        lines.append("The game waits for you: your choices are the buttons on the board.")
-    else:
-        lines.append(ui.idle())
-    if not state.finished and not state.bankrupt[seat]:
-        lines.append(
-            "Sales competitions: you join them all without being asked "
-            "(`/businessgo compete ask` to be asked)."
-            if state.always_competes(seat)
-            else "Sales competitions: you are asked each time "
-            "(`/businessgo compete always` to join them all)."
-        )
-    return ui.Message(title=f"Busine$$ GO: {state.names[seat]}", text="\n".join(lines))
+    return lines
 
 
 BET_FORM = ui.Ask(
@@ -507,22 +528,19 @@ def render_prompt(state: BusinessGoState) -> ui.Message | None:
 
 def describe_action(state: BusinessGoState, action: Action) -> str:
     """A short label; sealed bids are not described by amount (labels may reach a log)."""
-    b = board()
-    countries = b.countries
+    described = _describe_move(state, action)
+    return described if described is not None else _describe_holding(state, action)
 
-    def country(cid: str) -> str:
-        return countries[cid].name if cid in countries else cid
 
+def _country(cid: str) -> str:
+    countries = board().countries
+    return countries[cid].name if cid in countries else cid
+
+
+def _describe_move(state: BusinessGoState, action: Action) -> str | None:
+    """The label of a move of the turn, the Casino, a sale or an auction (None: another)."""
     if isinstance(action, Roll):
         return "Roll the dice"
-    if isinstance(action, Setup):
-        c = countries.get(action.country)
-        cost = f" ({money(c.start_up)})" if c else ""
-        return f"Set up in {country(action.country)}{cost}"
-    if isinstance(action, Convert):
-        c = countries.get(action.country)
-        cost = f" ({money(c.conversion)})" if c else ""
-        return f"Convert {country(action.country)} to International{cost}"
     if isinstance(action, Buy):
         if state.deciding in ("licence", "service"):
             return f"Buy for {money(landed_price(state))}"
@@ -530,12 +548,12 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
     if isinstance(action, Pass):
         return _PASS_LABELS.get(state.deciding, "Pass")
     if isinstance(action, Sell):
-        product = b.products.get(action.product)
+        product = board().products.get(action.product)
         return f"Sell {product.name if product else action.product}"
     if isinstance(action, Bet):
         return f"Bet {money(action.amount)}"
     if isinstance(action, Travel):
-        return f"Travel to {country(action.country)}"
+        return f"Travel to {_country(action.country)}"
     if isinstance(action, Join):
         return "Join the competition"
     if isinstance(action, Bid):
@@ -547,6 +565,21 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
         return "Accept the best bid"
     if isinstance(action, AlwaysCompete):
         return "Always join" if action.always else "Ask me before competing"
+    return None
+
+
+def _describe_holding(state: BusinessGoState, action: Action) -> str:
+    """The label of a change to what a player holds (or of the game clock's timeout)."""
+    b = board()
+    countries = b.countries
+    if isinstance(action, Setup):
+        c = countries.get(action.country)
+        cost = f" ({money(c.start_up)})" if c else ""
+        return f"Set up in {_country(action.country)}{cost}"
+    if isinstance(action, Convert):
+        c = countries.get(action.country)
+        cost = f" ({money(c.conversion)})" if c else ""
+        return f"Convert {_country(action.country)} to International{cost}"
     if isinstance(action, AuctionOff | SellToBank):
         known = action.asset in countries or action.asset in b.services
         what = asset_name(state, action.asset) if known else action.asset
@@ -557,8 +590,8 @@ def describe_action(state: BusinessGoState, action: Action) -> str:
     if isinstance(action, Downgrade):
         c = countries.get(action.country)
         back = f" (+{money(c.conversion // 2)})" if c else ""
-        return f"Downgrade {country(action.country)}{back}"
+        return f"Downgrade {_country(action.country)}{back}"
     if isinstance(action, Remove):
         service = b.services.get(action.country)
-        return f"Remove {service.name if service else country(action.country)}"
+        return f"Remove {service.name if service else _country(action.country)}"
     return "Time is up"
