@@ -1,9 +1,11 @@
 """What the authority hands back: what each surface of the table should show now.
 
-A game in a channel is shown on a fixed set of surfaces (see ``ARCHITECTURE.md``, "Presentation:
-the table"): the *card* in the channel, the *board*, the *log*, the public *prompt*, one private
-*panel* per player and the turn *notice*. An Outbox says what changed: the table layer
-(:mod:`bot.table`) compares it with what was last shown and posts, edits, moves or deletes.
+A game in a channel is shown on a fixed set of surfaces (see the team's ARCHITECTURE.md, in the
+shared folder beside this repository, "Presentation: the table"; as built, docs/architecture.md,
+"bot/table: the table"): the *card* in the channel, the *board*, the *log*, the public
+*prompt*, one private *panel* per player and the turn *notice*. An Outbox says what changed:
+the table layer (:mod:`bot.table`) compares it with what was last shown and posts, edits, moves
+or deletes.
 Private answers to the requester (a refusal, ``help``, ``rules``) are ``replies``.
 """
 

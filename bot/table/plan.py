@@ -12,7 +12,8 @@ being posted and does not post it again (if it wants it to show something newer,
 :attr:`~bot.table.model.Refs.wanted`). The executor (:mod:`bot.table.deliver`) swaps each
 reservation for the real message once posted.
 
-The surfaces (see ``ARCHITECTURE.md``, "Presentation: the table"):
+The surfaces (see the team's ARCHITECTURE.md, in the shared folder beside this repository,
+"Presentation: the table"; as built, docs/architecture.md, "bot/table: the table"):
 
 - the *card* is the game's one message in the channel: the lobby, edited as people join; the
   summary while the game is played in its thread; the final standings. At the end the result
