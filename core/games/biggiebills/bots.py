@@ -247,24 +247,31 @@ def _acquire_value(view: BiggieBillsView, action: PlayGrowth) -> float | None:
 
 
 def _choose_turn(view: BiggieBillsView, legal: list[Action], rng: Rng) -> Action:
-    hand = {c.id: c for c in _hand(view)}
-    scored: list[tuple[float, Action]] = []
-    for action in legal:
-        value: float | None = None
-        if isinstance(action, PlayGrowth) and action.target is not None:
-            value = _acquire_value(view, action)
-        elif isinstance(action, PlayGrowth):
-            value = _growth_value(view, hand[action.card])
-        elif isinstance(action, Challenge):
-            value = _challenge_value(view, action)
-            if value is not None and action.card in FLEX_STAGES:
-                value += 5  # a Flexible Challenge does not use the turn's play
-        if value is not None:
-            scored.append((value, action))
+    scored = [(value, a) for a in legal if (value := _play_value(view, a)) is not None]
     if scored:
         best = max(value for value, _ in scored)
         if best > -WAIT * max(1, len(_rivals(view)) - 2):  # rather than wait for a safer turn
             return rng.choice([a for value, a in scored if value == best])
+    return _no_good_play(view, legal, rng)
+
+
+def _play_value(view: BiggieBillsView, action: Action) -> float | None:
+    """What a play or a challenge is worth to the team (None: neither)."""
+    if isinstance(action, PlayGrowth) and action.target is not None:
+        return _acquire_value(view, action)
+    if isinstance(action, PlayGrowth):
+        hand = {c.id: c for c in _hand(view)}
+        return _growth_value(view, hand[action.card])
+    if isinstance(action, Challenge):
+        value = _challenge_value(view, action)
+        if value is not None and action.card in FLEX_STAGES:
+            value += 5  # a Flexible Challenge does not use the turn's play
+        return value
+    return None
+
+
+def _no_good_play(view: BiggieBillsView, legal: list[Action], rng: Rng) -> Action:
+    """No play worth its risk: end the turn, exchange or skip, whichever costs least."""
     done = next((a for a in legal if isinstance(a, Done)), None)
     if done is not None:
         return done

@@ -10,6 +10,8 @@ to the bank unless a rival could pay more for it at auction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from core.engine import Rng, Seat
@@ -53,64 +55,96 @@ def bot_action(view: BusinessGoView, legal: list[Action], rng: Rng) -> Action:
     if view.you is None:
         raise ValueError("a bot plays from a seat's own view, not the channel's")
     me = view.you
-    cash = view.players[me].cash
-    phase = view.phase
+    choose = _BY_PHASE.get(view.phase)
+    if choose is None:
+        return legal[-1]
+    return choose(_Turn(view, legal, me, view.players[me].cash, rng))
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What the bot decides from: its view, its legal actions, its seat and cash, its dice."""
+
+    view: BusinessGoView
+    legal: list[Action]
+    me: Seat
+    cash: int
+    rng: Rng
+
+
+def _on_turn(t: _Turn) -> Action:
+    """Set up the corporation it can best afford, else convert one, else roll."""
+    view, me, cash = t.view, t.me, t.cash
+    countries = board().countries
+    setups = [a for a in t.legal if isinstance(a, Setup)]
+    affordable = [a for a in setups if cash - countries[a.country].start_up >= reserve(view, me, 1)]
+    if affordable:
+        return max(
+            affordable,
+            key=lambda a: (_product_weight(view, me, a.country), countries[a.country].start_up),
+        )
+    converts = [
+        a
+        for a in t.legal
+        if isinstance(a, Convert)
+        and cash - countries[a.country].conversion >= reserve(view, me, 2) + RESERVE
+    ]
+    if converts:
+        return max(converts, key=lambda a: countries[a.country].conversion)
+    return _first(t.legal, Roll) or t.legal[-1]
+
+
+def _on_licence(t: _Turn) -> Action:
     b = board()
-    countries = b.countries
-    if phase == "compete":
-        return _first(legal, Join) or legal[-1]
-    if phase == "auction":
-        return _bid(view, legal, me, cash)
-    if phase == "accept":
-        return _accept(view, legal)
-    if phase == "turn":
-        setups = [a for a in legal if isinstance(a, Setup)]
-        affordable = [
-            a for a in setups if cash - countries[a.country].start_up >= reserve(view, me, 1)
-        ]
-        if affordable:
-            return max(
-                affordable,
-                key=lambda a: (_product_weight(view, me, a.country), countries[a.country].start_up),
-            )
-        converts = [
-            a
-            for a in legal
-            if isinstance(a, Convert)
-            and cash - countries[a.country].conversion >= reserve(view, me, 2) + RESERVE
-        ]
-        if converts:
-            return max(converts, key=lambda a: countries[a.country].conversion)
-        return _first(legal, Roll) or legal[-1]
-    if phase == "licence":
-        buy = _first(legal, Buy)
-        space = b.spaces[view.players[me].position]
-        price = countries[space].licence + countries[space].start_up
-        if buy is not None and cash - price >= reserve(view, me, 1) // 2:
-            return buy
-        return Pass()
-    if phase == "service":
-        buy = _first(legal, Buy)
-        space = b.spaces[view.players[me].position]
-        if buy is not None and cash - b.services[space].price >= reserve(view, me, 3) + RESERVE:
-            return buy
-        return Pass()
-    if phase == "boom":
-        sells = [a for a in legal if isinstance(a, Sell)]
-        return sells[0] if sells else Pass()
-    if phase == "casino":
-        bets = [a for a in legal if isinstance(a, Bet) and a.amount <= cash // 8]
-        if bets and rng.random() < 0.6:
-            return max(bets, key=lambda a: a.amount)
-        return Pass()
-    if phase == "travel":
-        return _travel(view, legal, me, cash)
-    if phase == "debt":
-        return _raise(view, legal, me)
-    if phase == "mail":
-        removes = [a for a in legal if isinstance(a, Remove)]
-        return min(removes, key=lambda a: (_cost(view, a.country), a.country))
-    return legal[-1]
+    buy = _first(t.legal, Buy)
+    space = b.spaces[t.view.players[t.me].position]
+    price = b.countries[space].licence + b.countries[space].start_up
+    if buy is not None and t.cash - price >= reserve(t.view, t.me, 1) // 2:
+        return buy
+    return Pass()
+
+
+def _on_service(t: _Turn) -> Action:
+    b = board()
+    buy = _first(t.legal, Buy)
+    space = b.spaces[t.view.players[t.me].position]
+    price = b.services[space].price
+    if buy is not None and t.cash - price >= reserve(t.view, t.me, 3) + RESERVE:
+        return buy
+    return Pass()
+
+
+def _on_boom(t: _Turn) -> Action:
+    sells = [a for a in t.legal if isinstance(a, Sell)]
+    return sells[0] if sells else Pass()
+
+
+def _on_casino(t: _Turn) -> Action:
+    bets = [a for a in t.legal if isinstance(a, Bet) and a.amount <= t.cash // 8]
+    if bets and t.rng.random() < 0.6:
+        return max(bets, key=lambda a: a.amount)
+    return Pass()
+
+
+def _on_mail(t: _Turn) -> Action:
+    removes = [a for a in t.legal if isinstance(a, Remove)]
+    return min(removes, key=lambda a: (_cost(t.view, a.country), a.country))
+
+
+_BY_PHASE: dict[str, Callable[[_Turn], Action]] = {
+    "compete": lambda t: _first(t.legal, Join) or t.legal[-1],
+    "auction": lambda t: _bid(t.view, t.legal, t.me, t.cash),
+    "accept": lambda t: _accept(t.view, t.legal),
+    "turn": _on_turn,
+    "licence": _on_licence,
+    "service": _on_service,
+    "boom": _on_boom,
+    "casino": _on_casino,
+    "travel": lambda t: _travel(t.view, t.legal, t.me, t.cash),
+    "debt": lambda t: _raise(t.view, t.legal, t.me),
+    "mail": _on_mail,
+}
+"""How the bot decides in each phase of the game."""
 
 
 K = TypeVar("K")
