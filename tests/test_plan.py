@@ -3,7 +3,7 @@ and no clock but the one it is given (bot/table/plan.py is pure)."""
 
 from __future__ import annotations
 
-from bot.commands.outbox import GAME_OVER, Outbox
+from bot.commands.outbox import GAME_OVER, Changes, Mode, Outbox
 from bot.table import MAX_BELOW, MOVE_AT, PENDING_S, YOUR_MOVE, Place, Refs, Shown, digest, plan
 from bot.table.plan import (
     COALESCE_S,
@@ -25,8 +25,8 @@ CHANNEL = "C1"
 NOW = 1_000_000.0
 
 
-def out(version: int | None = 1, **surfaces: object) -> Outbox:
-    return Outbox.model_validate(
+def out(version: int | None = 1, **surfaces: object) -> Changes:
+    return Changes.model_validate(
         {"platform": "test", "channel": CHANNEL, "game": "g", "table": "g:0", "version": version}
         | surfaces
     )
@@ -185,8 +185,9 @@ def test_the_end_closes_the_prompt_and_every_panel_and_posts_the_result() -> Non
 
 
 def test_private_answers_come_first_and_a_deadline_s_go_by_dm() -> None:
-    answered = out(2, board=board("1"))
-    answered.reply("al", "Done.")
+    filled = Outbox.model_validate(out(2, board=board("1")).model_dump())
+    filled.reply("al", "Done.")
+    answered, _context = filled.handed()
     planned = plan(playing(), answered, ctx(user="al"))
     assert isinstance(planned.ops[0], Reply)
     by_clock = plan(playing(), answered, ctx())  # nobody asked: a DM (a note) instead
@@ -200,13 +201,14 @@ def pictured(text: str, key: str) -> ui.Message:
     return ui.Message(title="Board", text=text, picture_key=key)
 
 
-def coalescing(now: float = NOW, shows: bool = True) -> Context:
+def coalescing(now: float = NOW, shows: bool = True, mode: Mode = Mode.STEP) -> Context:
     return Context(
         token="t",
         now=now,
         free=lambda where: 5,
         coalesce_s=COALESCE_S,
         shows=lambda key: shows,
+        mode=mode,
     )
 
 
@@ -234,18 +236,18 @@ def test_the_catch_up_gives_the_held_version_s_board_its_newest_picture_and_noth
     held = plan(showing(), out(2, board=pictured("1", "k2")), coalescing())
     refs = held.refs
     refs.pending = ["a line shown under Latest"]
-    catch = out(2, board=pictured("1", "k2"), catch_up=True)
-    caught = plan(refs, catch, coalescing(NOW + COALESCE_S))
+    catch = out(2, board=pictured("1", "k2"))
+    caught = plan(refs, catch, coalescing(NOW + COALESCE_S, mode=Mode.CATCH_UP))
     (edit,) = caught.ops
     assert isinstance(edit, Edit) and edit.slot == "board"
     assert edit.message.picture_key == "k2" and edit.message.text == "1"
     assert caught.refs.picture_at == NOW + COALESCE_S and caught.refs.version == 2
     # A newer state drawn meanwhile (by any worker) shows or holds its own: nothing to do.
     newer = plan(held.refs, out(3, board=pictured("2", "k3")), coalescing(NOW + 0.5))
-    assert plan(newer.refs, catch, coalescing(NOW + COALESCE_S)).ops == []
+    assert plan(newer.refs, catch, coalescing(NOW + COALESCE_S, mode=Mode.CATCH_UP)).ops == []
     # Never a post: a board that is not there any more is not the catch-up's to post.
     gone = held.refs.model_copy(update={"board": None})
-    assert plan(gone, catch, coalescing(NOW + COALESCE_S)).ops == []
+    assert plan(gone, catch, coalescing(NOW + COALESCE_S, mode=Mode.CATCH_UP)).ops == []
 
 
 def test_the_end_and_a_board_posted_anew_never_hold_their_picture() -> None:

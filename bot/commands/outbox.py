@@ -11,14 +11,16 @@ Private answers to the requester (a refusal, ``help``, ``rules``) are ``replies`
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from core import ui
 
-__all__ = ["GAME_OVER", "Delivery", "Form", "Outbox"]
+__all__ = ["GAME_OVER", "Changes", "Delivery", "DeliveryContext", "Form", "Mode", "Outbox"]
 
 GAME_OVER = "This game is over; the card in the channel shows the final standings."
 """What every private panel says once its game is over (its buttons gone)."""
@@ -52,8 +54,50 @@ class Form(BaseModel):
     ask: ui.Ask
 
 
-class Outbox(BaseModel):
-    """Everything one command produced for one channel's table."""
+class Mode(enum.StrEnum):
+    """What kind of delivery the table makes (see :class:`DeliveryContext`)."""
+
+    STEP = "step"
+    """What a step changed: a command, a press, a deadline."""
+    STALE = "stale"
+    """The answer to a press on a message of an earlier moment: the pressed message is brought
+    up to date with the answer, so it cannot be pressed stale again."""
+    REPAIR = "repair"
+    """The game as it is now, for a table that may not show it: a deadline claimed again with
+    nothing to fire (its lease ran out after the save before it) brings this, in case the worker
+    that saved died before delivering. The table applies it only when it has not drawn
+    ``version`` yet, or holds a reservation (:func:`bot.table.plan.plan`); else nothing."""
+    CATCH_UP = "catch_up"
+    """The table's own delivery of a board picture it held back (changes came faster than the
+    platform should take uploads): the board of ``version``, if it is still the newest, gets
+    the picture of ``board.picture_key``; nothing else is touched."""
+    FLUSH = "flush"
+    """The table's own delivery of the edits the platform's budget deferred."""
+
+
+@dataclass(frozen=True)
+class DeliveryContext:
+    """How a change set is to be delivered, beside what it changes: its mode, the refs loaded
+    with the game, and the drawings of its pictures."""
+
+    mode: Mode = Mode.STEP
+    refs_seen: tuple[int, str] | None = None
+    """The table's refs (revision and JSON; ``(0, "")``: none) as loaded with the game, so the
+    table need not read them again (it does when they turn out to have changed)."""
+    draw: Callable[[], ui.Picture | None] | None = None
+    """Draws the picture of ``board.picture_key`` (a pure function of the public view); the
+    table calls it off the event loop, and only when that picture is not drawn yet."""
+    draw_chart: Callable[[], ui.Picture | None] | None = None
+    """Draws the picture of ``card.picture_key``, the finished game's money chart (replayed
+    from its log), as the table draws a board's."""
+
+
+class Changes(BaseModel):
+    """What one step changed of one channel's table: what each surface should show now. The
+    table takes it as it is (it is frozen) with a :class:`DeliveryContext`; a step fills an
+    :class:`Outbox`, which hands both over (:meth:`Outbox.handed`)."""
+
+    model_config = ConfigDict(frozen=True)
 
     platform: str
     channel: str
@@ -115,33 +159,8 @@ class Outbox(BaseModel):
     raise_panel: bool = False
     """The requester asked for their hand in a DM: the panel there is posted anew at the
     bottom (the old one deleted) rather than a copy of it added."""
-    stale_press: bool = False
-    """This answers a press on a message of an earlier moment: the pressed message is brought
-    up to date with the answer, so it cannot be pressed stale again."""
     heal: ui.Message | None = None
-    """With ``stale_press``: what a private pressed message shows now (the seat's panel)."""
-    refs_seen: tuple[int, str] | None = Field(default=None, exclude=True)
-    """The table's refs (revision and JSON; ``(0, "")``: none) as loaded with the game, so the
-    table need not read them again (it does when they turn out to have changed)."""
-    pictures: bool = Field(default=False, exclude=True)
-    """The deployment draws boards as pictures (``Settings.pictures``): a step draws the board
-    of a game whose record wants pictures too (:func:`~bot.commands.game.play.show_board`)."""
-    draw: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
-    """Draws the picture of ``board.picture_key`` (a pure function of the public view); the
-    table calls it in a worker thread, and only when that picture is not drawn yet."""
-    draw_chart: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
-    """Draws the picture of ``card.picture_key``, the finished game's money chart (replayed
-    from its log), as the table draws a board's."""
-    catch_up: bool = False
-    """The table's own delivery of a board picture it held back (changes came faster than the
-    platform should take uploads): the board of ``version``, if it is still the newest, gets
-    the picture of ``board.picture_key``; nothing else is touched."""
-    repair: bool = False
-    """The game as it is now, for a table that may not show it: a deadline claimed again with
-    nothing to fire (its lease ran out after the save before it) brings this, in case the worker
-    that saved died before delivering. The table applies it only when it has not drawn
-    ``version`` yet, or holds a reservation (:func:`bot.table.plan.plan`); else it changes
-    nothing."""
+    """With a stale press: what a private pressed message shows now (the seat's panel)."""
     form: Form | None = None
     """Open this form for the presser (and nothing else: a modal must be the first answer)."""
     forgotten: tuple[str, str] | None = None
@@ -151,6 +170,55 @@ class Outbox(BaseModel):
     """People whose list of games changed with this Outbox (a lobby they joined or left, a game
     begun or over) or whose game now waits for someone else: a platform that keeps a page per
     person (Slack's App Home) brings theirs up to date. Public facts only."""
+
+    @property
+    def public(self) -> list[ui.Message]:
+        """What these changes show everyone, as messages (tests and the console read it)."""
+        shown = [self.card] if self.card is not None else []
+        if self.log:
+            shown.append(ui.Message(text="\n".join(self.log)))
+        shown.extend(self.posts)
+        if self.prompt is not None:
+            shown.append(self.prompt)
+        if self.result is not None:
+            shown.append(self.result)
+        return shown
+
+
+class Outbox(Changes):
+    """What a step fills as it runs: the changes, and how they are to be delivered."""
+
+    model_config = ConfigDict(frozen=False)
+
+    stale_press: bool = False
+    """This answers a press on a message of an earlier moment (:attr:`Mode.STALE`)."""
+    repair: bool = False
+    """The game as it is now, for a table that may not show it (:attr:`Mode.REPAIR`)."""
+    pictures: bool = Field(default=False, exclude=True)
+    """The deployment draws boards as pictures (``Settings.pictures``): a step draws the board
+    of a game whose record wants pictures too (:func:`~bot.commands.game.play.show_board`)."""
+    refs_seen: tuple[int, str] | None = Field(default=None, exclude=True)
+    """See :attr:`DeliveryContext.refs_seen`."""
+    draw: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
+    """See :attr:`DeliveryContext.draw`."""
+    draw_chart: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
+    """See :attr:`DeliveryContext.draw_chart`."""
+
+    @property
+    def mode(self) -> Mode:
+        if self.repair:
+            return Mode.REPAIR
+        return Mode.STALE if self.stale_press else Mode.STEP
+
+    def handed(self) -> tuple[Changes, DeliveryContext]:
+        """The changes as the table takes them (frozen; they share this Outbox's messages,
+        which nothing changes in place) and their delivery's context."""
+        changes = Changes.model_construct(
+            _fields_set=self.model_fields_set & set(Changes.model_fields),
+            **{name: getattr(self, name) for name in Changes.model_fields},
+        )
+        context = DeliveryContext(self.mode, self.refs_seen, self.draw, self.draw_chart)
+        return changes, context
 
     def reply(
         self,
@@ -177,19 +245,6 @@ class Outbox(BaseModel):
         """A line of the game's story (a lobby change, someone leaving)."""
         if line:
             self.log.append(line)
-
-    @property
-    def public(self) -> list[ui.Message]:
-        """What this Outbox shows everyone, as messages (tests and the console read it)."""
-        shown = [self.card] if self.card is not None else []
-        if self.log:
-            shown.append(ui.Message(text="\n".join(self.log)))
-        shown.extend(self.posts)
-        if self.prompt is not None:
-            shown.append(self.prompt)
-        if self.result is not None:
-            shown.append(self.result)
-        return shown
 
 
 def _as_message(message: ui.Message | str) -> ui.Message:

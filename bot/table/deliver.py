@@ -24,10 +24,11 @@ their order and rarely meet in the store.
 
 A board picture a plan held back (:data:`~bot.table.plan.COALESCE_S`) is shown by a catch-up:
 one task per channel waits on the table's clock until the window has passed, then delivers
-``Outbox(catch_up=True)`` with the newest picture held, like any other delivery. A newer
-delivery to the channel supersedes it: one that holds its own picture gives the waiting task
-its newer board, one that shows its picture ends the task. :meth:`Table.caught_up` waits for
-the pictures held to be shown; :meth:`Table.flush` shows them at once (a worker stopping).
+a catch-up (:attr:`~bot.commands.outbox.Mode.CATCH_UP`) with the newest picture held, like any
+other delivery. A newer delivery to the channel supersedes it: one that holds its own picture
+gives the waiting task its newer board, one that shows its picture ends the task.
+:meth:`Table.caught_up` waits for the pictures held to be shown; :meth:`Table.flush` shows them
+at once (a worker stopping).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from bot.commands import codec
-from bot.commands.outbox import Outbox
+from bot.commands.outbox import Changes, DeliveryContext, Mode, Outbox
 from bot.table.budget import Budget, Call, Deferred, Priority, calling
 from bot.table.clock import Clock, MonotonicClock
 from bot.table.model import (
@@ -116,10 +117,11 @@ KNOWN_S = 60.0
 
 @dataclass
 class _CatchUp:
-    """A channel's board picture held back: ``out`` (a catch-up Outbox) is delivered at
-    ``due`` (unix time, the table's clock)."""
+    """A channel's board picture held back: ``out`` (the board to catch up) is delivered at
+    ``due`` (unix time, the table's clock), drawn by ``draw``."""
 
-    out: Outbox
+    out: Changes
+    draw: Callable[[], ui.Picture | None] | None
     due: float
     task: asyncio.Task[None] | None = None
 
@@ -134,9 +136,11 @@ class _Flush:
 
 @dataclass
 class _Run:
-    """One delivery: the Outbox, the requester's answer, and what happened."""
+    """One delivery: the changes, how they are delivered, the requester's answer, and what
+    happened."""
 
-    out: Outbox
+    out: Changes
+    context: DeliveryContext
     answer: Answer | None
     answered: bool = False
     refused: list[str] = field(default_factory=list)
@@ -153,7 +157,7 @@ class _Run:
 
 
 class Table:
-    """Delivers Outboxes as surfaces, through one platform's primitives."""
+    """Delivers change sets as surfaces, through one platform's primitives."""
 
     def __init__(
         self,
@@ -235,14 +239,20 @@ class Table:
     # --- one delivery ------------------------------------------------------------------------
 
     async def deliver(self, out: Outbox, answer: Answer | None = None) -> Delivered:
-        """Show ``out``. The result says whether the requester got an answer of their own (a
-        reply, or the pressed message updated: otherwise the adapter only acknowledges) and
-        what the platform refused the bot."""
+        """Show what a step filled in ``out``. The result says whether the requester got an
+        answer of their own (a reply, or the pressed message updated: otherwise the adapter
+        only acknowledges) and what the platform refused the bot."""
+        changes, context = out.handed()
+        return await self._deliver(changes, context, answer)
+
+    async def _deliver(
+        self, out: Changes, context: DeliveryContext, answer: Answer | None = None
+    ) -> Delivered:
         if out.duplicate:
             return Delivered()
         self._forget_quiet()
-        run = _Run(out=out, answer=answer)
-        if not touches_table(out):
+        run = _Run(out=out, context=context, answer=answer)
+        if not touches_table(out, context.mode):
             await self._execute(run, plan(Refs(table=out.table or ""), out, self._context(run)))
             return Delivered(answered=run.answered, refused=run.refused)
         key = GameKey(self.platform.name, out.channel)
@@ -255,7 +265,7 @@ class Table:
             planned = await self._reserve(key, run)
             await self._execute(run, planned)
             await self._settle(key, run, planned)
-            self._follow(out, planned)
+            self._follow(run, planned)
             self._later(out.channel, run, planned.refs)
         return Delivered(answered=run.answered, refused=run.refused)
 
@@ -298,9 +308,9 @@ class Table:
         key = GameKey(self.platform.name, channel)
         try:
             async with self._lock(channel):
-                refs = await self._read(key, _own_outbox(self.platform.name, channel))
-                out = _own_outbox(self.platform.name, channel, refs)
-                run = _Run(out=out, answer=None)
+                refs = await self._read(key, _own_changes(self.platform.name, channel))
+                out = _own_changes(self.platform.name, channel, refs)
+                run = _Run(out=out, context=DeliveryContext(Mode.FLUSH), answer=None)
                 planned = await self._reserve(key, run, lambda refs, ctx: flush(refs, ctx), refs)
                 await self._execute(run, planned)
                 await self._settle(key, run, planned)
@@ -310,10 +320,11 @@ class Table:
 
     # --- pictures held back ------------------------------------------------------------------
 
-    def _follow(self, out: Outbox, planned: Plan) -> None:
+    def _follow(self, run: _Run, planned: Plan) -> None:
         """After a delivery: its held picture waits for a catch-up (the channel's waiting one
         now brings this newer board); a board that showed its picture ends the wait."""
-        if out.catch_up:
+        out = run.out
+        if run.context.mode is Mode.CATCH_UP:
             return
         held, waiting = planned.held, self._catch_ups.get(out.channel)
         if held is None:
@@ -324,7 +335,7 @@ class Table:
                 if waiting.task is not None:
                     waiting.task.cancel()
             return
-        later = Outbox(
+        later = Changes(
             platform=out.platform,
             channel=out.channel,
             game=out.game,
@@ -332,13 +343,11 @@ class Table:
             thread=out.thread,
             board=out.board,
             version=held.version,
-            draw=out.draw,
-            catch_up=True,
         )
         if waiting is not None:
-            waiting.out, waiting.due = later, held.due
+            waiting.out, waiting.draw, waiting.due = later, run.context.draw, held.due
             return
-        entry = _CatchUp(later, held.due)
+        entry = _CatchUp(later, run.context.draw, held.due)
         self._catch_ups[out.channel] = entry
         entry.task = asyncio.create_task(self._catch_up(out.channel, entry))
         self._catching_up.add(entry.task)
@@ -352,7 +361,7 @@ class Table:
             return
         del self._catch_ups[channel]
         try:
-            await self.deliver(entry.out)
+            await self._deliver(entry.out, DeliveryContext(Mode.CATCH_UP, draw=entry.draw))
         except Exception:  # the next change of the board shows its picture
             log.exception("showing the held picture in %s failed", channel)
 
@@ -377,7 +386,7 @@ class Table:
                 entry.task.cancel()
         for entry in waiting:
             try:
-                await self.deliver(entry.out)
+                await self._deliver(entry.out, DeliveryContext(Mode.CATCH_UP, draw=entry.draw))
             except Exception:
                 log.exception("showing the held picture in %s failed", entry.out.channel)
         await self.caught_up()
@@ -393,6 +402,7 @@ class Table:
             closed_hint=self.platform.closed_hint,
             coalesce_s=self.coalesce_s,
             shows=self._shown.__contains__,
+            mode=run.context.mode,
             user=answer.user if answer is not None else None,
             pressed=answer.pressed if answer is not None else None,
             pressed_private=answer.pressed_private if answer is not None else False,
@@ -415,7 +425,7 @@ class Table:
     ) -> Plan:
         """Plan from the newest refs and write the plan's refs before any platform call."""
         ctx = self._context(run)
-        refs = loaded or await self._read(key, run.out, run.out.refs_seen)
+        refs = loaded or await self._read(key, run.out, run.context.refs_seen)
         for _ in range(MAX_PLANS):
             planned = planner(refs, ctx) if planner else plan(refs, run.out, ctx)
             if not _changed(refs, planned.refs):
@@ -432,7 +442,7 @@ class Table:
         planned.refs.rev = -1
         return planned
 
-    async def _read(self, key: GameKey, out: Outbox, seen: tuple[int, str] | None = None) -> Refs:
+    async def _read(self, key: GameKey, out: Changes, seen: tuple[int, str] | None = None) -> Refs:
         """The refs of ``out``'s game: ``seen`` (as loaded with the game), else as this process
         last knew them (:attr:`_known`), else read now."""
         stored = seen if seen is not None else self._known_refs(out.channel)
@@ -513,7 +523,7 @@ class Table:
         if key is None or op.message.picture is not None:
             return
         picture = self._drawn.get(key)
-        draw = _drawing(run.out, key)
+        draw = _drawing(run, key)
         if picture is None and draw is not None:
             picture = await self._draw(draw, key)
         if picture is not None:
@@ -567,7 +577,7 @@ class Table:
                     return
                 if op.slot.startswith("pressed:"):
                     return  # a private message the table does not keep: nothing to edit
-                if run.out.stale_press:
+                if run.context.mode is Mode.STALE:
                     # A stale press on a message that could not be brought up to date (gone,
                     # or its answer spent): the press is answered privately; the surface is
                     # the next change's to show, not this press's to post again.
@@ -819,17 +829,18 @@ class Table:
         log.warning("could not write what was shown in %s after %d tries", key, MAX_SETTLES)
 
 
-def _drawing(out: Outbox, key: str) -> Callable[[], ui.Picture | None] | None:
+def _drawing(run: _Run, key: str) -> Callable[[], ui.Picture | None] | None:
     """What draws the picture ``key`` that a message of ``out`` shows: the board's, or the
     final card's chart."""
+    out = run.out
     if out.board is not None and out.board.picture_key == key:
-        return out.draw
+        return run.context.draw
     if out.card is not None and out.card.picture_key == key:
-        return out.draw_chart
+        return run.context.draw_chart
     return None
 
 
-def _priority(out: Outbox, slot: str, surface: str) -> Priority:
+def _priority(out: Changes, slot: str, surface: str) -> Priority:
     """Who goes first when the budget is short (see :class:`~bot.table.budget.Priority`)."""
     kind, _, user = slot.partition(":")
     if kind in ("panel", "pressed"):
@@ -841,7 +852,7 @@ def _priority(out: Outbox, slot: str, surface: str) -> Priority:
     return Priority.BOARD
 
 
-def _call(out: Outbox, op: Op) -> Call:
+def _call(out: Changes, op: Op) -> Call:
     """What ``op``'s platform calls are for the budget: an edit of a surface the table keeps
     may be deferred (it shows its newest state later), anything else waits for room."""
     if isinstance(op, Reply):
@@ -862,11 +873,11 @@ def _wanted_shown(refs: Refs) -> list[Shown]:
     return [shown for slot in refs.wanted if (shown := slot_shown(refs, slot)) is not None]
 
 
-def _own_outbox(platform: str, channel: str, refs: Refs | None = None) -> Outbox:
+def _own_changes(platform: str, channel: str, refs: Refs | None = None) -> Changes:
     """What the table's own deliveries (deferred edits) know of the game: its channel, its
     table (the game's name and first version) and whom it waits for."""
     table = refs.table if refs is not None else ""
-    return Outbox(
+    return Changes(
         platform=platform,
         channel=channel,
         game=table.partition(":")[0],

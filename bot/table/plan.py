@@ -1,9 +1,9 @@
 """What one delivery does to a game's surfaces, decided without touching any platform.
 
-:func:`plan` takes the refs (what the table last showed) and an Outbox (what each surface should
+:func:`plan` takes the refs (what the table last showed) and a change set (what each surface should
 show now) and returns the refs as they will be once the delivery is done, and the operations
 that get there, in order: posts, edits, updates of the pressed message, deletes, DMs, private
-replies and a thread. It is pure: the same refs, Outbox and context give the same plan, so every
+replies and a thread. It is pure: the same refs, changes and context give the same plan, so every
 rule of the table is tested without a platform.
 
 A post it plans gets a *reservation* for an id (``pending:<token>:<n>:<since>``), written into
@@ -36,11 +36,11 @@ The surfaces (see the team's ARCHITECTURE.md, in the shared folder beside this r
   :data:`COALESCE_S`: a board edited in place sooner than that after its picture last changed
   shows its new text with the picture it has, and the plan says which picture it *held*
   (:attr:`Plan.held`); once the window has passed, the table delivers a catch-up
-  (``Outbox.catch_up``) that gives the board the newest picture held, unless a newer delivery
+  (``Mode.CATCH_UP``) that gives the board the newest picture held, unless a newer delivery
   came first. A board posted anew (moved down, a notice) takes its newest picture at once,
   and so does the board of the game's end: the final board always carries the final picture.
 
-A *repair* (``Outbox.repair``: the game as it is, brought by a deadline claimed again with
+A *repair* (``Mode.REPAIR``: the game as it is, brought by a deadline claimed again with
 nothing to fire, in case the worker that saved the state died before delivering it) is planned
 like any delivery when the table has drawn an older version or still holds a reservation, and
 changes nothing otherwise.
@@ -62,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.commands.outbox import GAME_OVER, Outbox
+from bot.commands.outbox import GAME_OVER, Changes, Mode
 from bot.table.model import PENDING, Place, Refs, Shown, digest
 from core import text as markup
 from core import ui
@@ -233,7 +233,7 @@ Op = Post | Edit | Update | Delete | Dm | Reply | Note | StartThread
 
 @dataclass
 class Context:
-    """What a plan reads besides the refs and the Outbox."""
+    """What a plan reads besides the refs and the changes (the delivery's mode among it)."""
 
     token: str
     """This delivery's own, in its reservations."""
@@ -252,6 +252,9 @@ class Context:
     """The requester being answered, if any (a deadline answers nobody)."""
     pressed: tuple[str, str] | None = None
     pressed_private: bool = False
+    mode: Mode = Mode.STEP
+    """What kind of delivery this is (a step's, a stale press's answer, a repair, the table's
+    own catch-up or flush)."""
 
     def paced(self, place: Place) -> str:
         """What a post in ``place`` counts against for the platform's post limit."""
@@ -287,7 +290,7 @@ class Plan:
         return bool(self.ops) or bool(self.reserved)
 
 
-def plan(refs: Refs, out: Outbox, ctx: Context) -> Plan:
+def plan(refs: Refs, out: Changes, ctx: Context) -> Plan:
     """What ``out`` does to the table whose refs are ``refs`` (a copy is changed, not it)."""
     return _Planner(refs.working_copy(), out, ctx).run()
 
@@ -301,7 +304,7 @@ def closed_note(game: str) -> ui.Message:
 
 
 class _Planner:
-    def __init__(self, refs: Refs, out: Outbox, ctx: Context) -> None:
+    def __init__(self, refs: Refs, out: Changes, ctx: Context) -> None:
         self.refs = refs
         self.out = out
         self.ctx = ctx
@@ -316,10 +319,10 @@ class _Planner:
     # --- the whole delivery ------------------------------------------------------------------
 
     def run(self) -> Plan:
-        out = self.out
-        if out.catch_up:
+        mode = self.ctx.mode
+        if mode is Mode.CATCH_UP:
             self._catch_up()
-        elif not out.repair or self._behind():
+        elif mode is not Mode.REPAIR or self._behind():
             # (A repair of a table that shows its version already, every surface landed,
             # changes nothing.)
             self._deliver()
@@ -330,10 +333,10 @@ class _Planner:
         the game's place (the card, the thread, players' posts, the story, the prompt), the
         others' panels, then the board at the bottom, then the end."""
         out, refs = self.out, self.refs
-        if out.stale_press:
+        if self.ctx.mode is Mode.STALE:
             self._heal()
         self._replies()
-        if not _touches_table(out):
+        if not _touches_table(out, self.ctx.mode):
             return
         self._take_in()
         for message in out.announcements:
@@ -400,7 +403,7 @@ class _Planner:
         elif self.stale and out.log and refs.board_source is not None and not out.ended:
             # A newer state is drawn already; this delivery's lines still join its Latest.
             self._board(refs.board_source, [])
-        elif not out.ended and not out.stale_press:
+        elif not out.ended and self.ctx.mode is not Mode.STALE:
             # (A stale press changes nothing: the board stays where it is.)
             self._keep_board_in_view()
 
@@ -518,7 +521,7 @@ class _Planner:
     def _healed_privately(self) -> Update | None:
         """The update of a private pressed message this stale press planned, if any: the answer
         saying why goes into it, rather than into a message of its own beside it."""
-        if not (self.out.stale_press and self.ctx.pressed_private):
+        if not (self.ctx.mode is Mode.STALE and self.ctx.pressed_private):
             return None
         for op in self.result.ops:
             if isinstance(op, Update) and (op.shown.where, op.shown.id) == self.ctx.pressed:
@@ -1153,15 +1156,15 @@ def slot_shown(refs: Refs, slot: str) -> Shown | None:
     return None
 
 
-def touches_table(out: Outbox) -> bool:
+def touches_table(out: Changes, mode: Mode) -> bool:
     """Whether ``out`` changes the table at all (else it is only private answers)."""
-    return _touches_table(out)
+    return _touches_table(out, mode)
 
 
-def _touches_table(out: Outbox) -> bool:
+def _touches_table(out: Changes, mode: Mode) -> bool:
     return bool(
         out.raise_panel
-        or out.stale_press
+        or mode is Mode.STALE
         or out.closed_notes
         or any(d.note is not None for d in out.deliveries)
         or out.card is not None
