@@ -32,9 +32,11 @@ from bot.commands import (
     limits,
     lobby,
     moves,
+    pause,
     readers,
     roster,
     seating,
+    takeback,
     teams,
 )
 from bot.commands.damaged import DamagedRecord, read_record
@@ -87,6 +89,9 @@ STEPS: dict[str, StepMaker] = {
     "move": roster.move,
     "remove": roster.remove,
     "admit": seating.admit,
+    "undo": takeback.undo_step,
+    "pause": pause.pause_step,
+    "resume": pause.resume_step,
 }
 _LIMITED = {("start", ""): "lobby", ("rematch", ""): "lobby", ("rules", "all"): "upload"}
 """Commands that post or upload on their requester's behalf, and the limit each counts

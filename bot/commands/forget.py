@@ -202,6 +202,12 @@ def _record_without(record: GameRecord, user: str, named: set[int]) -> GameRecor
     new.nudge = [u for u in new.nudge if u != user]
     new.departed.pop(user, None)
     new.forgotten = [u for u in new.forgotten if u != user]
+    new.undo_points = [p for p in new.undo_points if p.user != user]
+    request = new.undo_request
+    if request is not None and user in request.people:
+        new.undo_request = None
+    if new.paused is not None and new.paused.user == user:
+        new.paused = new.paused.model_copy(update={"user": "", "name": FORMER})
     return new
 
 

@@ -53,6 +53,17 @@ SUBCOMMANDS: tuple[Command, ...] = (
     ),
     Command("help", "this list"),
     Command(
+        "undo",
+        "ask to take back your last move while nothing was drawn or revealed since (everyone "
+        "else approves on the board); `undo yes` or `undo no` answers someone's request",
+        (Arg("answer", Kind.WORD, required=False, choices=("yes", "no")),),
+    ),
+    Command(
+        "pause",
+        "pause the game: its deadlines stand still (host; anyone else asks everyone seated)",
+    ),
+    Command("resume", "go on with a paused game; each deadline gets the time it had left"),
+    Command(
         "rematch",
         "after a game, open a lobby for the same table: its people and options",
         typed=False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from bot.commands import codec, finalcard, seating
+from bot.commands import codec, finalcard, seating, undo
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import GAME_OVER, Outbox
@@ -202,6 +202,8 @@ def play(
     whose answer may tell the requester what the game then did for them; a press is answered
     by the message it updates)."""
     game = game_of(record)
+    if record.paused is not None:
+        raise Refusal(paused_sentence(game, record))
     result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
     note = None
     if game.teams and requester is not None:
@@ -209,7 +211,11 @@ def play(
         names = [m.name for m in record.seats[seat].members if m.user == requester]
         did = game.describe_action(state, action)
         note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
+    kept = list(record.undo_points)
     commit(env, game, record, state, result, requester, out, note, typed)
+    record.undo_points = kept
+    person = seat if requester is not None and seat >= 0 else None
+    undo.track(record, person, requester, state.version, result)
     return Change(record=record, log=result.log)
 
 
@@ -254,6 +260,8 @@ def commit(
     The people of a seat the action has absorbed (an acquired team) move to its new seat first
     (:func:`bot.commands.seating.absorb`), so the Outbox draws them their new panel."""
     after = result.state
+    undo.lapse(record, out)
+    record.undo_points = []  # (a person's move that may be taken back is kept again by play)
     _tell_made_for(record, result, requester, out, typed)
     moved = seating.absorb(game, record, before, after, out, result.log)
     members = [s.users for s in record.seats]
@@ -279,6 +287,37 @@ def commit(
     if after.finished:
         out.ended = True
         final(env, game, record, after, out)
+
+
+def restore(env: Env, game: GameLike, record: GameRecord, back: GameState, out: Outbox) -> None:
+    """The game taken back to ``back`` (a state it had, as a new version: :mod:`undo`): stored,
+    its decision's deadline armed again, and every surface drawn once: the board, the prompt
+    and every seat's panel (what a move taken back showed privately is gone with it)."""
+    record.state_json = back.model_dump_json()
+    record.deadline_due = env.clock() + back.deadline.seconds if back.deadline is not None else None
+    record.nudge_due, record.nudge = None, []
+    seating.redraw(game, record, back, out)
+    due = record.deadline_due
+    waiting = set(game.waiting_for(back))
+    if not game.choices_on_board:
+        for seat, info in enumerate(record.seats):
+            panel = game.render_private(back, seat)
+            for user in info.users:
+                out.panels[user] = panel.model_copy(
+                    update={"deadline": due if seat in waiting else None}
+                )
+    out.waiting = [u for seat in sorted(waiting) for u in record.seats[seat].users]
+    out.homes = sorted({*out.homes, *record.humans})
+
+
+def paused_sentence(game: GameLike, record: GameRecord) -> str:
+    """Why nothing can be played in a paused game, and how it goes on."""
+    paused = record.paused
+    who = paused.name if paused is not None else "someone"
+    return (
+        f"The game is paused (by {who}): no move can be made until it is resumed with "
+        f"`/{game.name} resume`."
+    )
 
 
 def _arm_nudge(

@@ -26,7 +26,7 @@ from bot.commands.damaged import DamagedRecord, read_record
 from bot.commands.grammar import CommandError
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
-from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
+from bot.commands.step import Change, LoggedStep, Refusal, Request, Reschedule, Step, outbox_for
 from bot.settings import Settings
 from core import ui
 from core.engine import GameLike, IllegalAction
@@ -108,6 +108,11 @@ class Pipeline:
                 metrics.outcome(req.platform, "duplicate")
                 return out
             out.refs_seen = refs or (0, "")  # (none stored yet)
+            if isinstance(step, LoggedStep) and loaded is not None:
+                try:
+                    step.history = await self.store.read_history(key)
+                except StorageUnavailable as outage:
+                    return self._unavailable(req, game, str(outage), told)
             try:
                 record = read_record(loaded.data) if loaded else None
                 if record is not None:
@@ -329,12 +334,8 @@ class Pipeline:
             return None
 
     def _ttl(self, record: GameRecord) -> int:
-        hours = (
-            self.settings.finished_ttl_hours
-            if record.status == "finished"
-            else self.settings.game_ttl_hours
-        )
-        return max(1, int(hours * 3600))
+        """How long the record is kept after this save (:func:`kept_for`)."""
+        return kept_for(record, self.settings, self.clock())
 
     def _charted(
         self, game: GameLike, record: GameRecord, out: Outbox, history: History
@@ -365,6 +366,25 @@ class Pipeline:
         except StorageUnavailable:
             # The move stands; `hands` drops games that are over from a stale list.
             log.warning("could not update the player index of %s", key)
+
+
+DAY_S = 86_400
+
+
+def kept_for(record: GameRecord, settings: Settings, now: float) -> int:
+    """Seconds a record is kept after a save: a finished game ``BOARDROOM_FINISHED_TTL_HOURS``;
+    a paused one until ``BOARDROOM_PAUSED_TTL_DAYS`` after it was paused; one in play
+    ``BOARDROOM_GAME_TTL_HOURS``, but at least until its open deadline and a day more, so a
+    game of week-long turns outlives the idle limit while it waits on a move."""
+    if record.status == "finished":
+        return max(1, int(settings.finished_ttl_hours * 3600))
+    if record.paused is not None:
+        return max(1, int(record.paused.until - now))
+    seconds = settings.game_ttl_hours * 3600
+    due = [d for d in (record.deadline_due, record.clock_due) if d is not None]
+    if record.status == "playing" and due:
+        seconds = max(seconds, max(due) - now + DAY_S)
+    return max(1, int(seconds))
 
 
 def _homes(out: Outbox, was: tuple[str, set[str]] | None, record: GameRecord) -> None:

@@ -30,7 +30,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from bot.commands import teams
+from bot.commands import boardnotes, teams
 from bot.commands.actionlog import Entry
 from bot.commands.grammar import CommandError
 from bot.commands.guards import (
@@ -137,6 +137,7 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
     out.prompt_id = game.prompt_version(state) if prompt is not None else None
     show_board(game.at(state), out, due, board_picture(record, out))
+    out.board = boardnotes.with_notes(out.board, record)
     out.version = state.version
 
 

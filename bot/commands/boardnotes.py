@@ -1,0 +1,62 @@
+"""What the board says of the table besides the game: an open request to take a move back
+(:mod:`bot.commands.takeback`, with its Approve and Refuse buttons) and a pause
+(:mod:`bot.commands.pause`, with its Resume button). Every path that draws the board from a
+record (:func:`bot.commands.seating.redraw`) adds them."""
+
+from __future__ import annotations
+
+import time
+
+from bot.commands.record import GameRecord
+from bot.commands.undo import asking
+from core import ui
+
+__all__ = ["board_line", "with_notes", "with_pause", "with_request"]
+
+
+def with_notes(board: ui.Message | None, record: GameRecord) -> ui.Message | None:
+    """The board with the request and the pause the record holds."""
+    return with_pause(with_request(board, record), record)
+
+
+def with_request(board: ui.Message | None, record: GameRecord) -> ui.Message | None:
+    """The board with the open request to take back a move (its line and the Approve and
+    Refuse buttons), or as it is."""
+    request = record.undo_request
+    if board is None or request is None:
+        return board
+    row = [
+        ui.Button(label="Approve", style="success", command="undo yes"),
+        ui.Button(label="Refuse", style="danger", command="undo no"),
+    ]
+    text = f"{board.text}\n\n{asking(request.name, request.moves, request.told)}".strip()
+    return board.model_copy(update={"text": text, "buttons": [*board.buttons, row]})
+
+
+def board_line(record: GameRecord) -> str | None:
+    """What the board says of a pause (or of a pause being asked for), or None."""
+    paused = record.paused
+    if paused is None:
+        if record.pause_votes:
+            return "Pausing: asked by some of the players; it pauses once everyone has."
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(paused.until))
+    return (
+        f"⏸ **Paused by {paused.name}.** No move counts until someone resumes it. A paused game "
+        f"is kept until {when}, then deleted."
+    )
+
+
+def with_pause(board: ui.Message | None, record: GameRecord) -> ui.Message | None:
+    """The board with what :func:`board_line` says, and a Resume button while paused."""
+    line = board_line(record)
+    if board is None or line is None:
+        return board
+    update: dict[str, object] = {"text": f"{line}\n\n{board.text}".strip()}
+    if record.paused is not None:
+        update["buttons"] = [
+            *board.buttons,
+            [ui.Button(label="Resume", style="primary", command="resume")],
+        ]
+        update["deadline"] = None
+    return board.model_copy(update=update)
