@@ -176,7 +176,7 @@ class Authority:
             return out
         parsed = parse(text)
         word, rest = parsed.word, parsed.rest
-        shared = find(subcommands(game), word)
+        shared = find(subcommands(game, play=True), word)
         out = outbox_for(req, game)
         try:
             if shared is not None:
