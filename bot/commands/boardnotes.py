@@ -9,6 +9,7 @@ import time
 
 from bot.commands.record import GameRecord
 from bot.commands.undo import asking
+from core import text as markup
 from core import ui
 
 __all__ = ["board_line", "with_notes", "with_pause", "with_request"]
@@ -29,7 +30,12 @@ def with_request(board: ui.Message | None, record: GameRecord) -> ui.Message | N
         ui.Button(label="Approve", style="success", command="undo yes"),
         ui.Button(label="Refuse", style="danger", command="undo no"),
     ]
-    text = f"{board.text}\n\n{asking(request.name, request.moves, request.told)}".strip()
+    names = {m.user: m.name for seat in record.seats for m in seat.members}
+    approved = [names.get(user, "someone") for user in request.approved]
+    said = asking(request.name, request.moves, request.told)
+    if approved:
+        said += f"\nApproved by {markup.join(approved)}."
+    text = f"{board.text}\n\n{said}".strip()
     return board.model_copy(update={"text": text, "buttons": [*board.buttons, row]})
 
 

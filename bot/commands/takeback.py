@@ -114,6 +114,7 @@ def _answer(
     if req.user not in request.approved:
         request.approved.append(req.user)
     if set(request.asked) - set(request.approved):
+        seating.redraw(game, record, state, out)  # the board says who approved
         out.reply(req.user, "You approved; the others are still answering.")
         return Change(record=record)
     return _take_back(env, game, record, state, request, out, history)
