@@ -330,3 +330,17 @@ async def test_a_game_of_three_day_deadlines_played_a_move_a_day_finishes(
     rec = await record(store)
     assert rec.status == "finished"
     assert days >= 10 and clock.now - start >= 10 * DAY_S
+
+
+async def test_the_movers_panel_offers_to_take_the_move_back(
+    authority: Authority, store: GameStore
+) -> None:
+    await begin(authority, ["alice", "bob", "carol"])
+    state = await state_of(store)
+    out = await authority.press(req("alice"), button_for(state, 0, GAME.legal_actions(state, 0)[0]))
+    panel = out.panels["alice"]
+    take_back = [b for row in panel.buttons for b in row if b.command == "undo"]
+    assert [b.label for b in take_back] == ["Take back"]
+    asked = await authority.press(req("alice"), codec.encode_button("bigidea", take_back[0]))
+    assert asked.board is not None and "Alice asks to take back" in asked.board.text
+    assert (await record(store)).undo_request is not None

@@ -30,13 +30,15 @@ def with_request(board: ui.Message | None, record: GameRecord) -> ui.Message | N
         ui.Button(label="Approve", style="success", command="undo yes"),
         ui.Button(label="Refuse", style="danger", command="undo no"),
     ]
+    game = record.game
     names = {m.user: m.name for seat in record.seats for m in seat.members}
     approved = [names.get(user, "someone") for user in request.approved]
     said = asking(request.name, request.moves, request.told)
+    said += f" (or type `/{game} undo yes` or `/{game} undo no`)"
     if approved:
         said += f"\nApproved by {markup.join(approved)}."
-    text = f"{board.text}\n\n{said}".strip()
-    return board.model_copy(update={"text": text, "buttons": [*board.buttons, row]})
+    text = markup.clip(f"{said}\n\n{board.text}".strip(), ui.MAX_BOARD)
+    return ui.with_buttons(board.model_copy(update={"text": text}), row)
 
 
 def board_line(record: GameRecord) -> str | None:
@@ -58,11 +60,9 @@ def with_pause(board: ui.Message | None, record: GameRecord) -> ui.Message | Non
     line = board_line(record)
     if board is None or line is None:
         return board
-    update: dict[str, object] = {"text": f"{line}\n\n{board.text}".strip()}
-    if record.paused is not None:
-        update["buttons"] = [
-            *board.buttons,
-            [ui.Button(label="Resume", style="primary", command="resume")],
-        ]
-        update["deadline"] = None
-    return board.model_copy(update=update)
+    update: dict[str, object] = {"text": markup.clip(f"{line}\n\n{board.text}", ui.MAX_BOARD)}
+    if record.paused is None:
+        return board.model_copy(update=update)
+    update["deadline"] = None
+    resume = ui.Button(label="Resume", style="primary", command="resume")
+    return ui.with_buttons(board.model_copy(update=update), [resume])

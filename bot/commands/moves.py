@@ -216,7 +216,23 @@ def play(
     record.undo_points = kept
     person = seat if requester is not None and seat >= 0 else None
     undo.track(record, person, requester, state.version, result)
+    _offer_take_back(record, requester, out)
     return Change(record=record, log=result.log)
+
+
+TAKE_BACK = ui.Button(label="Take back", command="undo")
+"""The button on a player's panel that asks to take their move back (``undo``)."""
+
+
+def _offer_take_back(record: GameRecord, requester: str | None, out: Outbox) -> None:
+    """The requester's panel, drawn by this move, offers to take the move back while it may
+    be (the typed ``undo`` does the same)."""
+    points = record.undo_points
+    if requester is None or not points or points[-1].user != requester:
+        return
+    panel = out.panels.get(requester)
+    if panel is not None:
+        out.panels[requester] = ui.with_buttons(panel, [TAKE_BACK])
 
 
 def made_for_you(labels: list[str]) -> str:
