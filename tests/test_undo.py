@@ -344,3 +344,34 @@ async def test_the_movers_panel_offers_to_take_the_move_back(
     asked = await authority.press(req("alice"), codec.encode_button("bigidea", take_back[0]))
     assert asked.board is not None and "Alice asks to take back" in asked.board.text
     assert (await record(store)).undo_request is not None
+
+
+async def test_a_long_deadline_is_told_privately_once_and_again_an_hour_before(
+    store: GameStore, clock: Clock
+) -> None:
+    three = 3 * DAY_S
+    authority = make_authority(store, clock)
+    options = f"pick_seconds={three} vote_seconds={three} turn_seconds={three}"
+    await authority.command(req("alice"), "bigidea", f"start {options}")
+    await authority.command(req("bob"), "bigidea", "join")
+    await authority.command(req("carol"), "bigidea", "join")
+    begun = await authority.command(req("alice"), "bigidea", "begin")
+    rec = await record(store)
+    assert rec.deadline_due is not None and rec.warn_due == rec.deadline_due - 3600
+    told = {d.user: d for d in begun.deliveries if d.note and d.note.startswith("deadline:")}
+    assert set(told) == {"bob", "carol"}, "everyone waited for but the host who just began"
+    assert all(d.message.deadline == rec.deadline_due for d in told.values())
+    await move(authority, store, "alice")
+    again = [d for d in (await authority.command(req("bob"), "bigidea", "status")).deliveries]
+    assert not any(d.note for d in again), "told once"
+
+    clock.now = rec.warn_due + 1
+    fired = await authority.fire_due("console")
+    warned = [d for out in fired for d in out.deliveries if d.note and "last-hour" in d.note]
+    assert {d.user for d in warned} == {"bob", "carol"}, "Alice picked already"
+    assert "One hour is left" in warned[0].message.text
+    rec = await record(store)
+    assert rec.warn_due is None and rec.deadline_due is not None
+    clock.now = rec.deadline_due + 1
+    await authority.fire_due("console")
+    assert (await state_of(store)).deciding != "pick", "the deadline still ends the picks"

@@ -133,6 +133,8 @@ def timeout_step(env: Env, now: float) -> Step:
         deadline, due_at = state.deadline, record.deadline_due
         if deadline is not None and due_at is not None and due_at <= now:
             return play(env, record, state, SYSTEM, Timeout(key=deadline.key), None, out)
+        if record.warn_due is not None and record.warn_due <= now:
+            return _last_hour(game, record, state, out)
         if record.nudge_due is not None and record.nudge_due <= now:
             return _nudge(game, record, state, out)
         return None
@@ -173,6 +175,58 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
     if state.finished:
         out.ended = True
         final(env, game, record, state, out)
+
+
+LONG_S = 86_400
+"""A deadline this long or longer (a turn of days) is told privately, and again an hour before
+it passes."""
+LAST_HOUR_S = 3_600
+
+
+def long_deadline(
+    game: GameLike, record: GameRecord, state: GameState, requester: str | None, out: Outbox
+) -> None:
+    """A decision of a day or more just opened (its deadline armed in ``record``): the people
+    it waits for (but the one who just acted) hear it privately (a DM; Slack's App Home shows
+    it too), with when it ends in their own time, and are told again an hour before it ends
+    (:attr:`GameRecord.warn_due`)."""
+    record.warn_due = None
+    deadline, due = state.deadline, record.deadline_due
+    if deadline is None or due is None or deadline.seconds < LONG_S or state.finished:
+        return
+    record.warn_due = due - LAST_HOUR_S
+    text = (
+        f"{game.title} waits for your move. You have a long while, but not for ever: the "
+        "board has your choices."
+    )
+    _tell_waiting(game, record, state, requester, out, text, f"deadline:{deadline.key}", due)
+
+
+def _tell_waiting(
+    game: GameLike,
+    record: GameRecord,
+    state: GameState,
+    requester: str | None,
+    out: Outbox,
+    text: str,
+    note: str,
+    due: float,
+) -> None:
+    message = ui.Message(title=f"{game.title}: your move", text=text, deadline=due)
+    for seat in game.waiting_for(state):
+        for user in record.seats[seat].users:
+            if user != requester:
+                out.reply(user, message, note=note)
+
+
+def _last_hour(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
+    """An hour is left of a long deadline: whoever it still waits for hears it privately."""
+    record.warn_due = None
+    due, deadline = record.deadline_due, state.deadline
+    if due is not None and deadline is not None and not state.finished:
+        text = f"One hour is left for your move in {game.title}; then the game moves on without it."
+        _tell_waiting(game, record, state, None, out, text, f"last-hour:{deadline.key}", due)
+    return Change(record=record)
 
 
 def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
@@ -290,6 +344,9 @@ def commit(
         record.deadline_due = None
     elif before is None or before.deadline is None or before.deadline.key != after.deadline.key:
         record.deadline_due = env.clock() + after.deadline.seconds
+        long_deadline(game, record, after, requester, out)
+    if after.finished or after.deadline is None:
+        record.warn_due = None
     if after.finished or after.clock is None:
         record.clock_due = None
     elif record.clock_due is None:
@@ -312,6 +369,7 @@ def restore(env: Env, game: GameLike, record: GameRecord, back: GameState, out: 
     record.state_json = back.model_dump_json()
     record.deadline_due = env.clock() + back.deadline.seconds if back.deadline is not None else None
     record.nudge_due, record.nudge = None, []
+    long_deadline(game, record, back, None, out)
     seating.redraw(game, record, back, out)
     due = record.deadline_due
     waiting = set(game.waiting_for(back))

@@ -67,9 +67,10 @@ def pause_step(env: Env, req: Request, game: GameLike, rest: str) -> Step:
             deadline_left=_left(record.deadline_due, now),
             clock_left=_left(record.clock_due, now),
             nudge_left=_left(record.nudge_due, now),
+            warn_left=_left(record.warn_due, now),
             until=now + env.settings.paused_ttl_days * DAY_S,
         )
-        record.deadline_due = record.clock_due = record.nudge_due = None
+        record.deadline_due = record.clock_due = record.nudge_due = record.warn_due = None
         undo.lapse(record, out, "the game was paused")
         out.say(f"{req.name} paused the game: its deadlines stand still until it is resumed.")
         seating.redraw(game, record, state, out)
@@ -94,6 +95,7 @@ def resume_step(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         record.deadline_due = _again(paused.deadline_left, now)
         record.clock_due = _again(paused.clock_left, now)
         record.nudge_due = _again(paused.nudge_left, now)
+        record.warn_due = _again(paused.warn_left, now)
         out.say(f"{req.name} resumed the game: each deadline has the time it had left.")
         state = running_state(record)
         seating.redraw(game, record, state, out)

@@ -142,6 +142,7 @@ class Paused(BaseModel):
     deadline_left: float | None = None
     clock_left: float | None = None
     nudge_left: float | None = None
+    warn_left: float | None = None
     until: float = 0.0
     """When the paused game is deleted (``BOARDROOM_PAUSED_TTL_DAYS`` after the pause)."""
 
@@ -182,6 +183,9 @@ class GameRecord(BaseModel):
     nudge_due: float | None = None
     """Absolute time at which the users of ``nudge`` are pinged that the game waits for them,
     unless the decision is over or one of them acted first."""
+    warn_due: float | None = None
+    """Absolute time at which the people a long deadline (a day or more) waits for are told
+    privately that an hour is left (:func:`bot.commands.moves.long_deadline`)."""
     nudge: list[str] = Field(default_factory=list)
     nudge_version: int = 0
     """The decision (its ``decision_version``) the nudge is for."""
@@ -218,8 +222,9 @@ class GameRecord(BaseModel):
     @property
     def next_due(self) -> float | None:
         """When the deadline loop must next look at this game: the earliest of its decision
-        deadline, its clock and its nudge."""
-        due = [d for d in (self.deadline_due, self.clock_due, self.nudge_due) if d is not None]
+        deadline, its clock, its nudge and its last hour's warning."""
+        times = (self.deadline_due, self.clock_due, self.nudge_due, self.warn_due)
+        due = [d for d in times if d is not None]
         return min(due) if due else None
 
     @property
