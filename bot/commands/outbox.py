@@ -130,6 +130,9 @@ class Outbox(BaseModel):
     draw_chart: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
     """Draws the picture of ``card.picture_key``, the finished game's money chart (replayed
     from its log), as the table draws a board's."""
+    kept_until: float | None = Field(default=None, exclude=True)
+    """Until when the save keeps the game (unix time): the table keeps its refs at least as
+    long (a game of long deadlines, or paused, outlives the idle TTL)."""
     catch_up: bool = False
     """The table's own delivery of a board picture it held back (changes came faster than the
     platform should take uploads): the board of ``version``, if it is still the newest, gets

@@ -213,6 +213,8 @@ class Pipeline:
                         metrics.outcome(req.platform, "duplicate")
                         return Outbox(platform=req.platform, channel=req.channel, duplicate=True)
                     continue
+            if change.record.status == "playing":
+                out.kept_until = change.record.updated_at + self._ttl(change.record)
             self._count(req, change.record, was, due_was if lease is not None else None)
             await self._after_save(key, change)
             _homes(out, was, change.record)
