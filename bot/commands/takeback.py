@@ -113,7 +113,8 @@ def _answer(
         return Change(record=record)
     if req.user not in request.approved:
         request.approved.append(req.user)
-    if set(request.asked) - set(request.approved):
+    # (Someone asked who has left the game since is no longer waited for.)
+    if set(request.asked) & set(record.humans) - set(request.approved):
         seating.redraw(game, record, state, out)  # the board says who approved
         out.reply(req.user, "You approved; the others are still answering.")
         return Change(record=record)
