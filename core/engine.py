@@ -393,7 +393,7 @@ class Transition(BaseModel, Generic[S_co]):
     events: list[Event]
     undoable: bool = True
     """Whether the action may be taken back (by consent, :meth:`Game.reopen`): it drew
-    nothing by chance (the engine saw the rng untouched), made no event that discloses a secret
+    nothing by chance (the engine hands the move the rng through a watch that notes any use), made no event that discloses a secret
     (``Event.reveals``) or of a kind the game declares :attr:`Game.revealing`, and did not end
     the game. Decided here, once, for every game."""
 
@@ -750,6 +750,21 @@ class Flow(Generic[S, A]):
         return self.question.seats(state) if self.question is not None else []
 
 
+class _Watched:
+    """The rng as a move sees it: every use of it (a roll, a shuffle, a choice) goes to the rng
+    itself, a rigged one's own methods included, and is noted (:attr:`Transition.undoable`)."""
+
+    __slots__ = ("_rng", "drawn")
+
+    def __init__(self, rng: Rng) -> None:
+        self._rng = rng
+        self.drawn = False
+
+    def __getattr__(self, name: str) -> object:
+        self.drawn = True
+        return getattr(self._rng, name)
+
+
 def _erased(play: Play[S, Never]) -> Play[S, BaseModel]:
     """A play as the engine calls it: with an action of the type it is filed under, which is
     the type it takes (:meth:`Game.__post_init__` checks that)."""
@@ -1029,11 +1044,12 @@ class Game(Generic[S, OptionsT, A, V]):
                 raise IllegalAction(why or UNKNOWN_ACTION)
         work = state.model_copy(deep=True)
         was = work.decision
-        drawn = rng.getstate()
+        watched = _Watched(rng)
+        drawing = cast(Rng, watched)
         if play is None:  # a Timeout, checked above
-            events = self.timeout(work, cast(Timeout, move), rng)
+            events = self.timeout(work, cast(Timeout, move), drawing)
         else:
-            events = play.apply(work, actor, move, rng)
+            events = play.apply(work, actor, move, drawing)
         events += self.news(state, work)
         work.version = state.version + 1
         changed = self._settle_decision(work, was)
@@ -1043,7 +1059,7 @@ class Game(Generic[S, OptionsT, A, V]):
             not work.finished
             and not isinstance(move, Timeout)
             and not any(e.reveals or isinstance(e, self.revealing) for e in events)
-            and rng.getstate() == drawn
+            and not watched.drawn
         )
         return Transition(state=work, events=events, undoable=undoable)
 
