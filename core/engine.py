@@ -393,9 +393,9 @@ class Transition(BaseModel, Generic[S_co]):
     events: list[Event]
     undoable: bool = True
     """Whether the action may be taken back (by consent, :meth:`Game.reopen`): it drew
-    nothing by chance (the engine hands the move the rng through a watch that notes any use), made no event that discloses a secret
-    (``Event.reveals``) or of a kind the game declares :attr:`Game.revealing`, and did not end
-    the game. Decided here, once, for every game."""
+    nothing by chance (the engine hands the move the rng through a watch that notes any use),
+    made no event that discloses a secret (``Event.reveals``) or of a kind the game declares
+    :attr:`Game.revealing`, and did not end the game. Decided here, once, for every game."""
 
 
 class View(BaseModel):
