@@ -266,6 +266,8 @@ async def test_a_paused_game_keeps_its_time_for_twenty_days_and_refuses_moves(
     left = rec.deadline_due - clock.now
     asked = await authority.command(req("bob"), "bigidea", "pause")
     assert "Bob asks to pause the game" in public_text(asked)
+    assert asked.board is not None and "Bob asked to pause the game" in asked.board.text
+    assert [b.command for b in asked.board.buttons[-1]] == ["pause"]
     assert (await record(store)).paused is None
     paused = await authority.command(req("alice"), "bigidea", "pause")
     assert "Alice paused the game" in public_text(paused)

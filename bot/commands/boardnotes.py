@@ -46,7 +46,12 @@ def board_line(record: GameRecord) -> str | None:
     paused = record.paused
     if paused is None:
         if record.pause_votes:
-            return "Pausing: asked by some of the players; it pauses once everyone has."
+            names = {m.user: m.name for seat in record.seats for m in seat.members}
+            asked = markup.join([names.get(user, "someone") for user in record.pause_votes])
+            return (
+                f"⏸ {asked} asked to pause the game: it pauses once everyone seated has "
+                "(Pause too, or `pause`)."
+            )
         return None
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(paused.until))
     return (
@@ -61,8 +66,9 @@ def with_pause(board: ui.Message | None, record: GameRecord) -> ui.Message | Non
     if board is None or line is None:
         return board
     update: dict[str, object] = {"text": markup.clip(f"{line}\n\n{board.text}", ui.MAX_BOARD)}
-    if record.paused is None:
-        return board.model_copy(update=update)
+    if record.paused is None:  # asked for: everyone seated answers by asking too
+        agree = ui.Button(label="Pause too", command="pause")
+        return ui.with_buttons(board.model_copy(update=update), [agree])
     update["deadline"] = None
     resume = ui.Button(label="Resume", style="primary", command="resume")
     return ui.with_buttons(board.model_copy(update=update), [resume])
