@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     health check answers within a load balancer's own timeout even when Redis hangs."""
     game_ttl_hours: float = Field(default=72, alias="BOARDROOM_GAME_TTL_HOURS")
     """A game nobody touches for this long is deleted (abandoned games expire)."""
+    paused_ttl_days: float = Field(default=30, gt=0, alias="BOARDROOM_PAUSED_TTL_DAYS")
+    """A paused game is kept this long after it was paused (then deleted, as the board says)."""
     finished_ttl_hours: float = Field(default=24, alias="BOARDROOM_FINISHED_TTL_HOURS")
     """A finished game stays readable (status, log) this long."""
     history_days: float = Field(default=90, gt=0, alias="BOARDROOM_HISTORY_DAYS")

@@ -301,8 +301,9 @@ class Outcome(BaseModel):
         return [s.seat for s in self.standings if s.rank == 1]
 
 
-MAX_SECONDS = 86_400
-"""The longest any deadline option may be (a day): longer would outlive a game nobody touches."""
+MAX_SECONDS = 7 * 86_400
+"""The longest any deadline option may be (a week: a move a day, or a few a week). A game is
+kept at least as long as its open deadline and a day, whatever the idle TTL says."""
 
 
 class GameOptions(BaseModel):
@@ -390,6 +391,11 @@ class Transition(BaseModel, Generic[S_co]):
 
     state: S_co
     events: list[Event]
+    undoable: bool = True
+    """Whether the action may be taken back (by consent, :meth:`Game.reopen`): it drew
+    nothing by chance (the engine hands the move the rng through a watch that notes any use),
+    made no event that discloses a secret (``Event.reveals``) or of a kind the game declares
+    :attr:`Game.revealing`, and did not end the game. Decided here, once, for every game."""
 
 
 class View(BaseModel):
@@ -744,6 +750,21 @@ class Flow(Generic[S, A]):
         return self.question.seats(state) if self.question is not None else []
 
 
+class _Watched:
+    """The rng as a move sees it: every use of it (a roll, a shuffle, a choice) goes to the rng
+    itself, a rigged one's own methods included, and is noted (:attr:`Transition.undoable`)."""
+
+    __slots__ = ("_rng", "drawn")
+
+    def __init__(self, rng: Rng) -> None:
+        self._rng = rng
+        self.drawn = False
+
+    def __getattr__(self, name: str) -> object:
+        self.drawn = True
+        return getattr(self._rng, name)
+
+
 def _erased(play: Play[S, Never]) -> Play[S, BaseModel]:
     """A play as the engine calls it: with an action of the type it is filed under, which is
     the type it takes (:meth:`Game.__post_init__` checks that)."""
@@ -971,6 +992,12 @@ class Game(Generic[S, OptionsT, A, V]):
     inventory: Callable[[S], dict[str, int] | None] = _none
     """A count of everything that is only ever moved, never made or destroyed (every card in
     exactly one place): it must be the same after every action."""
+    revealing: tuple[type[Event], ...] = ()
+    """The kinds of event that tell someone what was hidden without the rules marking them
+    ``reveals`` and without a draw of the rng (cards dealt from a deck shuffled earlier): an
+    action that makes one cannot be taken back (:attr:`Transition.undoable`). Chance (any draw
+    of the rng) and ``reveals`` the engine sees by itself. The conformance kit checks the
+    declaration: after an action said to be undoable, nobody has seen anything hidden."""
 
     def __post_init__(self) -> None:
         for kind, play in self.flow.kinds():
@@ -1017,16 +1044,38 @@ class Game(Generic[S, OptionsT, A, V]):
                 raise IllegalAction(why or UNKNOWN_ACTION)
         work = state.model_copy(deep=True)
         was = work.decision
+        watched = _Watched(rng)
+        drawing = cast(Rng, watched)
         if play is None:  # a Timeout, checked above
-            events = self.timeout(work, cast(Timeout, move), rng)
+            events = self.timeout(work, cast(Timeout, move), drawing)
         else:
-            events = play.apply(work, actor, move, rng)
+            events = play.apply(work, actor, move, drawing)
         events += self.news(state, work)
         work.version = state.version + 1
         changed = self._settle_decision(work, was)
         if (changed or self._each_action(state)) and not self._answered(state, work, move):
             work.decision_version = work.version
-        return Transition(state=work, events=events)
+        undoable = (
+            not work.finished
+            and not isinstance(move, Timeout)
+            and not any(e.reveals or isinstance(e, self.revealing) for e in events)
+            and not watched.drawn
+        )
+        return Transition(state=work, events=events, undoable=undoable)
+
+    def reopen(self, earlier: S, version: int) -> S:
+        """``earlier`` (a state of this game before an action now taken back) as the game's
+        state at ``version`` (the version after the one taken back's successors): the same
+        state, with the version history going on (``version``, a new decision point, so every
+        button shown since is stale) and its open decision's deadline armed again in full,
+        keyed by the new version. The game clock (a time limit) runs on as it was."""
+        state = earlier.model_copy(deep=True)
+        state.version = state.decision_version = version
+        if state.decision is not None:
+            # Stamped, and its deadline set, as if it opened now.
+            state.decision.opened = None
+            self._settle_decision(state, None)
+        return state
 
     def check(self, state: S, seat: Seat, action: BaseModel) -> str | None:
         """Why ``seat`` may not make ``action`` now, as the sentence :meth:`apply` refuses it

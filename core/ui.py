@@ -42,6 +42,7 @@ __all__ = [
     "idle",
     "menus",
     "rows",
+    "with_buttons",
 ]
 
 Style = Literal["primary", "secondary", "success", "danger"]
@@ -283,6 +284,20 @@ def idle(team: bool = False) -> str:
 def fit(label: str) -> str:
     """``label`` cut to :data:`MAX_LABEL` characters, with an ellipsis when cut."""
     return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1].rstrip() + "…"
+
+
+def with_buttons(message: Message, buttons: Sequence[Button]) -> Message:
+    """``message`` with ``buttons`` added where the platforms' rows leave room: a row of their
+    own, else the end of the last row; unchanged when neither has room (its text then says
+    how to type what they do)."""
+    used = len(message.buttons) + len(message.selects)
+    if used < MAX_ROWS:
+        return message.model_copy(update={"buttons": [*message.buttons, list(buttons)]})
+    last = message.buttons[-1] if message.buttons else None
+    if last is not None and len(last) + len(buttons) <= ROW:
+        kept = [*message.buttons[:-1], [*last, *buttons]]
+        return message.model_copy(update={"buttons": kept})
+    return message
 
 
 def rows(buttons: Sequence[Button]) -> list[list[Button]]:

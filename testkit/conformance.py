@@ -24,6 +24,12 @@ made or lost). What every game gets:
   may act), and a shown action button applies for a seat that may press it; the board that
   goes with its picture (``render_board(pictured=True)``) offers the same choices;
 - replaying the action log (as the authority writes it) rebuilds the stored state;
+- taking a move back (:func:`undo_matches`, through the authority's own rebuild from the log):
+  the game taken back equals the one before the move (its state, every view, the boards and
+  panels), but for its version going on; a move the engine says cannot be taken back (a draw,
+  a roll, a reveal, the end) leaves nothing to take back; and, with secret variants, a move
+  said to be undoable shows nobody anything hidden (the actor included), and what the request
+  to take it back says is the same whatever the secrets;
 - non-interference: a state that differs only in hidden information shows the same public view,
   board (and the board that goes with its picture), board picture (the same bytes, compared
   every few versions), prompt, waiting seats
@@ -48,9 +54,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.commands import codec
-from bot.commands.game.actionlog import encode_action, line, replay
+from bot.commands.game import undo
+from bot.commands.game.actionlog import encode_action, line, replay, undo_entry
 from bot.commands.game.play import action_rng, advance, start_state
 from bot.commands.grammar import parse_options
+from bot.commands.record import GameRecord
 from core import registry, ui
 from core.engine import (
     SYSTEM,
@@ -64,6 +72,7 @@ from core.engine import (
     Timeout,
     Transition,
 )
+from storage import History
 
 __all__ = [
     "Hook",
@@ -72,6 +81,7 @@ __all__ = [
     "option_sets",
     "play_random",
     "replay_matches",
+    "undo_matches",
 ]
 
 PICTURE_EVERY = 32
@@ -125,6 +135,10 @@ class Run:
     agreed: int = 0
     """Of those, the ones the engine accepted (each listed, by its shape)."""
     kinds: set[str] = field(default_factory=set)
+    taken_back: int = 0
+    """Moves taken back by :func:`undo_matches` (counted on the seed's last run)."""
+    undoable: int = 0
+    """Moves the engine said could be taken back whose secrets were compared through them."""
 
 
 def option_sets(game: AnyGame) -> list[GameOptions]:
@@ -704,6 +718,8 @@ class _Table:
                 continue  # the rules disclose the secret here (a reveal)
             self.run.transitions += 1
             what = f"after {game.describe_action(state, action)} by seat {actor}, {where}"
+            if transition.undoable and twin.undoable and actor != variant.owner:
+                self.check_undoable(actor, transition, twin, what)
             diff = _differences(
                 _public_events(transition.events), _public_events(twin.events), ".events"
             )
@@ -715,6 +731,26 @@ class _Table:
                 twins = [_private_events(twin.events, seat), twin_look.private_face(seat)]
                 diff = _differences(ours, twins)
                 assert not diff, f"{what} changes what seat {seat} sees: {diff}"
+
+    def check_undoable(
+        self, actor: Seat, transition: Transition[Any], twin: Transition[Any], what: str
+    ) -> None:
+        """A move the engine lets be taken back showed nobody anything hidden, its own maker
+        included (else taking it back and playing again would use what was seen), and the
+        request to take it back says the same whatever the secrets."""
+        self.run.undoable += 1
+        after, other = self.look(transition.state), _Look(self.game, twin.state)
+        ours = [_private_events(transition.events, actor), after.private_face(actor)]
+        twins = [_private_events(twin.events, actor), other.private_face(actor)]
+        diff = _differences(ours, twins)
+        assert not diff, (
+            f"{what}: the move may be taken back, but showed its maker something hidden "
+            f"(declare the event's kind in Game.revealing): {diff}"
+        )
+        asked = undo.asking("P", 1, undo.events_told(transition.events))
+        assert asked == undo.asking("P", 1, undo.events_told(twin.events)), (
+            f"{what}: the request to take the move back tells something hidden"
+        )
 
     # --- one whole game ----------------------------------------------------------------------
 
@@ -795,6 +831,112 @@ def replay_matches(game: AnyGame, players: int, options: GameOptions, seed: int)
     return sum(len(json.loads(text)) for text in lines)
 
 
+UNDO_CHANCE = 0.2
+"""How often the undo check takes back a move that may be taken back."""
+UNDOS_PER_GAME = 4
+"""Take-backs per game checked (each replays the log so far)."""
+
+
+def _restamped(game: AnyGame, before: GameState, back: GameState) -> GameState:
+    """``before`` with what a take-back changes by design taken from ``back``: the version
+    history (version, decision point, the open decision's stamp and its deadline's key)."""
+    state = before.model_copy(deep=True)
+    state.version, state.decision_version = back.version, back.decision_version
+    if state.decision is not None and back.decision is not None:
+        state.decision.opened = back.decision.opened
+    if state.deadline is not None and back.deadline is not None:
+        state.deadline = state.deadline.model_copy(update={"key": back.deadline.key})
+    return state
+
+
+def _faces(game: AnyGame, state: GameState) -> dict[str, Any]:
+    """Everything a state shows: its dump, every view, both boards, the prompt and panels."""
+    look = _Look(game, state)
+    return {
+        "state": state.model_dump(mode="json"),
+        "public": look.public_face(),
+        "boards": [_dump(look.board()), _dump(look.board(pictured=True))],
+        "seats": [look.private_face(seat) for seat in state.seats],
+    }
+
+
+def undo_matches(game: AnyGame, players: int, options: GameOptions, seed: int) -> int:
+    """Play a game through the authority's own steps (half the seats bots), taking moves back
+    now and then as the authority does (:mod:`bot.commands.game.undo`: the window it keeps, the
+    state rebuilt from the log written so far, :meth:`~core.engine.Game.reopen`), and check
+    each game taken back against the one before the move; the whole log, take-backs and all,
+    then replays to the final state. Returns the number of moves taken back."""
+    with _known(game):
+        return _undo_matches(game, players, options, seed)
+
+
+def _undo_matches(game: AnyGame, players: int, options: GameOptions, seed: int) -> int:
+    names = [f"P{i}" for i in range(players)]
+    bots = [i % 2 == 1 for i in range(players)]
+    dumped = options.model_dump(mode="json")
+    first_version = 1 + seed % 50
+    result = start_state(game, names, bots, dumped, seed, first_version)
+    begun: Any = ["host", "begin", names, bots]
+    lines = [line([begun, *result.log])]
+    record = GameRecord(
+        game=game.name,
+        host="host",
+        host_name="host",
+        seed=seed,
+        options=dumped,
+        first_version=first_version,
+        created_at=0,
+        updated_at=0,
+    )
+    played: dict[int, GameState] = {result.state.version: result.state}
+    chooser = random.Random(f"undo:{seed}")
+    state, taken = result.state, 0
+    for _ in range(MAX_STEPS):
+        if state.finished:
+            break
+        waiting = [s for s in game.actors(state) if not bots[s]]
+        if not waiting or (state.deadline is not None and chooser.random() < 0.05):
+            assert state.deadline is not None, "the game waits only for bots"
+            actor: Seat = SYSTEM
+            action: Any = Timeout(key=state.deadline.key)
+        else:
+            actor = chooser.choice(waiting)
+            action = chooser.choice(game.legal_actions(state, actor))
+        step = advance(game, state, seed, bots, actor, action)
+        lines.append(line(step.log))
+        person = actor if actor != SYSTEM else None
+        undo.track(record, person, None if person is None else f"u{actor}", state.version, step)
+        events = [e for move in step.moves for e in move]
+        closing = any(e.reveals or isinstance(e, game.revealing) for e in events)
+        if closing or step.state.finished or actor == SYSTEM:
+            assert not record.undo_points, (
+                f"{game.title}: a move can be taken back after {[e.kind for e in events]}"
+            )
+        state = step.state
+        played[state.version] = state
+        if not record.undo_points or taken >= UNDOS_PER_GAME or chooser.random() > UNDO_CHANCE:
+            continue
+        point = record.undo_points[-1]
+        earlier = undo.rebuild(game, record, History(lines=list(lines)), point.before, state)
+        assert earlier is not None, f"{game.title}: the log does not rebuild version {point.before}"
+        back = game.reopen(earlier, state.version + 1)
+        assert back.version == state.version + 1 and back.decision_version == back.version
+        expected = _restamped(game, played[point.before], back)
+        diff = _differences(_faces(game, expected), _faces(game, back))
+        assert not diff, (
+            f"{game.title}: the game taken back to version {point.before} is not the game "
+            f"before the move: {diff[:5]}"
+        )
+        lines.append(line([undo_entry(point.user, point.before)]))
+        record.undo_points = record.undo_points[:-1]
+        state, taken = back, taken + 1
+        played[state.version] = state
+    rebuilt = replay(game, seed, dumped, first_version, lines)
+    assert rebuilt is not None
+    assert rebuilt.model_dump() == state.model_dump(), "the log with take-backs does not replay"
+    return taken
+
+
 def check_game(game: AnyGame, seeds: range, bot_seeds: int = 2) -> list[Run]:
     """Every generic check: a random game and a replay for each of ``seeds``, cycling through
     the player counts and option sets, and ``bot_seeds`` bot-only games."""
@@ -808,4 +950,5 @@ def check_game(game: AnyGame, seeds: range, bot_seeds: int = 2) -> list[Run]:
         if seed - seeds.start < bot_seeds:
             runs.append(play_random(game, players, options, seed, bots_only=True, secrets=False))
         replay_matches(game, players, options, seed)
+        runs[-1].taken_back = undo_matches(game, players, options, seed)
     return runs

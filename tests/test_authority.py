@@ -127,7 +127,7 @@ async def test_unknown_option_gets_the_options_names_once(authority: Authority) 
     )
     out = await authority.command(req("alice"), "bigidea", "start vote_seconds=-3")
     assert reply_text(out, "alice") == (
-        "Those options don't work: `vote_seconds` takes a whole number from 0 to 86,400."
+        "Those options don't work: `vote_seconds` takes a whole number from 0 to 604,800."
     )
 
 

@@ -12,6 +12,7 @@ from bot.table.budget import Budget, Call, Deferred, Limit, Priority, calling, c
 from storage import GameStore
 from testkit.ratelimits import TokenBucket
 
+
 class VirtualClock:
     """Time that moves only when a call waits (no real time leaks in between two calls, so
     the windows and buckets are checked to the millisecond on a busy machine)."""

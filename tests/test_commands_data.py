@@ -90,9 +90,10 @@ def test_every_word_the_authority_routes_is_declared() -> None:
     card, among them, though the help and the command lists, which show what is typed, leave
     it out)."""
     from bot.commands.authority import STEPS
-    from bot.commands.grammar import SUBCOMMANDS
+    from bot.commands.grammar import PLAY_SUBCOMMANDS, SUBCOMMANDS
 
-    declared = {command.word for command in (*SUBCOMMANDS, *TEAM_SUBCOMMANDS)}
+    every = (*SUBCOMMANDS, *TEAM_SUBCOMMANDS, *PLAY_SUBCOMMANDS)
+    declared = {command.word for command in every}
     assert set(STEPS) == declared
     rematch = find(SUBCOMMANDS, "rematch")
     assert rematch is not None and not rematch.typed

@@ -156,6 +156,22 @@ class _RefusalChanges(Game[BigIdeaState, Any, Any, Any]):
             raise
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _UndoForgetsPicks(Game[BigIdeaState, Any, Any, Any]):
+    """A move taken back restores the game before it, but with every pending secret pick
+    forgotten (as a take-back that rebuilt only the public part of the game would)."""
+
+    def reopen(self, earlier: BigIdeaState, version: int) -> BigIdeaState:
+        back = super().reopen(earlier, version)
+        back.picks = [None] * len(back.picks)
+        return back
+
+
+_UNDO_FORGETS = _UndoForgetsPicks(
+    **{f.name: getattr(BIGIDEA, f.name) for f in fields(BIGIDEA)} | {"name": "undoforgets"}
+)
+
+
 BROKEN: list[tuple[conformance.AnyGame, str]] = [
     (replace(BIGIDEA, name="leakyview", view=_leaky_view), "changes what seat"),
     (
@@ -204,6 +220,7 @@ BROKEN: list[tuple[conformance.AnyGame, str]] = [
         ),
         "a refused action changed the state",
     ),
+    (_UNDO_FORGETS, "is not the game before the move"),
 ]
 
 
@@ -213,3 +230,36 @@ def test_a_broken_copy_of_a_game_fails_the_kit(broken: GameLike, caught: str) ->
     the same copy without the break passes (the first test of this file)."""
     with registry.registered(broken) as copy, pytest.raises(AssertionError, match=caught):
         conformance.check_game(copy, range(2), bot_seeds=1)
+
+
+def test_the_undo_check_fails_on_a_copy_whose_undo_restores_the_wrong_state() -> None:
+    """The kit's own undo check (not another check of the kit) catches the broken copy, on a
+    game where the real one takes moves back and passes."""
+    options = BIGIDEA.options_model()
+    seeds = [seed for seed in range(6) if conformance.undo_matches(BIGIDEA, 4, options, seed)]
+    assert seeds, "no move was taken back"
+    with registry.registered(_UNDO_FORGETS) as copy:
+        failed = 0
+        for seed in seeds:
+            try:
+                conformance.undo_matches(copy, 4, options, seed)
+            except AssertionError as error:
+                assert "is not the game before the move" in str(error)
+                failed += 1
+    assert failed > 0
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_every_game_takes_moves_back_in_the_kit(game: GameLike) -> None:
+    """The undo check of the kit takes moves back in every game (not a check that never
+    runs), and compares secrets through moves it lets be taken back in every game that
+    declares secrets."""
+    counts = conformance.players_range(game)
+    options = conformance.option_sets(game)[0]
+    taken = sum(
+        conformance.undo_matches(game, counts[s % len(counts)], options, s) for s in range(3)
+    )
+    assert taken > 0
+    if _declares_secrets(game):
+        run = conformance.play_random(game, counts[0], options, 0)
+        assert run.undoable > 0, "no move that may be taken back had its secrets compared"

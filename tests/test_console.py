@@ -279,7 +279,7 @@ def test_rules_all_is_one_answer_naming_the_page_or_writing_it(tmp_path: Path) -
 
 def test_wait_takes_a_time_the_game_can_keep(tmp_path: Path) -> None:
     """``wait`` moves the clock the game's record saves: no time at all (``inf``, ``nan``), a
-    clock going back, or further than a day at once is answered with a sentence, and the game
+    clock going back, or further than a week at once is answered with a sentence, and the game
     plays on as it was."""
     lines = [
         "alice: /bigidea start pick_seconds=60",
@@ -289,14 +289,14 @@ def test_wait_takes_a_time_the_game_can_keep(tmp_path: Path) -> None:
         "wait nan",
         "wait -5",
         "wait 1e300",
-        "wait 86401",
+        "wait 604801",
         "wait -inf",
         "alice: /bigidea status",
         "wait 86400",
         "alice: /bigidea status",
     ]
     stdout, records = run_script(tmp_path, lines, "--seed", "3")
-    refusal = "(wait takes 0 to 86,400 seconds (a day) at a time, e.g. `wait 60`)"
+    refusal = "(wait takes 0 to 604,800 seconds (a week) at a time, e.g. `wait 60`)"
     assert stdout.splitlines().count(refusal) == 6
     statuses = [r["text"] for r in records if r["audience"] == "ephemeral"]
     # The first status is read before any deadline passed (60 s to pick); after a day, the

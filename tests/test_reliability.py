@@ -359,7 +359,7 @@ async def test_numbers_out_of_range_and_odd_unicode_get_a_sentence(
 ) -> None:
     authority = _authority(store, clock)
     out = await authority.command(req("alice"), "bigidea", "start vote_seconds=" + "9" * 400)
-    assert "`vote_seconds` takes a whole number from 0 to 86,400" in reply_text(out, "alice")
+    assert "`vote_seconds` takes a whole number from 0 to 604,800" in reply_text(out, "alice")
     odd = Request(platform="console", channel=CHANNEL, user="u1", name="Zo\udc80e \u202e")
     out = await authority.command(odd, "bigidea", "start")
     assert out.card is not None and "Zo\ufffde" in out.card.text

@@ -534,3 +534,21 @@ async def test_controls_are_bound_once_for_where_each_surface_is_shown(
     first, second = platform.ids[shown_board]
     assert first == f'br1|a|g|{where}|2||{{"type":"bet"}}'
     assert second is not None and second != first  # one message never holds two equal ids
+
+
+async def test_the_table_is_kept_as_long_as_its_game(store: GameStore) -> None:
+    """A game kept past the table's TTL (a turn of days, a pause) keeps its table's refs as
+    long, also through a delivery that says nothing of it (a picture's catch-up)."""
+    import time
+
+    from storage.store import _table_key
+
+    platform = Recorder()
+    table = Table(store, platform, 60)
+    await _begun(table, platform)
+    week = time.time() + 7 * 86_400
+    await table.deliver(_out(3, board=_board("3"), kept_until=week))
+    name = _table_key(GameKey("test", CHANNEL))
+    assert await store.client.ttl(name) > 6 * 86_400
+    await table.deliver(_out(4, board=_board("4")))
+    assert await store.client.ttl(name) > 6 * 86_400, "a later delivery kept it"

@@ -328,8 +328,10 @@ async def test_every_member_gets_the_team_panel_and_any_may_act(
     assert secret not in public_text(played) and secret not in private_text(played, "carol")
     assert first_button(played, "carol").seat == 1
     assert played.notify == ["carol"]  # the Sharks' turn now
-    # The team that just moved has no choices left on its panels.
-    assert not played.panels["alice"].buttons and not played.panels["bob"].buttons
+    # The team that just moved has no choices left on its panels: only Bob's offers to take
+    # his move back.
+    assert not played.panels["alice"].buttons
+    assert [b.command for row in played.panels["bob"].buttons for b in row] == ["undo"]
 
     # The first action counted: Alice's copy of the same button is now stale.
     late = await authority.press(req("alice"), codec.encode_button(NAME, alice_button))

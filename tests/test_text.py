@@ -85,7 +85,9 @@ def test_a_decision_with_a_deadline_shows_when_it_ends_on_every_platform() -> No
     from core import ui
 
     message = ui.Message(text="Pick two cards.", deadline=1_800_000_045.6)
-    assert "<t:1800000045:R>" in (render(message).content or "")
+    # In each reader's own time: a countdown and the date (a turn may last days).
+    assert "<t:1800000045:R> (<t:1800000045:f>)" in (render(message).content or "")
     shown: list[dict[str, Any]] = [b for b in blocks(message) if b["type"] == "context"]
-    assert "<!date^1800000045^{time_secs}|" in shown[-1]["elements"][0]["text"]
+    said = shown[-1]["elements"][0]["text"]
+    assert "<!date^1800000045^{date_short_pretty} at {time_secs}|2027-01-15 08:00:45 UTC>" in said
     assert "<t:" not in (render(ui.Message(text="No clock.")).content or "")

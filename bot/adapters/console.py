@@ -14,7 +14,7 @@ Every button and select option printed gets a number that stays valid for the se
   else's turn, nor the final card's Rematch): a scripted player who does not mind what it
   plays. A number stays valid: one of a message since edited presses that button as it was,
   and the bot answers it is out of date or applies it if it still stands;
-- ``wait <seconds>`` moves the clock on (0 to a day at a time) and fires the deadlines that
+- ``wait <seconds>`` moves the clock on (0 to a week at a time) and fires the deadlines that
   passed (scripts; interactively the real clock runs them, and what they print is followed by
   the prompt again);
 - ``help``, ``quit``.
@@ -95,7 +95,7 @@ The console's own words:
                    A number stays valid: one of a message edited since presses that button
                    as it was, and the bot applies it if it still stands or says it is out
                    of date
-  wait <seconds>   move the clock on (0 to a day at a time) and fire the deadlines that
+  wait <seconds>   move the clock on (0 to a week at a time) and fire the deadlines that
                    passed (scripts; interactively the real clock runs them)
   help, quit
 
@@ -107,7 +107,7 @@ picture.
 
 
 MAX_WAIT = MAX_SECONDS
-"""The longest ``wait``: a day, the longest deadline a game's options set. The clock's time is
+"""The longest ``wait``: a week, the longest deadline a game's options set. The clock's time is
 saved in the record (``updated_at``, deadlines), so it must stay a time the record can hold
 (``inf`` and ``nan`` are none) and go no further than a game could ever need at once."""
 
@@ -292,7 +292,7 @@ class Console:
                 f"opens one ({names}), and `help` lists what you can type)"
             )
             return
-        words = [command.word for command in (*game.commands, *subcommands(game))]
+        words = [command.word for command in (*game.commands, *subcommands(game, play=True))]
         if word not in words:
             bare = [w for w in words if w not in _CONSOLE_WORDS]
             self.write(
@@ -402,7 +402,7 @@ class Console:
             return
         if not (math.isfinite(seconds) and 0 <= seconds <= MAX_WAIT):
             # (A clock that goes back, or to no time at all, would be saved in the record.)
-            self.write(f"(wait takes 0 to {MAX_WAIT:,} seconds (a day) at a time, e.g. `wait 60`)")
+            self.write(f"(wait takes 0 to {MAX_WAIT:,} seconds (a week) at a time, e.g. `wait 60`)")
             return
         self.clock.now += seconds
         for out in await self.authority.fire_due(PLATFORM):

@@ -29,7 +29,7 @@ from bot.commands import codec, limits
 from bot.commands.community import boardroom as community
 from bot.commands.community import home
 from bot.commands.damaged import DamagedRecord, read_record
-from bot.commands.game import moves, readers
+from bot.commands.game import moves, pause, readers, takeback
 from bot.commands.game.moves import STALE
 from bot.commands.game.play import load_state
 from bot.commands.grammar import CommandError, parse, subcommands, usage
@@ -80,6 +80,9 @@ STEPS: dict[str, StepMaker] = {
     "move": roster.move,
     "remove": roster.remove,
     "admit": seating.admit,
+    "undo": takeback.undo_step,
+    "pause": pause.pause_step,
+    "resume": pause.resume_step,
 }
 _LIMITED = {("start", ""): "lobby", ("rematch", ""): "lobby", ("rules", "all"): "upload"}
 """Commands that post or upload on their requester's behalf, and the limit each counts
@@ -164,7 +167,7 @@ class Authority:
             return out
         parsed = parse(text)
         word, rest = parsed.word, parsed.rest
-        shared = find(subcommands(game), word)
+        shared = find(subcommands(game, play=True), word)
         out = outbox_for(req, game)
         try:
             if shared is not None:

@@ -14,6 +14,7 @@ from core.engine import Game, GameLike, GameOptions, GameState, View
 from core.text import escape
 
 __all__ = [
+    "PLAY_SUBCOMMANDS",
     "SUBCOMMANDS",
     "TEAM_SUBCOMMANDS",
     "CommandError",
@@ -60,6 +61,23 @@ SUBCOMMANDS: tuple[Command, ...] = (
 )
 """The lobby and table words every game shares (``rematch`` is the final card's button)."""
 
+PLAY_SUBCOMMANDS: tuple[Command, ...] = (
+    Command(
+        "undo",
+        "ask to take back your last move while nothing was drawn or revealed since (everyone "
+        "else approves on the board); `undo yes` or `undo no` answers someone's request",
+        (Arg("answer", Kind.WORD, required=False, choices=("yes", "no")),),
+    ),
+    Command(
+        "pause",
+        "pause the game: its deadlines stand still (host; anyone else asks everyone seated)",
+    ),
+    Command("resume", "go on with a paused game; each deadline gets the time it had left"),
+)
+"""The words that change how a running game is played, every game's: taking a move back by
+consent and pausing. Listed after the game's own moves (a platform that shows only so many
+words, Discord's 25, puts the last ones in a group of their own)."""
+
 TEAM_SUBCOMMANDS: tuple[Command, ...] = (
     Command(
         "join",
@@ -90,20 +108,22 @@ TEAM_SUBCOMMANDS: tuple[Command, ...] = (
 """In a team game (``Game.teams``) these replace or join the words above."""
 
 
-def subcommands(game: GameLike) -> tuple[Command, ...]:
+def subcommands(game: GameLike, play: bool = False) -> tuple[Command, ...]:
     """The lobby and table words of ``game``: the shared ones, with the team words (in place
-    of ``join`` and ``leave``) if it has teams."""
+    of ``join`` and ``leave``) if it has teams; ``play``: the words of play too."""
+    extra = PLAY_SUBCOMMANDS if play else ()
     if not game.teams:
-        return SUBCOMMANDS
+        return SUBCOMMANDS + extra
     team = {command.word: command for command in TEAM_SUBCOMMANDS}
     shared = tuple(team.pop(command.word, command) for command in SUBCOMMANDS)
-    return shared + tuple(team.values())
+    return shared + tuple(team.values()) + extra
 
 
 def words(game: GameLike) -> tuple[Command, ...]:
     """Every word of ``game`` players type (the help and the platforms' command lists show
-    these): the lobby and table words, then its own moves."""
-    return tuple(command for command in subcommands(game) + game.commands if command.typed)
+    these): the lobby and table words, its own moves, then the words of play (undo, pause)."""
+    every = subcommands(game) + game.commands + PLAY_SUBCOMMANDS
+    return tuple(command for command in every if command.typed)
 
 
 _S = TypeVar("_S", bound=GameState)

@@ -90,6 +90,9 @@ class DeliveryContext:
     draw_chart: Callable[[], ui.Picture | None] | None = None
     """Draws the picture of ``card.picture_key``, the finished game's money chart (replayed
     from its log), as the table draws a board's."""
+    kept_until: float | None = None
+    """Until when the save keeps the game (unix time): the table keeps its refs at least as
+    long (a game of long deadlines, or paused, outlives the idle TTL)."""
 
 
 class Changes(BaseModel):
@@ -203,6 +206,8 @@ class Outbox(Changes):
     """See :attr:`DeliveryContext.draw`."""
     draw_chart: Callable[[], ui.Picture | None] | None = Field(default=None, exclude=True)
     """See :attr:`DeliveryContext.draw_chart`."""
+    kept_until: float | None = Field(default=None, exclude=True)
+    """See :attr:`DeliveryContext.kept_until`."""
 
     @property
     def mode(self) -> Mode:
@@ -217,7 +222,9 @@ class Outbox(Changes):
             _fields_set=self.model_fields_set & set(Changes.model_fields),
             **{name: getattr(self, name) for name in Changes.model_fields},
         )
-        context = DeliveryContext(self.mode, self.refs_seen, self.draw, self.draw_chart)
+        context = DeliveryContext(
+            self.mode, self.refs_seen, self.draw, self.draw_chart, self.kept_until
+        )
         return changes, context
 
     def reply(

@@ -36,7 +36,15 @@ from bot.commands.grammar import CommandError
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.commands.seats import teams
-from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
+from bot.commands.step import (
+    Change,
+    LoggedStep,
+    Refusal,
+    Request,
+    Reschedule,
+    Step,
+    outbox_for,
+)
 from bot.settings import Settings
 from core import ui
 from core.engine import GameLike, IllegalAction
@@ -210,6 +218,12 @@ class Pipeline:
             metrics.outcome(at.req.platform, "duplicate")
             raise _Done(out)
         out.refs_seen = refs or (0, "")  # (none stored yet)
+        if isinstance(at.step, LoggedStep) and loaded is not None:
+            # (A step that rebuilds the game from its log, taking a move back, reads it.)
+            try:
+                at.step.history = await self.store.read_history(at.key)
+            except StorageUnavailable as outage:
+                raise _Done(self._unavailable(at.req, at.game, str(outage), at.told)) from None
         return loaded
 
     async def _decide(
@@ -368,6 +382,8 @@ class Pipeline:
         that ends a game, its result in the community, the erasures it waited for and the
         chart on its card."""
         record = change.record
+        if record.status == "playing":
+            out.kept_until = record.updated_at + saving.ttl_s
         self._count(at.req, record, before.was, before.due if at.lease is not None else None)
         await self._after_save(at.key, change)
         _homes(out, before.was, record)
@@ -492,12 +508,8 @@ class Pipeline:
             return None
 
     def _ttl(self, record: GameRecord) -> int:
-        hours = (
-            self.settings.finished_ttl_hours
-            if record.status == "finished"
-            else self.settings.game_ttl_hours
-        )
-        return max(1, int(hours * 3600))
+        """How long the record is kept after this save (:func:`kept_for`)."""
+        return kept_for(record, self.settings, self.clock())
 
     def _charted(
         self, game: GameLike, record: GameRecord, out: Outbox, history: History
@@ -528,6 +540,25 @@ class Pipeline:
         except StorageUnavailable:
             # The move stands; `hands` drops games that are over from a stale list.
             log.warning("could not update the player index of %s", key)
+
+
+DAY_S = 86_400
+
+
+def kept_for(record: GameRecord, settings: Settings, now: float) -> int:
+    """Seconds a record is kept after a save: a finished game ``BOARDROOM_FINISHED_TTL_HOURS``;
+    a paused one until ``BOARDROOM_PAUSED_TTL_DAYS`` after it was paused; one in play
+    ``BOARDROOM_GAME_TTL_HOURS``, but at least until its open deadline and a day more, so a
+    game of week-long turns outlives the idle limit while it waits on a move."""
+    if record.status == "finished":
+        return max(1, int(settings.finished_ttl_hours * 3600))
+    if record.paused is not None:
+        return max(1, int(record.paused.until - now))
+    seconds = settings.game_ttl_hours * 3600
+    due = [d for d in (record.deadline_due, record.clock_due) if d is not None]
+    if record.status == "playing" and due:
+        seconds = max(seconds, max(due) - now + DAY_S)
+    return max(1, int(seconds))
 
 
 def _homes(out: Outbox, was: tuple[str, set[str]] | None, record: GameRecord) -> None:

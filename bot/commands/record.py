@@ -7,7 +7,18 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
-__all__ = ["Asked", "GameRecord", "Invite", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
+__all__ = [
+    "Asked",
+    "GameRecord",
+    "Invite",
+    "JoinRequest",
+    "Member",
+    "OptionValue",
+    "Paused",
+    "SeatInfo",
+    "UndoPoint",
+    "UndoRequest",
+]
 
 
 class Member(BaseModel):
@@ -86,6 +97,56 @@ class Invite(BaseModel):
     """Their team in that game (a team game): the lobby offers to join it by name."""
 
 
+class UndoPoint(BaseModel):
+    """A move that may still be taken back (:mod:`bot.commands.game.undo`): its seat, who made it,
+    and the state versions before and after it (with the bot and automatic moves it set off)."""
+
+    seat: int
+    user: str
+    before: int
+    after: int
+    told: list[str] = Field(default_factory=list)
+    """The public lines it made (shown to the channel already)."""
+
+
+class UndoRequest(BaseModel):
+    """An open request to take a move back, waiting for everyone else's yes."""
+
+    seat: int
+    user: str
+    name: str
+    to: int
+    """The state version the game goes back to."""
+    at: int
+    """The state version it was asked at: any move since ends it."""
+    asked: list[str]
+    """Everyone asked (every other person in the game)."""
+    approved: list[str] = Field(default_factory=list)
+    moves: int = 1
+    """How many moves it takes back (the seat's and every one after it)."""
+    told: list[str] = Field(default_factory=list)
+
+    @property
+    def people(self) -> list[str]:
+        """Who asked, and everyone asked."""
+        return [self.user, *self.asked]
+
+
+class Paused(BaseModel):
+    """Who paused a game and when, and what each of its clocks had left then
+    (:mod:`bot.commands.game.pause`)."""
+
+    user: str
+    name: str
+    at: float
+    deadline_left: float | None = None
+    clock_left: float | None = None
+    nudge_left: float | None = None
+    warn_left: float | None = None
+    until: float = 0.0
+    """When the paused game is deleted (``BOARDROOM_PAUSED_TTL_DAYS`` after the pause)."""
+
+
 OptionValue = str | int | float | bool | None
 """A table option as the game's options model dumps it (every option is one value)."""
 
@@ -122,6 +183,9 @@ class GameRecord(BaseModel):
     nudge_due: float | None = None
     """Absolute time at which the users of ``nudge`` are pinged that the game waits for them,
     unless the decision is over or one of them acted first."""
+    warn_due: float | None = None
+    """Absolute time at which the people a long deadline (a day or more) waits for are told
+    privately that an hour is left (:func:`bot.commands.game.moves.long_deadline`)."""
     nudge: list[str] = Field(default_factory=list)
     nudge_version: int = 0
     """The decision (its ``decision_version``) the nudge is for."""
@@ -146,12 +210,21 @@ class GameRecord(BaseModel):
     forgotten: list[str] = Field(default_factory=list)
     """People who asked ``/boardroom forget-me`` while this game held them: the game forgets
     them when it ends (:mod:`bot.commands.community.forget`), and until its table is erased too."""
+    undo_points: list[UndoPoint] = Field(default_factory=list)
+    """The moves since the last one that cannot be taken back, oldest first."""
+    undo_request: UndoRequest | None = None
+    """An open request to take back a move (``undo``), waiting for the others' answers."""
+    paused: Paused | None = None
+    """The game is paused (``pause``): its deadlines stand still and no move is taken."""
+    pause_votes: list[str] = Field(default_factory=list)
+    """People seated who asked to pause (the game pauses once everyone seated has)."""
 
     @property
     def next_due(self) -> float | None:
         """When the deadline loop must next look at this game: the earliest of its decision
-        deadline, its clock and its nudge."""
-        due = [d for d in (self.deadline_due, self.clock_due, self.nudge_due) if d is not None]
+        deadline, its clock, its nudge and its last hour's warning."""
+        times = (self.deadline_due, self.clock_due, self.nudge_due, self.warn_due)
+        due = [d for d in times if d is not None]
         return min(due) if due else None
 
     @property
@@ -171,7 +244,8 @@ class GameRecord(BaseModel):
 
     def holds(self, user: str) -> bool:
         """Whether anything of this record names ``user`` (by id): a seat, the host, a request
-        to join, a rematch's invitation, a departure, a nudge or a pending erasure."""
+        to join, a rematch's invitation, a departure, a nudge, a pending erasure, a move that may
+        be taken back, a request to take one back or a pause."""
         return (
             self.seat_of(user) is not None
             or self.host == user
@@ -181,6 +255,9 @@ class GameRecord(BaseModel):
             or any(r.user == user for r in self.requests)
             or any(a.user == user for a in self.asked)
             or any(i.user == user for i in self.invited)
+            or any(p.user == user for p in self.undo_points)
+            or (self.undo_request is not None and user in self.undo_request.people)
+            or (self.paused is not None and self.paused.user == user)
         )
 
     def names_of(self, user: str) -> set[str]:

@@ -21,8 +21,19 @@ from bot.settings import Settings
 from core import text as markup
 from core import ui
 from core.engine import GameLike
+from storage import History
 
-__all__ = ["Change", "Env", "Refusal", "Request", "Reschedule", "Step", "StepMaker", "outbox_for"]
+__all__ = [
+    "Change",
+    "Env",
+    "LoggedStep",
+    "Refusal",
+    "Request",
+    "Reschedule",
+    "Step",
+    "StepMaker",
+    "outbox_for",
+]
 
 
 class Request(BaseModel):
@@ -80,6 +91,19 @@ class Reschedule(Exception):
 
 
 Step = Callable[[GameRecord | None, Outbox], Change | None]
+
+
+@dataclass
+class LoggedStep:
+    """A step that reads the game's stored log besides its record (a take-back rebuilds the
+    game from it): the pipeline reads the log into :attr:`history` before calling it, one round
+    trip more. A log read before a newer save fails the step's own check, or its save."""
+
+    run: Callable[[GameRecord | None, Outbox, History | None], Change | None]
+    history: History | None = None
+
+    def __call__(self, record: GameRecord | None, out: Outbox) -> Change | None:
+        return self.run(record, out, self.history)
 
 
 class Env(Protocol):

@@ -431,7 +431,7 @@ class Table:
             if not _changed(refs, planned.refs):
                 planned.refs.rev = refs.rev
                 return planned
-            rev = await self._write(key, planned.refs, refs.rev)
+            rev = await self._write(key, planned.refs, refs.rev, run.context)
             if rev is not None:
                 planned.refs.rev = rev
                 return planned
@@ -483,11 +483,18 @@ class Table:
             return None
         return known[1], known[2]
 
-    async def _write(self, key: GameKey, refs: Refs, expected: int) -> int | None:
+    async def _write(
+        self, key: GameKey, refs: Refs, expected: int, context: DeliveryContext | None = None
+    ) -> int | None:
         """Write ``refs`` if the stored revision is ``expected``: the new revision, or None
         when another delivery wrote first. A store that cannot be reached counts as written
-        (the delivery goes on; the next one may post anew)."""
+        (the delivery goes on; the next one may post anew). Kept as long as the game is
+        (:attr:`Refs.kept_until`), at least the table's TTL."""
+        if context is not None and context.kept_until is not None:
+            refs.kept_until = max(refs.kept_until, context.kept_until)
         ttl = self.finished_ttl_s if refs.ended else self.ttl_s
+        if not refs.ended:
+            ttl = max(ttl, int(refs.kept_until - self._clock.wall()))
         data = refs.model_dump_json()
         try:
             rev = await self.store.set_table_refs(key, data, ttl, expected)
@@ -801,7 +808,7 @@ class Table:
             refs = await self._read(key, run.out)
         for _ in range(MAX_SETTLES):
             settled = settle(refs, run.done, self._context(run), run.out.channel, merging)
-            rev = await self._write(key, settled.refs, refs.rev)
+            rev = await self._write(key, settled.refs, refs.rev, run.context)
             if rev is None:
                 refs, merging = await self._read(key, run.out), True
                 continue

@@ -102,6 +102,9 @@ class Refs(BaseModel):
     board: Shown | None = None
     board_message: ui.Message | None = None
     """The board as last drawn, so posts without a new state can move it down."""
+    kept_until: float = 0.0
+    """Until when the game is kept (unix time, as its last save said: a game of long deadlines
+    or a paused one outlives the idle TTL), so that its table is kept as long."""
     picture_at: float = 0.0
     """When the board's picture last changed (unix time, the table's clock): a new picture
     sooner than :data:`~bot.table.plan.COALESCE_S` after it waits (see :mod:`bot.table.plan`)."""

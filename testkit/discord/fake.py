@@ -1233,11 +1233,18 @@ class FakeDiscord:
 
         ``gateway``: which connected bot receives it (see :meth:`dispatch`)."""
         inner = [{"name": k, "type": 3, "value": v} for k, v in (options or {}).items()]
+        chosen: list[dict[str, Any]] = inner
+        if sub:
+            # ``more undo``: a subcommand of a subcommand group.
+            *nest, leaf = sub.split()
+            chosen = [{"name": leaf, "type": 1, "options": inner}]
+            for name in reversed(nest):
+                chosen = [{"name": name, "type": 2, "options": chosen}]
         data: dict[str, Any] = {
             "id": str(next(self._ids)),
             "name": group,
             "type": 1,
-            "options": [{"name": sub, "type": 1, "options": inner}] if sub else inner,
+            "options": chosen,
         }
         if not dm and group in {c["name"] for c in self.commands.get(str(self.guild_id), [])}:
             data["guild_id"] = str(self.guild_id)

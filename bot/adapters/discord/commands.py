@@ -185,13 +185,37 @@ def _add_command(group: app_commands.Group, game: GameLike, command: Command) ->
     group.add_command(app_commands.Command(name=word, description=description, callback=callback))
 
 
+MORE = "more"
+"""The subcommand group of the words past Discord's 25 (``/businessgo more pause``)."""
+
+
+def split_words(game: GameLike) -> tuple[list[Command], list[Command]]:
+    """The words of ``game`` shown as its group's own subcommands, and those past Discord's
+    25, shown in its ``more`` group (the last words: the words of play, undo and pause, come
+    last). Every word is reachable either way."""
+    every = list(words(game))
+    if len(every) <= MAX_SUBCOMMANDS:
+        return every, []
+    top = MAX_SUBCOMMANDS - 1
+    rest = every[top:]
+    if len(rest) > MAX_SUBCOMMANDS:
+        log.warning("%s has %d subcommands; Discord shows 49", game.name, len(every))
+    return every[:top], rest[:MAX_SUBCOMMANDS]
+
+
 def _group(game: GameLike) -> app_commands.Group:
     group = app_commands.Group(name=game.name, description=_cut(f"Play {game.title}"))
-    every = words(game)
-    if len(every) > MAX_SUBCOMMANDS:
-        log.warning("%s has %d subcommands; Discord shows 25", game.name, len(every))
-    for command in every[:MAX_SUBCOMMANDS]:
+    top, rest = split_words(game)
+    for command in top:
         _add_command(group, game, command)
+    if rest:
+        more = app_commands.Group(
+            name=MORE,
+            description=_cut(", ".join(command.word for command in rest)),
+            parent=group,
+        )
+        for command in rest:
+            _add_command(more, game, command)
     return group
 
 

@@ -122,8 +122,10 @@ def render(message: ui.Message, file_limit: int = FILE_LIMIT) -> Rendered:
         note = f"({attached.name} is too large to attach here: Discord takes {mib:g} MiB a file.)"
         text = f"{text}\n\n{markdown(markup.escape(note))}".strip()
     if message.deadline is not None:
-        # A timestamp every client shows as a live countdown ("in 45 seconds"), in any zone.
-        text = f"{text}\n⏳ Ends <t:{int(message.deadline)}:R>.".strip()
+        # Timestamps every client shows in its reader's own zone: a live countdown ("in 45
+        # seconds", "in 3 days") and the date and time (a turn of days ends on a given day).
+        due = int(message.deadline)
+        text = f"{text}\n⏳ Ends <t:{due}:R> (<t:{due}:f>).".strip()
     if message.title or message.fields or message.image_url or len(text) > CONTENT_LIMIT:
         embed = discord.Embed(
             title=cut(markdown(message.title), TITLE_LIMIT) if message.title else None,

@@ -227,11 +227,12 @@ def blocks(message: ui.Message) -> list[Block]:
 
 
 def ends(message: ui.Message) -> str:
-    """When the message's decision ends, in the reader's time zone (Slack's date token does not
-    count down; the fallback, for clients that cannot show it, is UTC)."""
+    """When the message's decision ends, in the reader's time zone, with its day ("today",
+    "tomorrow", "Dec 9": a turn may last days). Slack's date token does not count down; the
+    fallback, for clients that cannot show it, is UTC."""
     due = int(message.deadline or 0)
-    utc = time.strftime("%H:%M:%S UTC", time.gmtime(due))
-    return f"⏳ Ends at <!date^{due}^{{time_secs}}|{utc}>."
+    utc = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(due))
+    return f"⏳ Ends <!date^{due}^{{date_short_pretty}} at {{time_secs}}|{utc}>."
 
 
 def fallback_text(message: ui.Message) -> str:

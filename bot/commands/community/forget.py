@@ -202,7 +202,19 @@ def _record_without(record: GameRecord, user: str, named: set[int]) -> GameRecor
     new.nudge = [u for u in new.nudge if u != user]
     new.departed.pop(user, None)
     new.forgotten = [u for u in new.forgotten if u != user]
+    _without_in_play(new, user)
     return new
+
+
+def _without_in_play(new: GameRecord, user: str) -> None:
+    """The person's moves that may be taken back, a request that names them, and their name
+    on a pause, gone from ``new``."""
+    new.undo_points = [p for p in new.undo_points if p.user != user]
+    request = new.undo_request
+    if request is not None and user in request.people:
+        new.undo_request = None
+    if new.paused is not None and new.paused.user == user:
+        new.paused = new.paused.model_copy(update={"user": "", "name": FORMER})
 
 
 def erase_record(

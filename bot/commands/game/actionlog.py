@@ -7,6 +7,10 @@ values are the action's fields in declaration order, so ``[2, "point", null]`` i
 at nobody. ``begin`` records the seats' names and which are bots, so the log alone (with the
 record's seed, options and first version) rebuilds the game.
 
+A consented take-back is logged as ``[user, "undo", version]``: the game went back to the
+state it had at ``version`` (:meth:`~core.engine.Game.reopen`), as the entry's own new version
+(one past the version before it), so a replay rebuilds it and versions never repeat.
+
 Entries are kept short on purpose: Redis starts a new stream node (about 4.7 KB allocated)
 every 100 entries or 4 KB, and a whole game of four players fits in one.
 """
@@ -31,7 +35,16 @@ __all__ = [
     "money_series",
     "replay",
     "replay_history",
+    "undo_entry",
 ]
+
+UNDO = "undo"
+"""The type of a take-back's entry."""
+
+
+def undo_entry(user: str, version: int) -> Entry:
+    """The log entry of a take-back by consent, asked by ``user``, to the state of ``version``."""
+    return [user, UNDO, version]
 
 
 def action_rng(seed: int, version: int) -> random.Random:
@@ -89,12 +102,31 @@ def replay(
     _who, _kind, names, _bots = entries[begins[-1]]
     state = game.setup(names, options, action_rng(seed, first_version))
     state.version = state.decision_version = first_version
+    return _replay_entries(game, seed, state, entries[begins[-1] + 1 :], seen)
+
+
+def _replay_entries(
+    game: GameLike, seed: int, state: GameState, entries: list[Entry], seen: Seen | None
+) -> GameState:
+    """``state`` after the log's ``entries``: its actions, and its take-backs (``undo``), for
+    which the states since the first are kept by version."""
+    kept: dict[int, GameState] | None = None
+    if any(entry[1] == UNDO for entry in entries):
+        kept = {state.version: state}
     if seen is not None:
         seen(state)
-    for entry in entries[begins[-1] + 1 :]:
-        if not isinstance(entry[0], int):
+    for entry in entries:
+        if entry[1] == UNDO and kept is not None:
+            to = entry[2]
+            if not isinstance(to, int) or to not in kept:
+                raise ValueError(f"the log takes back to version {to!r}, which it never had")
+            state = game.reopen(kept[to], state.version + 1)
+        elif not isinstance(entry[0], int):
             continue  # a lobby command during play (leave, end): no game action
-        state = _replayed(game, state, seed, entry)
+        else:
+            state = _replayed(game, state, seed, entry)
+        if kept is not None:
+            kept[state.version] = state
         if seen is not None:
             seen(state)
     return state
@@ -127,15 +159,8 @@ def replay_history(
         return replay(game, seed, options, first_version, history.lines, seen)
     saved = json.loads(history.snapshot)["state_json"]
     state: GameState = game.state_model.model_validate_json(saved)
-    if seen is not None:
-        seen(state)
-    for entry in (entry for text in history.lines for entry in json.loads(text)):
-        if not isinstance(entry[0], int):
-            continue
-        state = _replayed(game, state, seed, entry)
-        if seen is not None:
-            seen(state)
-    return state
+    entries = [entry for text in history.lines for entry in json.loads(text)]
+    return _replay_entries(game, seed, state, entries, seen)
 
 
 def money_series(

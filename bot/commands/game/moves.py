@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from bot.commands import codec
 from bot.commands.community import finalcard
+from bot.commands.game import undo
 from bot.commands.game.play import Advance, advance, load_state, publish
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
@@ -135,6 +136,8 @@ def timeout_step(env: Env, now: float) -> Step:
         deadline, due_at = state.deadline, record.deadline_due
         if deadline is not None and due_at is not None and due_at <= now:
             return play(env, record, state, SYSTEM, Timeout(key=deadline.key), None, out)
+        if record.warn_due is not None and record.warn_due <= now:
+            return _last_hour(game, record, state, out)
         if record.nudge_due is not None and record.nudge_due <= now:
             return _nudge(game, record, state, out)
         return None
@@ -177,6 +180,58 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
         final(env, game, record, state, out)
 
 
+LONG_S = 86_400
+"""A deadline this long or longer (a turn of days) is told privately, and again an hour before
+it passes."""
+LAST_HOUR_S = 3_600
+
+
+def long_deadline(
+    game: GameLike, record: GameRecord, state: GameState, requester: str | None, out: Outbox
+) -> None:
+    """A decision of a day or more just opened (its deadline armed in ``record``): the people
+    it waits for (but the one who just acted) hear it privately (a DM; Slack's App Home shows
+    it too), with when it ends in their own time, and are told again an hour before it ends
+    (:attr:`GameRecord.warn_due`)."""
+    record.warn_due = None
+    deadline, due = state.deadline, record.deadline_due
+    if deadline is None or due is None or deadline.seconds < LONG_S or state.finished:
+        return
+    record.warn_due = due - LAST_HOUR_S
+    text = (
+        f"{game.title} waits for your move. You have a long while, but not for ever: the "
+        "board has your choices."
+    )
+    _tell_waiting(game, record, state, requester, out, text, f"deadline:{deadline.key}", due)
+
+
+def _tell_waiting(
+    game: GameLike,
+    record: GameRecord,
+    state: GameState,
+    requester: str | None,
+    out: Outbox,
+    text: str,
+    note: str,
+    due: float,
+) -> None:
+    message = ui.Message(title=f"{game.title}: your move", text=text, deadline=due)
+    for seat in game.waiting_for(state):
+        for user in record.seats[seat].users:
+            if user != requester:
+                out.reply(user, message, note=note)
+
+
+def _last_hour(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
+    """An hour is left of a long deadline: whoever it still waits for hears it privately."""
+    record.warn_due = None
+    due, deadline = record.deadline_due, state.deadline
+    if due is not None and deadline is not None and not state.finished:
+        text = f"One hour is left for your move in {game.title}; then the game moves on without it."
+        _tell_waiting(game, record, state, None, out, text, f"last-hour:{deadline.key}", due)
+    return Change(record=record)
+
+
 def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
     """The turn has waited :attr:`~bot.settings.Settings.nudge_seconds` for its player: the
     board moves to the bottom with a mention of them (the turn notice)."""
@@ -204,6 +259,8 @@ def play(
     whose answer may tell the requester what the game then did for them; a press is answered
     by the message it updates)."""
     game = game_of(record)
+    if record.paused is not None:
+        raise Refusal(paused_sentence(game, record))
     result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
     note = None
     if game.teams and requester is not None:
@@ -211,8 +268,28 @@ def play(
         names = [m.name for m in record.seats[seat].members if m.user == requester]
         did = game.describe_action(state, action)
         note = (seat, f"{names[0] if names else 'A teammate'} played for your team: {did}.")
+    kept = list(record.undo_points)
     commit(env, game, record, state, result, requester, out, note, typed)
+    record.undo_points = kept
+    person = seat if requester is not None and seat >= 0 else None
+    undo.track(record, person, requester, state.version, result)
+    _offer_take_back(record, requester, out)
     return Change(record=record, log=result.log)
+
+
+TAKE_BACK = ui.Button(label="Take back", command="undo")
+"""The button on a player's panel that asks to take their move back (``undo``)."""
+
+
+def _offer_take_back(record: GameRecord, requester: str | None, out: Outbox) -> None:
+    """The requester's panel, drawn by this move, offers to take the move back while it may
+    be (the typed ``undo`` does the same)."""
+    points = record.undo_points
+    if requester is None or not points or points[-1].user != requester:
+        return
+    panel = out.panels.get(requester)
+    if panel is not None:
+        out.panels[requester] = ui.with_buttons(panel, [TAKE_BACK])
 
 
 def made_for_you(labels: list[str]) -> str:
@@ -256,6 +333,8 @@ def commit(
     The people of a seat the action has absorbed (an acquired team) move to its new seat first
     (:func:`bot.commands.seats.seating.absorb`), so the Outbox draws them their new panel."""
     after = result.state
+    undo.lapse(record, out)
+    record.undo_points = []  # (a person's move that may be taken back is kept again by play)
     _tell_made_for(record, result, requester, out, typed)
     moved = seating.absorb(game, record, before, after, out, result.log)
     members = [s.users for s in record.seats]
@@ -268,6 +347,9 @@ def commit(
         record.deadline_due = None
     elif before is None or before.deadline is None or before.deadline.key != after.deadline.key:
         record.deadline_due = env.clock() + after.deadline.seconds
+        long_deadline(game, record, after, requester, out)
+    if after.finished or after.deadline is None:
+        record.warn_due = None
     if after.finished or after.clock is None:
         record.clock_due = None
     elif record.clock_due is None:
@@ -281,6 +363,38 @@ def commit(
     if after.finished:
         out.ended = True
         final(env, game, record, after, out)
+
+
+def restore(env: Env, game: GameLike, record: GameRecord, back: GameState, out: Outbox) -> None:
+    """The game taken back to ``back`` (a state it had, as a new version: :mod:`undo`): stored,
+    its decision's deadline armed again, and every surface drawn once: the board, the prompt
+    and every seat's panel (what a move taken back showed privately is gone with it)."""
+    record.state_json = back.model_dump_json()
+    record.deadline_due = env.clock() + back.deadline.seconds if back.deadline is not None else None
+    record.nudge_due, record.nudge = None, []
+    long_deadline(game, record, back, None, out)
+    seating.redraw(game, record, back, out)
+    due = record.deadline_due
+    waiting = set(game.waiting_for(back))
+    if not game.choices_on_board:
+        for seat, info in enumerate(record.seats):
+            panel = game.render_private(back, seat)
+            for user in info.users:
+                out.panels[user] = panel.model_copy(
+                    update={"deadline": due if seat in waiting else None}
+                )
+    out.waiting = [u for seat in sorted(waiting) for u in record.seats[seat].users]
+    out.homes = sorted({*out.homes, *record.humans})
+
+
+def paused_sentence(game: GameLike, record: GameRecord) -> str:
+    """Why nothing can be played in a paused game, and how it goes on."""
+    paused = record.paused
+    who = paused.name if paused is not None else "someone"
+    return (
+        f"The game is paused (by {who}): no move can be made until it is resumed with "
+        f"`/{game.name} resume`."
+    )
 
 
 def _arm_nudge(

@@ -57,6 +57,9 @@ class Advance:
     made_for: list[tuple[Seat, str]] = field(default_factory=list)
     """Moves the game made by itself for a seat of people (its only move, ``automatic``), as
     the game labels them ("Roll the dice"): their people are told."""
+    undoable: bool = True
+    """Whether every action applied may be taken back (:attr:`Transition.undoable`): a command
+    whose bots or automatic moves drew by chance or revealed something cannot be."""
 
 
 def load_state(game: GameLike, data: str) -> GameState:
@@ -95,7 +98,9 @@ def advance(
 ) -> Advance:
     """Apply ``action`` (raises IllegalAction, changing nothing), then every bot move it allows."""
     transition = game.apply(state, actor, action, action_rng(seed, state.version))
-    result = Advance(state=transition.state, moves=[list(transition.events)])
+    result = Advance(
+        state=transition.state, moves=[list(transition.events)], undoable=transition.undoable
+    )
     result.log.append(encode_action(actor, action))
     run_bots(game, seed, bots, result)
     return result
@@ -120,6 +125,7 @@ def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> No
                 return
             if not bots[seat]:
                 result.made_for.append((seat, game.describe_action(state, choice)))
+            result.undoable = result.undoable and transition.undoable
             result.state = transition.state
             result.moves.append(list(transition.events))
             result.log.append(encode_action(seat, choice))
@@ -138,6 +144,7 @@ def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> No
             log.exception("bot at seat %s chose an illegal action %r", seat, choice)
             choice = legal[0]
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+        result.undoable = result.undoable and transition.undoable
         result.state = transition.state
         result.moves.append(list(transition.events))
         result.log.append(encode_action(seat, choice))

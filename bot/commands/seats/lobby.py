@@ -313,7 +313,7 @@ def end(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         log: list[Entry] = [[req.user, "end"]] if record.status == "playing" else []
         was_lobby = record.status == "lobby"
         record.status = "finished"
-        record.deadline_due = record.clock_due = record.nudge_due = None
+        record.deadline_due = record.clock_due = record.nudge_due = record.warn_due = None
         record.nudge = []
         news = f"{req.name} ended the game of {game.title}."
         out.say(news)

@@ -30,6 +30,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from bot.commands.game import boardnotes
 from bot.commands.game.actionlog import Entry
 from bot.commands.game.play import show_board
 from bot.commands.grammar import CommandError
@@ -137,6 +138,7 @@ def redraw(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
     out.prompt = prompt.model_copy(update={"deadline": due}) if prompt is not None else None
     out.prompt_id = game.prompt_version(state) if prompt is not None else None
     show_board(game.at(state), out, due, board_picture(record, out))
+    out.board = boardnotes.with_notes(out.board, record)
     out.version = state.version
 
 

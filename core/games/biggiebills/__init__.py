@@ -9,6 +9,7 @@ from core.engine import Game
 from core.games.biggiebills import (
     bots,
     commands,
+    events,
     flow,
     legal,
     picture,
@@ -69,5 +70,6 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     round_word="Business Cycle",
     money_text=text.money,
     inventory=secrets.inventory,
+    revealing=(events.DeckReshuffled, events.CycleBegun),
 )
 """The built-in instance."""

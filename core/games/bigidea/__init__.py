@@ -9,6 +9,7 @@ from core.engine import Game
 from core.games.bigidea import (
     bots,
     commands,
+    events,
     flow,
     picture,
     recap,
@@ -60,5 +61,6 @@ GAME: Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView] = Game(
     round_of=lambda state: state.round,
     money_text=text.money,
     inventory=secrets.inventory,
+    revealing=(events.DeckReshuffled, events.CardsDealt),
 )
 """The built-in instance."""

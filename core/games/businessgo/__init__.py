@@ -61,5 +61,6 @@ GAME: Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView] = Game(
     round_of=lambda state: state.round,
     money_text=text.money,
     payments=events.payments,
+    revealing=(events.Rolled, events.OpeningRolled),
 )
 """The built-in instance."""

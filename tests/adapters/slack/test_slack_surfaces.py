@@ -359,7 +359,7 @@ async def test_countdowns_and_one_turn_notice_at_a_time(loop: Loopback) -> None:
     assert thread is not None
     record = await stored(loop)
     assert record is not None and record.deadline_due is not None
-    countdown = f"<!date^{int(record.deadline_due)}^{{time_secs}}|"
+    countdown = f"<!date^{int(record.deadline_due)}^{{date_short_pretty}} at {{time_secs}}|"
     board = boards(loop.api, CHANNEL, thread, BOARD)[0]
     assert countdown in str(board.blocks)
     for user in USERS:
