@@ -202,7 +202,7 @@ def play(
     whose answer may tell the requester what the game then did for them; a press is answered
     by the message it updates)."""
     game = game_of(record)
-    result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
+    result = advance(game, state, record.seed, record.bots, seat, action)
     note = None
     if game.teams and requester is not None:
         # Any member may act for the team; the others hear privately what was done.
@@ -307,7 +307,7 @@ def _arm_nudge(
 
 def summary_card(game: GameLike, record: GameRecord) -> ui.Message:
     """The card while a game is played: who plays, with what options, where."""
-    names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+    names = ", ".join(s.name + s.bot_note for s in record.seats)
     settings = options_line(game, record.options, record.thread, record.pictures)
     where = (
         f"Every choice is a button on the board; `/{game.name} hand` shows your holdings."

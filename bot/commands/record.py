@@ -7,7 +7,22 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
-__all__ = ["Asked", "GameRecord", "Invite", "JoinRequest", "Member", "OptionValue", "SeatInfo"]
+from core.bots import DEFAULT_LEVEL, Level
+
+__all__ = [
+    "STAND_IN_AFTER",
+    "Asked",
+    "GameRecord",
+    "Invite",
+    "JoinRequest",
+    "Member",
+    "OptionValue",
+    "SeatInfo",
+]
+
+
+STAND_IN_AFTER = 2
+"""Deadlines missed in a row after which a bot stands in for a seat's people."""
 
 
 class Member(BaseModel):
@@ -26,6 +41,15 @@ class SeatInfo(BaseModel):
 
     name: str
     members: list[Member] = Field(default_factory=list)
+    level: Level | None = None
+    """A bot seat's level (None: the normal level, as every bot stored before levels)."""
+    missed: int = 0
+    """Deadlines in a row that passed with this seat of people owing its answer."""
+    away: bool = False
+    """Its people missed :data:`STAND_IN_AFTER` deadlines in a row: a normal bot stands in for
+    them until one of them acts (or asks for their hand) and takes the seat back."""
+    played_for: list[str] = Field(default_factory=list)
+    """What the stand-in played for them, told to them privately when they are back."""
 
     @model_validator(mode="before")
     @classmethod
@@ -45,6 +69,23 @@ class SeatInfo(BaseModel):
     @property
     def is_bot(self) -> bool:
         return not self.members
+
+    @property
+    def bot(self) -> Level | None:
+        """The level of the bot that plays this seat now: a bot seat's, a normal one standing
+        in for people who are away, None when its people play it."""
+        if self.is_bot:
+            return self.level or DEFAULT_LEVEL
+        return DEFAULT_LEVEL if self.away else None
+
+    @property
+    def bot_note(self) -> str:
+        """What the lobby, the summary and the final card write after a bot seat's name:
+        `` (bot)``, `` (strong bot)``; nothing for people."""
+        if not self.is_bot:
+            return ""
+        level = self.level or DEFAULT_LEVEL
+        return " (bot)" if level == DEFAULT_LEVEL else f" ({level} bot)"
 
     @property
     def users(self) -> list[str]:
@@ -125,6 +166,8 @@ class GameRecord(BaseModel):
     nudge: list[str] = Field(default_factory=list)
     nudge_version: int = 0
     """The decision (its ``decision_version``) the nudge is for."""
+    bot_level: Level = DEFAULT_LEVEL
+    """The level ``addbot`` gives a bot when it names none (``bots=strong`` at ``start``)."""
     thread: bool = True
     """Whether the game plays in a thread of its own (``thread=off`` at ``start``: the channel)."""
     pictures: bool = True
@@ -191,6 +234,11 @@ class GameRecord(BaseModel):
         if self.host == user:
             names.add(self.host_name)
         return names
+
+    @property
+    def bots(self) -> list[Level | None]:
+        """The bot that plays each seat now, in seat order (:attr:`SeatInfo.bot`)."""
+        return [seat.bot for seat in self.seats]
 
     @property
     def humans(self) -> list[str]:

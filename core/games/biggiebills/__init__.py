@@ -46,6 +46,7 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     absorbed=legal.absorbed,
     view=view.view,
     bot_action=bots.bot_action,
+    sample=secrets.sample,
     ranking=flow.ranking,
     recap=recap.recap,
     tallies=recap.tallies,

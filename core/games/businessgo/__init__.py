@@ -42,6 +42,7 @@ GAME: Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView] = Game(
     seat_out=legal.seat_out,
     view=view.view,
     bot_action=bots.bot_action,
+    sample=secrets.sample,
     ranking=flow.ranking,
     recap=recap.recap,
     tallies=recap.tallies,
