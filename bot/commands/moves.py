@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from bot.commands import codec, finalcard, seating
+from bot.commands import codec, finalcard, seating, standin
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import GAME_OVER, Outbox
@@ -41,6 +41,8 @@ def text_action(env: Env, req: Request, game: GameLike, command: Command, rest: 
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         record, state, seat = require_playing(record, game, req)
+        if standin.come_back(game, record, req.user, out):
+            out.card = summary_card(game, record)
         needs_more = Refusal(f"`/{game.name} {command.word}` needs more: {command.line}.")
         if command.needs_argument and not rest.strip():
             raise needs_more
@@ -57,6 +59,9 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
 
     def step(record: GameRecord | None, out: Outbox) -> Change | None:
         record, state, seat = require_playing(record, game, req)
+        back = standin.come_back(game, record, req.user, out)
+        if back:
+            out.card = summary_card(game, record)
         if press.seat is not None and press.seat != seat:
             owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
             if game.choices_on_board:
@@ -79,7 +84,7 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
             else:
                 out.heal = game.render_private(state, seat)
                 out.reply(req.user, STALE + " The message you pressed shows your choices now.")
-            return None
+            return Change(record=record) if back else None  # (their seat back: saved)
         action = game.parse_action(press.resolved_action() or {})
         try:
             return play(env, record, state, seat, action, req.user, out)
@@ -132,6 +137,8 @@ def timeout_step(env: Env, now: float) -> Step:
             return play(env, record, state, SYSTEM, Timeout(key=state.clock.key), None, out)
         deadline, due_at = state.deadline, record.deadline_due
         if deadline is not None and due_at is not None and due_at <= now:
+            if standin.missed(game, record, state, out):  # (whom the decision waited for)
+                out.card = summary_card(game, record)
             return play(env, record, state, SYSTEM, Timeout(key=deadline.key), None, out)
         if record.nudge_due is not None and record.nudge_due <= now:
             return _nudge(game, record, state, out)
@@ -202,7 +209,10 @@ def play(
     whose answer may tell the requester what the game then did for them; a press is answered
     by the message it updates)."""
     game = game_of(record)
+    if requester is not None:
+        standin.acted(record, seat)
     result = advance(game, state, record.seed, record.bots, seat, action)
+    standin.note_played(game, record, result)
     note = None
     if game.teams and requester is not None:
         # Any member may act for the team; the others hear privately what was done.

@@ -60,6 +60,9 @@ class Advance:
     log: list[Entry] = field(default_factory=list)
     moves: list[list[Event]] = field(default_factory=list)
     """The events of each applied action, in order: the command's own action first (if any)."""
+    bot_moves: list[tuple[Seat, GameState, BaseModel]] = field(default_factory=list)
+    """Each bot move: its seat, the state it was made in and the action (a stand-in's people
+    are told what was played for them, :mod:`bot.commands.standin`)."""
     thought: levels.Thought = field(default_factory=levels.Thought)
     """What the strong bots' searches of this step cost (``boardroom simulate`` reports it)."""
     made_for: list[tuple[Seat, str]] = field(default_factory=list)
@@ -148,6 +151,7 @@ def run_bots(game: GameLike, seed: int, bots: Bots, result: Advance) -> None:
             log.exception("bot at seat %s chose an illegal action %r", seat, choice)
             choice = legal[0]
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
+        result.bot_moves.append((seat, state, choice))
         result.state = transition.state
         result.moves.append(list(transition.events))
         result.log.append(encode_action(seat, choice))

@@ -81,7 +81,10 @@ class SeatInfo(BaseModel):
     @property
     def bot_note(self) -> str:
         """What the lobby, the summary and the final card write after a bot seat's name:
-        `` (bot)``, `` (strong bot)``; nothing for people."""
+        `` (bot)``, `` (strong bot)``; for people a bot stands in for, that they are away;
+        nothing for people who play."""
+        if self.away:
+            return " (away: a bot plays for them)"
         if not self.is_bot:
             return ""
         level = self.level or DEFAULT_LEVEL
