@@ -62,6 +62,7 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
         back = standin.come_back(game, record, req.user, out)
         if back:
             out.card = summary_card(game, record)
+            seating.redraw(game, record, state, out)  # the news at the board's foot, now
         if press.seat is not None and press.seat != seat:
             owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
             if game.choices_on_board:

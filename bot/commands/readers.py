@@ -164,10 +164,12 @@ def hand(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         if record.state_json is None:
             raise Refusal("The cards are dealt when the host begins the game.")
         running = game_of(record)
+        state = load_state(running, record.state_json)
         back = standin.come_back(running, record, req.user, out)
         if back:
             out.card = summary_card(running, record)
-        out.reply(req.user, running.render_private(load_state(running, record.state_json), seat))
+            seating.redraw(running, record, state, out)  # the news at the board's foot, now
+        out.reply(req.user, running.render_private(state, seat))
         for note in seating.open_requests(running, record, req.user):
             out.reply(req.user, note)  # requests they may answer, again (a DM may be closed)
         return Change(record=record) if back else None  # (their seat back: saved)
