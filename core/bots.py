@@ -59,15 +59,15 @@ EASY_LAPSE = 0.5
 class Budget:
     """How much a strong bot may search for one decision."""
 
-    nodes: int = 240
+    nodes: int = 800
     """Actions applied in the search at most (candidates, rollouts): the reproducible bound."""
-    worlds: int = 6
+    worlds: int = 8
     """Sampled worlds at most (each candidate is tried in every one)."""
-    horizon: int = 24
+    horizon: int = 16
     """Actions a rollout plays after the candidate before the position is scored."""
-    candidates: int = 8
+    candidates: int = 6
     """Candidates tried at most: the normal bot's choice and others at random."""
-    confidence: float = 1.5
+    confidence: float = 1.0
     """How many standard errors a candidate's gain over the normal bot's choice must clear."""
     seconds: float | None = 0.15
     """CPU seconds at most (None: the node budget alone, as in tests); a world begun is finished

@@ -115,7 +115,7 @@ def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         last = load_state(game, record.state_json).version if record.state_json else 0
         seats: list[SeatInfo] = []
         invited: list[Invite] = []
-        names = (name for name in BOT_NAMES if name not in {s.name for s in record.seats})
+        names = (name for name in BOT_NAMES if name not in _taken_names(record))
         for index, seat in enumerate(record.seats):
             if seat.is_bot:
                 name = bot_name(next(names, f"Bot {len(seats) + 1}"), seat.bot)
@@ -266,7 +266,7 @@ def addbot(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         if count < 1 or count > free:
             many = "1 bot" if free == 1 else f"1 to {free} bots"
             raise Refusal(f"You can add {many}; the table seats {game.max_players}.")
-        taken = {seat.name for seat in record.seats}
+        taken = _taken_names(record)
         names = [n for n in BOT_NAMES if n not in taken]
         chosen = level or record.bot_level
         for index in range(count):
@@ -354,6 +354,17 @@ def end(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         return Change(record=record, log=log, left=record.humans)
 
     return step
+
+
+def _taken_names(record: GameRecord) -> set[str]:
+    """The seats' names, and the bots' names without their level (``Ada`` of ``Strong Ada``),
+    so that no two bots of a table share a name."""
+    taken = {seat.name for seat in record.seats}
+    for seat in record.seats:
+        first, _, rest = seat.name.partition(" ")
+        if seat.is_bot and rest and first.lower() in LEVELS:
+            taken.add(rest)
+    return taken
 
 
 def bot_name(name: str, level: Level | None) -> str:

@@ -1,0 +1,122 @@
+"""Bot levels (``core/bots.py``): every level plays legally in every game, a strong bot's choice
+is reproducible by its node budget, and the host seats bots by level."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.commands.authority import Authority, Request
+from bot.commands.record import GameRecord
+from bot.settings import Settings
+from core import bots
+from core.engine import GameLike
+from core.registry import all_games
+from storage import GameKey, GameStore
+from tests.authority_support import Clock
+
+SMALL = bots.Budget(nodes=120, worlds=3, horizon=6, candidates=4, seconds=None)
+
+
+def _states(game: GameLike, seed: int, count: int) -> list[object]:
+    """States met along a game of normal bots (every few moves)."""
+    rng = random.Random(seed)
+    state = game.setup(["A", "B", "C", "D"][: max(game.min_players, 3)], {}, rng)
+    seen = []
+    for step in range(400):
+        if state.finished or len(seen) >= count:
+            break
+        actors = game.actors(state)
+        if not actors:
+            break
+        seat = actors[0]
+        legal = game.legal_actions(state, seat)
+        if step % 7 == 0 and len(legal) > 1:
+            seen.append((state, seat, legal))
+        choice = game.bot_choice(state, seat, legal, rng)
+        state = game.apply(state, seat, choice, rng).state
+    return seen
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
+def test_every_level_chooses_a_legal_action_and_strong_is_reproducible(game: GameLike) -> None:
+    states = _states(game, 3, 6)
+    assert states, "no decision with a choice was met"
+    differs = 0
+    for state, seat, legal in states:  # type: ignore[misc]
+        for level in bots.LEVELS:
+            choice = bots.choose(game, state, seat, legal, random.Random(1), level, SMALL)
+            assert choice in legal, (level, choice)
+        thought = bots.Thought()
+        first = bots.strong_choice(game, state, seat, legal, random.Random(9), SMALL, thought)
+        again = bots.strong_choice(game, state, seat, legal, random.Random(9), SMALL)
+        assert first == again, "the same seed and node budget chose differently"
+        assert thought.nodes <= SMALL.nodes + SMALL.candidates * (SMALL.horizon + 1)
+        assert 1 <= thought.worlds <= SMALL.worlds and len(thought.cpu_s) == 1
+        easy = [bots.choose(game, state, seat, legal, random.Random(k), "easy") for k in range(20)]
+        normal = [game.bot_choice(state, seat, legal, random.Random(k)) for k in range(20)]
+        differs += easy != normal
+    assert differs > 0, "an easy bot always played as the normal one"
+
+
+def test_a_level_is_read_from_what_records_keep() -> None:
+    assert bots.level_of(None) is None and bots.level_of(False) is None
+    assert bots.level_of(True) == "normal"  # a bot stored before levels
+    assert bots.level_of("strong") == "strong" and bots.level_of("easy") == "easy"
+
+
+def _req(user: str) -> Request:
+    return Request(platform="console", channel="c", user=user, name=user, community="office")
+
+
+async def _record(store: GameStore) -> GameRecord:
+    _, loaded = await store.load(GameKey("console", "c"))
+    assert loaded is not None
+    return GameRecord.model_validate_json(loaded.data)
+
+
+async def test_the_host_adds_bots_by_level_and_their_names_say_it(
+    store: GameStore, clock: Clock
+) -> None:
+    seeds = random.Random(1)
+    authority = Authority(store, Settings(), clock=clock, new_seed=lambda: seeds.getrandbits(63))
+    await authority.command(_req("alice"), "bigidea", "start bots=strong")
+    out = await authority.command(_req("alice"), "bigidea", "addbot 2")
+    assert out.card is not None and "added 2 strong bots" in out.card.text
+    assert "Strong Ada (strong bot)" in out.card.text and "bots: strong" in out.card.text
+    out = await authority.command(_req("alice"), "bigidea", "addbot easy")
+    assert out.card is not None and "Easy Alan (easy bot)" in out.card.text
+    out = await authority.command(_req("alice"), "bigidea", "addbot 1 normal")
+    assert out.card is not None and "Edsger (bot)" in out.card.text
+    record = await _record(store)
+    assert record.bots == [None, "strong", "strong", "easy", "normal"]
+    assert [s.name for s in record.seats][1:] == [
+        "Strong Ada",
+        "Strong Grace",
+        "Easy Alan",
+        "Edsger",
+    ]
+    (answer,) = (await authority.command(_req("alice"), "bigidea", "addbot clever")).deliveries
+    assert answer.message.text == (
+        "`addbot` takes a number of bots and a level (easy, normal or strong), "
+        "e.g. `/bigidea addbot 2 strong`."
+    )
+    # The game names the seats as the lobby did (the board and its picture draw these names);
+    # a person who leaves gets the table's level.
+    assert (await authority.command(_req("alice"), "bigidea", "begin")).begun
+    begun = await _record(store)
+    names = (begun.state or {})["names"]
+    assert isinstance(names, list) and "Strong Ada" in names and "Easy Alan" in names
+    await authority.command(_req("alice"), "bigidea", "leave")
+    record = await _record(store)
+    assert record.seats[0].bot == "strong"
+    assert record.status == "finished"  # bots only: they played it to its end
+
+
+async def test_an_unknown_table_level_is_refused(store: GameStore, clock: Clock) -> None:
+    authority = Authority(store, Settings(), clock=clock)
+    (answer,) = (await authority.command(_req("alice"), "bigidea", "start bots=genius")).deliveries
+    assert answer.message.text == (
+        "`bots` takes a level, easy, normal or strong: e.g. `/bigidea start bots=strong`."
+    )
