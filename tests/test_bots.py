@@ -6,12 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from pydantic import BaseModel
 
 from bot.commands.authority import Authority, Request
 from bot.commands.record import GameRecord
 from bot.settings import Settings
 from core import bots
-from core.engine import GameLike
+from core.engine import GameLike, GameState, Seat
 from core.registry import all_games
 from storage import GameKey, GameStore
 from tests.authority_support import Clock
@@ -19,11 +20,14 @@ from tests.authority_support import Clock
 SMALL = bots.Budget(nodes=120, worlds=3, horizon=6, candidates=4, seconds=None)
 
 
-def _states(game: GameLike, seed: int, count: int) -> list[object]:
+Decision = tuple[GameState, Seat, list[BaseModel]]
+
+
+def _states(game: GameLike, seed: int, count: int) -> list[Decision]:
     """States met along a game of normal bots (every few moves)."""
     rng = random.Random(seed)
     state = game.setup(["A", "B", "C", "D"][: max(game.min_players, 3)], {}, rng)
-    seen = []
+    seen: list[Decision] = []
     for step in range(400):
         if state.finished or len(seen) >= count:
             break
@@ -44,7 +48,7 @@ def test_every_level_chooses_a_legal_action_and_strong_is_reproducible(game: Gam
     states = _states(game, 3, 6)
     assert states, "no decision with a choice was met"
     differs = 0
-    for state, seat, legal in states:  # type: ignore[misc]
+    for state, seat, legal in states:
         for level in bots.LEVELS:
             choice = bots.choose(game, state, seat, legal, random.Random(1), level, SMALL)
             assert choice in legal, (level, choice)
