@@ -20,6 +20,9 @@ shortens the search (the node budget alone makes a choice reproducible).
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
+import hashlib
 import random
 import time
 from collections.abc import Iterator, Sequence
@@ -37,10 +40,13 @@ __all__ = [
     "PLAY_BUDGET",
     "Budget",
     "Level",
+    "Think",
     "Thought",
     "choose",
+    "elsewhere",
     "level_of",
     "strong_choice",
+    "think",
     "watching",
 ]
 
@@ -89,6 +95,72 @@ class Thought:
 
 
 _WATCHERS: list[Thought] = []
+_ANSWERS: contextvars.ContextVar[dict[str, BaseModel] | None] = contextvars.ContextVar(
+    "strong_answers", default=None
+)
+
+
+class Think(Exception):
+    """A strong bot's decision to be searched elsewhere (:func:`elsewhere`): raised by
+    :func:`choose` where its answer is not known yet; :meth:`run` (in a worker's process) makes
+    the choice, which the caller adds to the answers before it runs its step again."""
+
+    def __init__(
+        self,
+        game: str,
+        state: GameState,
+        seat: Seat,
+        legal: list[BaseModel],
+        rng: object,
+        budget: Budget,
+    ) -> None:
+        super().__init__(f"a strong bot of {game} thinks for seat {seat}")
+        self.game, self.state, self.seat, self.legal = game, state, seat, legal
+        self.rng, self.budget = rng, budget
+        digest = hashlib.sha256(state.model_dump_json().encode())
+        digest.update(repr((seat, rng)).encode())
+        self.key = digest.hexdigest()
+        """The decision: the state, the seat and the bot's random state (the same step run
+        again asks the same)."""
+
+    def job(self) -> functools.partial[tuple[BaseModel, float]]:
+        """The search as a plain function and its (picklable) arguments."""
+        return functools.partial(
+            think, self.game, self.state, self.seat, self.legal, self.rng, self.budget
+        )
+
+
+def think(
+    game_name: str,
+    state: GameState,
+    seat: Seat,
+    legal: list[BaseModel],
+    rng_state: object,
+    budget: Budget,
+) -> tuple[BaseModel, float]:
+    """A strong bot's choice and the CPU seconds it took, where it runs (a worker's process
+    pool): the same choice as :func:`strong_choice` with that random state."""
+    from core.registry import get_game
+
+    game = get_game(game_name)
+    if game is None:
+        raise ValueError(f"no game called {game_name!r}")
+    rng = random.Random()
+    rng.setstate(rng_state)  # type: ignore[arg-type]
+    thought = Thought()
+    choice = strong_choice(game, state, seat, legal, rng, budget, thought)
+    return choice, sum(thought.cpu_s)
+
+
+@contextlib.contextmanager
+def elsewhere(answers: dict[str, BaseModel]) -> Iterator[None]:
+    """Within it, a strong bot's decision not in ``answers`` raises :class:`Think` rather than
+    searching here (the authority's pipeline runs it in the worker's process pool)."""
+    token = _ANSWERS.set(answers)
+    try:
+        yield
+    finally:
+        _ANSWERS.reset(token)
 
 
 @contextlib.contextmanager
@@ -129,7 +201,15 @@ def choose(
     """The choice of a bot of ``level`` at ``seat`` among ``legal`` (its legal actions);
     ``budget``: a strong bot's (by default :data:`PLAY_BUDGET`)."""
     if level == "strong":
-        return strong_choice(game, state, seat, legal, rng, budget or PLAY_BUDGET, thought)
+        answers = _ANSWERS.get()
+        if answers is None:
+            return strong_choice(game, state, seat, legal, rng, budget or PLAY_BUDGET, thought)
+        # Elsewhere: the caller runs the search in another process and asks again.
+        job = Think(game.name, state, seat, legal, rng.getstate(), budget or PLAY_BUDGET)
+        answer = answers.get(job.key)
+        if answer is None or answer not in legal:
+            raise job
+        return answer
     if level == "easy" and len(legal) > 1 and rng.random() < EASY_LAPSE:
         return rng.choice(legal)
     return game.bot_choice(state, seat, legal, rng)

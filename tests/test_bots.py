@@ -3,7 +3,10 @@ is reproducible by its node budget, and the host seats bots by level."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
 import random
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -124,3 +127,49 @@ async def test_an_unknown_table_level_is_refused(store: GameStore, clock: Clock)
     assert answer.message.text == (
         "`bots` takes a level, easy, normal or strong: e.g. `/bigidea start bots=strong`."
     )
+
+
+async def _bot_game(store: GameStore, clock: Clock, channel: str, pool: object) -> str:
+    """A game of The Big Idea between strong and normal bots (the host leaves at once), its
+    searches in ``pool`` (None: in line): the final state as stored."""
+    authority = Authority(store, Settings(), clock=clock, new_seed=lambda: 4242)
+    authority.thinker = pool  # type: ignore[assignment]
+    host = Request(platform="console", channel=channel, user="h", name="h", community="o")
+    for word in ("start bots=strong", "addbot 1 normal", "addbot 1 strong", "begin", "leave"):
+        await authority.command(host, "bigidea", word)
+    _, loaded = await store.load(GameKey("console", channel))
+    assert loaded is not None
+    record = GameRecord.model_validate_json(loaded.data)
+    assert record.status == "finished" and record.state_json is not None
+    return record.state_json
+
+
+async def test_strong_bots_search_in_the_process_pool_as_they_would_in_line(
+    store: GameStore, clock: Clock
+) -> None:
+    """With the worker's process pool, every strong decision is searched there (off the event
+    loop) and the step runs again with the answer: the game is the one played in line."""
+    budget = bots.PLAY_BUDGET
+    bots.PLAY_BUDGET = bots.Budget(nodes=120, worlds=3, horizon=6, candidates=4, seconds=None)
+    context = multiprocessing.get_context("spawn")
+    try:
+        inline = await _bot_game(store, clock, "inline", None)
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as processes:
+            pool = _Counting(processes)
+            pooled = await _bot_game(store, clock, "pooled", pool)
+    finally:
+        bots.PLAY_BUDGET = budget
+    assert pool.sent > 10, "the strong bots did not search in the pool"
+    assert pooled == inline
+
+
+class _Counting(concurrent.futures.Executor):
+    """A process pool that counts what it is sent."""
+
+    def __init__(self, pool: concurrent.futures.Executor) -> None:
+        self.pool = pool
+        self.sent = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        self.sent += 1
+        return self.pool.submit(fn, *args, **kwargs)

@@ -14,10 +14,13 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
 from collections.abc import Callable
+
+from pydantic import BaseModel
 
 from bot import metrics
 from bot.commands import damaged, finalcard, forget, results, teams, upkeep
@@ -28,6 +31,7 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Refusal, Request, Reschedule, Step, outbox_for
 from bot.settings import Settings
+from core import bots as levels
 from core import ui
 from core.engine import GameLike, IllegalAction
 from storage import (
@@ -53,6 +57,8 @@ UNCERTAIN = (
     "again."
 )
 BUSY = "The table was busy with other moves; please try again."
+MAX_THINKS = 500
+"""Strong bot searches one step may ask of the process pool (a game of bots to its end)."""
 
 
 def _table(record: GameRecord) -> str:
@@ -76,6 +82,9 @@ class Pipeline:
         """Erases a person who asked (``forget-me``), and at a game's end those it held."""
         self.upkeep = upkeep.Upkeep(store, clock, self.recorder, self.forgetter)
         """The chores the deadline loop does: the history's sweep, forget-me jobs."""
+        self.thinker: concurrent.futures.Executor | None = None
+        """Where strong bots search (the worker's process pool, :func:`bot.runtime.bind`);
+        None: in line."""
         self.damaged: dict[GameKey, str] = {}
         """Channels whose record this worker found unreadable and set aside, and why (shown by
         health checks)."""
@@ -117,7 +126,7 @@ class Pipeline:
                 was_finished = record is not None and record.status == "finished"
                 was = (record.status, set(record.humans)) if record is not None else None
                 due_was = record.next_due if record is not None else None
-                change = step(record, out)
+                change, out = await self._step(step, record, out, loaded.data if loaded else None)
             except DamagedRecord as damage:
                 assert loaded is not None  # only a stored record can be damaged
                 try:
@@ -234,6 +243,34 @@ class Pipeline:
         out.reply(req.user, BUSY)
         metrics.outcome(req.platform, "busy")
         return out
+
+    async def _step(
+        self, step: Step, record: GameRecord | None, out: Outbox, data: str | None
+    ) -> tuple[Change | None, Outbox]:
+        """Run ``step`` on ``record`` into ``out``. With a :attr:`thinker`, a strong bot's
+        search is not made here, on the event loop: the step asks for it (``Think``), the
+        search runs in the worker's process pool while other presses are answered, and the
+        step runs again from the record as loaded, with the answers it has (it is pure: the
+        same record, the same step). Without one (the console, simulations), in line."""
+        if self.thinker is None:
+            return step(record, out), out
+        answers: dict[str, BaseModel] = {}
+        fresh = out.model_copy(deep=True)
+        for _ in range(MAX_THINKS):
+            with levels.elsewhere(answers):
+                try:
+                    return step(record, out), out
+                except levels.Think as think:
+                    job = think
+            loop = asyncio.get_running_loop()
+            choice, cpu_s = await loop.run_in_executor(self.thinker, job.job())
+            metrics.bot_thought(cpu_s)
+            answers[job.key] = choice
+            # Steps edit the record and the Outbox they are given: again from the loaded ones.
+            record = read_record(data) if data is not None else None
+            out = fresh.model_copy(deep=True)
+        log.error("a step asked for more than %s strong searches; searching here", MAX_THINKS)
+        return step(read_record(data) if data is not None else None, out), out
 
     def _count(
         self,
