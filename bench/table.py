@@ -268,6 +268,8 @@ async def _play_discord(
             async def fire() -> None:
                 async with meter.part(counted, DEADLINES):
                     await _fire_due(authority, "discord", client.adapter.deliver)
+                    # (a bot's move fired now is shown before the next press is chosen)
+                    await client.adapter.settled()
 
             table.before_press = measure
             table.after_think = fire

@@ -43,6 +43,7 @@ __all__ = [
     "Think",
     "Thought",
     "choose",
+    "deferring",
     "elsewhere",
     "level_of",
     "strong_choice",
@@ -98,6 +99,7 @@ _WATCHERS: list[Thought] = []
 _ANSWERS: contextvars.ContextVar[dict[str, BaseModel] | None] = contextvars.ContextVar(
     "strong_answers", default=None
 )
+_DEFER: contextvars.ContextVar[bool] = contextvars.ContextVar("strong_defer", default=False)
 
 
 class Think(Exception):
@@ -153,14 +155,23 @@ def think(
 
 
 @contextlib.contextmanager
-def elsewhere(answers: dict[str, BaseModel]) -> Iterator[None]:
+def elsewhere(answers: dict[str, BaseModel], defer: bool = False) -> Iterator[None]:
     """Within it, a strong bot's decision not in ``answers`` raises :class:`Think` rather than
-    searching here (the authority's pipeline runs it in the worker's process pool)."""
+    searching here (the authority's pipeline runs it in the worker's process pool). ``defer``:
+    a person's step, which does not wait for the search: the bots stop at it
+    (:func:`deferring`) and the deadline loop has the bot move soon after."""
     token = _ANSWERS.set(answers)
+    deferred = _DEFER.set(defer)
     try:
         yield
     finally:
+        _DEFER.reset(deferred)
         _ANSWERS.reset(token)
+
+
+def deferring() -> bool:
+    """Whether a strong bot's move waits for the deadline loop (:func:`elsewhere`)."""
+    return _DEFER.get()
 
 
 @contextlib.contextmanager

@@ -137,9 +137,17 @@ async def _bot_game(store: GameStore, clock: Clock, channel: str, pool: object) 
     host = Request(platform="console", channel=channel, user="h", name="h", community="o")
     for word in ("start bots=strong", "addbot 1 normal", "addbot 1 strong", "begin", "leave"):
         await authority.command(host, "bigidea", word)
-    _, loaded = await store.load(GameKey("console", channel))
-    assert loaded is not None
-    record = GameRecord.model_validate_json(loaded.data)
+    fired = 0
+    for _ in range(500):  # a person's step leaves strong moves to the deadline loop
+        _, loaded = await store.load(GameKey("console", channel))
+        assert loaded is not None
+        record = GameRecord.model_validate_json(loaded.data)
+        if record.status == "finished":
+            break
+        assert pool is not None, "in line, the bots played the game to its end at once"
+        assert record.bot_due is not None and record.bot_due <= clock.now
+        fired += len(await authority.fire_due("console"))
+    assert (fired > 0) == (pool is not None)
     assert record.status == "finished" and record.state_json is not None
     return record.state_json
 
@@ -148,7 +156,8 @@ async def test_strong_bots_search_in_the_process_pool_as_they_would_in_line(
     store: GameStore, clock: Clock
 ) -> None:
     """With the worker's process pool, every strong decision is searched there (off the event
-    loop) and the step runs again with the answer: the game is the one played in line."""
+    loop) and the step runs again with the answer; a person's step does not wait for it (the
+    deadline loop has the strong bot move): the game is the one played in line."""
     budget = bots.PLAY_BUDGET
     bots.PLAY_BUDGET = bots.Budget(nodes=120, worlds=3, horizon=6, candidates=4, seconds=None)
     context = multiprocessing.get_context("spawn")

@@ -13,7 +13,7 @@ from bot.commands import codec, finalcard, seating, standin
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import GAME_OVER, Outbox
-from bot.commands.play import Advance, advance, load_state, publish
+from bot.commands.play import Advance, advance, load_state, publish, run_bots
 from bot.commands.record import GameRecord
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
@@ -134,6 +134,8 @@ def timeout_step(env: Env, now: float) -> Step:
         assert record is not None and record.state_json is not None  # (a due time says so)
         game = game_of(record)
         state = load_state(game, record.state_json)
+        if record.bot_due is not None and record.bot_due <= now:
+            return _bots_move(env, record, state, out)
         if record.clock_due is not None and record.clock_due <= now and state.clock is not None:
             return play(env, record, state, SYSTEM, Timeout(key=state.clock.key), None, out)
         deadline, due_at = state.deadline, record.deadline_due
@@ -181,6 +183,17 @@ def repair(env: Env, record: GameRecord | None, out: Outbox) -> None:
     if state.finished:
         out.ended = True
         final(env, game, record, state, out)
+
+
+def _bots_move(env: Env, record: GameRecord, state: GameState, out: Outbox) -> Change:
+    """The strong bots' moves a person's step left to the deadline loop (their searches in the
+    worker's process pool), and any bot moves they set off."""
+    game = game_of(record)
+    result = Advance(state=state)
+    run_bots(game, record.seed, record.bots, result)
+    standin.note_played(game, record, result)
+    commit(env, game, record, state, result, None, out)
+    return Change(record=record, log=result.log)
 
 
 def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
@@ -270,6 +283,7 @@ def commit(
     members = [s.users for s in record.seats]
     out.version = after.version
     record.state_json = after.model_dump_json()
+    record.bot_due = env.clock() if result.bot_waiting and not after.finished else None
     if after.finished:
         record.status = "finished"
         record.deadline_due = None

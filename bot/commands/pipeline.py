@@ -126,7 +126,8 @@ class Pipeline:
                 was_finished = record is not None and record.status == "finished"
                 was = (record.status, set(record.humans)) if record is not None else None
                 due_was = record.next_due if record is not None else None
-                change, out = await self._step(step, record, out, loaded.data if loaded else None)
+                data = loaded.data if loaded else None
+                change, out = await self._step(step, record, out, data, bool(req.user))
             except DamagedRecord as damage:
                 assert loaded is not None  # only a stored record can be damaged
                 try:
@@ -245,19 +246,21 @@ class Pipeline:
         return out
 
     async def _step(
-        self, step: Step, record: GameRecord | None, out: Outbox, data: str | None
+        self, step: Step, record: GameRecord | None, out: Outbox, data: str | None, person: bool
     ) -> tuple[Change | None, Outbox]:
         """Run ``step`` on ``record`` into ``out``. With a :attr:`thinker`, a strong bot's
         search is not made here, on the event loop: the step asks for it (``Think``), the
         search runs in the worker's process pool while other presses are answered, and the
         step runs again from the record as loaded, with the answers it has (it is pure: the
-        same record, the same step). Without one (the console, simulations), in line."""
+        same record, the same step). A person's step (``person``) does not wait for it at all:
+        the bots stop at the strong bot's move and the deadline loop has it made at once, so
+        the press is answered first. Without a thinker (the console, simulations), in line."""
         if self.thinker is None:
             return step(record, out), out
         answers: dict[str, BaseModel] = {}
         fresh = out.model_copy(deep=True)
         for _ in range(MAX_THINKS):
-            with levels.elsewhere(answers):
+            with levels.elsewhere(answers, defer=person):
                 try:
                     return step(record, out), out
                 except levels.Think as think:

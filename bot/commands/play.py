@@ -64,6 +64,9 @@ class Advance:
     """Each bot move: its seat, the state it was made in and the action (a stand-in's people
     are told what was played for them, :mod:`bot.commands.standin`)."""
     thought: levels.Thought = field(default_factory=levels.Thought)
+    bot_waiting: bool = False
+    """The bots stopped at a strong bot's move, which a person's step does not wait for: the
+    deadline loop has it made (``GameRecord.bot_due``)."""
     """What the strong bots' searches of this step cost (``boardroom simulate`` reports it)."""
     made_for: list[tuple[Seat, str]] = field(default_factory=list)
     """Moves the game made by itself for a seat of people (its only move, ``automatic``), as
@@ -142,7 +145,13 @@ def run_bots(game: GameLike, seed: int, bots: Bots, result: Advance) -> None:
         legal = game.legal_actions(state, seat)
         level = levels.level_of(bots[seat]) or levels.DEFAULT_LEVEL
         rng = _bot_rng(seed, seat, state.version)
-        choice = levels.choose(game, state, seat, legal, rng, level, thought=result.thought)
+        try:
+            choice = levels.choose(game, state, seat, legal, rng, level, thought=result.thought)
+        except levels.Think:
+            if not levels.deferring():
+                raise
+            result.bot_waiting = True  # a strong bot's move, made by the deadline loop soon
+            return
         try:
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
         except IllegalAction:

@@ -163,6 +163,9 @@ class GameRecord(BaseModel):
     """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
     clock_due: float | None = None
     """Absolute time at which the game's clock (a time limit in minutes) runs out."""
+    bot_due: float | None = None
+    """When the deadline loop is to have a strong bot make the move the game waits for (set
+    by a person's step, whose answer does not wait for the bot's search)."""
     nudge_due: float | None = None
     """Absolute time at which the users of ``nudge`` are pinged that the game waits for them,
     unless the decision is over or one of them acted first."""
@@ -195,9 +198,13 @@ class GameRecord(BaseModel):
 
     @property
     def next_due(self) -> float | None:
-        """When the deadline loop must next look at this game: the earliest of its decision
-        deadline, its clock and its nudge."""
-        due = [d for d in (self.deadline_due, self.clock_due, self.nudge_due) if d is not None]
+        """When the deadline loop must next look at this game: the earliest of a strong bot's
+        move, its decision deadline, its clock and its nudge."""
+        due = [
+            d
+            for d in (self.bot_due, self.deadline_due, self.clock_due, self.nudge_due)
+            if d is not None
+        ]
         return min(due) if due else None
 
     @property
