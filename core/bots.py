@@ -338,20 +338,25 @@ def _rollout_step(game: GameLike, state: GameState, rng: Rng) -> GameState | Non
 
 def _value(game: GameLike, state: GameState, seat: Seat) -> float:
     """How good ``state`` is for ``seat``, from 0 to 1: a win (shared or not) is worth 1 at the
-    end; before it, half for leading and half for the size of the lead (by the game's
-    ranking, its public scores)."""
-    standings: Sequence[Standing] = game.standings(state)
-    if not standings:
-        return 0.5
-    mine = next((s for s in standings if s.seat == seat), None)
-    if mine is None:
-        return 0.0
+    end; before it, half for leading and a quarter for the size of the lead, by the game's
+    :attr:`~core.engine.Game.worth` (else its ranking's scores), public information both."""
     if state.finished:
-        return 1.0 if mine.rank == 1 else 0.0
-    rivals = [s.score for s in standings if s.seat != seat]
+        standings: Sequence[Standing] = game.standings(state)
+        return 1.0 if any(s.seat == seat and s.rank == 1 for s in standings) else 0.0
+    if game.worth is not None:
+        scores = [float(value) for value in game.worth(state)]
+    else:
+        ranked = {s.seat: float(s.score) for s in game.standings(state)}
+        if not ranked:
+            return 0.5
+        scores = [ranked.get(index, 0.0) for index in range(len(state.names))]
+    if seat >= len(scores):
+        return 0.0
+    mine = scores[seat]
+    rivals = [score for index, score in enumerate(scores) if index != seat]
     if not rivals:
         return 1.0
     best = max(rivals)
-    scale = float(abs(mine.score) + abs(best)) or 1.0
-    lead = float(mine.score - best) / scale
-    return 0.5 * (1.0 if mine.rank == 1 else 0.0) + 0.25 * (1.0 + lead)
+    scale = abs(mine) + abs(best) or 1.0
+    lead = (mine - best) / scale
+    return 0.5 * (1.0 if mine >= best else 0.0) + 0.25 * (1.0 + lead)

@@ -916,6 +916,10 @@ class Game(Generic[S, OptionsT, A, V]):
     bot_action: Callable[[V, list[A], Rng], A]
     """A bot's choice among the seat's legal actions, from the seat's own view only (the
     normal level; :mod:`core.bots` makes the easy and strong levels of it)."""
+    worth: Callable[[S], list[float]] | None = None
+    """Each seat's worth as the game stands, from public information (money and what its
+    holdings are worth), in seat order: what a strong bot's search scores a position by before
+    the end (:mod:`core.bots`). By default (None) the ranking's scores."""
     sample: Callable[[S, Seat, Rng], S] = _open_information
     """A state ``seat`` cannot tell from this one, for a strong bot's search
     (:mod:`core.bots`): a copy whose every hidden part the seat may not see (others' hands,

@@ -1,7 +1,8 @@
 """A seat kept warm: a bot stands in for people who stopped answering, until they are back.
 
 A seat of people whose decision's deadline passes :data:`~bot.commands.record.STAND_IN_AFTER`
-times in a row (the game's default choice made for them each time) is marked away: from then on
+times in a row (the game's default choice made for them each time), while people still play
+another seat, is marked away: from then on
 a bot of the normal level plays it (:attr:`~bot.commands.record.SeatInfo.bot`), and the channel
 is told once. What the bot plays for them is kept (:func:`note_played`). Their next action, their
 ``hand`` or any press of theirs (a stale one too) takes the seat back at once (:func:`come_back`):
@@ -25,7 +26,9 @@ KEPT = 20
 
 def missed(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> bool:
     """The open decision's deadline passed: every seat of people it still waited for missed
-    it; one that missed :data:`STAND_IN_AFTER` in a row is away from now on (told once).
+    it; one that missed :data:`STAND_IN_AFTER` in a row is away from now on (told once), if
+    people still play another seat (missed none of its deadlines since it last acted): with
+    nobody else playing the game waits on its timeouts, and anyone may end it once it is idle.
     Whether a seat went away."""
     gone = False
     for seat in game.waiting_for(state):
@@ -35,7 +38,12 @@ def missed(game: GameLike, record: GameRecord, state: GameState, out: Outbox) ->
         if info.is_bot or info.away:
             continue
         info.missed += 1
-        if info.missed >= STAND_IN_AFTER:
+        # Someone else still plays (answered their last decision): a table where nobody does
+        # waits on its timeouts (and anyone may end it once it is idle).
+        others = [
+            s for i, s in enumerate(record.seats) if i != seat and s.bot is None and not s.missed
+        ]
+        if info.missed >= STAND_IN_AFTER and others:
             info.away, info.played_for, gone = True, [], True
             out.say(
                 f"{info.name} missed {STAND_IN_AFTER} deadlines in a row, so a bot plays for "

@@ -43,6 +43,7 @@ GAME: Game[BusinessGoState, BusinessGoOptions, Action, BusinessGoView] = Game(
     view=view.view,
     bot_action=bots.bot_action,
     sample=secrets.sample,
+    worth=secrets.worth,
     ranking=flow.ranking,
     recap=recap.recap,
     tallies=recap.tallies,

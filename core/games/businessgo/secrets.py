@@ -9,10 +9,11 @@ deck below the cards the next action could draw.
 from __future__ import annotations
 
 from core.engine import Rng, Seat, Variant
+from core.games.businessgo.legal import asset_value
 from core.games.businessgo.state import BusinessGoState
 from core.text import possessive
 
-__all__ = ["ledger", "sample", "variants"]
+__all__ = ["ledger", "sample", "variants", "worth"]
 
 SAFE_TOP = 3
 """Cards at the top of a deck that one action may draw."""
@@ -54,3 +55,12 @@ def sample(state: BusinessGoState, seat: Seat, rng: Rng) -> BusinessGoState:
     if world.auction is not None and state.deciding == "auction":
         world.auction.bids = {s: bid for s, bid in world.auction.bids.items() if s == seat}
     return world
+
+
+def worth(state: BusinessGoState) -> list[float]:
+    """Each player's cash and what their licences, corporations and Service Industries cost
+    (a bankrupt player: nothing), for a strong bot's search."""
+    values = [float(cash) for cash in state.cash]
+    for asset, owner in [*state.licences.items(), *state.services.items()]:
+        values[owner] += asset_value(state, asset)
+    return [0.0 if state.bankrupt[seat] else value for seat, value in enumerate(values)]

@@ -59,9 +59,13 @@ async def test_a_bot_stands_in_after_two_missed_deadlines_until_the_player_is_ba
         # The bot plays Alice's seat now: the game never waits for her.
         state = game.state_model.model_validate_json(record.state_json or "")
         assert 0 not in game.waiting_for(state)
+        missed = "missed 2 deadlines in a row"
         posted = [texts(c) for c in loop.api.calls if c.method == "chat.postMessage"]
-        told = [t for t in posted if "missed 2 deadlines in a row" in t]
-        assert len(told) == 1, told  # the channel is told once
+        edited = [texts(c) for c in loop.api.calls if c.method == "chat.update"]
+        # The channel is told once: one post of the story, or the board's latest lines until
+        # the story's next post carries it (never two posts).
+        assert sum(missed in t for t in posted) <= 1
+        assert any(missed in t for t in posted + edited)
         # Bob plays on until the bot has made a move for Alice.
         for _ in range(20):
             record = await stored(loop)
@@ -87,7 +91,8 @@ async def test_a_bot_stands_in_after_two_missed_deadlines_until_the_player_is_ba
         assert played[-1] in told_back[0]
         mine = ("chat.postEphemeral", "response_url")
         public = [(c.method, texts(c)) for c in after if c.method not in mine]
-        assert sum("is back" in t for _m, t in public) == 1, public
+        assert sum("is back" in t for m, t in public if m == "chat.postMessage") <= 1, public
+        assert any("is back" in t for _m, t in public), public
         assert not any("You have your seat back" in t for _m, t in public)
         # Asking again changes nothing and tells nobody anything new.
         calls = len(loop.api.calls)
