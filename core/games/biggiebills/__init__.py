@@ -47,6 +47,7 @@ GAME: Game[BiggieBillsState, BiggieBillsOptions, Action, BiggieBillsView] = Game
     view=view.view,
     bot_action=bots.bot_action,
     sample=secrets.sample,
+    worth=secrets.worth,
     ranking=flow.ranking,
     recap=recap.recap,
     tallies=recap.tallies,

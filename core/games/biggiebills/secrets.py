@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import Counter
 
 from core.engine import Rng, Seat, Variant
+from core.games.biggiebills.legal import payoff_of
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import possessive
 
-__all__ = ["inventory", "ledger", "sample", "variants"]
+__all__ = ["inventory", "ledger", "sample", "variants", "worth"]
 
 SAFE_TOP = 4
 """Cards at the top of a deck that one action may draw (an exchange draws two; completions
@@ -110,3 +111,13 @@ def sample(state: BiggieBillsState, seat: Seat, rng: Rng) -> BiggieBillsState:
     rng.shuffle(industry)
     world.industry_deck = industry
     return world
+
+
+def worth(state: BiggieBillsState) -> list[float]:
+    """Each team's cash and what its Growth cards in play would pay on completing, as the
+    board shows them (a team out of the game: nothing), for a strong bot's search."""
+    values = [float(cash) for cash in state.cash]
+    for active in state.active:
+        if not active.challengers:
+            values[active.owner] += payoff_of(state, active.card)
+    return [value if state.alive[seat] else 0.0 for seat, value in enumerate(values)]
