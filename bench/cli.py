@@ -43,6 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --adapter: whole games of each game, counting posts, DMs and calls per press",
     )
     parser.add_argument(
+        "--bots",
+        choices=["easy", "normal", "strong"],
+        default=None,
+        help="with --table --adapter discord: two of the four seats are bots of this level, "
+        "searching in a process pool as a worker's do (compare strong with normal)",
+    )
+    parser.add_argument(
         "--real-clock",
         action="store_true",
         help="with --table: play on the real clock (pauses and waits take their time) rather "
@@ -181,10 +188,17 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
         think = args.think_ms or 0.0
         return asyncio.run(
-            run_table_bench(settings, args.adapter, args.seed, think, real_clock=args.real_clock)
+            run_table_bench(
+                settings,
+                args.adapter,
+                args.seed,
+                think,
+                real_clock=args.real_clock,
+                bots=args.bots,
+            )
         )
-    if args.real_clock:
-        print("--real-clock goes with --table")
+    if args.real_clock or args.bots:
+        print(f"{'--real-clock' if args.real_clock else '--bots'} goes with --table")
         return 2
     if args.adapter != "authority":
         if args.adapter == "discord":

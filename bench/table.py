@@ -69,6 +69,8 @@ import redis.exceptions
 from bench.redismeter import CommandMeter, breakdown, observer_store
 from bot.commands.authority import Authority
 from bot.commands.outbox import Outbox
+from bot.commands.record import GameRecord
+from bot.runtime import picture_drawer
 from bot.settings import Settings
 from bot.simulate import percentile
 from bot.table import Refs
@@ -100,6 +102,9 @@ USERS = [
     for i, name in enumerate(["alice", "bob", "carol", "dave"])
 ]
 
+
+BOT_SEATS = 2
+"""With ``--bots``: the seats bots play (the others' people press)."""
 
 CALLBACK_GOAL_S = 1.0
 """Every interaction answered within this (Discord allows 3 s; a network adds its own)."""
@@ -213,7 +218,13 @@ class Figures:
 
 
 async def _play_discord(
-    redis_url: str, game: str, seed: int, think_s: float, meter: CommandMeter, clock: Clock
+    redis_url: str,
+    game: str,
+    seed: int,
+    think_s: float,
+    meter: CommandMeter,
+    clock: Clock,
+    bots: str | None = None,
 ) -> Figures:
     store = GameStore.from_url(redis_url)
     observer = observer_store(redis_url)
@@ -234,10 +245,19 @@ async def _play_discord(
         )
         started = time.monotonic()
         cpu = 0.0
+        drawer = contextlib.ExitStack()
+        people = USERS[: len(USERS) - BOT_SEATS] if bots else USERS
         async with running_bot(fake, authority, settings) as client:
-            table = Table(fake, client, CHANNEL, USERS, random.Random(seed), game=game)
+            if bots:
+                # As a worker runs: pictures drawn, and strong bots searching, in its process.
+                pool = drawer.enter_context(picture_drawer(settings))
+                client.adapter.table.drawer = pool
+                authority.thinker = pool
+            table = Table(fake, client, CHANNEL, people, random.Random(seed), game=game)
             table.observer = observer
-            await table.open(GAMES[game])
+            await table.open(GAMES[game], bots=(BOT_SEATS, bots) if bots else None)
+            if bots:
+                await _check_bots(observer, bots)
             first_call = len(fake.calls)
             presses_before = table.presses
             distances = [0]
@@ -248,6 +268,8 @@ async def _play_discord(
             async def fire() -> None:
                 async with meter.part(counted, DEADLINES):
                     await _fire_due(authority, "discord", client.adapter.deliver)
+                    # (a bot's move fired now is shown before the next press is chosen)
+                    await client.adapter.settled()
 
             table.before_press = measure
             table.after_think = fire
@@ -257,6 +279,7 @@ async def _play_discord(
                 await table.play(think_s=think_s)
             await client.adapter.settled()
             cpu += _cpu_s()
+        drawer.close()
         presses = table.presses - presses_before
         calls = fake.calls[first_call:]
         threads = [t for t in fake.threads.values() if t.parent_id == CHANNEL]
@@ -297,6 +320,15 @@ async def _play_discord(
         await fake.close()
         await store.close()
         await observer.close()
+
+
+async def _check_bots(observer: GameStore, level: str) -> None:
+    """The lobby seated the bots the bench asked for, of that level (or the bench says so)."""
+    _, loaded = await observer.load(GameKey("discord", str(CHANNEL)))
+    record = GameRecord.model_validate_json(loaded.data) if loaded else None
+    seated = [seat.bot for seat in record.seats if seat.is_bot] if record else []
+    if seated != [level] * BOT_SEATS:
+        raise RuntimeError(f"the lobby seated bots {seated}, not {BOT_SEATS} of level {level}")
 
 
 async def _fire_due(
@@ -408,12 +440,24 @@ async def run_table_bench(
     think_ms: float,
     games: tuple[str, ...] = tuple(GAMES),
     real_clock: bool = False,
+    bots: str | None = None,
 ) -> int:
-    """Play a game of each of ``games`` and print the figures; 0 when all finished."""
+    """Play a game of each of ``games`` and print the figures; 0 when all finished. ``bots``:
+    two seats are bots of that level (Discord only)."""
     if adapter not in ("discord", "slack"):
         print("--table goes with --adapter discord or --adapter slack")
         return 2
-    play = _play_discord if adapter == "discord" else _play_slack
+    if bots and adapter != "discord":
+        print("--bots goes with --adapter discord")
+        return 2
+
+    async def play(
+        url: str, game: str, seed: int, think_s: float, meter: CommandMeter, clock: Clock
+    ) -> Figures:
+        if adapter == "slack":
+            return await _play_slack(url, game, seed, think_s, meter, clock)
+        return await _play_discord(url, game, seed, think_s, meter, clock, bots)
+
     async with contextlib.AsyncExitStack() as stack:
         url = await bench_redis(stack, settings.redis_url)
         if url is None:

@@ -80,6 +80,15 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     simulate.add_argument("--games", type=int, default=100)
     simulate.add_argument("--seed", type=int, default=1)
     simulate.add_argument("--option", action="append", default=[], help="a start option, k=v")
+    simulate.add_argument(
+        "--levels",
+        help="each seat's bot level, e.g. strong,normal,normal,normal (default: all normal)",
+    )
+    simulate.add_argument(
+        "--rotate",
+        action="store_true",
+        help="move the levels one seat round from game to game",
+    )
 
     commands.add_parser(
         "health",
@@ -133,7 +142,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.simulate import simulate
 
         return asyncio.run(
-            simulate(settings, args.game, args.players, args.games, args.seed, args.option)
+            simulate(
+                settings,
+                args.game,
+                args.players,
+                args.games,
+                args.seed,
+                args.option,
+                args.levels.split(",") if args.levels else None,
+                args.rotate,
+            )
         )
     for extra in _extra_commands():
         if command == extra.NAME:

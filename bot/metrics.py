@@ -156,6 +156,11 @@ PICTURE_SECONDS = Histogram(
     "Drawing one picture in the picture process.",
     buckets=_FAST,
 )
+BOT_THINK_SECONDS = Histogram(
+    "boardroom_bot_think_cpu_seconds",
+    "CPU seconds of one strong bot's search, in the worker's process pool.",
+    buckets=_FAST,
+)
 PICTURE_WAIT_SECONDS = Histogram(
     "boardroom_picture_wait_seconds",
     "From asking for a picture to having it (the queue and the drawing).",
@@ -275,6 +280,11 @@ def budget_deferred(platform: str, bucket: str) -> None:
 def picture_rendered(render_s: float, waited_s: float) -> None:
     PICTURE_SECONDS.observe(render_s)
     PICTURE_WAIT_SECONDS.observe(waited_s)
+
+
+def bot_thought(cpu_s: float) -> None:
+    """A strong bot searched one decision in the process pool for ``cpu_s`` CPU seconds."""
+    BOT_THINK_SECONDS.observe(cpu_s)
 
 
 def picture_rebuilt() -> None:

@@ -525,10 +525,12 @@ class Runtime:
         await settle(self.store.close(), "closing the store")
 
     def bind(self, table: Table, desk: Desk) -> None:
-        """The platform's table draws in the picture process; its desk works within the bound
-        on in-flight work."""
+        """The platform's table draws in the picture process, where the authority's strong bots
+        search too; its desk works within the bound on in-flight work."""
         table.drawer = self.drawer
         desk.slots = self.slots
+        # A strong bot searches in the same process pool, off the event loop.
+        self.authority.thinker = self.drawer
 
     async def health(self) -> tuple[bool, Report]:
         """What ``/healthz`` says (see :func:`bot.health.health`)."""

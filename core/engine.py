@@ -829,6 +829,10 @@ def _action_text(state: GameState, action: BaseModel) -> str:
     return str(action)
 
 
+def _open_information(state: S, seat: Seat, rng: Rng) -> S:
+    return state.model_copy(deep=True)
+
+
 def _no_variants(state: GameState, rng: Rng) -> list[Never]:
     return []
 
@@ -931,7 +935,20 @@ class Game(Generic[S, OptionsT, A, V]):
     max_team_size: int | None = None
     """In a team game, the most people one team may have (None: no limit)."""
     bot_action: Callable[[V, list[A], Rng], A]
-    """A bot's choice among the seat's legal actions, from the seat's own view only."""
+    """A bot's choice among the seat's legal actions, from the seat's own view only (the
+    normal level; :mod:`core.bots` makes the easy and strong levels of it)."""
+    worth: Callable[[S], list[float]] | None = None
+    """Each seat's worth as the game stands, from public information (money and what its
+    holdings are worth), in seat order: what a strong bot's search scores a position by before
+    the end (:mod:`core.bots`). By default (None) the ranking's scores."""
+    sample: Callable[[S, Seat, Rng], S] = _open_information
+    """A state ``seat`` cannot tell from this one, for a strong bot's search
+    (:mod:`core.bots`): a copy whose every hidden part the seat may not see (others' hands,
+    the order of face-down decks, others' pending secret choices) is dealt anew at random
+    from what it could be. It must depend only on what the seat may see and ``rng``: two
+    states that differ only in what the seat cannot see give the same sample for the same
+    ``rng`` (the conformance kit checks it through a strong bot's choices over
+    :attr:`secret_variants`). By default a copy, right for a game of open information."""
 
     # --- presentation ------------------------------------------------------------------------
 

@@ -16,6 +16,9 @@ made or lost). What every game gets:
   whom the game waits for (a ``waiting_for`` field, the board's waiting line) names the seats
   the open decision waits for;
 - bots choose one of the legal actions from their own view;
+- a strong bot reads only what its seat may see: over a state and a hidden-information variant
+  its seat cannot tell from it, with the same seed, it chooses the same (its search samples
+  worlds with :attr:`~core.engine.Game.sample`, which must depend on that seat's view alone);
 - the state survives a JSON round trip and every view is JSON;
 - every button and menu id fits Discord's 100 characters in a DM at a high version, and decodes
   back to the same action;
@@ -59,7 +62,7 @@ from bot.commands.game.actionlog import encode_action, line, replay, undo_entry
 from bot.commands.game.play import action_rng, advance, start_state
 from bot.commands.grammar import parse_options
 from bot.commands.record import GameRecord
-from core import registry, ui
+from core import bots, registry, ui
 from core.engine import (
     SYSTEM,
     Event,
@@ -71,6 +74,7 @@ from core.engine import (
     Seat,
     Timeout,
     Transition,
+    Variant,
 )
 from storage import History
 
@@ -93,6 +97,14 @@ that view; a few comparisons a game show it."""
 VARIANTS_PER_STEP = 2
 """Hidden-information variants compared at each action (a random sample of the declared)."""
 SEATS_PER_VARIANT = 1
+KNOWLEDGE_EVERY = 4
+"""A strong bot's choice is compared over a variant at every ``KNOWLEDGE_EVERY``-th version
+(a search costs milliseconds)."""
+KNOWLEDGE_BUDGET = bots.Budget(
+    nodes=120, worlds=3, horizon=8, candidates=4, confidence=0.0, seconds=None
+)
+"""A small search, by nodes alone (the same choice for the same seed), that plays its best
+candidate whatever its margin: a choice that depends on a hidden card shows."""
 """Other seats whose private output is compared for each variant (a random sample)."""
 MAX_STEPS = 20_000
 """Random play that has not ended after this many actions has failed to end."""
@@ -129,6 +141,9 @@ class Run:
     """Actions applied to a state and its variant side by side."""
     pictures: int = 0
     """Board pictures compared between a state and its variant."""
+    knowledge: int = 0
+    """Strong bots' choices compared between a state and a variant their seat cannot tell
+    from it."""
     tried: int = 0
     """Actions tried against the legal actions (:func:`agree`): changed in one field, or
     offered at another moment."""
@@ -708,6 +723,8 @@ class _Table:
             for seat in seats:
                 diff = _differences(mine.private_face(seat), theirs.private_face(seat))
                 assert not diff, f"{where} changes what seat {seat} sees: {diff}"
+            if state.version % KNOWLEDGE_EVERY == 0:
+                self.check_knowledge(state, variant, where, chooser)
             if actor == variant.owner and action not in theirs.legal(actor):
                 continue  # the owner's own secret decides what it can do
             try:
@@ -750,6 +767,32 @@ class _Table:
         asked = undo.asking("P", 1, undo.events_told(transition.events))
         assert asked == undo.asking("P", 1, undo.events_told(twin.events)), (
             f"{what}: the request to take the move back tells something hidden"
+        )
+
+    def check_knowledge(
+        self, state: GameState, variant: Variant[Any], where: str, chooser: random.Random
+    ) -> None:
+        """A strong bot reads only what its seat may see: in ``state`` and in ``variant``
+        (which changes only what the bot's seat cannot see), with the same seed, it makes
+        the same choice among the same legal actions."""
+        game = self.game
+        seats = [s for s in game.actors(state) if s != variant.owner]
+        if not seats:
+            return
+        seat = chooser.choice(seats)
+        legal, twins = game.legal_actions(state, seat), game.legal_actions(variant.state, seat)
+        assert legal == twins, f"{where} changes what seat {seat} may do"
+        if len(legal) < 2:
+            return
+        seed = chooser.getrandbits(32)
+        mine = bots.strong_choice(game, state, seat, legal, random.Random(seed), KNOWLEDGE_BUDGET)
+        theirs = bots.strong_choice(
+            game, variant.state, seat, twins, random.Random(seed), KNOWLEDGE_BUDGET
+        )
+        self.run.knowledge += 1
+        assert mine == theirs, (
+            f"{where} changes the choice of seat {seat}'s strong bot ({mine!r}, then "
+            f"{theirs!r}): it reads what its seat cannot see"
         )
 
     # --- one whole game ----------------------------------------------------------------------

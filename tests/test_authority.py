@@ -686,6 +686,11 @@ async def test_notices_and_panels_go_to_the_people_a_decision_waits_for(
         panels |= {d.user: d.message for d in out.deliveries if d.user and d.message.selects}
         if out.board is not None:
             prompt = out.prompt
+        away = [u for seat in rec.seats if seat.away for u in seat.users]
+        if away:  # missed two deadlines while the other played: back, by asking for their hand
+            await authority.command(req(away[0]), "bigidea", "hand")
+            out = Outbox(platform="console", channel="c")  # (its board is checked no further)
+            continue
         waiting_users = [u for seat in GAME.waiting_for(after) for u in rec.seats[seat].users]
         choices = [
             (user, message)

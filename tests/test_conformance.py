@@ -52,6 +52,7 @@ def test_every_game_keeps_the_engine_contract(game: GameLike, seed: int) -> None
     if _declares_secrets(game):
         assert sum(run.variants for run in runs) > 0, "no hidden variant was compared"
         assert sum(run.transitions for run in runs) > 0, "no secret was compared through a move"
+        assert sum(run.knowledge for run in runs) > 0, "no strong bot's choice was compared"
         if game.picture(runs[0].state) is not None:
             assert sum(run.pictures for run in runs) > 0, "no board picture was compared"
 
@@ -106,6 +107,11 @@ def _waits_by_phase(state: BigIdeaState, viewer: Seat | None) -> BigIdeaView:
     if state.deciding != "venture" or state.finished:
         return shown
     return shown.model_copy(update={"waiting_for": list(state.seats)})
+
+
+def _sees_everything(state: BigIdeaState, seat: Seat, rng: Rng) -> BigIdeaState:
+    """A strong bot's world that is the true state: it reads every hand and the deck."""
+    return state.model_copy(deep=True)
 
 
 def _illegal_bot(view: BigIdeaView, legal: list[Any], rng: Rng) -> Any:
@@ -183,6 +189,10 @@ BROKEN: list[tuple[conformance.AnyGame, str]] = [
         "changes what the channel sees",
     ),
     (replace(BIGIDEA, name="illegalbot", bot_action=_illegal_bot), "not a legal action"),
+    (
+        replace(BIGIDEA, name="peekingbot", sample=_sees_everything),
+        "strong bot .* reads what its seat cannot see",
+    ),
     (replace(BIGIDEA, name="waitsbyphase", view=_waits_by_phase), "as waited for"),
     (
         replace(BIGIDEA, name="hidesapass", flow=_with_play("mezzanine", Pass, offers=_no_passes)),

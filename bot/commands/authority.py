@@ -18,6 +18,7 @@ It also fires the deadlines that have passed, and lists a user's games for ``/ha
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import logging
 import random
@@ -149,6 +150,16 @@ class Authority:
         self._pipeline.confirm_s = seconds
 
     # --- entry points ----------------------------------------------------------------------
+
+    @property
+    def thinker(self) -> concurrent.futures.Executor | None:
+        """Where strong bots search: the worker's process pool (None: in line, as the console
+        and simulations do)."""
+        return self._pipeline.thinker
+
+    @thinker.setter
+    def thinker(self, executor: concurrent.futures.Executor | None) -> None:
+        self._pipeline.thinker = executor
 
     async def command(self, req: Request, game_name: str, text: str) -> Outbox:
         """Handle ``/<game_name> <text>``."""

@@ -40,8 +40,12 @@ SUBCOMMANDS: tuple[Command, ...] = (
     Command("leave", "leave the lobby (in a running game a bot takes over your seat)"),
     Command(
         "addbot",
-        "add n bot seats to the lobby (host; 1 if you leave n out)",
-        (Arg("n", Kind.SEATS, required=False),),
+        "add n bot seats of a level to the lobby (host; 1 if you leave n out, of the table's "
+        "level, normal unless `start bots=<level>`, if you leave the level out)",
+        (
+            Arg("n", Kind.SEATS, required=False),
+            Arg("level", Kind.WORD, required=False, choices=("easy", "normal", "strong")),
+        ),
     ),
     Command("begin", "deal and start playing (host)"),
     Command("end", "end the game (host, or anyone once nobody has played for a while)"),

@@ -21,11 +21,14 @@ A step that ends the transaction early raises ``_Done`` with its Outbox; a confl
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from pydantic import BaseModel
 
 from bot import metrics
 from bot.commands import damaged
@@ -46,6 +49,7 @@ from bot.commands.step import (
     outbox_for,
 )
 from bot.settings import Settings
+from core import bots as levels
 from core import ui
 from core.engine import GameLike, IllegalAction
 from storage import (
@@ -72,6 +76,8 @@ UNCERTAIN = (
     "again."
 )
 BUSY = "The table was busy with other moves; please try again."
+MAX_THINKS = 500
+"""Strong bot searches one step may ask of the process pool (a game of bots to its end)."""
 
 
 def _table(record: GameRecord) -> str:
@@ -162,6 +168,9 @@ class Pipeline:
         """Erases a person who asked (``forget-me``), and at a game's end those it held."""
         self.upkeep = upkeep.Upkeep(store, clock, self.recorder, self.forgetter)
         """The chores the deadline loop does: the history's sweep, forget-me jobs."""
+        self.thinker: concurrent.futures.Executor | None = None
+        """Where strong bots search (the worker's process pool, :func:`bot.runtime.bind`);
+        None: in line."""
         self.damaged: dict[GameKey, str] = {}
         """Channels whose record this worker found unreadable and set aside, and why (shown by
         health checks)."""
@@ -198,7 +207,7 @@ class Pipeline:
         out.pictures = self.settings.pictures
         out.announcements = at.told
         loaded = await self._load(at, out)
-        before, change = await self._decide(at, out, loaded)
+        before, change, out = await self._decide(at, out, loaded)
         if change is None:
             return await self._unchanged(at, out, before)
         saving = self._prepare(at, out, change, before, loaded)
@@ -228,7 +237,7 @@ class Pipeline:
 
     async def _decide(
         self, at: _Attempt, out: Outbox, loaded: Loaded | None
-    ) -> tuple[_Before, Change | None]:
+    ) -> tuple[_Before, Change | None, Outbox]:
         """Run the step on the record: its change (None: nothing to save). A refusal answers
         the person; a damaged record is set aside and the step runs again on the tombstone."""
         try:
@@ -238,7 +247,9 @@ class Pipeline:
                 out.table = _table(record)
             # Steps edit the record they are given: note what is compared after the save first.
             before = _Before.of(record)
-            return before, at.step(record, out)
+            data = loaded.data if loaded else None
+            change, out = await self._step(at.step, record, out, data, bool(at.req.user))
+            return before, change, out
         except DamagedRecord as damage:
             assert loaded is not None  # only a stored record can be damaged
             await self._damaged(at, loaded, damage)
@@ -413,6 +424,40 @@ class Pipeline:
         with contextlib.suppress(StorageUnavailable):
             return await self.store.read_history(key)
         return None
+
+    async def _step(
+        self, step: Step, record: GameRecord | None, out: Outbox, data: str | None, person: bool
+    ) -> tuple[Change | None, Outbox]:
+        """Run ``step`` on ``record`` into ``out``. With a :attr:`thinker`, a strong bot's
+        search is not made here, on the event loop: the step asks for it (``Think``), the
+        search runs in the worker's process pool while other presses are answered, and the
+        step runs again from the record as loaded, with the answers it has (it is pure: the
+        same record, the same step). A person's step (``person``) does not wait for it at all:
+        the bots stop at the strong bot's move and the deadline loop has it made at once, so
+        the press is answered first. Without a thinker (the console, simulations), in line."""
+        if isinstance(step, LoggedStep):
+            # Rebuilding a game from its log to take a move back (up to about 50 ms): in a
+            # thread, off the event loop that other channels share.
+            return await asyncio.to_thread(step, record, out), out
+        if self.thinker is None:
+            return step(record, out), out
+        answers: dict[str, BaseModel] = {}
+        fresh = out.model_copy(deep=True)
+        for _ in range(MAX_THINKS):
+            with levels.elsewhere(answers, defer=person):
+                try:
+                    return step(record, out), out
+                except levels.Think as think:
+                    job = think
+            loop = asyncio.get_running_loop()
+            choice, cpu_s = await loop.run_in_executor(self.thinker, job.job())
+            metrics.bot_thought(cpu_s)
+            answers[job.key] = choice
+            # Steps edit the record and the Outbox they are given: again from the loaded ones.
+            record = read_record(data) if data is not None else None
+            out = fresh.model_copy(deep=True)
+        log.error("a step asked for more than %s strong searches; searching here", MAX_THINKS)
+        return step(read_record(data) if data is not None else None, out), out
 
     def _count(
         self,

@@ -7,7 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
+from core.bots import DEFAULT_LEVEL, Level
+
 __all__ = [
+    "STAND_IN_AFTER",
     "Asked",
     "GameRecord",
     "Invite",
@@ -19,6 +22,10 @@ __all__ = [
     "UndoPoint",
     "UndoRequest",
 ]
+
+
+STAND_IN_AFTER = 2
+"""Deadlines missed in a row after which a bot stands in for a seat's people."""
 
 
 class Member(BaseModel):
@@ -37,6 +44,15 @@ class SeatInfo(BaseModel):
 
     name: str
     members: list[Member] = Field(default_factory=list)
+    level: Level | None = None
+    """A bot seat's level (None: the normal level, as every bot stored before levels)."""
+    missed: int = 0
+    """Deadlines in a row that passed with this seat of people owing its answer."""
+    away: bool = False
+    """Its people missed :data:`STAND_IN_AFTER` deadlines in a row: a normal bot stands in for
+    them until one of them acts (or asks for their hand) and takes the seat back."""
+    played_for: list[str] = Field(default_factory=list)
+    """What the stand-in played for them, told to them privately when they are back."""
 
     @model_validator(mode="before")
     @classmethod
@@ -56,6 +72,26 @@ class SeatInfo(BaseModel):
     @property
     def is_bot(self) -> bool:
         return not self.members
+
+    @property
+    def bot(self) -> Level | None:
+        """The level of the bot that plays this seat now: a bot seat's, a normal one standing
+        in for people who are away, None when its people play it."""
+        if self.is_bot:
+            return self.level or DEFAULT_LEVEL
+        return DEFAULT_LEVEL if self.away else None
+
+    @property
+    def bot_note(self) -> str:
+        """What the lobby, the summary and the final card write after a bot seat's name:
+        `` (bot)``, `` (strong bot)``; for people a bot stands in for, that they are away;
+        nothing for people who play."""
+        if self.away:
+            return " (away: a bot plays for them)"
+        if not self.is_bot:
+            return ""
+        level = self.level or DEFAULT_LEVEL
+        return " (bot)" if level == DEFAULT_LEVEL else f" ({level} bot)"
 
     @property
     def users(self) -> list[str]:
@@ -180,6 +216,9 @@ class GameRecord(BaseModel):
     """Absolute time (seconds since the epoch) at which the state's pending deadline fires."""
     clock_due: float | None = None
     """Absolute time at which the game's clock (a time limit in minutes) runs out."""
+    bot_due: float | None = None
+    """When the deadline loop is to have a strong bot make the move the game waits for (set
+    by a person's step, whose answer does not wait for the bot's search)."""
     nudge_due: float | None = None
     """Absolute time at which the users of ``nudge`` are pinged that the game waits for them,
     unless the decision is over or one of them acted first."""
@@ -189,6 +228,8 @@ class GameRecord(BaseModel):
     nudge: list[str] = Field(default_factory=list)
     nudge_version: int = 0
     """The decision (its ``decision_version``) the nudge is for."""
+    bot_level: Level = DEFAULT_LEVEL
+    """The level ``addbot`` gives a bot when it names none (``bots=strong`` at ``start``)."""
     thread: bool = True
     """Whether the game plays in a thread of its own (``thread=off`` at ``start``: the channel)."""
     pictures: bool = True
@@ -221,9 +262,9 @@ class GameRecord(BaseModel):
 
     @property
     def next_due(self) -> float | None:
-        """When the deadline loop must next look at this game: the earliest of its decision
-        deadline, its clock, its nudge and its last hour's warning."""
-        times = (self.deadline_due, self.clock_due, self.nudge_due, self.warn_due)
+        """When the deadline loop must next look at this game: the earliest of a strong bot's
+        move, its decision deadline, its clock, its nudge and its last hour's warning."""
+        times = (self.bot_due, self.deadline_due, self.clock_due, self.nudge_due, self.warn_due)
         due = [d for d in times if d is not None]
         return min(due) if due else None
 
@@ -268,6 +309,11 @@ class GameRecord(BaseModel):
         if self.host == user:
             names.add(self.host_name)
         return names
+
+    @property
+    def bots(self) -> list[Level | None]:
+        """The bot that plays each seat now, in seat order (:attr:`SeatInfo.bot`)."""
+        return [seat.bot for seat in self.seats]
 
     @property
     def humans(self) -> list[str]:

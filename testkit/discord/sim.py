@@ -191,11 +191,15 @@ class Table:
         self.presses += 1
         return await self.settle(await self.fake.click(user, message, custom_id, values))
 
-    async def open(self, options: str = "") -> None:
-        """The first user starts a lobby, the others join, the host begins."""
+    async def open(self, options: str = "", bots: tuple[int, str] | None = None) -> None:
+        """The first user starts a lobby, the others join, the host adds ``bots`` (how many,
+        of which level) and begins."""
         await self.slash(self.users[0], "start", {"options": options} if options else None)
         for user in self.users[1:]:
             await self.slash(user, "join")
+        if bots is not None:
+            count, level = bots
+            await self.slash(self.users[0], "addbot", {"n_level": f"{count} {level}"})
         await self.slash(self.users[0], "begin")
 
     def places(self) -> list[int]:

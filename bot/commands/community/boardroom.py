@@ -440,6 +440,11 @@ def replay_moves(game: GameLike, result: GameResult, replay: str) -> list[Step]:
             applied = True
         if applied and state is not None:
             line = markup.clip(" ".join(" ".join(told).split()), MOVE_LINE_LIMIT)
+            ending = state.outcome.summary if state.outcome is not None else ""
+            if ending and ending not in line:
+                # A long last stretch of moves is cut before how the game ended, never it.
+                said = " ".join(" ".join(told).split())
+                line = markup.clip(said, MOVE_LINE_LIMIT - len(ending) - 1) + " " + ending
             steps.append(Step(state, line or "Nothing anyone may see happened."))
     if steps and steps[-1].state.version != result.final_version:
         return []  # not this game's log

@@ -76,7 +76,7 @@ def _standing(game: GameLike, record: GameRecord, standing: Standing) -> str:
     who = f"{standing.rank}. {name}"
     if standing.rank == 1:
         who = f"{markup.BOLD}{who}{markup.BOLD}"
-    parts = [who + (" (bot)" if seat is not None and seat.is_bot else "")]
+    parts = [who + (seat.bot_note if seat is not None else "")]
     parts += [part for part in (game.score_text(standing.score), standing.note) if part]
     if game.teams and seat is not None and seat.members:
         parts.append(_people(seat))
@@ -84,7 +84,7 @@ def _standing(game: GameLike, record: GameRecord, standing: Standing) -> str:
 
 
 def _unranked(seat: SeatInfo) -> str:
-    return f"{seat.name}{' (bot)' if seat.is_bot else ''}"
+    return f"{seat.name}{seat.bot_note}"
 
 
 def _people(seat: SeatInfo) -> str:

@@ -12,12 +12,12 @@ from pydantic import BaseModel
 from bot.commands import codec
 from bot.commands.community import finalcard
 from bot.commands.game import undo
-from bot.commands.game.play import Advance, advance, load_state, publish
+from bot.commands.game.play import Advance, advance, load_state, publish, run_bots
 from bot.commands.grammar import options_line
 from bot.commands.guards import game_of, require_playing
 from bot.commands.outbox import GAME_OVER, Outbox
 from bot.commands.record import GameRecord
-from bot.commands.seats import seating
+from bot.commands.seats import seating, standin
 from bot.commands.step import Change, Env, Refusal, Request, Reschedule, Step
 from core import text as markup
 from core import ui
@@ -44,6 +44,8 @@ def text_action(env: Env, req: Request, game: GameLike, command: Command, rest: 
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         record, state, seat = require_playing(record, game, req)
+        if standin.come_back(game, record, req.user, out):
+            out.card = summary_card(game, record)
         needs_more = Refusal(f"`/{game.name} {command.word}` needs more: {command.line}.")
         if command.needs_argument and not rest.strip():
             raise needs_more
@@ -60,6 +62,10 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
 
     def step(record: GameRecord | None, out: Outbox) -> Change | None:
         record, state, seat = require_playing(record, game, req)
+        back = standin.come_back(game, record, req.user, out)
+        if back:
+            out.card = summary_card(game, record)
+            seating.redraw(game, record, state, out)  # the news at the board's foot, now
         if press.seat is not None and press.seat != seat:
             owner = record.seats[press.seat].name if press.seat < len(record.seats) else "?"
             if game.choices_on_board:
@@ -82,7 +88,7 @@ def press_step(env: Env, req: Request, game: GameLike, press: codec.Press) -> St
             else:
                 out.heal = game.render_private(state, seat)
                 out.reply(req.user, STALE + " The message you pressed shows your choices now.")
-            return None
+            return Change(record=record) if back else None  # (their seat back: saved)
         action = game.parse_action(press.resolved_action() or {})
         try:
             return play(env, record, state, seat, action, req.user, out)
@@ -131,10 +137,14 @@ def timeout_step(env: Env, now: float) -> Step:
         assert record is not None and record.state_json is not None  # (a due time says so)
         game = game_of(record)
         state = load_state(game, record.state_json)
+        if record.bot_due is not None and record.bot_due <= now:
+            return _bots_move(env, record, state, out)
         if record.clock_due is not None and record.clock_due <= now and state.clock is not None:
             return play(env, record, state, SYSTEM, Timeout(key=state.clock.key), None, out)
         deadline, due_at = state.deadline, record.deadline_due
         if deadline is not None and due_at is not None and due_at <= now:
+            if standin.missed(game, record, state, out):  # (whom the decision waited for)
+                out.card = summary_card(game, record)
             return play(env, record, state, SYSTEM, Timeout(key=deadline.key), None, out)
         if record.warn_due is not None and record.warn_due <= now:
             return _last_hour(game, record, state, out)
@@ -232,6 +242,17 @@ def _last_hour(game: GameLike, record: GameRecord, state: GameState, out: Outbox
     return Change(record=record)
 
 
+def _bots_move(env: Env, record: GameRecord, state: GameState, out: Outbox) -> Change:
+    """The strong bots' moves a person's step left to the deadline loop (their searches in the
+    worker's process pool), and any bot moves they set off."""
+    game = game_of(record)
+    result = Advance(state=state)
+    run_bots(game, record.seed, record.bots, result)
+    standin.note_played(game, record, result)
+    commit(env, game, record, state, result, None, out)
+    return Change(record=record, log=result.log)
+
+
 def _nudge(game: GameLike, record: GameRecord, state: GameState, out: Outbox) -> Change:
     """The turn has waited :attr:`~bot.settings.Settings.nudge_seconds` for its player: the
     board moves to the bottom with a mention of them (the turn notice)."""
@@ -261,7 +282,10 @@ def play(
     game = game_of(record)
     if record.paused is not None:
         raise Refusal(paused_sentence(game, record))
-    result = advance(game, state, record.seed, [s.is_bot for s in record.seats], seat, action)
+    if requester is not None:
+        standin.acted(record, seat)
+    result = advance(game, state, record.seed, record.bots, seat, action)
+    standin.note_played(game, record, result)
     note = None
     if game.teams and requester is not None:
         # Any member may act for the team; the others hear privately what was done.
@@ -340,6 +364,7 @@ def commit(
     members = [s.users for s in record.seats]
     out.version = after.version
     record.state_json = after.model_dump_json()
+    record.bot_due = env.clock() if result.bot_waiting and not after.finished else None
     if after.finished:
         record.status = "finished"
         record.deadline_due = None
@@ -423,7 +448,7 @@ def _arm_nudge(
 
 def summary_card(game: GameLike, record: GameRecord) -> ui.Message:
     """The card while a game is played: who plays, with what options, where."""
-    names = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+    names = ", ".join(s.name + s.bot_note for s in record.seats)
     settings = options_line(game, record.options, record.thread, record.pictures)
     where = (
         f"Every choice is a button on the board; `/{game.name} hand` shows your holdings."

@@ -10,7 +10,7 @@ import functools
 import hashlib
 import logging
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from bot.commands.damaged import DamagedRecord, reason
 from bot.commands.game.actionlog import Entry, action_rng, encode_action
 from bot.commands.outbox import GAME_OVER, Outbox
+from core import bots as levels
 from core import picture, ui
 from core.engine import Event, Face, GameLike, GameOptions, GameState, IllegalAction, Seat, View
 from core.registry import all_games, get_game
@@ -42,6 +43,11 @@ MAX_BOT_STEPS = 10_000
 """A safety bound on bot moves applied after one command (a whole bot-only game fits)."""
 
 
+Bots = Sequence[bool | str | None]
+"""Each seat's bot, in seat order: None (or False) for people, a bot's level (``strong``), or
+True for a bot of the normal level (as records kept before levels say)."""
+
+
 def _bot_rng(seed: int, seat: Seat, version: int) -> random.Random:
     return random.Random(f"{seed}:bot:{seat}:{version}")
 
@@ -54,6 +60,14 @@ class Advance:
     log: list[Entry] = field(default_factory=list)
     moves: list[list[Event]] = field(default_factory=list)
     """The events of each applied action, in order: the command's own action first (if any)."""
+    bot_moves: list[tuple[Seat, GameState, BaseModel]] = field(default_factory=list)
+    """Each bot move: its seat, the state it was made in and the action (a stand-in's people
+    are told what was played for them, :mod:`bot.commands.seats.standin`)."""
+    thought: levels.Thought = field(default_factory=levels.Thought)
+    bot_waiting: bool = False
+    """The bots stopped at a strong bot's move, which a person's step does not wait for: the
+    deadline loop has it made (``GameRecord.bot_due``)."""
+    """What the strong bots' searches of this step cost (``boardroom simulate`` reports it)."""
     made_for: list[tuple[Seat, str]] = field(default_factory=list)
     """Moves the game made by itself for a seat of people (its only move, ``automatic``), as
     the game labels them ("Roll the dice"): their people are told."""
@@ -74,7 +88,7 @@ def load_state(game: GameLike, data: str) -> GameState:
 def start_state(
     game: GameLike,
     names: list[str],
-    bots: list[bool],
+    bots: Bots,
     options: Mapping[str, object],
     seed: int,
     first_version: int,
@@ -92,7 +106,7 @@ def advance(
     game: GameLike,
     state: GameState,
     seed: int,
-    bots: list[bool],
+    bots: Bots,
     actor: Seat,
     action: BaseModel,
 ) -> Advance:
@@ -106,7 +120,7 @@ def advance(
     return result
 
 
-def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> None:
+def run_bots(game: GameLike, seed: int, bots: Bots, result: Advance) -> None:
     """Apply the game's automatic moves (:meth:`~core.engine.Game.automatic`, for any seat) and
     bot moves while bot seats may act (:meth:`~core.engine.Game.actors`; bounded by
     MAX_BOT_STEPS)."""
@@ -135,7 +149,15 @@ def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> No
             return
         seat = waiting[0]
         legal = game.legal_actions(state, seat)
-        choice = game.bot_choice(state, seat, legal, _bot_rng(seed, seat, state.version))
+        level = levels.level_of(bots[seat]) or levels.DEFAULT_LEVEL
+        rng = _bot_rng(seed, seat, state.version)
+        try:
+            choice = levels.choose(game, state, seat, legal, rng, level, thought=result.thought)
+        except levels.Think:
+            if not levels.deferring():
+                raise
+            result.bot_waiting = True  # a strong bot's move, made by the deadline loop soon
+            return
         try:
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
         except IllegalAction:
@@ -145,6 +167,7 @@ def run_bots(game: GameLike, seed: int, bots: list[bool], result: Advance) -> No
             choice = legal[0]
             transition = game.apply(state, seat, choice, action_rng(seed, state.version))
         result.undoable = result.undoable and transition.undoable
+        result.bot_moves.append((seat, state, choice))
         result.state = transition.state
         result.moves.append(list(transition.events))
         result.log.append(encode_action(seat, choice))

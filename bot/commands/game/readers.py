@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import re
 
+from bot.commands.game.moves import summary_card
 from bot.commands.game.play import load_state
 from bot.commands.grammar import usage
 from bot.commands.guards import game_of, require_game, require_seat
 from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord
-from bot.commands.seats import seating
+from bot.commands.seats import seating, standin
 from bot.commands.seats.lobby import lobby_message
-from bot.commands.step import Env, Refusal, Request, Step
+from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
 from core.engine import GameLike
@@ -151,7 +152,7 @@ def _playing(record: GameRecord) -> str:
 def hand(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """The requester's private panel."""
 
-    def step(record: GameRecord | None, out: Outbox) -> None:
+    def step(record: GameRecord | None, out: Outbox) -> Change | None:
         record = require_game(record, game)
         asked = record.request_of(req.user) if record.seat_of(req.user) is None else None
         if asked is not None:
@@ -163,8 +164,14 @@ def hand(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         if record.state_json is None:
             raise Refusal("The cards are dealt when the host begins the game.")
         running = game_of(record)
-        out.reply(req.user, running.render_private(load_state(running, record.state_json), seat))
+        state = load_state(running, record.state_json)
+        back = standin.come_back(running, record, req.user, out)
+        if back:
+            out.card = summary_card(running, record)
+            seating.redraw(running, record, state, out)  # the news at the board's foot, now
+        out.reply(req.user, running.render_private(state, seat))
         for note in seating.open_requests(running, record, req.user):
             out.reply(req.user, note)  # requests they may answer, again (a DM may be closed)
+        return Change(record=record) if back else None  # (their seat back: saved)
 
     return step

@@ -25,11 +25,23 @@ from bot.commands.outbox import Outbox
 from bot.commands.record import GameRecord, Invite, Member, SeatInfo
 from bot.commands.seats import seating, teams
 from bot.commands.step import Change, Env, Refusal, Request, Step
+from core import bots as levels
 from core import text as markup
 from core import ui
+from core.bots import DEFAULT_LEVEL, LEVELS, Level
 from core.engine import GameLike
 
-__all__ = ["BOT_NAMES", "addbot", "begin", "end", "join", "lobby_message", "rematch", "start"]
+__all__ = [
+    "BOT_NAMES",
+    "addbot",
+    "begin",
+    "bot_name",
+    "end",
+    "join",
+    "lobby_message",
+    "rematch",
+    "start",
+]
 
 BOT_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Ken", "Margaret", "Dennis"]
 
@@ -38,6 +50,7 @@ def start(env: Env, req: Request, game: GameLike, rest: str) -> Step:
     """Open a lobby (the requester hosts it) unless the channel holds a game already."""
     thread, rest = _table_option(rest, "thread")
     pictures, rest = _table_option(rest, "pictures")
+    level, rest = _bots_option(game, rest)
     options = parse_options(game, rest)
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
@@ -68,6 +81,7 @@ def start(env: Env, req: Request, game: GameLike, rest: str) -> Step:
             first_version=first,
             thread=thread,
             pictures=pictures,
+            bot_level=level,
         )
         out.card = lobby_message(game, new, f"{req.name} opened a game of {game.title}.")
         # The channel's last game, its players' words and ids in its log, goes with its record.
@@ -101,10 +115,11 @@ def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         last = load_state(game, record.state_json).version if record.state_json else 0
         seats: list[SeatInfo] = []
         invited: list[Invite] = []
-        names = (name for name in BOT_NAMES if name not in {s.name for s in record.seats})
+        names = (name for name in BOT_NAMES if name not in _taken_names(record))
         for index, seat in enumerate(record.seats):
             if seat.is_bot:
-                seats.append(SeatInfo(name=next(names, f"Bot {len(seats) + 1}")))
+                name = bot_name(next(names, f"Bot {len(seats) + 1}"), seat.bot)
+                seats.append(SeatInfo(name=name, level=seat.level))
                 continue
             if index == mine:
                 me = [Member(user=req.user, name=req.name)]
@@ -129,6 +144,7 @@ def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
             first_version=max(record.first_version, last + 1),
             thread=record.thread,
             pictures=record.pictures,
+            bot_level=record.bot_level,
             invited=invited,
         )
         out.card = lobby_message(game, new, f"{req.name} asked for a rematch of {game.title}.")
@@ -140,6 +156,8 @@ def rematch(env: Env, req: Request, game: GameLike, rest: str) -> Step:
 def lobby_message(game: GameLike, record: GameRecord, head: str = "") -> ui.Message:
     """The card of a lobby: who sits, the options, and buttons to join, add a bot and begin."""
     settings = options_line(game, record.options, record.thread, record.pictures)
+    if record.bot_level != DEFAULT_LEVEL:
+        settings += f"; bots: {record.bot_level}"
     count = f"({len(record.seats)}/{game.max_players})"
     full = len(record.seats) >= game.max_players
     # A full table offers no seat and no bot (a team game still lets people join its teams).
@@ -170,7 +188,7 @@ def lobby_message(game: GameLike, record: GameRecord, head: str = "") -> ui.Mess
                 ]
             )
     else:
-        players = ", ".join(s.name + (" (bot)" if s.is_bot else "") for s in record.seats)
+        players = ", ".join(s.name + s.bot_note for s in record.seats)
         seated = f"Players {count}: {players}."
         how = f"`/{game.name} join` to take a seat"
     if record.invited:
@@ -223,13 +241,22 @@ def join(env: Env, req: Request, game: GameLike, rest: str) -> Step:
 
 
 def addbot(env: Env, req: Request, game: GameLike, rest: str) -> Step:
-    """The host adds ``rest`` (default 1) bot seats to the lobby."""
-    try:
-        count = int(rest) if rest else 1
-    except ValueError:
-        raise CommandError(
-            f"`addbot` takes a number of bots, e.g. `/{game.name} addbot 2`."
-        ) from None
+    """The host adds ``n`` (default 1) bot seats of a level (default the table's, ``bots=`` at
+    ``start``) to the lobby: ``addbot``, ``addbot 2``, ``addbot 2 strong``, ``addbot easy``."""
+    count: int | None = None
+    level: Level | None = None
+    for word in rest.lower().split():
+        if word.isdigit() and count is None:
+            count = int(word)
+        elif word in LEVELS and level is None:
+            level = levels.level_of(word)
+        else:
+            raise CommandError(
+                f"`addbot` takes a number of bots and a level ({markup.join(list(LEVELS), 'or')}), "
+                f"e.g. `/{game.name} addbot 2 strong`."
+            )
+    if count is None:
+        count = 1
 
     def step(record: GameRecord | None, out: Outbox) -> Change:
         record = require_host_lobby(record, game, req, "add bots")
@@ -239,12 +266,14 @@ def addbot(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         if count < 1 or count > free:
             many = "1 bot" if free == 1 else f"1 to {free} bots"
             raise Refusal(f"You can add {many}; the table seats {game.max_players}.")
-        taken = {seat.name for seat in record.seats}
+        taken = _taken_names(record)
         names = [n for n in BOT_NAMES if n not in taken]
+        chosen = level or record.bot_level
         for index in range(count):
             name = names[index] if index < len(names) else f"Bot {len(record.seats) + 1}"
-            record.seats.append(SeatInfo(name=name))
-        out.card = lobby_message(game, record, f"{req.name} added {markup.plural(count, 'bot')}.")
+            record.seats.append(SeatInfo(name=bot_name(name, chosen), level=chosen))
+        kind = "bot" if chosen == DEFAULT_LEVEL else f"{chosen} bot"
+        out.card = lobby_message(game, record, f"{req.name} added {markup.plural(count, kind)}.")
         return Change(record=record)
 
     return step
@@ -274,7 +303,7 @@ def begin(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         result = start_state(
             game,
             [s.name for s in record.seats],
-            [s.is_bot for s in record.seats],
+            record.bots,
             record.options,
             record.seed,
             record.first_version,
@@ -325,6 +354,43 @@ def end(env: Env, req: Request, game: GameLike, rest: str) -> Step:
         return Change(record=record, log=log, left=record.humans)
 
     return step
+
+
+def _taken_names(record: GameRecord) -> set[str]:
+    """The seats' names, and the bots' names without their level (``Ada`` of ``Strong Ada``),
+    so that no two bots of a table share a name."""
+    taken = {seat.name for seat in record.seats}
+    for seat in record.seats:
+        first, _, rest = seat.name.partition(" ")
+        if seat.is_bot and rest and first.lower() in LEVELS:
+            taken.add(rest)
+    return taken
+
+
+def bot_name(name: str, level: Level | None) -> str:
+    """A bot seat's name, which says its level unless it is normal (``Strong Ada``): the
+    board, the story and the standings all name the seat by it."""
+    if level is None or level == DEFAULT_LEVEL:
+        return name
+    return f"{level.capitalize()} {name}"
+
+
+def _bots_option(game: GameLike, rest: str) -> tuple[Level, str]:
+    """``bots=<level>`` among ``start``'s words: the level ``addbot`` gives by default."""
+    chosen: Level = DEFAULT_LEVEL
+    others = []
+    for word in rest.split():
+        key, _, value = word.partition("=")
+        if key.strip().lower() != "bots":
+            others.append(word)
+            continue
+        if value.lower() not in LEVELS:
+            raise CommandError(
+                f"`bots` takes a level, {markup.join(list(LEVELS), 'or')}: "
+                f"e.g. `/{game.name} start bots=strong`."
+            )
+        chosen = levels.level_of(value.lower()) or DEFAULT_LEVEL
+    return chosen, " ".join(others)
 
 
 def _table_option(rest: str, name: str) -> tuple[bool, str]:

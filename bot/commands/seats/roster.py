@@ -26,6 +26,7 @@ from bot.commands.seats.lobby import lobby_message
 from bot.commands.step import Change, Env, Refusal, Request, Step
 from core import text as markup
 from core import ui
+from core.bots import DEFAULT_LEVEL
 from core.engine import GameLike
 
 __all__ = ["after_departure", "leave", "move", "remove", "rename"]
@@ -126,10 +127,14 @@ def after_departure(
         out.say(f"{news}; {record.seats[seat].name} plays on.")
         return change
     who = record.seats[seat].name if game.teams else "their seat"
-    out.say(f"{news}; a bot plays {who} now.")
+    # A bot of the table's level (``bots=`` at ``start``), for good: no stand-in any more.
+    left = record.seats[seat]
+    left.level, left.away, left.missed, left.played_for = record.bot_level, False, 0, []
+    kind = "a bot" if left.level == DEFAULT_LEVEL else f"a {left.level} bot"
+    out.say(f"{news}; {kind} plays {who} now.")
     # The bot may be the seat the game is waiting for: let it move at once.
     result = Advance(state=state)
-    run_bots(running, record.seed, [s.is_bot for s in record.seats], result)
+    run_bots(running, record.seed, record.bots, result)
     commit(env, running, record, state, result, None, out)
     change.log.extend(result.log)
     return change

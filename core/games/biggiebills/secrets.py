@@ -9,17 +9,23 @@ from __future__ import annotations
 
 from collections import Counter
 
-from core.engine import Rng, Variant
+from core.engine import Rng, Seat, Variant
+from core.games.biggiebills.legal import payoff_of
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import possessive
 
-__all__ = ["inventory", "ledger", "variants"]
+__all__ = ["inventory", "ledger", "sample", "variants", "worth"]
 
 SAFE_TOP = 4
 """Cards at the top of a deck that one action may draw (an exchange draws two; completions
 draw Bonus cards): variants leave them where they are."""
 
 _HANDS = (("growth", "growth_deck"), ("challenges", "challenge_deck"), ("bonus", "bonus_deck"))
+_DISCARDS = {
+    "growth_deck": "growth_discard",
+    "challenge_deck": "challenge_discard",
+    "bonus_deck": "bonus_discard",
+}
 
 
 def variants(state: BiggieBillsState, rng: Rng) -> list[Variant[BiggieBillsState]]:
@@ -77,3 +83,41 @@ def inventory(state: BiggieBillsState) -> dict[str, int]:
 
 def ledger(state: BiggieBillsState) -> list[int]:
     return list(state.cash)
+
+
+def sample(state: BiggieBillsState, seat: Seat, rng: Rng) -> BiggieBillsState:
+    """A state ``seat`` cannot tell from ``state`` (a strong bot's world): of each kind of
+    card, those it cannot see (the other teams' hands, the face-down deck, the discards) dealt
+    anew into the same places in the same numbers, and the Industry Rules deck shuffled."""
+    world = state.model_copy(deep=True)
+    others = [s for s in range(len(state.names)) if s != seat]
+    for hand_name, deck_name in _HANDS:
+        discard_name = _DISCARDS[deck_name]
+        hands: list[list[str]] = getattr(state, hand_name)
+        places: list[list[str]] = [getattr(state, deck_name), getattr(state, discard_name)]
+        places += [hands[s] for s in others]
+        unseen = sorted(card for place in places for card in place)
+        rng.shuffle(unseen)
+        dealt: list[list[str]] = []
+        for place in places:
+            dealt.append(unseen[: len(place)])
+            unseen = unseen[len(place) :]
+        setattr(world, deck_name, dealt[0])
+        setattr(world, discard_name, dealt[1])
+        world_hands: list[list[str]] = getattr(world, hand_name)
+        for other, cards in zip(others, dealt[2:], strict=True):
+            world_hands[other] = cards
+    industry = sorted(world.industry_deck)
+    rng.shuffle(industry)
+    world.industry_deck = industry
+    return world
+
+
+def worth(state: BiggieBillsState) -> list[float]:
+    """Each team's cash and what its Growth cards in play would pay on completing, as the
+    board shows them (a team out of the game: nothing), for a strong bot's search."""
+    values = [float(cash) for cash in state.cash]
+    for active in state.active:
+        if not active.challengers:
+            values[active.owner] += payoff_of(state, active.card)
+    return [value if state.alive[seat] else 0.0 for seat, value in enumerate(values)]

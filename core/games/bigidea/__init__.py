@@ -38,6 +38,7 @@ GAME: Game[BigIdeaState, BigIdeaOptions, Action, BigIdeaView] = Game(
     flow=rules.FLOW,
     view=view.view,
     bot_action=bots.bot_action,
+    sample=secrets.sample,
     ranking=flow.ranking,
     recap=recap.recap,
     score_text=text.score_text,

@@ -48,7 +48,8 @@ __all__ = ["FLOW", "new_state"]
 
 
 def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIdeaState:
-    """Shuffle, give everyone $10, their chits and three cards, and deal round 1."""
+    """Shuffle, draw the first dealer, give everyone $10, their chits and three cards, and
+    deal round 1."""
     players = len(names)
     deck = deck_ids(options.safe_for_work)
     rng.shuffle(deck)
@@ -61,6 +62,10 @@ def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIde
         hands=[[] for _ in range(players)],
         deck=deck,
         picks=[None] * players,
+        # The rule sheet does not say who deals first; whoever does, the seats after them
+        # play the game's last rounds in the same order every time. Drawn at random, every
+        # seat has the same chances (see the rules page, Dealer and seats).
+        dealer=rng.randrange(players),
     )
     events: list[Event] = []
     deal_start(state, rng, events)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from core.engine import Rng, Variant
+from core.engine import Rng, Seat, Variant
 from core.games.bigidea.legal import pick_options
 from core.games.bigidea.state import DEAL_CARDS, BigIdeaState
 from core.text import possessive
 
-__all__ = ["inventory", "ledger", "variants"]
+__all__ = ["inventory", "ledger", "sample", "variants"]
 
 
 def _safe_top(state: BigIdeaState) -> int:
@@ -71,3 +71,21 @@ def inventory(state: BigIdeaState) -> dict[str, int]:
 
 def ledger(state: BigIdeaState) -> list[int]:
     return list(state.money)
+
+
+def sample(state: BigIdeaState, seat: Seat, rng: Rng) -> BigIdeaState:
+    """A state ``seat`` cannot tell from ``state`` (a strong bot's world): every card it
+    cannot see (the others' hands, the deck, the discards) dealt anew into the same places in
+    the same numbers, and the others' pending secret picks and pointing not yet made."""
+    world = state.model_copy(deep=True)
+    others = [s for s in state.seats if s != seat]
+    unseen = sorted([*state.deck, *state.discard, *(c for s in others for c in state.hands[s])])
+    rng.shuffle(unseen)
+    world.deck, unseen = unseen[: len(state.deck)], unseen[len(state.deck) :]
+    world.discard, unseen = unseen[: len(state.discard)], unseen[len(state.discard) :]
+    for other in others:
+        size = len(state.hands[other])
+        world.hands[other], unseen = unseen[:size], unseen[size:]
+        world.picks[other] = None
+        world.votes.pop(other, None)
+    return world

@@ -137,7 +137,7 @@ async def _biggie_lobby(table: Table) -> None:
     await table.slash(ALICE, "join", {"team": "Sharks"})
     await table.slash(BOB, "join", {"team": "sharks"})  # a team name is found whatever its case
     await table.slash(CAROL, "join", {"team": "Owls"})
-    await table.slash(ALICE, "addbot", {"n": "2"})
+    await table.slash(ALICE, "addbot", {"n_level": "2"})
     await table.slash(ALICE, "begin")
 
 
@@ -456,7 +456,7 @@ async def test_joining_a_running_team_asks_its_members_in_a_dm(
         await table.slash(ALICE, "start", {"options": BIGGIE_FAST})
         await table.slash(ALICE, "join", {"team": "Sharks"})
         await table.slash(CAROL, "join", {"team": "Owls"})
-        await table.slash(ALICE, "addbot", {"n": "1"})
+        await table.slash(ALICE, "addbot", {"n_level": "1"})
         await table.slash(ALICE, "begin")
         state = state_of(await table.record())
         sharks = state.names.index("Sharks")
