@@ -94,6 +94,8 @@ class Thought:
     cpu_s: list[float] = field(default_factory=list)
     nodes: int = 0
     worlds: int = 0
+    values: list[list[float]] = field(default_factory=list)
+    """The last search's values, by candidate and world (the conformance kit compares them)."""
 
 
 _WATCHERS: list[Thought] = []
@@ -268,6 +270,8 @@ def strong_choice(
             watcher.nodes += nodes
             watcher.worlds += worlds
             watcher.cpu_s.append(spent)
+    if thought is not None:
+        thought.values = values
     return candidates[_best(values, budget.confidence)]
 
 

@@ -774,7 +774,7 @@ class _Table:
     ) -> None:
         """A strong bot reads only what its seat may see: in ``state`` and in ``variant``
         (which changes only what the bot's seat cannot see), with the same seed, it makes
-        the same choice among the same legal actions."""
+        the same choice among the same legal actions, by the same values."""
         game = self.game
         seats = [s for s in game.actors(state) if s != variant.owner]
         if not seats:
@@ -785,13 +785,18 @@ class _Table:
         if len(legal) < 2:
             return
         seed = chooser.getrandbits(32)
-        mine = bots.strong_choice(game, state, seat, legal, random.Random(seed), KNOWLEDGE_BUDGET)
+        seen, imagined = bots.Thought(), bots.Thought()
+        mine = bots.strong_choice(
+            game, state, seat, legal, random.Random(seed), KNOWLEDGE_BUDGET, seen
+        )
         theirs = bots.strong_choice(
-            game, variant.state, seat, twins, random.Random(seed), KNOWLEDGE_BUDGET
+            game, variant.state, seat, twins, random.Random(seed), KNOWLEDGE_BUDGET, imagined
         )
         self.run.knowledge += 1
-        assert mine == theirs, (
-            f"{where} changes the choice of seat {seat}'s strong bot ({mine!r}, then "
+        # Its whole search, not only its choice: a value that moves with a hidden card shows
+        # even when the choice happens to stay.
+        assert mine == theirs and seen.values == imagined.values, (
+            f"{where} changes the search of seat {seat}'s strong bot ({mine!r}, then "
             f"{theirs!r}): it reads what its seat cannot see"
         )
 

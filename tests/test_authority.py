@@ -916,3 +916,40 @@ async def test_rules_all_is_one_reply_carrying_the_whole_page(authority: Authori
         assert ui.Message.model_validate_json(answer.model_dump_json()) == answer
     out = await authority.command(req("bob"), "businessgo", "rules casino")
     assert replies(out, "bob") and not any(m.files for m in replies(out, "bob"))
+
+
+async def test_a_stale_press_takes_back_a_seat_a_bot_stood_in_for(
+    authority: Authority, store: GameStore, clock: Clock
+) -> None:
+    """Alice misses two deadlines while Bob plays: a bot plays for her. A button of hers from
+    before, pressed now, is stale, but the seat is hers again at once (saved), and she is told
+    what was played for her; the channel once that she is back."""
+    await lobby(authority, ["alice", "bob"], bots=1, options="pick_seconds=30 vote_seconds=20")
+    began = await authority.command(req("alice"), "bigidea", "begin")
+    old_panel = began.panels["alice"]
+    assert old_panel.selects
+    for _ in range(30):
+        rec = await record(store)
+        if rec.seats[0].away:
+            break
+        state = BigIdeaState.model_validate_json(rec.state_json or "")
+        if 1 in GAME.waiting_for(state):  # Bob answers whatever he is asked, by a button
+            action = GAME.legal_actions(state, 1)[0]
+            button = ui.Button(
+                label="go", action=action.model_dump(mode="json"), version=state.version, seat=1
+            )
+            await authority.press(req("bob"), codec.encode_button("bigidea", button))
+            assert (await record(store)).state_json != rec.state_json, "Bob's press did nothing"
+            continue
+        clock.now = (rec.deadline_due or clock.now) + 0.1
+        assert len(await authority.fire_due("console")) == 1
+    rec = await record(store)
+    assert rec.seats[0].away and rec.bots[0] == "normal" and rec.seats[1].bot is None
+    select = old_panel.selects[0]
+    values = [o.value for o in select.options][: select.min_values]
+    out = await authority.press(req("alice"), codec.encode_select("bigidea", select), values)
+    told = " ".join(m.text for m in replies(out, "alice"))
+    assert STALE in told and "You have your seat back" in told
+    assert sum("Alice is back" in line for line in out.log) == 1
+    back = await record(store)
+    assert not back.seats[0].away and back.seats[0].bot is None and back.seats[0].missed == 0

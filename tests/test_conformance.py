@@ -191,7 +191,7 @@ BROKEN: list[tuple[conformance.AnyGame, str]] = [
     (replace(BIGIDEA, name="illegalbot", bot_action=_illegal_bot), "not a legal action"),
     (
         replace(BIGIDEA, name="peekingbot", sample=_sees_everything),
-        "strong bot .* reads what its seat cannot see",
+        "strong bot.* reads what its seat cannot see",
     ),
     (replace(BIGIDEA, name="waitsbyphase", view=_waits_by_phase), "as waited for"),
     (

@@ -67,7 +67,7 @@ def test_a_pitch_and_the_lobby_words_of_the_big_idea_typed_bare(tmp_path: Path) 
         "alice: pitch It's a hat that keeps your head cool.",
         "alice: status",
     ]
-    stdout, records = run_script(tmp_path, lines, "--seed", "7")
+    stdout, records = run_script(tmp_path, lines, "--seed", "4")
     assert "unknown input" not in stdout
     channel = [r["text"] for r in records if r["audience"] == "channel"]
     assert any(

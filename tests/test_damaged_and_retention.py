@@ -188,7 +188,7 @@ async def test_a_pitch_is_gone_once_the_next_game_has_begun(
         "dave: /bigidea addbot",
         "dave: /bigidea begin",
     ]
-    stdout, _ = run_script(tmp_path, [*GAME_ONE, *game_two], "--seed", "2", redis_url=redis_url)
+    stdout, _ = run_script(tmp_path, [*GAME_ONE, *game_two], "--seed", "4", redis_url=redis_url)
     assert PITCH in stdout  # it was told in game 1
     assert "dave began the game" in stdout
     stored = await everything_stored(store)

@@ -20,7 +20,7 @@ def test_an_old_pitch_button_opens_no_form_after_the_pitch_window(tmp_path: Path
         "alice: wait 70",  # everyone has pointed (the bots, then alice's time ran out)
         "alice: click 12",  # the same "Pitch it…", pressed again
     ]
-    stdout, records = run_script(tmp_path, lines, "--seed", "7")
+    stdout, records = run_script(tmp_path, lines, "--seed", "4")
     assert "  [12] Pitch it…" in stdout.splitlines()
     forms = [line for line in stdout.splitlines() if line.startswith("[alice · form]")]
     assert len(forms) == 1  # the first press only

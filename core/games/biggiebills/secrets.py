@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import Counter
 
 from core.engine import Rng, Seat, Variant
-from core.games.biggiebills.legal import payoff_of
 from core.games.biggiebills.state import BiggieBillsState
 from core.games.biggiebills.text import possessive
 
@@ -114,10 +113,12 @@ def sample(state: BiggieBillsState, seat: Seat, rng: Rng) -> BiggieBillsState:
 
 
 def worth(state: BiggieBillsState) -> list[float]:
-    """Each team's cash and what its Growth cards in play would pay on completing, as the
-    board shows them (a team out of the game: nothing), for a strong bot's search."""
+    """Each team's cash and what it paid for its Growth cards in play that no challenge has
+    failed yet, as the board shows them (a team out of the game: nothing), for a strong bot's
+    search: a card in play is worth its cost until it completes (counting its payoff instead
+    made the search play cards the normal bot knows to be too risky)."""
     values = [float(cash) for cash in state.cash]
     for active in state.active:
         if not active.challengers:
-            values[active.owner] += payoff_of(state, active.card)
+            values[active.owner] += active.cost
     return [value if state.alive[seat] else 0.0 for seat, value in enumerate(values)]

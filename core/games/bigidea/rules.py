@@ -65,7 +65,7 @@ def new_state(names: Sequence[str], options: BigIdeaOptions, rng: Rng) -> BigIde
         # The rule sheet does not say who deals first; whoever does, the seats after them
         # play the game's last rounds in the same order every time. Drawn at random, every
         # seat has the same chances (see the rules page, Dealer and seats).
-        dealer=rng.randrange(players),
+        dealer=rng.choice(range(players)),
     )
     events: list[Event] = []
     deal_start(state, rng, events)

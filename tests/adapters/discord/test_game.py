@@ -65,7 +65,7 @@ async def test_one_board_moved_to_the_bottom_and_the_story_coalesced(
     # picture held back would be a catch-up edit of the board, and its wait (jumped by the
     # virtual clock) would bring the turn notices' deadlines sooner than the players' pace.
     async with running_bot(fake, authority, settings, coalesce_s=0) as client:
-        table = Table(fake, client, CHANNEL, USERS, random.Random(22))
+        table = Table(fake, client, CHANNEL, USERS, random.Random(2))
         await table.open(FAST)
         thread = await thread_of(authority.store)
         for _ in attempts("the game ended", 10_000):  # steps: presses, and waits for deadlines
