@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -861,14 +861,7 @@ def replay_matches(game: AnyGame, players: int, options: GameOptions, seed: int)
     for _ in range(MAX_STEPS):
         if state.finished:
             break
-        waiting = [s for s in game.actors(state) if not bots[s]]
-        if not waiting or (state.deadline is not None and chooser.random() < 0.05):
-            assert state.deadline is not None, "the game waits only for bots"
-            actor: Seat = SYSTEM
-            action: Any = Timeout(key=state.deadline.key)
-        else:
-            actor = chooser.choice(waiting)
-            action = chooser.choice(game.legal_actions(state, actor))
+        actor, action = _random_move(game, state, bots, chooser)
         step = advance(game, state, seed, bots, actor, action)
         assert step.log[0] == encode_action(actor, action)
         lines.append(line(step.log))
@@ -942,14 +935,7 @@ def _undo_matches(game: AnyGame, players: int, options: GameOptions, seed: int) 
     for _ in range(MAX_STEPS):
         if state.finished:
             break
-        waiting = [s for s in game.actors(state) if not bots[s]]
-        if not waiting or (state.deadline is not None and chooser.random() < 0.05):
-            assert state.deadline is not None, "the game waits only for bots"
-            actor: Seat = SYSTEM
-            action: Any = Timeout(key=state.deadline.key)
-        else:
-            actor = chooser.choice(waiting)
-            action = chooser.choice(game.legal_actions(state, actor))
+        actor, action = _random_move(game, state, bots, chooser)
         step = advance(game, state, seed, bots, actor, action)
         lines.append(line(step.log))
         person = actor if actor != SYSTEM else None
@@ -1000,3 +986,16 @@ def check_game(game: AnyGame, seeds: range, bot_seeds: int = 2) -> list[Run]:
         replay_matches(game, players, options, seed)
         runs[-1].taken_back = undo_matches(game, players, options, seed)
     return runs
+
+
+def _random_move(
+    game: GameLike, state: GameState, bots: Sequence[object], chooser: random.Random
+) -> tuple[Seat, Any]:
+    """A random legal move of a person the game waits for, or, now and then (or when only bots
+    could act), the open deadline's passing."""
+    waiting = [s for s in game.actors(state) if not bots[s]]
+    if not waiting or (state.deadline is not None and chooser.random() < 0.05):
+        assert state.deadline is not None, "the game waits only for bots"
+        return SYSTEM, Timeout(key=state.deadline.key)
+    actor = chooser.choice(waiting)
+    return actor, chooser.choice(game.legal_actions(state, actor))

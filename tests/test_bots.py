@@ -129,11 +129,13 @@ async def test_an_unknown_table_level_is_refused(store: GameStore, clock: Clock)
     )
 
 
-async def _bot_game(store: GameStore, clock: Clock, channel: str, pool: object) -> str:
+async def _bot_game(
+    store: GameStore, clock: Clock, channel: str, pool: concurrent.futures.Executor | None
+) -> str:
     """A game of The Big Idea between strong and normal bots (the host leaves at once), its
     searches in ``pool`` (None: in line): the final state as stored."""
     authority = Authority(store, Settings(), clock=clock, new_seed=lambda: 4242)
-    authority.thinker = pool  # type: ignore[assignment]
+    authority.thinker = pool
     host = Request(platform="console", channel=channel, user="h", name="h", community="o")
     for word in ("start bots=strong", "addbot 1 normal", "addbot 1 strong", "begin", "leave"):
         await authority.command(host, "bigidea", word)

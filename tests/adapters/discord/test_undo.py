@@ -19,7 +19,7 @@ from core.registry import get_game
 from testkit.discord.fake import FakeDiscord, FakeMessage
 from testkit.discord.sim import Table, running_bot
 from tests.adapters.discord.conftest import CHANNEL, USERS, lines, posted, thread_of
-from tests.records import plain_state
+from tests.records import as_played, plain_state
 
 GAMES = [
     ("bigidea", "pick_seconds=0 vote_seconds=0 turn_seconds=0"),
@@ -37,16 +37,6 @@ def undo_word(game: str) -> str:
     assert found is not None
     top, _ = split_words(found)
     return "undo" if "undo" in [c.word for c in top] else f"{MORE} undo"
-
-
-def as_played(state: GameState) -> dict[str, object]:
-    data = state.model_dump(mode="json")
-    data.pop("version"), data.pop("decision_version")
-    if data.get("decision"):
-        data["decision"].pop("opened")
-    if data.get("deadline"):
-        data["deadline"].pop("key")
-    return data
 
 
 def request_board(table: Table) -> FakeMessage:

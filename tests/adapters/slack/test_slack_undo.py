@@ -16,7 +16,7 @@ from storage import GameKey
 from testkit.slack.loopback import Loopback
 from testkit.slack.players import SlackTable, texts
 from tests.adapters.slack.conftest import CHANNEL, stored
-from tests.records import plain_state
+from tests.records import as_played, plain_state
 
 USERS = ["UALICE", "UBOB", "UCAROL"]
 GAMES = [
@@ -27,16 +27,6 @@ GAMES = [
         "short turn_seconds=0 compete_seconds=0 auction_seconds=0 auto_moves=no always_compete=no",
     ),
 ]
-
-
-def as_played(state: GameState) -> dict[str, object]:
-    data = state.model_dump(mode="json")
-    data.pop("version"), data.pop("decision_version")
-    if data.get("decision"):
-        data["decision"].pop("opened")
-    if data.get("deadline"):
-        data["deadline"].pop("key")
-    return data
 
 
 @pytest.mark.parametrize(("name", "options"), GAMES, ids=[g for g, _ in GAMES])
